@@ -1,0 +1,170 @@
+/// \file Options.cpp: command-line parsing for splc. Accepts `--flag=value` and `--flag value`
+/// for the long options that take a value, and `-DNAME=VALUE` as well as `-D NAME=VALUE`.
+#include "driver/Options.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "support/Version.h"
+
+namespace spl {
+
+std::string versionText() {
+  return std::string("splc ") + SPL_VERSION_STRING + " (SPL sparse array compiler; LLVM " + SPL_LLVM_VERSION_STRING + ")\n";
+}
+
+std::string usageText() {
+  return R"(usage: splc FILE.spl -o FILE.o [--header FILE.h] [options]
+
+Compiles the exports of an SPL file into one object file and a C header.
+
+options:
+  -o FILE                 output file (object, or the text of --emit; stdout without -o)
+  --header FILE           write the C header declaring the exported functions
+  --target=LIST           cpu, cuda or cpu,cuda (default: the targets each export names)
+  -O0 .. -O3              optimisation level (default -O3)
+  --emit=KIND             ast | types | cin | isl | loopir | ll | ptx | asm | obj | header
+  -D NAME=VALUE           override a tunable
+  -I DIR                  add DIR to the module search path of `import`
+  --index-bits=32|64      width of idx[_] values and nats in the C ABI (default 32)
+  --checked               kernels validate their inputs and return SPL_ERR_BAD_INPUT
+  --gpu-arch=sm_XX        PTX target architecture (default sm_90)
+  --time-passes           print the time spent in each stage to stderr
+  --help                  print this text
+  --version               print the version
+)";
+}
+
+namespace {
+
+bool parseInt64(const std::string &s, int64_t &out) {
+  if (s.empty()) return false;
+  errno = 0;
+  char *end = nullptr;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0') return false;
+  out = v;
+  return true;
+}
+
+}  // namespace
+
+ParsedArgs parseArgs(const std::vector<std::string> &args) {
+  ParsedArgs r;
+  Options o;
+  auto fail = [&](const std::string &msg) {
+    r.error = msg;
+    return r;
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    // Splits "--flag=value" or takes the next argument as the value.
+    auto valueOf = [&](const std::string &flag, std::string &value) -> bool {
+      if (a == flag) {
+        if (i + 1 >= args.size()) return false;
+        value = args[++i];
+        return true;
+      }
+      if (a.rfind(flag + "=", 0) == 0) {
+        value = a.substr(flag.size() + 1);
+        return true;
+      }
+      return false;
+    };
+    std::string v;
+    if (a == "--help" || a == "-h") {
+      r.exitNow = true;
+      r.message = usageText();
+      return r;
+    }
+    if (a == "--version") {
+      r.exitNow = true;
+      r.message = versionText();
+      return r;
+    }
+    if (a == "-o") {
+      if (i + 1 >= args.size()) return fail("-o needs a file name");
+      o.output = args[++i];
+    } else if (a.rfind("-o", 0) == 0 && a.size() > 2 && a[2] != '-') {
+      o.output = a.substr(2);
+    } else if (a == "--header" || a.rfind("--header=", 0) == 0) {
+      if (!valueOf("--header", v)) return fail("--header needs a file name");
+      o.header = v;
+    } else if (a == "--target" || a.rfind("--target=", 0) == 0) {
+      if (!valueOf("--target", v)) return fail("--target needs a value (cpu, cuda or cpu,cuda)");
+      o.targetsGiven = true;
+      size_t start = 0;
+      while (start <= v.size()) {
+        size_t comma = v.find(',', start);
+        std::string t = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (t == "cpu") o.targetCpu = true;
+        else if (t == "cuda") o.targetCuda = true;
+        else return fail("unknown target '" + t + "' in --target (expected cpu or cuda)");
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    } else if (a.size() == 3 && a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3') {
+      o.optLevel = a[2] - '0';
+    } else if (a == "--emit" || a.rfind("--emit=", 0) == 0) {
+      if (!valueOf("--emit", v)) return fail("--emit needs a value");
+      o.emitGiven = true;
+      if (v == "ast") o.emit = Emit::Ast;
+      else if (v == "types") o.emit = Emit::Types;
+      else if (v == "cin") o.emit = Emit::Cin;
+      else if (v == "isl") o.emit = Emit::Isl;
+      else if (v == "loopir") o.emit = Emit::LoopIr;
+      else if (v == "ll") o.emit = Emit::Ll;
+      else if (v == "ptx") o.emit = Emit::Ptx;
+      else if (v == "asm") o.emit = Emit::Asm;
+      else if (v == "obj") o.emit = Emit::Object;
+      else if (v == "header") o.emit = Emit::Header;
+      else return fail("unknown --emit kind '" + v + "' (expected ast, types, cin, isl, loopir, ll, ptx, asm, obj or header)");
+    } else if (a == "-D" || (a.rfind("-D", 0) == 0 && a.size() > 2)) {
+      std::string def;
+      if (a == "-D") {
+        if (i + 1 >= args.size()) return fail("-D needs NAME=VALUE");
+        def = args[++i];
+      } else {
+        def = a.substr(2);
+      }
+      size_t eq = def.find('=');
+      int64_t value = 0;
+      if (eq == std::string::npos || eq == 0 || !parseInt64(def.substr(eq + 1), value) || value < 0)
+        return fail("-D expects NAME=VALUE with a non-negative integer VALUE, got '" + def + "'");
+      o.defines.emplace_back(def.substr(0, eq), value);
+    } else if (a == "-I" || (a.rfind("-I", 0) == 0 && a.size() > 2)) {
+      if (a == "-I") {
+        if (i + 1 >= args.size()) return fail("-I needs a directory");
+        o.includeDirs.push_back(args[++i]);
+      } else {
+        o.includeDirs.push_back(a.substr(2));
+      }
+    } else if (a == "--index-bits" || a.rfind("--index-bits=", 0) == 0) {
+      if (!valueOf("--index-bits", v)) return fail("--index-bits needs 32 or 64");
+      if (v == "32") o.indexBits = 32;
+      else if (v == "64") o.indexBits = 64;
+      else return fail("--index-bits must be 32 or 64, got '" + v + "'");
+    } else if (a == "--checked") {
+      o.checked = true;
+    } else if (a == "--gpu-arch" || a.rfind("--gpu-arch=", 0) == 0) {
+      if (!valueOf("--gpu-arch", v)) return fail("--gpu-arch needs a value such as sm_90");
+      if (v.rfind("sm_", 0) != 0 || v.size() < 5) return fail("--gpu-arch must look like sm_80 or sm_90, got '" + v + "'");
+      o.gpuArch = v;
+    } else if (a == "--time-passes") {
+      o.timePasses = true;
+    } else if (a == "--stdlib-dir" || a.rfind("--stdlib-dir=", 0) == 0) {
+      if (!valueOf("--stdlib-dir", v)) return fail("--stdlib-dir needs a directory");
+      o.stdlibDir = v;
+    } else if (!a.empty() && a[0] == '-' && a != "-") {
+      return fail("unknown option '" + a + "' (see splc --help)");
+    } else {
+      if (!o.input.empty()) return fail("more than one input file ('" + o.input + "' and '" + a + "')");
+      o.input = a;
+    }
+  }
+  if (o.input.empty()) return fail("no input file (see splc --help)");
+  r.options = o;
+  return r;
+}
+
+}  // namespace spl

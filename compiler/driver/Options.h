@@ -1,0 +1,43 @@
+/// \file Options.h: the command line of splc (LANGUAGE.md section 10).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace spl {
+
+enum class Emit { Object, Ast, Types, Cin, Isl, LoopIr, Ll, Ptx, Asm, Header };
+
+struct Options {
+  std::string input;
+  std::string output;                 // -o
+  std::string header;                 // --header
+  bool targetCpu = false, targetCuda = false, targetsGiven = false;  // --target
+  int optLevel = 3;                   // -O0..-O3
+  Emit emit = Emit::Object;
+  bool emitGiven = false;
+  std::vector<std::pair<std::string, int64_t>> defines;  // -D NAME=VALUE, in order
+  std::vector<std::string> includeDirs;                  // -I
+  int indexBits = 32;                 // --index-bits
+  bool checked = false;               // --checked
+  std::string gpuArch = "sm_90";      // --gpu-arch
+  bool timePasses = false;            // --time-passes
+  std::string stdlibDir;              // --stdlib-dir (default: installed or source stdlib)
+};
+
+/// Parses argv. On error returns nullopt and fills `error`; `--help`/`--version` set `exitNow`
+/// with the text to print in `message`.
+struct ParsedArgs {
+  std::optional<Options> options;
+  std::string error;
+  std::string message;
+  bool exitNow = false;
+};
+ParsedArgs parseArgs(const std::vector<std::string> &args);
+
+std::string usageText();
+std::string versionText();
+
+}  // namespace spl

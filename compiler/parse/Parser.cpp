@@ -1,0 +1,213 @@
+/// \file Parser.cpp: drives the ANTLR lexer and parser and reports lexical and syntax errors.
+/// The grammar (dsl-grammar/Spl.g4) turns every byte into some token (unknown ones become
+/// STRAY, an unterminated comment runs to EOF), so lexical errors are found here by scanning
+/// the token stream rather than inside ANTLR, where they would be printed to stderr.
+#include "parse/Parser.h"
+
+#include <antlr4-runtime.h>
+
+#include "SplLexer.h"
+#include "SplParser.h"
+#include "parse/AstBuilder.h"
+
+namespace spl {
+namespace {
+
+using grammar::SplLexer;
+using grammar::SplParser;
+
+/// Thrown by the syntax-error listener to stop at the first error: recovery would only add
+/// follow-on errors, and stopping bounds the work done on garbage input.
+struct SyntaxAbort {};
+
+/// Finds the first byte that is not part of valid UTF-8 (ANTLR's decoder throws on those).
+size_t firstInvalidUtf8(const std::string &s) {
+  size_t i = 0, n = s.size();
+  while (i < n) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (len == 0 || i + len > n) return i;
+    for (size_t k = 1; k < len; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return i;
+    uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
+    for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    bool overlong = (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
+    if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+    i += len;
+  }
+  return std::string::npos;
+}
+
+std::string describeToken(antlr4::Token *t) {
+  if (!t || t->getType() == antlr4::Token::EOF) return "end of file";
+  std::string text = t->getText();
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return "'" + text + "'";
+}
+
+/// Shortens ANTLR's "{'(', '-', ID, ...}" expected sets into words a user can act on.
+std::string describeExpected(const antlr4::misc::IntervalSet &set, const antlr4::dfa::Vocabulary &voc) {
+  std::vector<std::string> names;
+  for (ssize_t t : set.toList()) {
+    if (t == static_cast<ssize_t>(antlr4::Token::EOF)) names.push_back("end of file");
+    else if (t == SplLexer::ID) names.push_back("a name");
+    else if (t == SplLexer::INT) names.push_back("an integer");
+    else if (t == SplLexer::FLOAT) names.push_back("a number");
+    else names.push_back(voc.getDisplayName(t));
+  }
+  if (names.empty()) return "";
+  if (names.size() > 4) return "";
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i) out += i + 1 == names.size() ? " or " : ", ";
+    out += names[i];
+  }
+  return out;
+}
+
+class SyntaxErrorListener : public antlr4::BaseErrorListener {
+ public:
+  SyntaxErrorListener(const SourceManager &sm, uint32_t file, Diagnostics &diags)
+      : sm_(sm), file_(file), diags_(diags) {}
+
+  void syntaxError(antlr4::Recognizer *recognizer, antlr4::Token *offending, size_t line,
+                   size_t charPositionInLine, const std::string &msg, std::exception_ptr) override {
+    SourceLoc loc{file_, static_cast<uint32_t>(line), static_cast<uint32_t>(charPositionInLine + 1)};
+    if (offending) loc = locOf(offending);
+    std::string found = describeToken(offending);
+    std::string expected;
+    if (auto *parser = dynamic_cast<antlr4::Parser *>(recognizer)) {
+      try {
+        expected = describeExpected(parser->getExpectedTokens(), parser->getVocabulary());
+      } catch (...) {
+        expected.clear();
+      }
+    }
+    std::string text;
+    if (msg.rfind("missing ", 0) == 0 && !expected.empty())
+      text = "expected " + expected + " before " + found;
+    else if (!expected.empty())
+      text = "expected " + expected + ", found " + found;
+    else if (offending && offending->getType() == antlr4::Token::EOF)
+      text = "unexpected end of file";
+    else
+      text = "unexpected " + found;
+    diags_.error(loc, text);
+    throw SyntaxAbort{};
+  }
+
+  SourceLoc locOf(antlr4::Token *t) const {
+    if (t->getType() == antlr4::Token::EOF) {
+      // Point just past the last byte of the file so the caret sits at the end.
+      const std::string &text = sm_.text(file_);
+      size_t end = text.size();
+      while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == '\r')) --end;
+      return sm_.locOfOffset(file_, end);
+    }
+    return SourceLoc{file_, static_cast<uint32_t>(t->getLine()),
+                     static_cast<uint32_t>(t->getCharPositionInLine() + 1)};
+  }
+
+ private:
+  const SourceManager &sm_;
+  uint32_t file_;
+  Diagnostics &diags_;
+};
+
+/// Refuses bracket nesting deeper than kMaxNesting before parsing: ANTLR's adaptive prediction
+/// is quadratic in the nesting depth of `(` (a tuple, a parenthesised expression and a lambda
+/// pattern look alike until the matching `)`), so this bounds parse time on adversarial input.
+bool checkNesting(antlr4::CommonTokenStream &tokens, uint32_t file, Diagnostics &diags) {
+  int depth = 0;
+  for (antlr4::Token *t : tokens.getTokens()) {
+    const std::string text = t->getText();
+    if (text == "(" || text == "[" || text == "{") {
+      if (++depth > kMaxNesting) {
+        diags.error(SourceLoc{file, static_cast<uint32_t>(t->getLine()),
+                              static_cast<uint32_t>(t->getCharPositionInLine() + 1)},
+                    "brackets nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)");
+        return false;
+      }
+    } else if (text == ")" || text == "]" || text == "}") {
+      depth = depth > 0 ? depth - 1 : 0;
+    }
+  }
+  return true;
+}
+
+/// Reports stray characters and unterminated comments; returns false if any.
+bool checkTokens(antlr4::CommonTokenStream &tokens, uint32_t file, Diagnostics &diags) {
+  bool ok = true;
+  for (antlr4::Token *t : tokens.getTokens()) {
+    SourceLoc loc{file, static_cast<uint32_t>(t->getLine()),
+                  static_cast<uint32_t>(t->getCharPositionInLine() + 1)};
+    if (t->getType() == SplLexer::STRAY) {
+      std::string text = t->getText();
+      unsigned char c = text.empty() ? 0 : static_cast<unsigned char>(text[0]);
+      std::string shown;
+      if (c < 0x20 || c == 0x7F) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\x%02X", c);
+        shown = buf;
+      } else {
+        shown = text;
+      }
+      diags.error(loc, "stray '" + shown + "' in program");
+      ok = false;
+    } else if (t->getType() == SplLexer::BLOCK_COMMENT) {
+      const std::string text = t->getText();
+      if (text.size() < 4 || text.compare(text.size() - 2, 2, "*/") != 0) {
+        diags.error(loc, "unterminated comment");
+        ok = false;
+      }
+    }
+  }
+  return ok;
+}
+
+}  // namespace
+
+std::optional<ast::Module> parseFile(const SourceManager &sm, uint32_t file, Diagnostics &diags) {
+  const std::string &text = sm.text(file);
+  if (text.size() > (size_t(64) << 20)) {
+    diags.error(SourceLoc{file, 1, 1}, "source file is larger than 64 MiB");
+    return std::nullopt;
+  }
+  size_t bad = firstInvalidUtf8(text);
+  if (bad != std::string::npos) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "\\x%02X", static_cast<unsigned char>(text[bad]));
+    diags.error(sm.locOfOffset(file, bad), std::string("stray '") + buf + "' in program (invalid UTF-8)");
+    return std::nullopt;
+  }
+
+  antlr4::ANTLRInputStream input(text);
+  SplLexer lexer(&input);
+  lexer.removeErrorListeners();
+  antlr4::CommonTokenStream tokens(&lexer);
+  try {
+    tokens.fill();
+  } catch (const std::exception &e) {
+    diags.error(SourceLoc{file, 1, 1}, std::string("cannot read the source: ") + e.what());
+    return std::nullopt;
+  }
+  if (!checkTokens(tokens, file, diags)) return std::nullopt;
+  if (!checkNesting(tokens, file, diags)) return std::nullopt;
+
+  SplParser parser(&tokens);
+  parser.removeErrorListeners();
+  SyntaxErrorListener listener(sm, file, diags);
+  parser.addErrorListener(&listener);
+  SplParser::ProgramContext *tree = nullptr;
+  try {
+    tree = parser.program();
+  } catch (const SyntaxAbort &) {
+    return std::nullopt;
+  } catch (const std::exception &e) {
+    diags.error(SourceLoc{file, 1, 1}, std::string("parser failure: ") + e.what());
+    return std::nullopt;
+  }
+  return buildAst(tree, sm, file, diags);
+}
+
+}  // namespace spl

@@ -1,0 +1,45 @@
+/// \file Source.h: source files and locations.
+/// A SourceManager owns the text of every file the compiler reads (the main file and imported
+/// modules) and turns a location into "file:line:col" plus the text of its line. Locations are
+/// small values carried by every AST, typed-IR, CIN and loop-IR node, so that a failure in any
+/// stage can point at the source.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace spl {
+
+/// A point in a source file. file == 0 means "no location" (compiler-made nodes).
+/// line and col are 1-based; col counts Unicode code points, as editors do.
+struct SourceLoc {
+  uint32_t file = 0;
+  uint32_t line = 0;
+  uint32_t col = 0;
+  bool valid() const { return file != 0; }
+};
+
+class SourceManager {
+ public:
+  /// Adds a file with its text; returns its id (>= 1).
+  uint32_t addFile(std::string path, std::string text);
+  const std::string &path(uint32_t file) const;
+  const std::string &text(uint32_t file) const;
+  /// The text of line `line` (1-based) without its newline; empty if out of range.
+  std::string lineText(uint32_t file, uint32_t line) const;
+  /// Location of byte offset `offset` in `file`.
+  SourceLoc locOfOffset(uint32_t file, size_t offset) const;
+  uint32_t numFiles() const { return static_cast<uint32_t>(files_.size()); }
+
+ private:
+  struct File {
+    std::string path;
+    std::string text;
+    std::vector<size_t> lineStarts;  // byte offset of each line's first byte
+  };
+  std::vector<File> files_;
+};
+
+}  // namespace spl

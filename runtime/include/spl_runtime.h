@@ -1,0 +1,109 @@
+/* spl_runtime.h: the interface of libsplrt, the SPL runtime library.
+ *
+ * Objects written by splc call these functions; user programs call only spl_error_string (the
+ * generated headers declare the exported kernels and repeat the error codes below). Everything
+ * here has C linkage and a stable ABI: kernels compiled by one splc link against any libsplrt of
+ * the same major version.
+ *
+ * Contents:
+ *   - error codes and spl_error_string;
+ *   - aligned allocation for kernel temporaries;
+ *   - the CPU thread pool (spl_parallel_for) with nnz-balanced partitioning helpers;
+ *   - Sigma precomputation: prefix sums of per-position lengths (LIL row offsets);
+ *   - CUDA: libcuda.so.1 loaded with dlopen on first use, a module cache, kernel launch.
+ */
+#ifndef SPL_RUNTIME_H
+#define SPL_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Error codes (generated headers repeat these under the same guard) ------------------- */
+#ifndef SPL_ERROR_CODES_DEFINED
+#define SPL_ERROR_CODES_DEFINED
+#define SPL_OK 0
+#define SPL_ERR_BAD_INPUT 1   /* an argument is invalid (negative size, bad offsets, index out of range) */
+#define SPL_ERR_ALLOC 2       /* a temporary buffer could not be allocated */
+#define SPL_ERR_CUDA 3        /* the CUDA driver is missing or reported an error */
+#define SPL_ERR_UNSUPPORTED 4 /* the operation is not supported on this machine */
+#define SPL_ERR_INTERNAL 5    /* a broken invariant inside the runtime */
+#endif
+
+/* A static, human-readable name for an error code ("SPL_ERR_BAD_INPUT: ..."). Never NULL. */
+const char *spl_error_string(int code);
+
+/* ---- Memory -------------------------------------------------------------------------------- */
+/* 64-byte aligned allocation for kernel temporaries. Returns NULL on failure or when bytes is 0
+ * (kernels treat a NULL result with bytes > 0 as SPL_ERR_ALLOC). */
+void *spl_alloc(size_t bytes);
+void spl_free(void *ptr);
+
+/* ---- CPU thread pool ---------------------------------------------------------------------- */
+/* The body of a parallel loop: runs iterations [begin, end) with the kernel's captured state. */
+typedef void (*spl_range_fn)(void *closure, int64_t begin, int64_t end);
+
+/* Number of worker threads (including the caller). Taken from SPL_NUM_THREADS if set, else the
+ * hardware concurrency. */
+int spl_num_threads(void);
+/* Overrides the thread count for later calls (n <= 0 restores the default). */
+void spl_set_num_threads(int n);
+
+/* Runs fn over [begin, end) split into contiguous chunks of at least `grain` iterations, on the
+ * pool, and returns when all chunks are done. Runs inline when the range is small, when only one
+ * thread is configured, or when called from inside a pool worker (no nested parallelism). */
+void spl_parallel_for(int64_t begin, int64_t end, int64_t grain, spl_range_fn fn, void *closure);
+
+/* Runs fn(closure, c, c + 1) for each chunk c in [0, nchunks), one chunk per task. Kernels that
+ * balance work themselves (nnz-balanced rows) compute their own chunk boundaries and use this. */
+void spl_parallel_chunks(int64_t nchunks, spl_range_fn fn, void *closure);
+
+/* nnz-balanced partition of rows [0, n) given row offsets (n + 1 entries, monotone): writes
+ * nparts + 1 row boundaries to `bounds` (bounds[0] = 0, bounds[nparts] = n) so that each part
+ * holds about the same number of nonzeros plus rows. */
+void spl_balance_rows_i32(const int32_t *offs, int64_t n, int64_t nparts, int64_t *bounds);
+void spl_balance_rows_i64(const int64_t *offs, int64_t n, int64_t nparts, int64_t *bounds);
+
+/* ---- Sigma precomputation ----------------------------------------------------------------- */
+/* Exclusive prefix sum of n lengths: out[0] = 0, out[i + 1] = out[i] + lens[i]; out has n + 1
+ * entries. Returns SPL_ERR_BAD_INPUT if a length is negative (out is then unspecified). Large n
+ * runs in parallel on the pool. */
+int spl_sigma_prefix_i32(const int32_t *lens, int64_t n, int64_t *out);
+int spl_sigma_prefix_i64(const int64_t *lens, int64_t n, int64_t *out);
+
+/* ---- CUDA (driver API through dlopen) ------------------------------------------------------ */
+/* 1 when libcuda.so.1 could be loaded and cuInit succeeded with at least one device, else 0. */
+int spl_cuda_available(void);
+
+/* Launches kernel `name` of the PTX module `ptx` (NUL-terminated text) on `stream` (a CUstream,
+ * NULL = default stream). `module_slot` points at a per-object cache cell (initially NULL) that
+ * the runtime uses to remember the loaded module for the current context. `args` is the usual
+ * array of pointers to the kernel parameters. Asynchronous: returns after the launch is queued.
+ * Returns SPL_OK, or SPL_ERR_CUDA when the driver is missing or any driver call fails. */
+int spl_cuda_launch(const char *ptx, const char *name, void **module_slot,
+                    uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,
+                    uint32_t block_x, uint32_t block_y, uint32_t block_z,
+                    uint32_t shared_bytes, void *stream, void **args);
+
+/* Device memory for temporaries of cuda kernels (stream-ordered when the driver supports it). */
+int spl_cuda_alloc(void **dptr, size_t bytes, void *stream);
+int spl_cuda_free(void *dptr, void *stream);
+/* Copies between host and device on `stream`; kind 0 = host to device, 1 = device to host,
+ * 2 = device to device. Device-to-host copies synchronize the stream before returning. */
+int spl_cuda_memcpy(void *dst, const void *src, size_t bytes, int kind, void *stream);
+
+/* Device-side Sigma precomputation: exclusive prefix sum of n int32 lengths into n + 1 int64
+ * entries, all device pointers, queued on `stream`. */
+int spl_cuda_sigma_prefix_i32(const int32_t *lens, int64_t n, int64_t *out, void *stream);
+
+/* The last CUDA driver error as text (empty string when none). For diagnostics in tests. */
+const char *spl_cuda_last_error(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* SPL_RUNTIME_H */
