@@ -9,6 +9,8 @@
 #include "parse/Parser.h"
 #include "support/Diagnostics.h"
 #include "support/Error.h"
+#include "support/Version.h"
+#include "types/Checker.h"
 
 namespace spl {
 namespace {
@@ -55,6 +57,17 @@ int runCompiler(const Options &opts, std::ostream &err) {
       return 1;
     }
     if (opts.emit == Emit::Ast) return writeText(opts, ast::printModule(*module), err) ? 0 : 1;
+
+    CheckOptions copts;
+    copts.defines = opts.defines;
+    copts.includeDirs = opts.includeDirs;
+    copts.stdlibDir = opts.stdlibDir.empty() ? std::string(SPL_SOURCE_STDLIB_DIR) : opts.stdlibDir;
+    std::optional<tir::Program> program = checkProgram(*module, sm, diags, copts);
+    if (!program) {
+      diags.flush(err);
+      return 1;
+    }
+    if (opts.emit == Emit::Types) return writeText(opts, printTypes(*program, sm), err) ? 0 : 1;
     err << "splc: error: this stage is not built yet\n";
     return 1;
   } catch (const CompileError &e) {

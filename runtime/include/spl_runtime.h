@@ -63,7 +63,9 @@ void spl_parallel_chunks(int64_t nchunks, spl_range_fn fn, void *closure);
 
 /* nnz-balanced partition of rows [0, n) given row offsets (n + 1 entries, monotone): writes
  * nparts + 1 row boundaries to `bounds` (bounds[0] = 0, bounds[nparts] = n) so that each part
- * holds about the same number of nonzeros plus rows. */
+ * holds about the same number of nonzeros plus rows. Boundaries are nondecreasing (parts may be
+ * empty when one row outweighs a share); a part exceeds its share by at most one row. Writes
+ * nothing when n < 0 or nparts < 1. */
 void spl_balance_rows_i32(const int32_t *offs, int64_t n, int64_t nparts, int64_t *bounds);
 void spl_balance_rows_i64(const int64_t *offs, int64_t n, int64_t nparts, int64_t *bounds);
 
@@ -82,13 +84,18 @@ int spl_cuda_available(void);
  * NULL = default stream). `module_slot` points at a per-object cache cell (initially NULL) that
  * the runtime uses to remember the loaded module for the current context. `args` is the usual
  * array of pointers to the kernel parameters. Asynchronous: returns after the launch is queued.
- * Returns SPL_OK, or SPL_ERR_CUDA when the driver is missing or any driver call fails. */
+ * Returns SPL_OK, or SPL_ERR_CUDA when the driver is missing or any driver call fails.
+ * (Also SPL_ERR_BAD_INPUT when ptx, name or module_slot is NULL, SPL_ERR_ALLOC when the host
+ * memory for the cache runs out.) Every spl_cuda_* call uses the calling thread's current
+ * context, or makes device 0's primary context current when the thread has none. */
 int spl_cuda_launch(const char *ptx, const char *name, void **module_slot,
                     uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,
                     uint32_t block_x, uint32_t block_y, uint32_t block_z,
                     uint32_t shared_bytes, void *stream, void **args);
 
-/* Device memory for temporaries of cuda kernels (stream-ordered when the driver supports it). */
+/* Device memory for temporaries of cuda kernels (stream-ordered when the driver supports it).
+ * bytes = 0 sets *dptr = NULL; freeing NULL does nothing. Both return SPL_ERR_CUDA without a
+ * driver. */
 int spl_cuda_alloc(void **dptr, size_t bytes, void *stream);
 int spl_cuda_free(void *dptr, void *stream);
 /* Copies between host and device on `stream`; kind 0 = host to device, 1 = device to host,
@@ -96,10 +103,12 @@ int spl_cuda_free(void *dptr, void *stream);
 int spl_cuda_memcpy(void *dst, const void *src, size_t bytes, int kind, void *stream);
 
 /* Device-side Sigma precomputation: exclusive prefix sum of n int32 lengths into n + 1 int64
- * entries, all device pointers, queued on `stream`. */
+ * entries, all device pointers, queued on `stream`. SPL_ERR_BAD_INPUT for n < 0 or a NULL
+ * pointer; negative lengths are not detected on the device (they enter the sum). */
 int spl_cuda_sigma_prefix_i32(const int32_t *lens, int64_t n, int64_t *out, void *stream);
 
-/* The last CUDA driver error as text (empty string when none). For diagnostics in tests. */
+/* The last CUDA driver error of the calling thread as text (empty string when none). For
+ * diagnostics in tests; later successful calls do not clear it. */
 const char *spl_cuda_last_error(void);
 
 #ifdef __cplusplus

@@ -1,0 +1,219 @@
+/// \file Tir.h: the typed IR, the output of type checking.
+/// Takes:      nothing (built by types/Checker).
+/// Gives:      Programs of Defs whose bodies are typed expression trees.
+/// Guarantees: every node has a type with no unsolved metas (after the checker's final pass);
+///             every name is resolved to a unique variable; pipes, curried applications and
+///             operator sections are gone (an application lists all its arguments); lambdas
+///             bind plain variables (tuple patterns became `let`s of projections); map's
+///             function is always positional (`i => x => e`); literals carry their final type.
+/// Calls of user defs are kept (CallDef) with their resolved implicit arguments; the middle end
+/// inlines them.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ast/Ast.h"
+#include "support/Source.h"
+#include "types/Nat.h"
+#include "types/Type.h"
+
+namespace spl::tir {
+
+struct Expr;
+struct Def;
+using ExprP = std::shared_ptr<const Expr>;
+using DefP = std::shared_ptr<const Def>;
+
+/// A value variable. Its id lives in the same space as NatVarIds, so an integer value can be
+/// referred to from types (toNat(x) is Nat::value(id), toNat(a@e) is Nat::lookup(id, e)).
+struct Var {
+  int64_t id;
+  std::string name;
+  TypeP type;
+  NatVarId natId() const { return NatVarId{id, name}; }
+};
+using VarP = std::shared_ptr<const Var>;
+VarP makeVar(const std::string &name, TypeP type);
+
+enum class Prim {
+  Map, MapSeq, MapPar, MapGlobal, MapBlock, MapThread, MapWarp, MapLane,
+  Reduce, Fold, Zip, Unzip, Split, Join, Transpose, AsDepArray, Take, Drop,
+  Generate, Iota, Scan, Which, Strided, Len,
+  LiftNat, LiftNats, MakeDepPair, MatchDepPair, ReduceToNat,
+};
+const char *primName(Prim p);
+bool isMapLike(Prim p);
+bool isGpuMap(Prim p);
+
+/// A lambda parameter: a value variable, a nat (map position, liftNat, matchDepPair over a nat)
+/// or a nats (liftNats, matchDepPair over a nats).
+struct Param {
+  enum Sort { Value, Nat, Nats } sort = Value;
+  VarP var;         // Value
+  NatVarId natVar;  // Nat, Nats
+};
+
+/// An argument of a user-def call, one per parameter of the callee in declaration order.
+struct CallArg {
+  enum Sort { Nat, Nats, Data, Value } sort;
+  spl::Nat nat;     // Nat
+  NatVarId nats;    // Nats: the nats variable passed
+  TypeP type;       // Data
+  ExprP value;      // Value
+};
+
+// ---- einsum ---------------------------------------------------------------------------------
+struct EinsumIndexVar {
+  NatVarId var;
+  spl::Nat extent;
+};
+struct EinsumTerm;
+using EinsumTermP = std::shared_ptr<const EinsumTerm>;
+struct EinsumTerm {
+  enum Op { Access, Literal, Neg, Add, Sub, Mul, Div } op;
+  SourceLoc loc;
+  VarP tensor;                 // Access (a scalar operand has no indices)
+  std::vector<int> indices;    // Access: positions in Einsum::indices
+  double literal = 0;          // Literal
+  std::vector<EinsumTermP> kids;
+};
+struct Einsum {
+  std::string outName;
+  std::vector<int> outIndices;           // positions in indices
+  std::vector<EinsumIndexVar> indices;   // every index variable, in order of first use
+  std::vector<std::string> indexNames;
+  EinsumTermP rhs;
+  TypeP resultType;
+  ScalarKind scalar;
+};
+
+enum class ExprKind {
+  Lit,       // scalar literal of `type`
+  VarRef,    // var
+  NatValue,  // a nat used as a value (i64): nat
+  Lambda,    // params => args[0]
+  App,       // args[0](args[1..]): application of a function value (lambda or let-bound)
+  Let,       // let var = args[0]; args[1]
+  If,        // if args[0] then args[1] else args[2]
+  Tuple,     // (args...)
+  Proj,      // args[0].proj
+  Index,     // args[0] @ args[1]  (args[1]: integer or idx value, or a NatValue)
+  Unary,     // unop args[0]
+  Binary,    // args[0] binop args[1]  (operands of the same type)
+  Convert,   // scalar conversion of args[0] to type
+  MinMax,    // min/max of args[0], args[1] (isMax)
+  Prim,      // prim(natArgs..., args...)
+  CallDef,   // def(callArgs)
+  Einsum,    // einsum
+};
+
+struct Expr {
+  ExprKind kind;
+  SourceLoc loc;
+  TypeP type;
+  // Lit
+  double fval = 0;
+  int64_t ival = 0;
+  bool bval = false;
+  // VarRef, Let
+  VarP var;
+  // NatValue
+  Nat nat;
+  // Lambda
+  std::vector<Param> params;
+  // children
+  std::vector<ExprP> args;
+  // Unary/Binary
+  ast::UnOp unop = ast::UnOp::Neg;
+  ast::BinOp binop = ast::BinOp::Add;
+  bool isMax = false;
+  // Proj
+  int proj = 0;
+  // Prim
+  tir::Prim prim = tir::Prim::Map;
+  std::vector<spl::Nat> natArgs;  // split k, take k, drop k, generate n, iota n, which k,
+                                  // strided s, makeDepPair k (a nat)
+  NatVarId natsArg;               // makeDepPair over a nats variable
+  bool natsArgIsSet = false;
+  // CallDef
+  DefP def;
+  std::vector<CallArg> callArgs;
+  // Einsum
+  std::shared_ptr<const tir::Einsum> einsum;
+};
+
+/// A parameter of a def.
+struct DefParam {
+  enum Sort { Nat, Nats, Data, Value } sort;
+  bool implicit = false;
+  std::string name;
+  SourceLoc loc;
+  NatVarId natVar;  // Nat, Nats
+  TypeP typeVar;    // Data: the rigid type variable
+  VarP value;       // Value
+};
+
+/// What --emit=types lists for a call site: the callee, its solved implicit arguments, and the
+/// type of the result.
+struct CallRecord {
+  struct Implicit {
+    std::string name;
+    bool isType = false;
+    spl::Nat nat;
+    TypeP type;
+  };
+  SourceLoc loc;
+  std::string callee;
+  std::vector<Implicit> implicits;
+  TypeP result;
+};
+
+struct Def {
+  std::string name;
+  SourceLoc loc;
+  std::vector<DefParam> params;
+  TypeP result;
+  ExprP body;
+  std::vector<CallRecord> calls;
+  /// Nat subtractions and take/drop bounds the checker could not prove non-negative.
+  std::vector<std::pair<SourceLoc, std::string>> unproven;
+};
+
+/// A checked export: a def instantiated at concrete data types.
+struct Export {
+  std::string cname;
+  SourceLoc loc;
+  DefP def;
+  std::map<int64_t, TypeP> typeArgs;  // data parameter (rigid var id) -> scalar type
+  bool cpu = false, cuda = false;
+};
+
+struct Tunable {
+  std::string name;
+  int64_t value;
+  std::vector<int64_t> choices;
+};
+
+struct Schedule {
+  std::string exportName;
+  std::string target;
+  SourceLoc loc;
+  std::vector<ast::ScheduleCmd> cmds;
+};
+
+struct Program {
+  std::vector<DefP> defs;  // of the main file, in source order
+  std::vector<Export> exports;
+  std::vector<Tunable> tunables;
+  std::vector<Schedule> schedules;
+};
+
+/// Substitutes solved types for type variables (generic data parameters) in a type.
+TypeP substituteTypeVars(const TypeP &t, const std::map<int64_t, TypeP> &m);
+
+std::string printExpr(const ExprP &e);
+
+}  // namespace spl::tir

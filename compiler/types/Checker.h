@@ -1,0 +1,38 @@
+/// \file Checker.h: type checking, AST -> typed IR (LANGUAGE.md sections 2-9).
+/// Takes:      the parsed main module; imported modules are found and parsed on demand.
+/// Gives:      a tir::Program: the main file's defs (typed), its exports instantiated at their
+///             data types, its tunables (with -D overrides applied) and schedules.
+/// Assumes:    nothing beyond a well-formed AST.
+/// Fails:      every ill-typed program, with a located diagnostic naming both types where two
+///             disagree (and the nat equation that failed); unknown names, wrong arity, implicit
+///             parameters that cannot be inferred, bound nats that escape matchDepPair, einsum
+///             index ranges that disagree, bad export targets and arguments, unknown tunables.
+/// Guarantees: the TIR invariants listed in tir/Tir.h.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ast/Ast.h"
+#include "support/Diagnostics.h"
+#include "tir/Tir.h"
+
+namespace spl {
+
+struct CheckOptions {
+  std::vector<std::pair<std::string, int64_t>> defines;  // -D NAME=VALUE
+  std::vector<std::string> includeDirs;                  // -I
+  std::string stdlibDir;                                 // where `import` looks last
+};
+
+/// Checks `main` (already registered in `sm` and parsed). Imported files are added to `sm`.
+std::optional<tir::Program> checkProgram(const ast::Module &main, SourceManager &sm, Diagnostics &diags,
+                                         const CheckOptions &opts);
+
+/// `--emit=types`: every def's parameters and result, each call with its implicit arguments
+/// resolved, each export's C signature, and the nat subtractions that were not proved
+/// non-negative.
+std::string printTypes(const tir::Program &p, const SourceManager &sm);
+
+}  // namespace spl

@@ -1,0 +1,229 @@
+/* cuda.cpp: the spl_cuda_* entry points: availability, kernel launch with a per-object module
+ * cache, device memory, copies, and the device-side Sigma prefix sum.
+ *
+ * Every entry first asks driver() for the dlopen-ed driver and returns SPL_ERR_CUDA when there
+ * is none, so objects with GPU kernels still link and run their CPU parts on machines without
+ * CUDA. Each call then makes sure a context is current (the caller's, or the primary context of
+ * device 0), which is also what the CUDA runtime does implicitly.
+ *
+ * Module cache: generated objects own one void* cell per PTX module (module_slot, initially
+ * NULL). The first launch installs a ModuleCache there with a compare-and-swap; the cache maps
+ * each context the module was used under to its CUmodule and the functions looked up in it, so
+ * one object works under several contexts (threads driving different GPUs). Lookups take the
+ * cache's mutex; loading happens under it too, so a module is loaded once per context even when
+ * threads race. Modules and caches live until the process exits: objects have no teardown hook.
+ * A context destroyed and then re-created at the same address would find a stale entry; the
+ * runtime does not guard against that.
+ */
+#include "export.h"
+#include "cuda_driver.h"
+#include "cuda_kernels.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include <mutex>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace spl_rt {
+namespace cuda {
+namespace {
+
+struct ContextModule {
+  CUcontext ctx;
+  CUmodule module;
+  std::vector<std::pair<std::string, CUfunction>> functions;
+};
+
+struct ModuleCache {
+  std::mutex mutex;
+  std::vector<ContextModule> per_context; /* a handful of contexts at most: linear search */
+};
+
+/* The cache in *slot, installing a fresh one if the cell is still empty. */
+ModuleCache *cache_in_slot(void **slot) {
+  void *existing = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (existing != nullptr)
+    return static_cast<ModuleCache *>(existing);
+  auto *fresh = new (std::nothrow) ModuleCache;
+  if (fresh == nullptr)
+    return nullptr;
+  void *expected = nullptr;
+  if (__atomic_compare_exchange_n(slot, &expected, static_cast<void *>(fresh), false,
+                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    return fresh;
+  delete fresh; /* another thread installed one first */
+  return static_cast<ModuleCache *>(expected);
+}
+
+bool load_module(const Driver &d, const char *ptx, CUmodule *module) {
+  char log[4096] = {0};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {log, reinterpret_cast<void *>(static_cast<uintptr_t>(sizeof log))};
+  return check(d, d.cuModuleLoadDataEx(module, ptx, 2, options, values), "cuModuleLoadDataEx",
+               log);
+}
+
+/* Finds (loading if needed) kernel `name` of `ptx` for context ctx. Returns an SPL_* code. */
+int find_function(const Driver &d, ModuleCache &cache, CUcontext ctx, const char *ptx,
+                  const char *name, CUfunction *function) {
+  try {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    ContextModule *entry = nullptr;
+    for (ContextModule &candidate : cache.per_context)
+      if (candidate.ctx == ctx)
+        entry = &candidate;
+    if (entry == nullptr) {
+      CUmodule module = nullptr;
+      if (!load_module(d, ptx, &module))
+        return SPL_ERR_CUDA;
+      cache.per_context.push_back(ContextModule{ctx, module, {}});
+      entry = &cache.per_context.back();
+    }
+    for (auto &known : entry->functions)
+      if (known.first == name) {
+        *function = known.second;
+        return SPL_OK;
+      }
+    if (!check(d, d.cuModuleGetFunction(function, entry->module, name), "cuModuleGetFunction",
+               name))
+      return SPL_ERR_CUDA;
+    entry->functions.emplace_back(name, *function);
+    return SPL_OK;
+  } catch (...) {
+    set_last_error("out of host memory in the CUDA module cache");
+    return SPL_ERR_ALLOC;
+  }
+}
+
+/* The driver with a context current on this thread, or nullptr (last error set). */
+const Driver *ready_driver(CUcontext *ctx) {
+  const Driver *d = driver();
+  if (d == nullptr || !ensure_context(*d, ctx))
+    return nullptr;
+  return d;
+}
+
+CUdeviceptr device_address(const void *ptr) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr));
+}
+
+} // namespace
+} // namespace cuda
+} // namespace spl_rt
+
+using namespace spl_rt::cuda;
+
+int spl_cuda_available(void) { return driver() != nullptr ? 1 : 0; }
+
+int spl_cuda_launch(const char *ptx, const char *name, void **module_slot, uint32_t grid_x,
+                    uint32_t grid_y, uint32_t grid_z, uint32_t block_x, uint32_t block_y,
+                    uint32_t block_z, uint32_t shared_bytes, void *stream, void **args) {
+  CUcontext ctx = nullptr;
+  const Driver *d = ready_driver(&ctx);
+  if (d == nullptr)
+    return SPL_ERR_CUDA;
+  if (ptx == nullptr || name == nullptr || module_slot == nullptr) {
+    set_last_error("spl_cuda_launch: NULL ptx, kernel name or module slot");
+    return SPL_ERR_BAD_INPUT;
+  }
+  ModuleCache *cache = cache_in_slot(module_slot);
+  if (cache == nullptr) {
+    set_last_error("out of host memory in the CUDA module cache");
+    return SPL_ERR_ALLOC;
+  }
+  CUfunction function = nullptr;
+  int status = find_function(*d, *cache, ctx, ptx, name, &function);
+  if (status != SPL_OK)
+    return status;
+  CUresult result =
+      d->cuLaunchKernel(function, grid_x, grid_y, grid_z, block_x, block_y, block_z,
+                        shared_bytes, static_cast<CUstream>(stream), args, nullptr);
+  return check(*d, result, "cuLaunchKernel", name) ? SPL_OK : SPL_ERR_CUDA;
+}
+
+int spl_cuda_alloc(void **dptr, size_t bytes, void *stream) {
+  CUcontext ctx = nullptr;
+  const Driver *d = ready_driver(&ctx);
+  if (d == nullptr)
+    return SPL_ERR_CUDA;
+  if (dptr == nullptr)
+    return SPL_ERR_BAD_INPUT;
+  *dptr = nullptr;
+  if (bytes == 0)
+    return SPL_OK;
+  CUdeviceptr address = 0;
+  bool ok = d->has_async_alloc
+                ? check(*d, d->cuMemAllocAsync(&address, bytes, static_cast<CUstream>(stream)),
+                        "cuMemAllocAsync")
+                : check(*d, d->cuMemAlloc(&address, bytes), "cuMemAlloc_v2");
+  if (!ok)
+    return SPL_ERR_CUDA;
+  *dptr = reinterpret_cast<void *>(static_cast<uintptr_t>(address));
+  return SPL_OK;
+}
+
+int spl_cuda_free(void *dptr, void *stream) {
+  CUcontext ctx = nullptr;
+  const Driver *d = ready_driver(&ctx);
+  if (d == nullptr)
+    return SPL_ERR_CUDA;
+  if (dptr == nullptr)
+    return SPL_OK;
+  bool ok = d->has_async_alloc
+                ? check(*d, d->cuMemFreeAsync(device_address(dptr), static_cast<CUstream>(stream)),
+                        "cuMemFreeAsync")
+                : check(*d, d->cuMemFree(device_address(dptr)), "cuMemFree_v2");
+  return ok ? SPL_OK : SPL_ERR_CUDA;
+}
+
+int spl_cuda_memcpy(void *dst, const void *src, size_t bytes, int kind, void *stream) {
+  CUcontext ctx = nullptr;
+  const Driver *d = ready_driver(&ctx);
+  if (d == nullptr)
+    return SPL_ERR_CUDA;
+  if (kind < 0 || kind > 2 || (bytes > 0 && (dst == nullptr || src == nullptr))) {
+    set_last_error("spl_cuda_memcpy: bad kind or NULL pointer");
+    return SPL_ERR_BAD_INPUT;
+  }
+  if (bytes == 0)
+    return SPL_OK;
+  CUstream cu_stream = static_cast<CUstream>(stream);
+  switch (kind) {
+  case 0:
+    return check(*d, d->cuMemcpyHtoDAsync(device_address(dst), src, bytes, cu_stream),
+                 "cuMemcpyHtoDAsync_v2")
+               ? SPL_OK
+               : SPL_ERR_CUDA;
+  case 1:
+    /* The host buffer is the caller's to read as soon as we return, hence the synchronize. */
+    return check(*d, d->cuMemcpyDtoHAsync(dst, device_address(src), bytes, cu_stream),
+                 "cuMemcpyDtoHAsync_v2") &&
+                   check(*d, d->cuStreamSynchronize(cu_stream), "cuStreamSynchronize")
+               ? SPL_OK
+               : SPL_ERR_CUDA;
+  default:
+    return check(*d, d->cuMemcpyDtoDAsync(device_address(dst), device_address(src), bytes,
+                                          cu_stream),
+                 "cuMemcpyDtoDAsync_v2")
+               ? SPL_OK
+               : SPL_ERR_CUDA;
+  }
+}
+
+int spl_cuda_sigma_prefix_i32(const int32_t *lens, int64_t n, int64_t *out, void *stream) {
+  static void *scan_module = nullptr;
+  if (driver() == nullptr)
+    return SPL_ERR_CUDA;
+  if (n < 0 || out == nullptr || (n > 0 && lens == nullptr)) {
+    set_last_error("spl_cuda_sigma_prefix_i32: negative length or NULL pointer");
+    return SPL_ERR_BAD_INPUT;
+  }
+  void *args[] = {&lens, &n, &out};
+  return spl_cuda_launch(spl_rt_scan_ptx, SPL_RT_SCAN_KERNEL, &scan_module, 1, 1, 1,
+                         SPL_RT_SCAN_BLOCK, 1, 1, 0, stream, args);
+}
+

@@ -1,0 +1,161 @@
+// fake_driver_test.cpp: the runtime's CUDA plumbing (dlopen, contexts, module cache, memory,
+// argument passing) against fake_cuda/libcuda.so.1, which CMake puts first on
+// LD_LIBRARY_PATH for this executable only. Runs on any machine; the real device behaviour is
+// covered by cuda_test.cpp where a GPU exists.
+#include "spl_runtime.h"
+#include "cuda_kernels.h"
+#include "fake_cuda/fake_cuda.h"
+
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+/* Hooks of the fake driver, found in the copy the runtime loaded. */
+struct Fake {
+  decltype(&fake_cuda_stats) stats = nullptr;
+  decltype(&fake_cuda_make_context) make_context = nullptr;
+  decltype(&cuCtxSetCurrent) set_current = nullptr;
+
+  Fake() {
+    EXPECT_EQ(spl_cuda_available(), 1) << spl_cuda_last_error();
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (lib == nullptr)
+      return;
+    stats = reinterpret_cast<decltype(stats)>(dlsym(lib, "fake_cuda_stats"));
+    make_context = reinterpret_cast<decltype(make_context)>(dlsym(lib, "fake_cuda_make_context"));
+    set_current = reinterpret_cast<decltype(set_current)>(dlsym(lib, "cuCtxSetCurrent"));
+  }
+  bool ok() const { return stats && make_context && set_current; }
+};
+
+/* A fresh module cache cell. Real cells are globals of the generated objects; these stay
+ * reachable too (no leak reports) and each call gives a new one, so tests can be repeated. */
+void **fresh_slot() {
+  static auto *slots = new std::deque<void *>;
+  slots->push_back(nullptr);
+  return &slots->back();
+}
+
+#define REQUIRE_FAKE(fake)                                                                        \
+  Fake fake;                                                                                      \
+  if (!fake.ok())                                                                                 \
+  GTEST_SKIP() << "the fake libcuda.so.1 is not the one loaded (real driver first on the path?)"
+
+TEST(FakeDriver, AvailableAndAllocatesStreamOrdered) {
+  REQUIRE_FAKE(fake);
+  FakeCudaStats before = fake.stats();
+  void *dptr = nullptr;
+  ASSERT_EQ(spl_cuda_alloc(&dptr, 256, nullptr), SPL_OK) << spl_cuda_last_error();
+  ASSERT_NE(dptr, nullptr);
+  EXPECT_EQ(spl_cuda_free(dptr, nullptr), SPL_OK);
+  FakeCudaStats after = fake.stats();
+  EXPECT_EQ(after.async_allocs, before.async_allocs + 1) << "memory pools supported: use them";
+  EXPECT_EQ(after.async_frees, before.async_frees + 1);
+  EXPECT_EQ(after.sync_allocs, before.sync_allocs);
+}
+
+TEST(FakeDriver, DeviceToHostCopySynchronizes) {
+  REQUIRE_FAKE(fake);
+  int64_t host[4] = {1, 2, 3, 4}, back[4] = {0, 0, 0, 0};
+  void *dptr = nullptr;
+  ASSERT_EQ(spl_cuda_alloc(&dptr, sizeof host, nullptr), SPL_OK);
+  int syncs = fake.stats().stream_syncs;
+  ASSERT_EQ(spl_cuda_memcpy(dptr, host, sizeof host, 0, nullptr), SPL_OK);
+  EXPECT_EQ(fake.stats().stream_syncs, syncs) << "host to device stays asynchronous";
+  ASSERT_EQ(spl_cuda_memcpy(back, dptr, sizeof back, 1, nullptr), SPL_OK);
+  EXPECT_EQ(fake.stats().stream_syncs, syncs + 1);
+  EXPECT_EQ(back[3], 4);
+  EXPECT_EQ(spl_cuda_memcpy(back, dptr, sizeof back, 7, nullptr), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_cuda_free(dptr, nullptr), SPL_OK);
+}
+
+TEST(FakeDriver, SigmaPrefixPassesArgumentsAndLaunchShape) {
+  REQUIRE_FAKE(fake);
+  std::vector<int32_t> lens = {3, 0, 5, 1};
+  std::vector<int64_t> out(5, -1);
+  ASSERT_EQ(spl_cuda_sigma_prefix_i32(lens.data(), 4, out.data(), nullptr), SPL_OK)
+      << spl_cuda_last_error();
+  EXPECT_EQ(out, (std::vector<int64_t>{0, 3, 3, 8, 9}));
+  FakeCudaStats s = fake.stats();
+  EXPECT_EQ(s.last_grid[0] * s.last_grid[1] * s.last_grid[2], 1u) << "one block";
+  EXPECT_EQ(s.last_block[0], static_cast<unsigned>(SPL_RT_SCAN_BLOCK));
+  EXPECT_EQ(spl_cuda_sigma_prefix_i32(lens.data(), -1, out.data(), nullptr), SPL_ERR_BAD_INPUT);
+}
+
+TEST(FakeDriver, ModuleLoadedOncePerContext) {
+  REQUIRE_FAKE(fake);
+  static const char ptx[] = ".version 7.0\n.visible .entry first(\n)\n.visible .entry second(\n)\n";
+  void *&slot = *fresh_slot();
+  int loads = fake.stats().module_loads;
+  ASSERT_EQ(spl_cuda_launch(ptx, "first", &slot, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr), SPL_OK);
+  ASSERT_NE(slot, nullptr);
+  void *cache = slot;
+  ASSERT_EQ(spl_cuda_launch(ptx, "second", &slot, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr), SPL_OK);
+  ASSERT_EQ(spl_cuda_launch(ptx, "first", &slot, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr), SPL_OK);
+  EXPECT_EQ(slot, cache);
+  EXPECT_EQ(fake.stats().module_loads, loads + 1);
+
+  /* A user context of its own gets its own module; going back reuses the first. */
+  CUctx_st *user_ctx = fake.make_context(7);
+  std::thread([&] {
+    fake.set_current(user_ctx);
+    EXPECT_EQ(spl_cuda_launch(ptx, "first", &slot, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr),
+              SPL_OK);
+    EXPECT_EQ(spl_cuda_launch(ptx, "second", &slot, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr),
+              SPL_OK);
+  }).join();
+  EXPECT_EQ(fake.stats().module_loads, loads + 2);
+  ASSERT_EQ(spl_cuda_launch(ptx, "second", &slot, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr), SPL_OK);
+  EXPECT_EQ(fake.stats().module_loads, loads + 2);
+}
+
+TEST(FakeDriver, ConcurrentFirstLaunchesShareOneCache) {
+  REQUIRE_FAKE(fake);
+  static const char ptx[] = ".visible .entry racy(\n)\n";
+  void *&slot = *fresh_slot();
+  int loads = fake.stats().module_loads;
+  std::vector<std::thread> threads;
+  std::vector<int> status(16, -1);
+  for (int t = 0; t < 16; ++t)
+    threads.emplace_back([&, t] {
+      status[t] = spl_cuda_launch(ptx, "racy", &slot, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr);
+    });
+  for (auto &thread : threads)
+    thread.join();
+  for (int s : status)
+    EXPECT_EQ(s, SPL_OK);
+  EXPECT_EQ(fake.stats().module_loads, loads + 1) << "all threads use the primary context";
+  EXPECT_EQ(fake.stats().primary_retains, 1) << "the primary context is retained once";
+}
+
+TEST(FakeDriver, ReportsDriverErrorsWithNames) {
+  REQUIRE_FAKE(fake);
+  void *&slot = *fresh_slot();
+  EXPECT_EQ(spl_cuda_launch("garbage", "k", &slot, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr),
+            SPL_ERR_CUDA);
+  std::string error = spl_cuda_last_error();
+  EXPECT_NE(error.find("cuModuleLoadDataEx"), std::string::npos) << error;
+  EXPECT_NE(error.find("CUDA_ERROR_INVALID_PTX"), std::string::npos) << error;
+  EXPECT_NE(error.find("fake ptxas: no .entry"), std::string::npos) << "JIT log included: " << error;
+
+  static const char ptx[] = ".visible .entry present(\n)\n";
+  void *&slot2 = *fresh_slot();
+  EXPECT_EQ(spl_cuda_launch(ptx, "absent", &slot2, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr),
+            SPL_ERR_CUDA);
+  error = spl_cuda_last_error();
+  EXPECT_NE(error.find("cuModuleGetFunction"), std::string::npos) << error;
+  EXPECT_NE(error.find("absent"), std::string::npos) << error;
+
+  EXPECT_EQ(spl_cuda_launch(ptx, "present", nullptr, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr),
+            SPL_ERR_BAD_INPUT);
+}
+
+} // namespace
