@@ -11,6 +11,12 @@
 #include "support/Error.h"
 #include "support/Version.h"
 #include "types/Checker.h"
+#include "cin/Lower.h"
+#include "cin/Schedule.h"
+#include "tir/Abi.h"
+#include "loopir/Flatten.h"
+#include "codegen/CodeGen.h"
+#include "codegen/Header.h"
 
 namespace spl {
 namespace {
@@ -68,8 +74,87 @@ int runCompiler(const Options &opts, std::ostream &err) {
       return 1;
     }
     if (opts.emit == Emit::Types) return writeText(opts, printTypes(*program, sm), err) ? 0 : 1;
-    err << "splc: error: this stage is not built yet\n";
-    return 1;
+
+    // Which exports and targets this run compiles: --target restricts, each export names its own.
+    std::vector<cin::Kernel> kernels;
+    std::vector<codegen::HeaderEntry> headerEntries;
+    bool cudaSkipped = false;
+    for (const tir::Export &ex : program->exports) {
+      tir::Abi abi = tir::computeAbi(ex, opts.indexBits);
+      codegen::HeaderEntry he{&ex, abi, false, false};
+      for (int target = 0; target < 2; ++target) {
+        bool cuda = target == 1;
+        bool named = cuda ? ex.cuda : ex.cpu;
+        bool selected = opts.targetsGiven ? (cuda ? opts.targetCuda : opts.targetCpu) : true;
+        if (!named || !selected) continue;
+        if (cuda && opts.emit != Emit::Cin) {
+          // The CUDA back end is not built yet: its functions are left out of the object and
+          // the header rather than emitted half-done.
+          cudaSkipped = true;
+          continue;
+        }
+        (cuda ? he.cuda : he.cpu) = true;
+        for (int sizeFn = 0; sizeFn < (abi.hasSizeFunction ? 2 : 1); ++sizeFn) {
+          cin::LowerOptions lo;
+          lo.cuda = cuda;
+          lo.sizeFunction = sizeFn == 1;
+          lo.indexBits = opts.indexBits;
+          lo.checked = opts.checked;
+          cin::Kernel k = cin::lowerExport(ex, abi, lo);
+          if (!cuda) k.body = cin::defaultCpuSchedule(k.body);
+          kernels.push_back(std::move(k));
+        }
+      }
+      if (he.cpu || he.cuda) headerEntries.push_back(he);
+    }
+    if (cudaSkipped && !opts.targetsGiven)
+      err << "splc: warning: the cuda target is not implemented yet; only the cpu functions are emitted\n";
+    if (cudaSkipped && opts.targetsGiven) {
+      err << "splc: error: not supported yet: the cuda target (--target=cuda)\n";
+      return 1;
+    }
+    std::string headerText = codegen::writeHeader(opts.input, opts.header.empty() ? opts.output + ".h" : opts.header, headerEntries);
+    if (opts.emit == Emit::Header) return writeText(opts, headerText, err) ? 0 : 1;
+    if (opts.emit == Emit::Cin) {
+      std::string text;
+      for (const cin::Kernel &k : kernels) text += cin::print(k) + "\n";
+      return writeText(opts, text, err) ? 0 : 1;
+    }
+    loopir::Module lm;
+    for (const cin::Kernel &k : kernels)
+      if (!k.cuda) lm.functions.push_back(loopir::flatten(k, opts.indexBits));
+    if (opts.emit == Emit::LoopIr) {
+      std::string text;
+      for (const loopir::Function &f : lm.functions) text += loopir::print(f) + "\n";
+      return writeText(opts, text, err) ? 0 : 1;
+    }
+    if (opts.emit == Emit::Ptx) {
+      err << "splc: error: not supported yet: --emit=ptx (the cuda back end)\n";
+      return 1;
+    }
+    codegen::CodeGenOptions cg;
+    cg.optLevel = opts.optLevel;
+    codegen::OutputKind kind = opts.emit == Emit::Ll ? codegen::OutputKind::LlvmIr
+                               : opts.emit == Emit::Asm ? codegen::OutputKind::Assembly
+                                                        : codegen::OutputKind::Object;
+    std::string out, cgError;
+    if (!codegen::compileCpu(lm, opts.input, cg, kind, out, cgError)) {
+      err << "splc: error: " << cgError << "\n";
+      return 1;
+    }
+    if (kind == codegen::OutputKind::Object && (opts.output.empty() || opts.output == "-") && !opts.emitGiven) {
+      err << "splc: error: an object file needs -o FILE\n";
+      return 1;
+    }
+    if (!writeText(opts, out, err)) return 1;
+    if (!opts.header.empty()) {
+      std::ofstream h(opts.header, std::ios::binary);
+      if (!h || !(h << headerText)) {
+        err << "splc: error: cannot write '" << opts.header << "'\n";
+        return 1;
+      }
+    }
+    return 0;
   } catch (const CompileError &e) {
     diags.error(e.loc, e.what());
     diags.flush(err);

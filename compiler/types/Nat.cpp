@@ -743,6 +743,50 @@ Nat substitute(const Nat &n, const NatSubst &s) {
 
 namespace {
 
+bool proveNonNegativeAt(const Nat &n, const NatFacts &facts, int depth);
+
+/// Var, Lookup and Value atoms are naturals, and so is a remainder by a positive constant. The other atoms are only as non-negative as their
+/// arguments: (m - n) / 2, min(n - m, 4), a Cond with a negative branch or a Sum with a negative
+/// body can all be negative, since nat subtraction is exact.
+bool atomNonNegative(const NatAtom &a, const NatFacts &facts, int depth) {
+  constexpr int kMaxDepth = 8;
+  switch (a.kind) {
+    case NatAtomKind::Var:
+    case NatAtomKind::Lookup:
+    case NatAtomKind::Value:
+    case NatAtomKind::Mod: return true;
+    default: break;
+  }
+  if (depth >= kMaxDepth) return false;
+  switch (a.kind) {
+    case NatAtomKind::Min:
+      return proveNonNegativeAt(a.args[0], facts, depth + 1) && proveNonNegativeAt(a.args[1], facts, depth + 1);
+    case NatAtomKind::Max:
+      return proveNonNegativeAt(a.args[0], facts, depth + 1) || proveNonNegativeAt(a.args[1], facts, depth + 1);
+    case NatAtomKind::Div: return proveNonNegativeAt(a.args[0], facts, depth + 1);
+    case NatAtomKind::Cond:
+      return proveNonNegativeAt(a.args[0], facts, depth + 1) && proveNonNegativeAt(a.args[1], facts, depth + 1);
+    case NatAtomKind::Sum: {
+      if (!proveNonNegativeAt(a.args[1] - a.args[0], facts, depth + 1)) return false;
+      NatFacts inner = facts;
+      inner.ranges.push_back({a.var.id, a.args[0], a.args[1]});
+      return proveNonNegativeAt(a.args[2], inner, depth + 1);
+    }
+    default: return false;
+  }
+}
+
+/// Every term is a non-negative coefficient times a product of atoms whose odd powers are of
+/// non-negative atoms.
+bool allTermsNonNegative(const Nat &n, const NatFacts &facts, int depth) {
+  for (const Nat::Term &t : n.terms()) {
+    if (t.coeff < Rat(0)) return false;
+    for (const auto &[a, p] : t.mono.factors)
+      if (p % 2 == 1 && !atomNonNegative(*a, facts, depth)) return false;
+  }
+  return true;
+}
+
 bool allCoeffsNonNegative(const Nat &n) {
   for (const Nat::Term &t : n.terms())
     if (t.coeff < Rat(0)) return false;
@@ -758,8 +802,12 @@ size_t countNegative(const Nat &n) {
 
 }  // namespace
 
-bool proveNonNegative(const Nat &n, const NatFacts &facts) {
-  if (allCoeffsNonNegative(n)) return true;
+bool proveNonNegative(const Nat &n, const NatFacts &facts) { return proveNonNegativeAt(n, facts, 0); }
+
+namespace {
+
+bool proveNonNegativeAt(const Nat &n, const NatFacts &facts, int depth) {
+  if (allTermsNonNegative(n, facts, depth)) return true;
   // Facts give non-negative linear forms f: v - lo and hi - 1 - v. Search n = sum c_j f_j + rest
   // with c_j >= 0 and rest having non-negative coefficients (a small greedy search).
   std::vector<Nat> forms;
@@ -792,8 +840,10 @@ bool proveNonNegative(const Nat &n, const NatFacts &facts) {
     }
     if (!improved) break;
   }
-  return allCoeffsNonNegative(cur);
+  return allTermsNonNegative(cur, facts, depth);
 }
+
+}  // namespace
 
 // ---- evaluation -----------------------------------------------------------------------------------
 

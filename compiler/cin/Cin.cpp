@@ -1,0 +1,276 @@
+/// \file Cin.cpp: constructors and the printer of concrete index notation (`--emit=cin`).
+#include "cin/Cin.h"
+
+#include <sstream>
+
+namespace spl::cin {
+
+namespace {
+std::shared_ptr<Expr> mk(ExprKind k, Scalar t) {
+  auto e = std::make_shared<Expr>();
+  e->kind = k;
+  e->type = t;
+  return e;
+}
+std::shared_ptr<Stmt> mks(StmtKind k) {
+  auto s = std::make_shared<Stmt>();
+  s->kind = k;
+  return s;
+}
+}  // namespace
+
+Scalar scalarOf(const TypeP &t) {
+  if (t->kind == TypeKind::Idx) return Scalar::I64;
+  if (t->kind == TypeKind::Scalar) return t->scalar;
+  return Scalar::I64;
+}
+
+ExprP constInt(int64_t v, Scalar t) {
+  auto e = mk(ExprKind::Const, t);
+  e->ival = v;
+  e->fval = static_cast<double>(v);
+  e->bval = v != 0;
+  return e;
+}
+ExprP constFloat(double v, Scalar t) {
+  auto e = mk(ExprKind::Const, t);
+  e->fval = v;
+  e->ival = static_cast<int64_t>(v);
+  return e;
+}
+ExprP constBool(bool v) {
+  auto e = mk(ExprKind::Const, Scalar::Bool);
+  e->bval = v;
+  e->ival = v;
+  return e;
+}
+ExprP local(int64_t id, Scalar t) {
+  auto e = mk(ExprKind::Local, t);
+  e->local = id;
+  return e;
+}
+ExprP natExpr(const Nat &n) {
+  if (auto c = n.asConst()) return constInt(*c);
+  auto e = mk(ExprKind::NatE, Scalar::I64);
+  e->nat = n;
+  return e;
+}
+ExprP access(TensorP t, std::vector<Nat> indices, std::vector<int> leaf, Scalar type) {
+  auto e = mk(ExprKind::Access, type);
+  e->tensor = std::move(t);
+  e->indices = std::move(indices);
+  e->leaf = std::move(leaf);
+  return e;
+}
+ExprP unary(ast::UnOp op, ExprP a, Scalar t) {
+  auto e = mk(ExprKind::Unary, t);
+  e->unop = op;
+  e->args = {std::move(a)};
+  return e;
+}
+ExprP binary(ast::BinOp op, ExprP a, ExprP b, Scalar t) {
+  auto e = mk(ExprKind::Binary, t);
+  e->binop = op;
+  e->args = {std::move(a), std::move(b)};
+  return e;
+}
+ExprP select(ExprP c, ExprP a, ExprP b, Scalar t) {
+  auto e = mk(ExprKind::Select, t);
+  e->args = {std::move(c), std::move(a), std::move(b)};
+  return e;
+}
+ExprP convert(ExprP a, Scalar t) {
+  if (a->type == t) return a;
+  auto e = mk(ExprKind::Convert, t);
+  e->args = {std::move(a)};
+  return e;
+}
+ExprP minmax(bool isMax, ExprP a, ExprP b, Scalar t) {
+  auto e = mk(ExprKind::MinMax, t);
+  e->isMax = isMax;
+  e->args = {std::move(a), std::move(b)};
+  return e;
+}
+
+bool isSafe(const ExprP &e) {
+  switch (e->kind) {
+    case ExprKind::Const:
+    case ExprKind::Local: return true;
+    case ExprKind::NatE: {
+      // Lookups load from memory; divisions by constants are safe.
+      std::vector<int64_t> ids;
+      for (const Nat::Term &t : e->nat.terms())
+        for (const auto &f : t.mono.factors)
+          if (f.first->kind == NatAtomKind::Lookup || f.first->kind == NatAtomKind::Sum) return false;
+      return true;
+    }
+    case ExprKind::Access: return false;
+    case ExprKind::Binary:
+      if ((e->binop == ast::BinOp::Div || e->binop == ast::BinOp::Mod) && !isFloat(e->type)) return false;
+      [[fallthrough]];
+    default:
+      for (const ExprP &a : e->args)
+        if (!isSafe(a)) return false;
+      return true;
+  }
+}
+
+const char *forallKindName(ForallKind k) {
+  switch (k) {
+    case ForallKind::Serial: return "serial";
+    case ForallKind::Reduction: return "reduction";
+    case ForallKind::Parallel: return "parallel";
+    case ForallKind::Vector: return "vector";
+    case ForallKind::GpuBlock: return "gpu.block";
+    case ForallKind::GpuThread: return "gpu.thread";
+    case ForallKind::GpuWarp: return "gpu.warp";
+    case ForallKind::GpuLane: return "gpu.lane";
+    case ForallKind::GpuGlobal: return "gpu.global";
+  }
+  return "?";
+}
+
+StmtP block(std::vector<StmtP> stmts) {
+  auto s = mks(StmtKind::Block);
+  for (StmtP &x : stmts) {
+    if (!x) continue;
+    if (x->kind == StmtKind::Block) s->body.insert(s->body.end(), x->body.begin(), x->body.end());
+    else s->body.push_back(std::move(x));
+  }
+  return s;
+}
+StmtP forall(int64_t var, std::string name, Nat lo, Nat hi, StmtP body, ForallKind kind, SourceLoc loc) {
+  auto s = mks(StmtKind::Forall);
+  s->var = var;
+  s->varName = std::move(name);
+  s->lo = std::move(lo);
+  s->hi = std::move(hi);
+  s->body = {std::move(body)};
+  s->forall = kind;
+  s->loc = loc;
+  return s;
+}
+StmtP assign(ExprP lhs, ExprP rhs) {
+  auto s = mks(StmtKind::Assign);
+  s->lhs = std::move(lhs);
+  s->value = std::move(rhs);
+  return s;
+}
+StmtP declLocal(int64_t id, std::string name, Scalar t, ExprP init) {
+  auto s = mks(StmtKind::DeclLocal);
+  s->local = id;
+  s->localName = std::move(name);
+  s->type = t;
+  s->value = std::move(init);
+  return s;
+}
+StmtP setLocal(int64_t id, ExprP v, Scalar t) {
+  auto s = mks(StmtKind::SetLocal);
+  s->local = id;
+  s->value = std::move(v);
+  s->type = t;
+  return s;
+}
+StmtP ifThen(ExprP cond, StmtP then, StmtP otherwise) {
+  auto s = mks(StmtKind::If);
+  s->value = std::move(cond);
+  s->body = {std::move(then), std::move(otherwise)};
+  return s;
+}
+StmtP allocTemp(TensorP t, StmtP body) {
+  auto s = mks(StmtKind::Alloc);
+  s->tensor = std::move(t);
+  s->body = {std::move(body)};
+  return s;
+}
+
+namespace {
+
+std::string leafStr(const std::vector<int> &leaf) {
+  std::string s;
+  for (int k : leaf) s += "." + std::to_string(k);
+  return s;
+}
+
+}  // namespace
+
+std::string print(const ExprP &e) {
+  switch (e->kind) {
+    case ExprKind::Const:
+      if (e->type == Scalar::Bool) return e->bval ? "true" : "false";
+      if (isFloat(e->type)) {
+        std::ostringstream os;
+        os << e->fval;
+        std::string s = os.str();
+        if (s.find_first_of(".en") == std::string::npos) s += ".0";
+        return s;
+      }
+      return std::to_string(e->ival);
+    case ExprKind::Local: return "%" + std::to_string(e->local);
+    case ExprKind::NatE: return "(" + e->nat.str() + ")";
+    case ExprKind::Access: {
+      std::string s = e->tensor->name + "[";
+      for (size_t i = 0; i < e->indices.size(); ++i) s += (i ? ", " : "") + e->indices[i].str();
+      return s + "]" + leafStr(e->leaf);
+    }
+    case ExprKind::Unary: return std::string(e->unop == ast::UnOp::Neg ? "-" : "!") + print(e->args[0]);
+    case ExprKind::Binary:
+      return "(" + print(e->args[0]) + " " + ast::binOpToken(e->binop) + (e->reassoc ? "~" : "") + " " + print(e->args[1]) + ")";
+    case ExprKind::Select: return "(" + print(e->args[0]) + " ? " + print(e->args[1]) + " : " + print(e->args[2]) + ")";
+    case ExprKind::Convert: return std::string(scalarName(e->type)) + "(" + print(e->args[0]) + ")";
+    case ExprKind::MinMax: return std::string(e->isMax ? "max(" : "min(") + print(e->args[0]) + ", " + print(e->args[1]) + ")";
+  }
+  return "?";
+}
+
+std::string print(const StmtP &s, int indent) {
+  std::string pad(indent * 2, ' ');
+  std::ostringstream os;
+  switch (s->kind) {
+    case StmtKind::Block:
+      for (const StmtP &b : s->body) os << print(b, indent);
+      break;
+    case StmtKind::Forall:
+      os << pad << "forall " << s->varName << "%" << s->var << " in [" << s->lo.str() << ", " << s->hi.str() << ") "
+         << forallKindName(s->forall) << " {\n"
+         << print(s->body[0], indent + 1) << pad << "}\n";
+      break;
+    case StmtKind::Assign:
+      os << pad << print(s->lhs) << " ";
+      if (s->compound) os << (s->isMinMax ? (s->isMax ? "max" : "min") : ast::binOpToken(s->op));
+      os << "= " << print(s->value) << "\n";
+      break;
+    case StmtKind::DeclLocal:
+      os << pad << "local %" << s->local << " " << s->localName << ": " << scalarName(s->type);
+      if (s->value) os << " = " << print(s->value);
+      os << "\n";
+      break;
+    case StmtKind::SetLocal: os << pad << "%" << s->local << " = " << print(s->value) << "\n"; break;
+    case StmtKind::If:
+      os << pad << "if " << print(s->value) << " {\n" << print(s->body[0], indent + 1) << pad << "}";
+      if (s->body[1]) os << " else {\n" << print(s->body[1], indent + 1) << pad << "}";
+      os << "\n";
+      break;
+    case StmtKind::Alloc:
+      os << pad << "where " << s->tensor->name << ": " << types::str(s->tensor->type) << " {\n"
+         << print(s->body[0], indent + 1) << pad << "}\n";
+      break;
+    case StmtKind::Fail: os << pad << "fail " << s->code << "\n"; break;
+  }
+  return os.str();
+}
+
+std::string print(const Kernel &k) {
+  std::ostringstream os;
+  os << "kernel " << k.name << (k.cuda ? " (cuda)" : "") << (k.sizeFunction ? " (sizes)" : "") << "\n";
+  for (const KernelParam &p : k.params) {
+    os << "  param " << p.abi.ctype << " " << p.abi.name;
+    if (p.tensor) os << " -> " << p.tensor->name << ": " << types::str(p.tensor->type);
+    os << "\n";
+  }
+  for (size_t i = 0; i < k.outputSizes.size(); ++i) os << "  size[" << i << "] = " << k.outputSizes[i].str() << "\n";
+  os << print(k.body, 1);
+  return os.str();
+}
+
+}  // namespace spl::cin

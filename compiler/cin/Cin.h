@@ -1,0 +1,178 @@
+/// \file Cin.h: concrete index notation, the middle-end IR (taco's CIN, adapted to SPL).
+///
+/// A Kernel is one exported function for one target. Its statements are taco's: `forall` over
+/// an index variable, assignments (plain and compound) to tensor accesses, `where`-style
+/// temporaries (scalar locals and allocated tensors), sequences and guards. Unlike taco's
+/// notation, accesses are already concrete: an Access names a tensor and one index per array
+/// level of the tensor's type, outermost first, each index a Nat (positions are naturals;
+/// run-time values enter them as Value atoms naming scalar locals, and lookups into index
+/// arrays as Lookup atoms naming tensors). A tensor's type is its layout: `loopir/Flatten`
+/// turns an access into a buffer offset by Sigma over the type's levels.
+///
+/// Semantics notes. Locals are mutable scalars with a declared type. `Select` evaluates only
+/// the chosen arm and `&&`/`||` short-circuit, so guarded loads are safe. Foralls carry a kind
+/// (sequential, CPU-parallel, reduction, GPU level) chosen by the schedule; a Reduction forall
+/// permits reassociating its accumulations (the `reduce` primitive), a Sequential one does not
+/// (`fold`, `scan`, `which`).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ast/Ast.h"
+#include "support/Source.h"
+#include "tir/Abi.h"
+#include "tir/Tir.h"
+#include "types/Nat.h"
+#include "types/Type.h"
+
+namespace spl::cin {
+
+/// A family of buffers with one layout: a parameter (inputs, outputs), a nats, or a temporary.
+struct Tensor {
+  enum Kind { Input, Output, NatsInput, Temp } kind = Input;
+  int64_t id = 0;    // same id space as NatVarIds: Lookup atoms name tensors by this id
+  std::string name;
+  TypeP type;        // the layout: arrays, tuples (SoA unless packed), scalars, idx
+  /// For NatsInput and the nats of a dependent pair: the element count written or read.
+  Nat count;
+  /// For Temp: the allocation size in leaf elements (of each leaf buffer) — set by Flatten.
+  bool isIndexArray = false;  // elements are idx[_] / nats entries (the index type)
+};
+using TensorP = std::shared_ptr<const Tensor>;
+
+/// Scalar types in CIN: the language's scalars; idx values are i64 in expressions and stored
+/// with the index type in buffers.
+using Scalar = ScalarKind;
+
+struct Expr;
+using ExprP = std::shared_ptr<const Expr>;
+
+enum class ExprKind {
+  Const,    // ival / fval / bval of `type`
+  Local,    // a scalar local (loop variable, temporary, accumulator) by id
+  NatE,     // a Nat evaluated at run time (i64)
+  Access,   // tensor[indices].leaf
+  Unary,    // unop args[0]
+  Binary,   // args[0] binop args[1] (&& and || short-circuit)
+  Select,   // args[0] ? args[1] : args[2], only the chosen arm evaluated
+  Convert,  // args[0] converted to `type`
+  MinMax,   // min/max(args[0], args[1])
+};
+
+struct Expr {
+  ExprKind kind;
+  Scalar type = Scalar::I64;
+  int64_t ival = 0;
+  double fval = 0;
+  bool bval = false;
+  int64_t local = 0;
+  Nat nat;
+  TensorP tensor;
+  std::vector<Nat> indices;
+  std::vector<int> leaf;  // tuple component path inside the element
+  ast::UnOp unop = ast::UnOp::Neg;
+  ast::BinOp binop = ast::BinOp::Add;
+  bool isMax = false;
+  bool reassoc = false;   // Binary: may be reassociated (a `reduce` combination)
+  std::vector<ExprP> args;
+};
+
+ExprP constInt(int64_t v, Scalar t = Scalar::I64);
+ExprP constFloat(double v, Scalar t);
+ExprP constBool(bool v);
+ExprP local(int64_t id, Scalar t);
+ExprP natExpr(const Nat &n);
+ExprP access(TensorP t, std::vector<Nat> indices, std::vector<int> leaf, Scalar type);
+ExprP unary(ast::UnOp op, ExprP a, Scalar t);
+ExprP binary(ast::BinOp op, ExprP a, ExprP b, Scalar t);
+ExprP select(ExprP c, ExprP a, ExprP b, Scalar t);
+ExprP convert(ExprP a, Scalar t);
+ExprP minmax(bool isMax, ExprP a, ExprP b, Scalar t);
+/// Pure and cannot fault: no tensor access, no integer division (safe to evaluate eagerly).
+bool isSafe(const ExprP &e);
+
+struct Stmt;
+using StmtP = std::shared_ptr<const Stmt>;
+
+enum class ForallKind {
+  Serial,     // in order (fold, scan, which, and anything not proven independent)
+  Reduction,  // iterations combine into accumulators with a reassociable operator
+  Parallel,   // independent iterations, run on the CPU thread pool
+  Vector,     // independent iterations, vectorised
+  GpuBlock, GpuThread, GpuWarp, GpuLane, GpuGlobal,
+};
+const char *forallKindName(ForallKind k);
+
+enum class StmtKind {
+  Block,      // stmts in order
+  Forall,     // for var in [lo, hi): body
+  Assign,     // lhs (an Access) = rhs, or lhs op= rhs
+  DeclLocal,  // local var of type = init (init may be null)
+  SetLocal,   // local var = value
+  If,         // if cond then body[0] else body[1] (body[1] may be null)
+  Alloc,      // allocate temporary tensor for the duration of body[0]
+  Fail,       // return the error code `code` from the kernel (bad input in --checked mode)
+};
+
+struct Stmt {
+  StmtKind kind;
+  SourceLoc loc;
+  std::vector<StmtP> body;
+  // Forall
+  int64_t var = 0;
+  std::string varName;
+  Nat lo, hi;
+  ForallKind forall = ForallKind::Serial;
+  // Assign
+  ExprP lhs;
+  bool compound = false;
+  ast::BinOp op = ast::BinOp::Add;
+  bool isMinMax = false, isMax = false;
+  // Assign / DeclLocal / SetLocal / If
+  ExprP value;
+  // DeclLocal / SetLocal
+  int64_t local = 0;
+  std::string localName;
+  Scalar type = Scalar::I64;
+  // Alloc
+  TensorP tensor;
+  // Fail
+  int code = 0;
+};
+
+StmtP block(std::vector<StmtP> stmts);
+StmtP forall(int64_t var, std::string name, Nat lo, Nat hi, StmtP body, ForallKind kind, SourceLoc loc = {});
+StmtP assign(ExprP lhs, ExprP rhs);
+StmtP declLocal(int64_t id, std::string name, Scalar t, ExprP init);
+StmtP setLocal(int64_t id, ExprP v, Scalar t);
+StmtP ifThen(ExprP cond, StmtP then, StmtP otherwise = nullptr);
+StmtP allocTemp(TensorP t, StmtP body);
+
+/// One parameter of the kernel's C function, linked to the tensor or nat it carries.
+struct KernelParam {
+  tir::AbiParam abi;
+  TensorP tensor;     // Buffer/Packed/Out*/Nats: the tensor this pointer belongs to
+  int64_t natVar = 0; // Nat: the nat variable id it binds; OutNat: the id of the nat written
+};
+
+struct Kernel {
+  std::string name;  // C symbol
+  bool cuda = false;
+  bool sizeFunction = false;  // NAME_size: computes the output sizes only
+  std::vector<KernelParam> params;
+  std::vector<TensorP> tensors;  // every tensor of the kernel (params first)
+  StmtP body;
+  /// For dependent-pair results: the element count of each output pointer, in ABI order
+  /// (computed by NAME_size).
+  std::vector<Nat> outputSizes;
+  SourceLoc loc;
+};
+
+std::string print(const Kernel &k);
+std::string print(const ExprP &e);
+std::string print(const StmtP &s, int indent = 0);
+Scalar scalarOf(const TypeP &t);  // idx -> i64
+
+}  // namespace spl::cin

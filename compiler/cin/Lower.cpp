@@ -1,0 +1,214 @@
+/// \file Lower.cpp: kernel parameters, results and the NAME_size variant (see Lower.h).
+/// Each C parameter of the ABI is bound to what it carries: a nat variable, a scalar local, or
+/// one leaf buffer of a tensor. Array parameters become tensors whose id is the parameter's
+/// variable id, so the Lookup atoms of types (toNat(offs@i)) name them directly. A dependent
+/// pair parameter becomes its nats (or nat) and a tensor for its data, whose layout refers to
+/// that nats. A dependent-pair result writes its nats (copied) or nat, then its data.
+#include "cin/Lower.h"
+
+#include "cin/Layout.h"
+#include "cin/LowerCommon.h"
+#include "support/Error.h"
+
+namespace spl::cin {
+namespace lower {
+
+namespace {
+
+std::shared_ptr<Tensor> makeTensor(Tensor::Kind kind, int64_t id, const std::string &name, TypeP type) {
+  auto t = std::make_shared<Tensor>();
+  t->kind = kind;
+  t->id = id;
+  t->name = name;
+  t->type = std::move(type);
+  return t;
+}
+
+TypeP natsType() { return types::array(Nat(0), types::idx(Nat(0))); }
+
+bool isOutputRole(tir::AbiParam::Role r) {
+  return r == tir::AbiParam::OutNat || r == tir::AbiParam::OutNats || r == tir::AbiParam::OutBuffer ||
+         r == tir::AbiParam::OutPacked;
+}
+
+}  // namespace
+
+Kernel Lowerer::run() {
+  const tir::Def &d = *ex_.def;
+  kernel_.name = ex_.cname + (opts_.cuda ? "_cuda" : "") + (opts_.sizeFunction ? "_size" : "");
+  kernel_.cuda = opts_.cuda;
+  kernel_.sizeFunction = opts_.sizeFunction;
+  kernel_.loc = ex_.loc;
+  Env env;
+  env.typeArgs = ex_.typeArgs;
+  std::vector<KernelParam> params(abi_.params.size());
+  for (size_t i = 0; i < abi_.params.size(); ++i) params[i].abi = abi_.params[i];
+  pushBlock();
+
+  for (size_t di = 0; di < d.params.size(); ++di) {
+    const tir::DefParam &dp = d.params[di];
+    std::vector<size_t> mine;
+    for (size_t i = 0; i < abi_.params.size(); ++i)
+      if (abi_.params[i].defParam == static_cast<int>(di)) mine.push_back(i);
+    switch (dp.sort) {
+      case tir::DefParam::Data: break;
+      case tir::DefParam::Nat: params[mine.at(0)].natVar = dp.natVar.id; break;
+      case tir::DefParam::Nats: {
+        auto t = makeTensor(Tensor::NatsInput, dp.natVar.id, dp.name, natsType());
+        t->isIndexArray = true;
+        kernel_.tensors.push_back(t);
+        params[mine.at(0)].tensor = t;
+        break;
+      }
+      case tir::DefParam::Value: {
+        TypeP t = kt(dp.value->type, env);
+        ValP v;
+        if (t->kind == TypeKind::DepPair) {
+          auto pair = std::make_shared<Val>();
+          pair->kind = Val::Pair;
+          pair->overNats = t->pairOverNats;
+          const tir::AbiParam &first = abi_.params[mine.at(0)];
+          NatSubst s;
+          if (t->pairOverNats) {
+            auto nt = makeTensor(Tensor::NatsInput, freshNatVar(first.name).id, first.name, natsType());
+            nt->isIndexArray = true;
+            kernel_.tensors.push_back(nt);
+            params[mine[0]].tensor = nt;
+            pair->firstNats = NatVarId{nt->id, nt->name};
+            s.arrays.emplace(t->binder.id, pair->firstNats);
+          } else {
+            NatVarId k = freshNatVar(first.name);
+            params[mine[0]].natVar = k.id;
+            pair->first = Nat::var(k);
+            s.vars.emplace(t->binder.id, pair->first);
+          }
+          TypeP body = types::substitute(t->elems[0], s);
+          auto bt = makeTensor(Tensor::Input, freshNatVar(dp.name).id, dp.name, body);
+          kernel_.tensors.push_back(bt);
+          for (size_t k = 1; k < mine.size(); ++k) params[mine[k]].tensor = bt;
+          pair->second = tensorView(bt, body, {}, {});
+          v = pair;
+        } else if (t->kind == TypeKind::Array) {
+          auto tt = makeTensor(Tensor::Input, dp.value->id, dp.name, t);
+          kernel_.tensors.push_back(tt);
+          for (size_t k : mine) params[k].tensor = tt;
+          v = tensorView(tt, t, {}, {});
+        } else {
+          // Scalars and tuples of scalars arrive by value: one local per component.
+          std::vector<ExprP> comps;
+          for (size_t k = 0; k < mine.size(); ++k) {
+            const tir::AbiParam &ap = abi_.params[mine[k]];
+            int64_t id = mine.size() == 1 ? dp.value->id : freshNatVar(ap.name).id;
+            params[mine[k]].natVar = id;
+            comps.push_back(local(id, ap.isIndex ? Scalar::I64 : ap.elem));
+          }
+          if (t->kind == TypeKind::Tuple) {
+            std::function<ValP(const TypeP &, size_t &)> build = [&](const TypeP &ty, size_t &pos) -> ValP {
+              if (ty->kind != TypeKind::Tuple) return scalarVal(comps[pos++]);
+              std::vector<ValP> parts;
+              for (const TypeP &e : ty->elems) parts.push_back(build(e, pos));
+              return tupleVal(std::move(parts));
+            };
+            size_t pos = 0;
+            v = build(t, pos);
+          } else {
+            v = scalarVal(comps.at(0));
+          }
+        }
+        bindValue(env, dp.value, v);
+        break;
+      }
+    }
+  }
+
+  ValP result = eval(d.body, env);
+  TypeP rt = kt(d.result, env);
+  std::vector<size_t> outs;
+  for (size_t i = 0; i < abi_.params.size(); ++i)
+    if (isOutputRole(abi_.params[i].role)) outs.push_back(i);
+
+  // The data type of the result with its pair component bound to the value's nat or nats.
+  TypeP dataType = rt;
+  if (rt->kind == TypeKind::DepPair) {
+    if (result->kind != Val::Pair) throw CompileError(d.loc, "internal: a dependent-pair result without a pair value");
+    NatSubst s;
+    if (rt->pairOverNats) s.arrays.emplace(rt->binder.id, result->firstNats);
+    else s.vars.emplace(rt->binder.id, result->first);
+    dataType = types::substitute(rt->elems[0], s);
+  }
+
+  if (opts_.sizeFunction) {
+    // NAME_size: the element count of each output pointer, computed from the inputs.
+    std::vector<Nat> sizes;
+    for (size_t i : outs) {
+      const tir::AbiParam &ap = abi_.params[i];
+      switch (ap.role) {
+        case tir::AbiParam::OutNat: sizes.push_back(Nat(1)); break;
+        case tir::AbiParam::OutNats: sizes.push_back(natsCount(rt->elems[0], rt->binder.id)); break;
+        default: sizes.push_back(leafCount(dataType, ap.path)); break;
+      }
+    }
+    auto st = makeTensor(Tensor::Output, freshNatVar("sizes").id, "sizes",
+                         types::array(Nat(static_cast<int64_t>(sizes.size())), types::scalar(ScalarKind::I64)));
+    kernel_.tensors.push_back(st);
+    for (size_t j = 0; j < sizes.size(); ++j)
+      emit(assign(access(st, {Nat(static_cast<int64_t>(j))}, {}, Scalar::I64), natExpr(sizes[j])));
+    kernel_.outputSizes = sizes;
+    std::vector<KernelParam> inputs;
+    for (size_t i = 0; i < params.size(); ++i)
+      if (!isOutputRole(abi_.params[i].role)) inputs.push_back(params[i]);
+    KernelParam sp;
+    sp.abi.role = tir::AbiParam::OutBuffer;
+    sp.abi.name = "sizes";
+    sp.abi.ctype = "int64_t *";
+    sp.abi.elem = ScalarKind::I64;
+    sp.tensor = st;
+    inputs.push_back(sp);
+    kernel_.params = inputs;
+    kernel_.body = popBlock();
+    return kernel_;
+  }
+
+  size_t firstData = 0;
+  if (rt->kind == TypeKind::DepPair) {
+    const tir::AbiParam &fp = abi_.params[outs.at(0)];
+    firstData = 1;
+    if (fp.role == tir::AbiParam::OutNats) {
+      auto nt = makeTensor(Tensor::Output, freshNatVar(fp.name).id, fp.name,
+                           types::array(natsCount(rt->elems[0], rt->binder.id), types::idx(Nat(0))));
+      nt->isIndexArray = true;
+      kernel_.tensors.push_back(nt);
+      params[outs[0]].tensor = nt;
+      // The result's nats is a copy of the value's: n + 1 entries for csr.
+      loop("j", Nat(0), nt->type->len, ForallKind::Parallel, [&](const Nat &j) {
+        emit(assign(access(nt, {j}, {}, Scalar::I64), natExpr(Nat::lookup(result->firstNats, j))));
+      });
+    } else {
+      auto kt1 = makeTensor(Tensor::Output, freshNatVar(fp.name).id, fp.name, types::scalar(ScalarKind::I64));
+      kernel_.tensors.push_back(kt1);
+      params[outs[0]].tensor = kt1;
+      emit(assign(access(kt1, {}, {}, Scalar::I64), natExpr(result->first)));
+    }
+  }
+  auto out = makeTensor(Tensor::Output, freshNatVar("out").id, "out", dataType);
+  kernel_.tensors.push_back(out);
+  for (size_t k = firstData; k < outs.size(); ++k) params[outs[k]].tensor = out;
+  write(rt->kind == TypeKind::DepPair ? result->second : result, out, {}, {});
+  kernel_.params = params;
+  kernel_.body = popBlock();
+  return kernel_;
+}
+
+ValP Lowerer::evalEinsum(const tir::Expr &e, const Env &env) {
+  (void)env;
+  throw NotSupported(e.loc, "einsum is type-checked but not compiled yet");
+}
+
+}  // namespace lower
+
+Kernel lowerExport(const tir::Export &ex, const tir::Abi &abi, const LowerOptions &opts) {
+  lower::Lowerer l(ex, abi, opts);
+  return l.run();
+}
+
+}  // namespace spl::cin

@@ -1,0 +1,117 @@
+/// \file LowerCommon.h (private to cin/): the state of the TIR -> CIN lowering, shared by
+/// Lower.cpp (kernel parameters and results), LowerFunctional.cpp (expressions and the
+/// functional primitives) and LowerEinsum.cpp (index notation).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cin/Cin.h"
+#include "cin/Lower.h"
+
+namespace spl::cin::lower {
+
+struct Val;
+struct Env;
+using ValP = std::shared_ptr<const Val>;
+using EnvP = std::shared_ptr<const Env>;
+using Callback = std::function<void(const Nat &, ValP)>;
+
+/// A symbolic value: a scalar expression, a tuple, an array view or producer, a closure or a
+/// dependent pair.
+struct Val {
+  enum Kind { Scalar, Tuple, Array, Fun, Pair } kind = Scalar;
+  ExprP scalar;
+  std::vector<ValP> parts;
+  // Array: `elem` gives random access (may be empty); `produce` emits the loop itself (may be
+  // empty: then a forall over `elem` of kind `loopKind`).
+  TypeP type;
+  Nat len;
+  std::function<ValP(const Nat &)> elem;
+  std::function<void(const Callback &)> produce;
+  ForallKind loopKind = ForallKind::Parallel;
+  TensorP tensor;  // backed by a tensor (a parameter or a temporary), from `prefix`/`leaf`
+  std::vector<Nat> prefix;
+  std::vector<int> leaf;
+  // Fun
+  tir::ExprP lambda;
+  EnvP env;
+  // Pair: (first: nat) or (firstNats: a tensor of naturals), second
+  bool overNats = false;
+  Nat first;
+  NatVarId firstNats;
+  ValP second;
+};
+
+/// The environment of evaluation: TIR variables -> values, and TIR nat/nats variables and
+/// data parameters -> kernel nats, tensors and scalar types.
+struct Env {
+  NatSubst nats;
+  std::map<int64_t, ValP> vals;
+  std::map<int64_t, TypeP> typeArgs;
+};
+
+/// An argument of a closure: a nat, a nats (a tensor id) or a value.
+struct Bound {
+  Nat nat;
+  NatVarId nats;
+  ValP val;
+};
+
+class Lowerer {
+ public:
+  Lowerer(const tir::Export &ex, const tir::Abi &abi, const LowerOptions &opts)
+      : ex_(ex), abi_(abi), opts_(opts), checked_(opts.checked) {}
+  Kernel run();
+
+  // blocks and loops
+  void pushBlock();
+  StmtP popBlock();
+  void emit(StmtP s) { blocks_.back().push_back(std::move(s)); }
+  void loop(const std::string &name, const Nat &lo, const Nat &hi, ForallKind kind,
+            const std::function<void(const Nat &)> &body, SourceLoc loc = {});
+  int64_t newLocal(const std::string &name, Scalar t, ExprP init);
+
+  // types
+  TypeP kt(const TypeP &t, const Env &env) const;
+  Scalar sk(const TypeP &t, const Env &env) const;
+
+  // values
+  ValP scalarVal(ExprP e);
+  ValP tupleVal(std::vector<ValP> parts);
+  std::shared_ptr<Val> arrayVal(const TypeP &type);
+  ValP tensorView(const TensorP &t, const TypeP &type, std::vector<Nat> prefix, std::vector<int> leaf);
+  Nat natOf(const ValP &v);
+  static bool trivial(const ExprP &e);
+  void bindValue(Env &env, const tir::VarP &var, ValP x);
+  ValP apply(const ValP &f, const std::vector<Bound> &args);
+  void produceAll(const ValP &arr, const Callback &cb, SourceLoc loc = {});
+  ValP elemAt(ValP arr, const Nat &i);
+  ValP materialize(const ValP &v, const std::string &name);
+  void write(const ValP &v, const TensorP &t, std::vector<Nat> idx, std::vector<int> leaf);
+  std::vector<ExprP> leaves(const ValP &v);
+  ValP rebuild(const ValP &shape, const std::vector<ExprP> &ls, size_t &pos);
+  ValP accumulate(const ValP &op, const ValP &init, const ValP &arr, bool reassoc, SourceLoc loc,
+                  const std::function<void(const ValP &acc, const Nat &pos)> &after);
+
+  // evaluation
+  ValP eval(const tir::ExprP &e, const Env &env);
+  ValP evalIf(const tir::Expr &e, const Env &env);
+  ValP evalPrim(const tir::Expr &e, const Env &env);
+  ValP evalEinsum(const tir::Expr &e, const Env &env);
+  ForallKind mapKind(tir::Prim p) const;
+  void checkIndex(const Nat &pos, const Nat &len, SourceLoc loc);
+
+  const tir::Export &ex_;
+  const tir::Abi &abi_;
+  LowerOptions opts_;
+  bool checked_;
+  Kernel kernel_;
+  std::vector<std::vector<StmtP>> blocks_;
+  int inlineDepth_ = 0;
+};
+
+}  // namespace spl::cin::lower

@@ -1,0 +1,708 @@
+/// \file LowerFunctional.cpp: the functional primitives -> concrete index notation.
+///
+/// Values are evaluated to symbolic Vals: scalars are CIN expressions; arrays are *views*
+/// (a length, a type, and an element function) so that maps, zips, splits, transposes and
+/// generates fuse into their consumer with no intermediate storage, as in Lift/Rise. Sources
+/// that can only be produced in order (scan, which, a join of ragged rows) are *producers*: a
+/// function that emits the loop and calls back with each (position, element). Results are
+/// written into tensors by `write`, which walks the value and emits the loops; positions of
+/// joins and splits become index arithmetic on the output (a Sigma for ragged rows).
+/// Statements are emitted into the current block while evaluating, so a `reduce` inside a map's
+/// function lands inside the loop that consumes the map.
+#include <functional>
+#include <map>
+
+#include "cin/Lower.h"
+#include "support/Error.h"
+#include "cin/LowerCommon.h"
+
+namespace spl::cin {
+namespace lower {
+
+// ---- blocks -----------------------------------------------------------------------------------
+
+void Lowerer::pushBlock() { blocks_.emplace_back(); }
+
+StmtP Lowerer::popBlock() {
+  std::vector<StmtP> stmts = std::move(blocks_.back());
+  blocks_.pop_back();
+  // A temporary allocated in a block lives until the end of the block: nest the statements
+  // after its marker into the Alloc.
+  for (size_t i = stmts.size(); i-- > 0;) {
+    if (stmts[i]->kind == StmtKind::Alloc && stmts[i]->body.empty()) {
+      std::vector<StmtP> rest(stmts.begin() + i + 1, stmts.end());
+      StmtP a = allocTemp(stmts[i]->tensor, block(std::move(rest)));
+      stmts.resize(i);
+      stmts.push_back(a);
+    }
+  }
+  return block(std::move(stmts));
+}
+
+void Lowerer::loop(const std::string &name, const Nat &lo, const Nat &hi, ForallKind kind,
+                   const std::function<void(const Nat &)> &body, SourceLoc loc) {
+  if (hi == lo) return;
+  NatVarId v = freshNatVar(name);
+  pushBlock();
+  body(Nat::var(v));
+  StmtP b = popBlock();
+  emit(forall(v.id, name, lo, hi, b, kind, loc));
+}
+
+int64_t Lowerer::newLocal(const std::string &name, Scalar t, ExprP init) {
+  int64_t id = freshNatVar(name).id;
+  emit(declLocal(id, name, t, std::move(init)));
+  return id;
+}
+
+// ---- types ------------------------------------------------------------------------------------
+
+TypeP Lowerer::kt(const TypeP &t, const Env &env) const {
+  return tir::substituteTypeVars(types::substitute(t, env.nats), env.typeArgs);
+}
+
+Scalar Lowerer::sk(const TypeP &t, const Env &env) const {
+  TypeP k = kt(t, env);
+  if (k->kind == TypeKind::Scalar) return k->scalar;
+  if (k->kind == TypeKind::Idx) return Scalar::I64;
+  throw CompileError(SourceLoc{}, "internal: expected a scalar type, found `" + types::str(k) + "`");
+}
+
+// ---- values -----------------------------------------------------------------------------------
+
+ValP Lowerer::scalarVal(ExprP e) {
+  auto v = std::make_shared<Val>();
+  v->kind = Val::Scalar;
+  v->scalar = std::move(e);
+  return v;
+}
+
+ValP Lowerer::tupleVal(std::vector<ValP> parts) {
+  auto v = std::make_shared<Val>();
+  v->kind = Val::Tuple;
+  v->parts = std::move(parts);
+  return v;
+}
+
+std::shared_ptr<Val> Lowerer::arrayVal(const TypeP &type) {
+  auto v = std::make_shared<Val>();
+  v->kind = Val::Array;
+  v->type = type;
+  v->len = type->len;
+  v->loopKind = ForallKind::Parallel;
+  return v;
+}
+
+ValP Lowerer::tensorView(const TensorP &t, const TypeP &type, std::vector<Nat> prefix, std::vector<int> leaf) {
+  switch (type->kind) {
+    case TypeKind::Scalar:
+    case TypeKind::Idx: return scalarVal(access(t, std::move(prefix), std::move(leaf), scalarOf(type)));
+    case TypeKind::Tuple: {
+      std::vector<ValP> parts;
+      for (size_t k = 0; k < type->elems.size(); ++k) {
+        auto l = leaf;
+        l.push_back(static_cast<int>(k));
+        parts.push_back(tensorView(t, type->elems[k], prefix, l));
+      }
+      return tupleVal(std::move(parts));
+    }
+    case TypeKind::Array: {
+      auto a = arrayVal(type);
+      a->tensor = t;
+      a->prefix = prefix;
+      a->leaf = leaf;
+      a->elem = [this, t, type, prefix, leaf](const Nat &i) {
+        auto p = prefix;
+        p.push_back(i);
+        return tensorView(t, types::elementAt(*type, i), p, leaf);
+      };
+      return a;
+    }
+    default:
+      throw CompileError(SourceLoc{}, "not supported yet: a tensor of type `" + types::str(type) + "`");
+  }
+}
+
+Nat Lowerer::natOf(const ValP &v) {
+  const ExprP &e = v->scalar;
+  if (e->kind == ExprKind::NatE) return e->nat;
+  if (e->kind == ExprKind::Const) return Nat(e->ival);
+  if (e->kind == ExprKind::Local) return Nat::value(NatVarId{e->local, "%"});
+  int64_t id = newLocal("t", Scalar::I64, convert(e, Scalar::I64));
+  return Nat::value(NatVarId{id, "%" + std::to_string(id)});
+}
+
+bool Lowerer::trivial(const ExprP &e) {
+  return e->kind == ExprKind::Const || e->kind == ExprKind::Local || e->kind == ExprKind::NatE ||
+         e->kind == ExprKind::Access;
+}
+
+void Lowerer::bindValue(Env &env, const tir::VarP &var, ValP x) {
+  if (x->kind == Val::Scalar) {
+    Scalar t = x->scalar->type;
+    bool integer = t == Scalar::I32 || t == Scalar::I64;
+    if (!trivial(x->scalar) || (integer && x->scalar->kind == ExprKind::Access)) {
+      int64_t id = newLocal(var->name, t, x->scalar);
+      x = scalarVal(local(id, t));
+    }
+    if (integer) env.nats.vars[var->id] = natOf(x);
+  } else if (x->kind == Val::Array && x->tensor && x->prefix.empty() && x->leaf.empty()) {
+    env.nats.arrays[var->id] = NatVarId{x->tensor->id, x->tensor->name};
+  }
+  env.vals[var->id] = std::move(x);
+}
+
+ValP Lowerer::apply(const ValP &f, const std::vector<Bound> &args) {
+  if (f->kind != Val::Fun) throw CompileError(SourceLoc{}, "internal: applying a value that is not a function");
+  const tir::Expr &lam = *f->lambda;
+  if (lam.params.size() != args.size())
+    throw CompileError(lam.loc, "internal: function of " + std::to_string(lam.params.size()) + " parameters applied to " +
+                                    std::to_string(args.size()));
+  Env env = *f->env;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const tir::Param &p = lam.params[i];
+    switch (p.sort) {
+      case tir::Param::Value: bindValue(env, p.var, args[i].val); break;
+      case tir::Param::Nat: env.nats.vars[p.natVar.id] = args[i].nat; break;
+      case tir::Param::Nats: env.nats.arrays[p.natVar.id] = args[i].nats; break;
+    }
+  }
+  return eval(lam.args[0], env);
+}
+
+void Lowerer::produceAll(const ValP &arr, const std::function<void(const Nat &, ValP)> &cb, SourceLoc loc) {
+  if (arr->produce) {
+    arr->produce(cb);
+    return;
+  }
+  loop("i", Nat(0), arr->len, arr->loopKind, [&](const Nat &i) { cb(i, arr->elem(i)); }, loc);
+}
+
+ValP Lowerer::elemAt(ValP arr, const Nat &i) {
+  if (!arr->elem) arr = materialize(arr, "tmp");
+  return arr->elem(i);
+}
+
+ValP Lowerer::materialize(const ValP &v, const std::string &name) {
+  auto t = std::make_shared<Tensor>();
+  t->kind = Tensor::Temp;
+  t->id = freshNatVar(name).id;
+  t->name = name + std::to_string(t->id);
+  t->type = v->type;
+  kernel_.tensors.push_back(t);
+  auto marker = std::make_shared<Stmt>();
+  marker->kind = StmtKind::Alloc;
+  marker->tensor = t;
+  emit(marker);
+  write(v, t, {}, {});
+  return tensorView(t, t->type, {}, {});
+}
+
+void Lowerer::write(const ValP &v, const TensorP &t, std::vector<Nat> idx, std::vector<int> leaf) {
+  switch (v->kind) {
+    case Val::Scalar: emit(assign(access(t, idx, leaf, v->scalar->type), v->scalar)); return;
+    case Val::Tuple:
+      for (size_t k = 0; k < v->parts.size(); ++k) {
+        auto l = leaf;
+        l.push_back(static_cast<int>(k));
+        write(v->parts[k], t, idx, l);
+      }
+      return;
+    case Val::Array:
+      produceAll(v, [&](const Nat &pos, ValP x) {
+        auto i2 = idx;
+        i2.push_back(pos);
+        write(x, t, i2, leaf);
+      });
+      return;
+    case Val::Fun: throw CompileError(SourceLoc{}, "not supported yet: storing a function");
+    case Val::Pair: throw CompileError(SourceLoc{}, "not supported yet: a dependent pair inside a result");
+  }
+}
+
+std::vector<ExprP> Lowerer::leaves(const ValP &v) {
+  if (v->kind == Val::Scalar) return {v->scalar};
+  if (v->kind != Val::Tuple) throw CompileError(SourceLoc{}, "not supported yet: an accumulator that is not a scalar or a tuple of scalars");
+  std::vector<ExprP> out;
+  for (const ValP &p : v->parts) {
+    auto l = leaves(p);
+    out.insert(out.end(), l.begin(), l.end());
+  }
+  return out;
+}
+
+ValP Lowerer::rebuild(const ValP &shape, const std::vector<ExprP> &ls, size_t &pos) {
+  if (shape->kind == Val::Scalar) return scalarVal(ls[pos++]);
+  std::vector<ValP> parts;
+  for (const ValP &p : shape->parts) parts.push_back(rebuild(p, ls, pos));
+  return tupleVal(std::move(parts));
+}
+
+/// Marks the combination `acc op x` as reassociable (a `reduce`): lets the vectoriser and the
+/// parallel reduction reorder it.
+ExprP markReassoc(const ExprP &e) {
+  if (e->kind == ExprKind::Binary && (e->binop == ast::BinOp::Add || e->binop == ast::BinOp::Mul)) {
+    auto c = std::make_shared<Expr>(*e);
+    c->reassoc = true;
+    return c;
+  }
+  return e;
+}
+
+ValP Lowerer::accumulate(const ValP &op, const ValP &init, const ValP &arr, bool reassoc, SourceLoc loc,
+                         const std::function<void(const ValP &acc, const Nat &pos)> &after) {
+  std::vector<ExprP> initLeaves = leaves(init);
+  std::vector<int64_t> accIds;
+  std::vector<ExprP> accExprs;
+  for (const ExprP &l : initLeaves) {
+    int64_t id = newLocal("acc", l->type, l);
+    accIds.push_back(id);
+    accExprs.push_back(local(id, l->type));
+  }
+  size_t pos = 0;
+  ValP acc = rebuild(init, accExprs, pos);
+  auto step = [&](const Nat &i, const ValP &x) {
+    ValP next = apply(op, {Bound{Nat(0), {}, tupleVal({acc, x})}});
+    std::vector<ExprP> nl = leaves(next);
+    // Compute all new values before assigning (tuple accumulators read the old ones).
+    std::vector<ExprP> fresh;
+    for (size_t k = 0; k < nl.size(); ++k) {
+      ExprP e = reassoc ? markReassoc(nl[k]) : nl[k];
+      if (nl.size() > 1 && !trivial(e)) {
+        int64_t id = newLocal("next", e->type, e);
+        e = local(id, e->type);
+      }
+      fresh.push_back(e);
+    }
+    for (size_t k = 0; k < fresh.size(); ++k) emit(setLocal(accIds[k], fresh[k], fresh[k]->type));
+    if (after) after(acc, i + Nat(1));
+  };
+  if (arr->produce) {
+    arr->produce(step);
+  } else {
+    loop("k", Nat(0), arr->len, reassoc ? ForallKind::Reduction : ForallKind::Serial,
+         [&](const Nat &i) { step(i, arr->elem(i)); }, loc);
+  }
+  return acc;
+}
+
+// ---- evaluation -------------------------------------------------------------------------------
+
+ValP Lowerer::evalIf(const tir::Expr &e, const Env &env) {
+  ValP c = eval(e.args[0], env);
+  pushBlock();
+  ValP t = eval(e.args[1], env);
+  StmtP tb = popBlock();
+  pushBlock();
+  ValP f = eval(e.args[2], env);
+  StmtP fb = popBlock();
+  if (t->kind == Val::Array || t->kind == Val::Fun || t->kind == Val::Pair)
+    throw CompileError(e.loc, "not supported yet: an `if` whose branches are arrays or functions");
+  std::vector<ExprP> tl = leaves(t), fl = leaves(f);
+  if (tb->body.empty() && fb->body.empty()) {
+    std::vector<ExprP> sel;
+    for (size_t k = 0; k < tl.size(); ++k) sel.push_back(select(c->scalar, tl[k], convert(fl[k], tl[k]->type), tl[k]->type));
+    size_t pos = 0;
+    return rebuild(t, sel, pos);
+  }
+  // A branch emitted statements: results go through locals and an `if` statement.
+  std::vector<int64_t> ids;
+  std::vector<ExprP> outs;
+  for (const ExprP &l : tl) {
+    int64_t id = newLocal("sel", l->type, nullptr);
+    ids.push_back(id);
+    outs.push_back(local(id, l->type));
+  }
+  std::vector<StmtP> ts{tb}, fs{fb};
+  for (size_t k = 0; k < ids.size(); ++k) {
+    ts.push_back(setLocal(ids[k], tl[k], tl[k]->type));
+    fs.push_back(setLocal(ids[k], convert(fl[k], tl[k]->type), tl[k]->type));
+  }
+  emit(ifThen(c->scalar, block(ts), block(fs)));
+  size_t pos = 0;
+  return rebuild(t, outs, pos);
+}
+
+ValP Lowerer::eval(const tir::ExprP &ep, const Env &env) {
+  const tir::Expr &e = *ep;
+  using K = tir::ExprKind;
+  switch (e.kind) {
+    case K::Lit: {
+      Scalar t = sk(e.type, env);
+      if (t == Scalar::Bool) return scalarVal(constBool(e.bval));
+      if (isFloat(t)) return scalarVal(constFloat(e.fval, t));
+      return scalarVal(constInt(e.ival, t));
+    }
+    case K::VarRef: {
+      auto it = env.vals.find(e.var->id);
+      if (it == env.vals.end()) throw CompileError(e.loc, "internal: unbound variable '" + e.var->name + "' in lowering");
+      return it->second;
+    }
+    case K::NatValue: return scalarVal(natExpr(substitute(e.nat, env.nats)));
+    case K::Lambda: {
+      auto v = std::make_shared<Val>();
+      v->kind = Val::Fun;
+      v->lambda = ep;
+      v->env = std::make_shared<Env>(env);
+      return v;
+    }
+    case K::App: {
+      ValP f = eval(e.args[0], env);
+      std::vector<Bound> args;
+      for (size_t i = 1; i < e.args.size(); ++i) args.push_back(Bound{Nat(0), {}, eval(e.args[i], env)});
+      return apply(f, args);
+    }
+    case K::Let: {
+      Env inner = env;
+      bindValue(inner, e.var, eval(e.args[0], env));
+      return eval(e.args[1], inner);
+    }
+    case K::If: return evalIf(e, env);
+    case K::Tuple: {
+      std::vector<ValP> parts;
+      for (const tir::ExprP &a : e.args) parts.push_back(eval(a, env));
+      return tupleVal(std::move(parts));
+    }
+    case K::Proj: {
+      ValP t = eval(e.args[0], env);
+      if (t->kind != Val::Tuple || static_cast<size_t>(e.proj) >= t->parts.size())
+        throw CompileError(e.loc, "internal: projection of a value that is not a tuple");
+      return t->parts[e.proj];
+    }
+    case K::Index: {
+      ValP a = eval(e.args[0], env);
+      if (a->kind != Val::Array) throw CompileError(e.loc, "internal: indexing a value that is not an array");
+      Nat pos = e.args[1]->kind == K::NatValue ? substitute(e.args[1]->nat, env.nats) : natOf(eval(e.args[1], env));
+      if (checked_) checkIndex(pos, a->len, e.loc);
+      return elemAt(a, pos);
+    }
+    case K::Unary: {
+      ValP a = eval(e.args[0], env);
+      return scalarVal(unary(e.unop, a->scalar, a->scalar->type));
+    }
+    case K::Binary: {
+      ValP a = eval(e.args[0], env);
+      ValP b = eval(e.args[1], env);
+      Scalar t = sk(e.type, env);
+      ExprP x = a->scalar, y = b->scalar;
+      Scalar ot = x->type;
+      if (ot != y->type) y = convert(y, ot);
+      return scalarVal(binary(e.binop, x, y, t));
+    }
+    case K::Convert: {
+      ValP a = eval(e.args[0], env);
+      return scalarVal(convert(a->scalar, sk(e.type, env)));
+    }
+    case K::MinMax: {
+      ValP a = eval(e.args[0], env);
+      ValP b = eval(e.args[1], env);
+      Scalar t = sk(e.type, env);
+      return scalarVal(minmax(e.isMax, convert(a->scalar, t), convert(b->scalar, t), t));
+    }
+    case K::Prim: return evalPrim(e, env);
+    case K::CallDef: {
+      Env callee;
+      callee.typeArgs = env.typeArgs;
+      const tir::Def &d = *e.def;
+      for (size_t i = 0; i < d.params.size(); ++i) {
+        const tir::DefParam &p = d.params[i];
+        const tir::CallArg &a = e.callArgs[i];
+        switch (p.sort) {
+          case tir::DefParam::Nat: callee.nats.vars[p.natVar.id] = substitute(a.nat, env.nats); break;
+          case tir::DefParam::Nats: {
+            auto it = env.nats.arrays.find(a.nats.id);
+            callee.nats.arrays[p.natVar.id] = it != env.nats.arrays.end() ? it->second : a.nats;
+            break;
+          }
+          case tir::DefParam::Data: callee.typeArgs[p.typeVar->id] = kt(a.type, env); break;
+          case tir::DefParam::Value: bindValue(callee, p.value, eval(a.value, env)); break;
+        }
+      }
+      if (++inlineDepth_ > 200) throw CompileError(e.loc, "definitions nested more than 200 calls deep");
+      ValP r = eval(d.body, callee);
+      --inlineDepth_;
+      return r;
+    }
+    case K::Einsum: return evalEinsum(e, env);
+  }
+  throw CompileError(e.loc, "internal: unknown expression in lowering");
+}
+
+ValP Lowerer::evalPrim(const tir::Expr &e, const Env &env) {
+  using P = tir::Prim;
+  TypeP rt = kt(e.type, env);
+  switch (e.prim) {
+    case P::Map:
+    case P::MapSeq:
+    case P::MapPar:
+    case P::MapGlobal:
+    case P::MapBlock:
+    case P::MapThread:
+    case P::MapWarp:
+    case P::MapLane: {
+      ValP f = eval(e.args[0], env);
+      ValP a = eval(e.args[1], env);
+      auto m = arrayVal(rt);
+      m->loopKind = mapKind(e.prim);
+      if (a->elem) {
+        m->elem = [this, f, a](const Nat &i) { return apply(f, {Bound{i, {}, nullptr}, Bound{Nat(0), {}, a->elem(i)}}); };
+      } else {
+        m->produce = [this, f, a](const std::function<void(const Nat &, ValP)> &cb) {
+          a->produce([&](const Nat &i, ValP x) { cb(i, apply(f, {Bound{i, {}, nullptr}, Bound{Nat(0), {}, x}})); });
+        };
+      }
+      return m;
+    }
+    case P::Zip: {
+      ValP a = eval(e.args[0], env);
+      ValP b = eval(e.args[1], env);
+      auto z = arrayVal(rt);
+      z->loopKind = a->loopKind;
+      if (a->elem && b->elem) {
+        z->elem = [a, b, this](const Nat &i) { return tupleVal({a->elem(i), b->elem(i)}); };
+      } else if (b->elem) {
+        z->produce = [a, b, this](const std::function<void(const Nat &, ValP)> &cb) {
+          a->produce([&](const Nat &i, ValP x) { cb(i, tupleVal({x, b->elem(i)})); });
+        };
+      } else if (a->elem) {
+        z->produce = [a, b, this](const std::function<void(const Nat &, ValP)> &cb) {
+          b->produce([&](const Nat &i, ValP y) { cb(i, tupleVal({a->elem(i), y})); });
+        };
+      } else {
+        ValP am = materialize(a, "zip");
+        z->elem = [am, b, this](const Nat &i) { return tupleVal({am->elem(i), elemAt(b, i)}); };
+      }
+      return z;
+    }
+    case P::Unzip: {
+      ValP a = eval(e.args[0], env);
+      if (!a->elem) a = materialize(a, "unzip");
+      std::vector<ValP> parts;
+      for (size_t k = 0; k < rt->elems.size(); ++k) {
+        auto u = arrayVal(rt->elems[k]);
+        u->loopKind = a->loopKind;
+        u->elem = [a, k](const Nat &i) { return a->elem(i)->parts[k]; };
+        parts.push_back(u);
+      }
+      return tupleVal(std::move(parts));
+    }
+    case P::Split: {
+      ValP a = eval(e.args[0], env);
+      if (!a->elem) a = materialize(a, "split");
+      Nat k = substitute(e.natArgs[0], env.nats);
+      auto s = arrayVal(rt);
+      s->loopKind = a->loopKind;
+      s->elem = [this, a, k, rt](const Nat &g) {
+        auto inner = arrayVal(types::elementAt(*rt, g));
+        inner->loopKind = a->loopKind;
+        inner->elem = [a, k, g](const Nat &r) { return a->elem(g * k + r); };
+        return std::static_pointer_cast<const Val>(inner);
+      };
+      return s;
+    }
+    case P::Join: {
+      ValP a = eval(e.args[0], env);
+      TypeP at = a->type;
+      NatVarId probe = freshNatVar("p");
+      TypeP innerT = types::elementAt(*at, Nat::var(probe));
+      Nat innerLen = innerT->len;
+      auto j = arrayVal(rt);
+      j->loopKind = a->loopKind;
+      bool uniform = !innerLen.mentions(probe.id);
+      if (uniform && a->elem) {
+        j->elem = [this, a, innerLen](const Nat &p) {
+          Nat q, r;
+          if (auto c = innerLen.asConst(); c && *c > 0) {
+            q = Nat::div(p, *c);
+            r = Nat::mod(p, *c);
+          } else {
+            ExprP pe = natExpr(p), le = natExpr(innerLen);
+            q = Nat::value(NatVarId{newLocal("q", Scalar::I64, binary(ast::BinOp::Div, pe, le, Scalar::I64)), "q"});
+            r = Nat::value(NatVarId{newLocal("r", Scalar::I64, binary(ast::BinOp::Mod, pe, le, Scalar::I64)), "r"});
+          }
+          return elemAt(a->elem(q), r);
+        };
+      }
+      j->produce = [this, a, at, probe, innerLen](const std::function<void(const Nat &, ValP)> &cb) {
+        auto outer = [&](const Nat &i, ValP row) {
+          NatVarId q = freshNatVar("q");
+          NatSubst s;
+          s.vars.emplace(probe.id, Nat::var(q));
+          Nat start = Nat::sum(q, Nat(0), i, substitute(innerLen, s));
+          produceAll(row, [&](const Nat &r, ValP x) { cb(start + r, x); });
+        };
+        produceAll(a, outer);
+      };
+      return j;
+    }
+    case P::Transpose: {
+      ValP a = eval(e.args[0], env);
+      if (!a->elem) a = materialize(a, "transpose");
+      auto t = arrayVal(rt);
+      t->loopKind = a->loopKind;
+      t->elem = [this, a, rt](const Nat &i) {
+        auto col = arrayVal(types::elementAt(*rt, i));
+        col->loopKind = a->loopKind;
+        col->elem = [this, a, i](const Nat &j) { return elemAt(a->elem(j), i); };
+        return std::static_pointer_cast<const Val>(col);
+      };
+      return t;
+    }
+    case P::AsDepArray: return eval(e.args[0], env);
+    case P::Take:
+    case P::Drop: {
+      ValP a = eval(e.args[0], env);
+      if (!a->elem) a = materialize(a, "take");
+      Nat k = substitute(e.natArgs[0], env.nats);
+      auto t = arrayVal(rt);
+      t->loopKind = a->loopKind;
+      if (e.prim == P::Take) t->elem = [a](const Nat &i) { return a->elem(i); };
+      else t->elem = [a, k](const Nat &i) { return a->elem(i + k); };
+      return t;
+    }
+    case P::Generate: {
+      ValP f = eval(e.args[0], env);
+      auto g = arrayVal(rt);
+      g->elem = [this, f](const Nat &i) { return apply(f, {Bound{i, {}, nullptr}}); };
+      return g;
+    }
+    case P::Iota: {
+      auto g = arrayVal(rt);
+      g->elem = [this](const Nat &i) { return scalarVal(natExpr(i)); };
+      return g;
+    }
+    case P::Strided: {
+      ValP a = eval(e.args[0], env);
+      if (!a->elem) a = materialize(a, "strided");
+      Nat s = substitute(e.natArgs[0], env.nats);
+      auto st = arrayVal(rt);
+      st->loopKind = a->loopKind;
+      st->elem = [this, a, s, rt](const Nat &t) {
+        auto part = arrayVal(types::elementAt(*rt, t));
+        part->loopKind = a->loopKind;
+        part->elem = [a, s, t](const Nat &u) { return a->elem(t + u * s); };
+        return std::static_pointer_cast<const Val>(part);
+      };
+      return st;
+    }
+    case P::Len: return scalarVal(natExpr(rt->len));
+    case P::Reduce:
+    case P::Fold: {
+      bool isReduce = e.prim == P::Reduce;
+      ValP op = eval(e.args[isReduce ? 0 : 1], env);
+      ValP init = eval(e.args[isReduce ? 1 : 0], env);
+      ValP a = eval(e.args[2], env);
+      return accumulate(op, init, a, isReduce, e.loc, nullptr);
+    }
+    case P::Scan: {
+      ValP op = eval(e.args[0], env);
+      ValP init = eval(e.args[1], env);
+      ValP a = eval(e.args[2], env);
+      auto s = arrayVal(rt);
+      s->loopKind = ForallKind::Serial;
+      SourceLoc loc = e.loc;
+      s->produce = [this, op, init, a, loc](const std::function<void(const Nat &, ValP)> &cb) {
+        std::vector<ExprP> il = leaves(init);
+        // The first element is init itself, written before the running accumulation.
+        cb(Nat(0), init);
+        accumulate(op, init, a, false, loc, [&](const ValP &acc, const Nat &pos) { cb(pos, acc); });
+      };
+      return s;
+    }
+    case P::Which: {
+      ValP a = eval(e.args[0], env);
+      Nat k = substitute(e.natArgs[0], env.nats);
+      auto w = arrayVal(rt);
+      w->loopKind = ForallKind::Serial;
+      SourceLoc loc = e.loc;
+      w->produce = [this, a, k, loc](const std::function<void(const Nat &, ValP)> &cb) {
+        int64_t cnt = newLocal("cnt", Scalar::I64, constInt(0));
+        Nat cntNat = Nat::value(NatVarId{cnt, "cnt"});
+        ExprP kE = natExpr(k);
+        loop("j", Nat(0), a->len, ForallKind::Serial, [&](const Nat &j) {
+          ValP flag = elemAt(a, j);
+          ExprP cond = binary(ast::BinOp::And, binary(ast::BinOp::Lt, local(cnt, Scalar::I64), kE, Scalar::Bool), flag->scalar,
+                              Scalar::Bool);
+          pushBlock();
+          cb(cntNat, scalarVal(natExpr(j)));
+          emit(setLocal(cnt, binary(ast::BinOp::Add, local(cnt, Scalar::I64), constInt(1), Scalar::I64), Scalar::I64));
+          StmtP body = popBlock();
+          emit(ifThen(cond, body));
+        }, loc);
+        // Fewer than k true elements: the missing entries are index 0.
+        loop("r", cntNat, k, ForallKind::Serial, [&](const Nat &r) { cb(r, scalarVal(constInt(0))); }, loc);
+      };
+      return w;
+    }
+    case P::LiftNat: {
+      ValP v = eval(e.args[0], env);
+      ValP f = eval(e.args[1], env);
+      Nat n = natOf(scalarVal(convert(v->scalar, Scalar::I64)));
+      return apply(f, {Bound{n, {}, nullptr}});
+    }
+    case P::LiftNats: {
+      ValP a = eval(e.args[0], env);
+      ValP f = eval(e.args[1], env);
+      if (!(a->tensor && a->prefix.empty() && a->leaf.empty())) a = materialize(a, "nats");
+      return apply(f, {Bound{Nat(0), NatVarId{a->tensor->id, a->tensor->name}, nullptr}});
+    }
+    case P::MakeDepPair: {
+      ValP v = eval(e.args[0], env);
+      auto p = std::make_shared<Val>();
+      p->kind = Val::Pair;
+      p->second = v;
+      if (e.natsArgIsSet) {
+        p->overNats = true;
+        auto it = env.nats.arrays.find(e.natsArg.id);
+        p->firstNats = it != env.nats.arrays.end() ? it->second : e.natsArg;
+      } else {
+        p->first = substitute(e.natArgs[0], env.nats);
+      }
+      return p;
+    }
+    case P::MatchDepPair: {
+      ValP p = eval(e.args[0], env);
+      ValP f = eval(e.args[1], env);
+      if (p->kind != Val::Pair) throw CompileError(e.loc, "internal: matchDepPair of a value that is not a pair");
+      return apply(f, {Bound{p->first, p->firstNats, nullptr}, Bound{Nat(0), {}, p->second}});
+    }
+    case P::ReduceToNat: {
+      ValP p = eval(e.args[0], env);
+      if (p->kind != Val::Pair || p->second->kind != Val::Array)
+        throw CompileError(e.loc, "internal: reduceToNat of a value that is not a pair of a nats and an array");
+      auto r = std::make_shared<Val>();
+      r->kind = Val::Pair;
+      r->overNats = false;
+      r->first = p->second->len;  // F(ks), e.g. wo@m - wo@0: two lookups
+      r->second = p->second;
+      return r;
+    }
+  }
+  throw CompileError(e.loc, "internal: unknown primitive in lowering");
+}
+
+ForallKind Lowerer::mapKind(tir::Prim p) const {
+  switch (p) {
+    case tir::Prim::MapSeq: return ForallKind::Serial;
+    case tir::Prim::MapGlobal: return ForallKind::GpuGlobal;
+    case tir::Prim::MapBlock: return ForallKind::GpuBlock;
+    case tir::Prim::MapThread: return ForallKind::GpuThread;
+    case tir::Prim::MapWarp: return ForallKind::GpuWarp;
+    case tir::Prim::MapLane: return ForallKind::GpuLane;
+    default: return ForallKind::Parallel;
+  }
+}
+
+void Lowerer::checkIndex(const Nat &pos, const Nat &len, SourceLoc loc) {
+  // --checked: `@` in range. Positions are nats, so only the upper bound can fail.
+  ExprP ok = binary(ast::BinOp::Lt, natExpr(pos), natExpr(len), Scalar::Bool);
+  ExprP nonneg = binary(ast::BinOp::Ge, natExpr(pos), constInt(0), Scalar::Bool);
+  auto fail = std::make_shared<Stmt>();
+  fail->kind = StmtKind::Fail;
+  fail->code = 1;
+  fail->loc = loc;
+  emit(ifThen(unary(ast::UnOp::Not, binary(ast::BinOp::And, nonneg, ok, Scalar::Bool), Scalar::Bool), fail));
+}
+
+}  // namespace lower
+}  // namespace spl::cin

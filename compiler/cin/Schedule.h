@@ -1,0 +1,15 @@
+/// \file Schedule.h: default schedules and user `schedule` blocks on concrete index notation.
+/// Takes:      a lowered kernel whose independent loops are all marked Parallel.
+/// Gives:      the kernel with each forall's kind final: for the CPU, the outermost Parallel
+///             loop of each nest runs on the thread pool and the loops nested in it run
+///             serially (vectorised by LLVM where it can); Reduction loops stay reductions.
+/// Fails:      user schedule commands that do not apply, with a diagnostic (see Schedule.cpp).
+#pragma once
+
+#include "cin/Cin.h"
+
+namespace spl::cin {
+
+StmtP defaultCpuSchedule(const StmtP &body);
+
+}  // namespace spl::cin

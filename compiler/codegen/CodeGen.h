@@ -1,0 +1,33 @@
+/// \file CodeGen.h: loop IR -> LLVM IR -> object file, and the C header.
+/// Takes:      loop IR functions for the CPU (and, later, kernels for CUDA).
+/// Gives:      an LLVM module whose only defined global symbols are the exported C functions
+///             (outlined parallel bodies are internal; the runtime's functions stay
+///             undefined, resolved by libsplrt); text (ll, asm) or an object file.
+/// Assumes:    the loop IR guarantees of loopir/LoopIr.h.
+/// Guarantees: pointer parameters are noalias (outputs never overlap inputs, LANGUAGE.md 8)
+///             and inputs readonly; `reduce` combinations carry the reassociation flag so the
+///             vectoriser may reorder them, `fold` combinations never do.
+/// Only codegen/*.cpp include LLVM headers (they are heavy: STYLE.md section 6).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "loopir/LoopIr.h"
+
+namespace spl::codegen {
+
+struct CodeGenOptions {
+  int optLevel = 3;
+  std::string cpu;       // empty: the host CPU
+  std::string features;  // empty: the host CPU's features
+};
+
+enum class OutputKind { LlvmIr, Assembly, Object };
+
+/// Compiles the functions and writes the requested output to `out`. Returns false and fills
+/// `error` on failure (an LLVM verifier failure is an internal error).
+bool compileCpu(const loopir::Module &m, const std::string &moduleName, const CodeGenOptions &opts, OutputKind kind,
+                std::string &out, std::string &error);
+
+}  // namespace spl::codegen

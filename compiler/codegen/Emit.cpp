@@ -1,0 +1,113 @@
+/// \file Emit.cpp: the target machine, the optimisation pipeline and output (see EmitLLVM.h).
+/// Objects are compiled for the host CPU by default (like -march=native: splc runs where the
+/// kernels are built), with position-independent code so they link into shared libraries too.
+#include <memory>
+#include <mutex>
+
+#include "codegen/EmitLLVM.h"
+
+#include <llvm/Analysis/CGSCCPassManager.h>
+#include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/PassManager.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CodeGen.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/SubtargetFeature.h>
+#include <llvm/TargetParser/Triple.h>
+
+namespace spl::codegen {
+namespace {
+
+void initTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const CodeGenOptions &opts, std::string &error) {
+  initTargets();
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target) return nullptr;
+  std::string cpu = opts.cpu.empty() ? std::string(llvm::sys::getHostCPUName()) : opts.cpu;
+  std::string features = opts.features;
+  if (features.empty() && opts.cpu.empty()) {
+    llvm::SubtargetFeatures f;
+    for (const auto &[name, on] : llvm::sys::getHostCPUFeatures()) f.AddFeature(name, on);
+    features = f.getString();
+  }
+  llvm::TargetOptions to;
+  llvm::CodeGenOptLevel ol = opts.optLevel == 0 ? llvm::CodeGenOptLevel::None
+                             : opts.optLevel == 1 ? llvm::CodeGenOptLevel::Less
+                             : opts.optLevel == 2 ? llvm::CodeGenOptLevel::Default
+                                                  : llvm::CodeGenOptLevel::Aggressive;
+  std::unique_ptr<llvm::TargetMachine> tm(
+      target->createTargetMachine(triple, cpu, features, to, llvm::Reloc::PIC_, std::nullopt, ol));
+  if (!tm) error = "cannot create a target machine for " + triple.str();
+  return tm;
+}
+
+}  // namespace
+
+bool prepareModule(llvm::Module &m, const CodeGenOptions &opts, std::string &error) {
+  auto tm = makeTargetMachine(opts, error);
+  if (!tm) return false;
+  m.setTargetTriple(tm->getTargetTriple());
+  m.setDataLayout(tm->createDataLayout());
+  return true;
+}
+
+bool optimizeAndEmit(llvm::Module &m, const CodeGenOptions &opts, OutputKind kind, std::string &out, std::string &error) {
+  auto tm = makeTargetMachine(opts, error);
+  if (!tm) return false;
+  if (opts.optLevel > 0) {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PipelineTuningOptions pto;
+    pto.LoopVectorization = opts.optLevel >= 2;
+    pto.SLPVectorization = opts.optLevel >= 2;
+    pto.LoopUnrolling = opts.optLevel >= 2;
+    llvm::PassBuilder pb(tm.get(), pto);
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::OptimizationLevel level = opts.optLevel == 1 ? llvm::OptimizationLevel::O1
+                                    : opts.optLevel == 2 ? llvm::OptimizationLevel::O2
+                                                         : llvm::OptimizationLevel::O3;
+    llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(level);
+    mpm.run(m, mam);
+  }
+  llvm::raw_string_ostream os(out);
+  if (kind == OutputKind::LlvmIr) {
+    m.print(os, nullptr);
+    os.flush();
+    return true;
+  }
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream bos(buffer);
+  llvm::legacy::PassManager pm;
+  llvm::CodeGenFileType ft = kind == OutputKind::Object ? llvm::CodeGenFileType::ObjectFile : llvm::CodeGenFileType::AssemblyFile;
+  if (tm->addPassesToEmitFile(pm, bos, nullptr, ft)) {
+    error = "the target cannot emit this kind of file";
+    return false;
+  }
+  pm.run(m);
+  out.assign(buffer.begin(), buffer.end());
+  return true;
+}
+
+}  // namespace spl::codegen

@@ -1,0 +1,495 @@
+/// \file Flatten.cpp: buffers, offsets and Sigma precomputation (see Flatten.h).
+#include "loopir/Flatten.h"
+
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "cin/Layout.h"
+#include "support/Error.h"
+
+namespace spl::loopir {
+namespace {
+
+Ty tyOf(ScalarKind k) {
+  switch (k) {
+    case ScalarKind::F32: return Ty::F32;
+    case ScalarKind::F64: return Ty::F64;
+    case ScalarKind::I32: return Ty::I32;
+    case ScalarKind::I64: return Ty::I64;
+    case ScalarKind::Bool: return Ty::I1;
+  }
+  return Ty::I64;
+}
+
+bool hasSumAtom(const Nat &n) {
+  for (const Nat::Term &t : n.terms())
+    for (const auto &f : t.mono.factors) {
+      if (f.first->kind == NatAtomKind::Sum) return true;
+      for (const Nat &a : f.first->args)
+        if (hasSumAtom(a)) return true;
+    }
+  return false;
+}
+
+class Flattener {
+ public:
+  Flattener(const cin::Kernel &k, int indexBits) : k_(k), indexBits_(indexBits) {}
+
+  Function run() {
+    fn_.name = k_.name;
+    fn_.cuda = k_.cuda;
+    fn_.loc = k_.loc;
+    fn_.numParams = static_cast<int>(k_.params.size());
+    for (const cin::TensorP &t : k_.tensors) tensors_[t->id] = t;
+    std::vector<StmtP> entry;
+    for (size_t i = 0; i < k_.params.size(); ++i) bindParam(k_.params[i], static_cast<int>(i), entry);
+    StmtP body = lowerStmt(k_.body);
+    std::vector<StmtP> all = entry;
+    all.insert(all.end(), prologue_.begin(), prologue_.end());
+    all.push_back(body);
+    for (int b : prologueBuffers_) {
+      auto f = std::make_shared<Stmt>();
+      f->kind = StmtKind::Free;
+      f->buffer = b;
+      all.push_back(f);
+    }
+    fn_.body = block(all);
+    return fn_;
+  }
+
+ private:
+  int newId() { return static_cast<int>(freshNatVar("v").id); }
+
+  Ty indexTy() const { return indexBits_ == 64 ? Ty::I64 : Ty::I32; }
+
+  void bindParam(const cin::KernelParam &p, int index, std::vector<StmtP> &entry) {
+    using R = tir::AbiParam;
+    const tir::AbiParam &a = p.abi;
+    if (a.role == R::Nat || a.role == R::Scalar) {
+      Ty cty = a.role == R::Nat ? Ty::I64 : a.isIndex ? indexTy() : tyOf(a.elem);
+      Ty want = a.role == R::Nat ? Ty::I64 : a.isIndex ? Ty::I64 : tyOf(a.elem);
+      int v = static_cast<int>(p.natVar);
+      if (cty == want) {
+        fn_.scalars.push_back(ScalarParam{v, a.name, cty, index});
+        varTy_[v] = cty;
+      } else {
+        int raw = newId();
+        fn_.scalars.push_back(ScalarParam{raw, a.name, cty, index});
+        varTy_[raw] = cty;
+        entry.push_back(decl(v, a.name, want, cast(var(raw, cty), want)));
+        varTy_[v] = want;
+      }
+      paramVars_.insert(v);
+      return;
+    }
+    const cin::TensorP &t = p.tensor;
+    if (!t) throw InternalError("flatten: buffer parameter '" + a.name + "' has no tensor");
+    Buffer b;
+    b.id = newId();
+    b.name = a.name;
+    b.isParam = true;
+    b.paramIndex = index;
+    b.isOutput = a.role == R::OutNat || a.role == R::OutNats || a.role == R::OutBuffer || a.role == R::OutPacked;
+    if (a.role == R::Packed || a.role == R::OutPacked) {
+      for (size_t f = 0; f < a.packedFields.size(); ++f) b.fields.push_back(a.packedFieldIsIndex[f] ? indexTy() : tyOf(a.packedFields[f]));
+    } else if (a.role == R::Nats || a.role == R::OutNats || a.isIndex) {
+      b.elem = indexTy();
+    } else if (a.role == R::OutNat) {
+      b.elem = Ty::I64;
+    } else {
+      b.elem = tyOf(a.elem);
+    }
+    size_t leaf = 0;
+    bool single = a.role == R::Nats || a.role == R::OutNats || a.role == R::OutNat || t->kind == cin::Tensor::NatsInput;
+    if (!single && (a.role == R::Packed || a.role == R::OutPacked)) {
+      // The ABI path names the packed array itself; its leaf is the packed one.
+      const auto &ls = leavesOf(t);
+      for (size_t i = 0; i < ls.size(); ++i)
+        if (ls[i].packed && ls[i].path == a.path) leaf = i;
+    } else if (!single) {
+      int field = -1;
+      leaf = cin::leafIndexOf(leavesOf(t), a.path, field);
+    }
+    buffers_[{t->id, leaf}] = b.id;
+    fn_.buffers.push_back(b);
+    if (t->kind == cin::Tensor::Input || t->kind == cin::Tensor::NatsInput) inputTensors_.insert(t->id);
+  }
+
+  const std::vector<cin::Leaf> &leavesOf(const cin::TensorP &t) {
+    auto it = leaves_.find(t->id);
+    if (it != leaves_.end()) return it->second;
+    return leaves_[t->id] = cin::leavesOf(t->type);
+  }
+
+  /// The buffer and packed field of tensor t's leaf `path`.
+  std::pair<const Buffer *, int> bufferFor(const cin::TensorP &t, const std::vector<int> &path) {
+    int field = -1;
+    size_t leaf = 0;
+    if (t->kind != cin::Tensor::NatsInput && !t->isIndexArray) leaf = cin::leafIndexOf(leavesOf(t), path, field);
+    auto it = buffers_.find({t->id, leaf});
+    if (it == buffers_.end()) throw InternalError("flatten: no buffer for tensor '" + t->name + "'");
+    return {fn_.buffer(it->second), field};
+  }
+
+  // ---- nats ----------------------------------------------------------------------------------
+
+  cin::SumFn sumFn() {
+    return [this](const NatVarId &b, const Nat &upTo, const Nat &elemCount, const Nat &len) -> Nat {
+      NatVarId q = freshNatVar(b.name);
+      NatSubst s;
+      s.vars.emplace(b.id, Nat::var(q));
+      Nat body = substitute(elemCount, s);
+      Nat closed = Nat::sum(q, Nat(0), upTo, body);
+      if (!hasSumAtom(closed)) return closed;
+      if (invariant(body, q.id) && invariant(len, -1)) return Nat::lookup(prefixFor(q, body, len), upTo);
+      return closed;
+    };
+  }
+
+  /// Mentions only the position q, parameters and input tensors (so it can run at entry).
+  bool invariant(const Nat &n, int64_t q) {
+    std::vector<int64_t> ids;
+    n.collectIds(ids);
+    for (int64_t id : ids)
+      if (id != q && !paramVars_.count(static_cast<int>(id)) && !inputTensors_.count(id) && !prefixOf_.count(id))
+        return false;
+    return true;
+  }
+
+  /// A prefix array P with P[j] = sum(q = 0 .. j) body(q) for j in [0, len], computed once at
+  /// entry; its id can be used as a Lookup array.
+  NatVarId prefixFor(const NatVarId &q, const Nat &body, const Nat &len) {
+    NatSubst canon;
+    canon.vars.emplace(q.id, Nat::var(NatVarId{-7, "q"}));
+    std::string key = substitute(body, canon).key() + "|" + len.key();
+    if (auto it = prefixByKey_.find(key); it != prefixByKey_.end()) return it->second;
+    NatVarId id = freshNatVar("sigma");
+    Buffer b;
+    b.id = newId();
+    b.name = "sigma" + std::to_string(prefixByKey_.size());
+    b.elem = Ty::I64;
+    fn_.buffers.push_back(b);
+    prefixOf_[id.id] = b.id;
+    prefixByKey_[key] = id;
+    prologueBuffers_.push_back(b.id);
+    auto alloc = std::make_shared<Stmt>();
+    alloc->kind = StmtKind::Alloc;
+    alloc->buffer = b.id;
+    alloc->a = bin(BinOp::Add, lowerNatTo(len, prologue_), cInt(1));
+    prologue_.push_back(alloc);
+    // A plain array of lengths goes to the runtime's Sigma precomputation.
+    const NatAtom *lookupAtom = nullptr;
+    if (body.terms().size() == 1 && body.terms()[0].coeff == Rat(1) && body.terms()[0].mono.factors.size() == 1 &&
+        body.terms()[0].mono.factors[0].second == 1)
+      lookupAtom = body.terms()[0].mono.factors[0].first.get();
+    if (lookupAtom && lookupAtom->kind == NatAtomKind::Lookup && lookupAtom->args[0] == Nat::var(q) &&
+        tensors_.count(lookupAtom->var.id)) {
+      auto [src, field] = bufferFor(tensors_[lookupAtom->var.id], {});
+      if (field < 0 && (src->elem == Ty::I32 || src->elem == Ty::I64)) {
+        auto sp = std::make_shared<Stmt>();
+        sp->kind = StmtKind::SigmaPrefix;
+        sp->buffer = b.id;
+        sp->source = src->id;
+        sp->a = lowerNatTo(len, prologue_);
+        prologue_.push_back(sp);
+        return id;
+      }
+    }
+    // Otherwise a loop: P[0] = 0; P[j + 1] = P[j] + body(j).
+    int qv = static_cast<int>(q.id);
+    varTy_[qv] = Ty::I64;
+    prologue_.push_back(store(b.id, cInt(0), cInt(0)));
+    std::vector<StmtP> inner;
+    ExprP step = bin(BinOp::Add, load(b.id, var(qv, Ty::I64), Ty::I64), lowerNatTo(body, inner));
+    inner.push_back(store(b.id, bin(BinOp::Add, var(qv, Ty::I64), cInt(1)), step));
+    prologue_.push_back(forLoop(qv, q.name, cInt(0), lowerNatTo(len, prologue_), block(inner), LoopKind::Serial));
+    return id;
+  }
+
+  ExprP lowerNatTo(const Nat &n, std::vector<StmtP> &pre) {
+    std::swap(pre, pre_);
+    ExprP e = lowerNat(n);
+    std::swap(pre, pre_);
+    return e;
+  }
+
+  ExprP lowerAtom(const NatAtom &a) {
+    switch (a.kind) {
+      case NatAtomKind::Var:
+      case NatAtomKind::Value: {
+        int v = static_cast<int>(a.var.id);
+        auto it = varTy_.find(v);
+        if (it == varTy_.end()) throw InternalError("flatten: nat variable '" + a.var.name + "' is not bound in kernel " + k_.name);
+        return cast(var(v, it->second), Ty::I64);
+      }
+      case NatAtomKind::Lookup: {
+        ExprP idx = lowerNat(a.args[0]);
+        if (auto p = prefixOf_.find(a.var.id); p != prefixOf_.end()) return load(p->second, idx, Ty::I64);
+        auto t = tensors_.find(a.var.id);
+        if (t == tensors_.end()) throw InternalError("flatten: lookup into unknown array '" + a.var.name + "'");
+        auto [buf, field] = bufferFor(t->second, {});
+        Ty et = field >= 0 ? buf->fields[field] : buf->elem;
+        return cast(load(buf->id, idx, et, field), Ty::I64);
+      }
+      case NatAtomKind::Min:
+      case NatAtomKind::Max: return mm(a.kind == NatAtomKind::Max, lowerNat(a.args[0]), lowerNat(a.args[1]));
+      case NatAtomKind::Div: return bin(BinOp::FloorDiv, lowerNat(a.args[0]), cInt(a.divisor));
+      case NatAtomKind::Mod: {
+        ExprP x = lowerNat(a.args[0]);
+        return bin(BinOp::Sub, x, bin(BinOp::Mul, bin(BinOp::FloorDiv, x, cInt(a.divisor)), cInt(a.divisor)));
+      }
+      case NatAtomKind::Cond: return sel(lowerCond(*a.cond), lowerNat(a.args[0]), lowerNat(a.args[1]));
+      case NatAtomKind::Sum: {
+        // No closed form and not precomputable: sum it where it is used.
+        int s = newId();
+        int q = static_cast<int>(a.var.id);
+        varTy_[s] = Ty::I64;
+        varTy_[q] = Ty::I64;
+        pre_.push_back(decl(s, "sum", Ty::I64, cInt(0)));
+        std::vector<StmtP> inner;
+        ExprP lo = lowerNat(a.args[0]), hi = lowerNat(a.args[1]);
+        ExprP body = lowerNatTo(a.args[2], inner);
+        inner.push_back(assignVar(s, bin(BinOp::Add, var(s, Ty::I64), body)));
+        pre_.push_back(forLoop(q, a.var.name, lo, hi, block(inner), LoopKind::Serial));
+        return var(s, Ty::I64);
+      }
+    }
+    throw InternalError("flatten: unknown nat atom");
+  }
+
+  ExprP lowerCond(const NatCond &c) {
+    switch (c.kind) {
+      case NatCond::Const: return cInt(c.value ? 1 : 0, Ty::I1);
+      case NatCond::Cmp: {
+        ExprP l = lowerNat(c.lhs);
+        BinOp op = c.cmp == NatCmp::Eq ? BinOp::Eq : c.cmp == NatCmp::Ne ? BinOp::Ne : c.cmp == NatCmp::Lt ? BinOp::Lt : BinOp::Le;
+        return bin(op, l, cInt(0));
+      }
+      case NatCond::And: return bin(BinOp::And, lowerCond(*c.args[0]), lowerCond(*c.args[1]));
+      case NatCond::Or: return bin(BinOp::Or, lowerCond(*c.args[0]), lowerCond(*c.args[1]));
+      case NatCond::Not: return un(ast::UnOp::Not, lowerCond(*c.args[0]));
+    }
+    return cInt(0, Ty::I1);
+  }
+
+  ExprP lowerNat(const Nat &n) {
+    int64_t den = 1;
+    for (const Nat::Term &t : n.terms()) den = std::lcm(den, t.coeff.den());
+    ExprP sum = cInt(0);
+    for (const Nat::Term &t : n.terms()) {
+      Rat c = t.coeff * Rat(den);
+      ExprP prod = cInt(c.num());
+      for (const auto &[atom, p] : t.mono.factors) {
+        ExprP a = lowerAtom(*atom);
+        for (int k = 0; k < p; ++k) prod = bin(BinOp::Mul, prod, a);
+      }
+      sum = bin(BinOp::Add, sum, prod);
+    }
+    if (den != 1) sum = bin(BinOp::ExactDiv, sum, cInt(den));
+    return sum;
+  }
+
+  // ---- expressions and statements ----------------------------------------------------------
+
+  ExprP lowerExpr(const cin::ExprP &e) {
+    using K = cin::ExprKind;
+    Ty t = tyOf(e->type);
+    switch (e->kind) {
+      case K::Const:
+        if (t == Ty::I1) return cInt(e->bval ? 1 : 0, Ty::I1);
+        if (isFloatTy(t)) return cFloat(e->fval, t);
+        return cInt(e->ival, t);
+      case K::Local: {
+        int v = static_cast<int>(e->local);
+        auto it = varTy_.find(v);
+        if (it == varTy_.end()) throw InternalError("flatten: local %" + std::to_string(v) + " used before its declaration");
+        return cast(var(v, it->second), t);
+      }
+      case K::NatE: return cast(lowerNat(e->nat), t);
+      case K::Access: {
+        auto [buf, field] = bufferFor(e->tensor, e->leaf);
+        ExprP off = lowerNat(cin::leafOffset(e->tensor->type, e->indices, e->leaf, sumFn()));
+        Ty et = field >= 0 ? buf->fields[field] : buf->elem;
+        return cast(load(buf->id, off, et, field), t);
+      }
+      case K::Unary: return un(e->unop, lowerExpr(e->args[0]));
+      case K::Binary: {
+        ExprP a = lowerExpr(e->args[0]), b = lowerExpr(e->args[1]);
+        if (b->type != a->type) b = cast(b, a->type);
+        BinOp op;
+        switch (e->binop) {
+          case ast::BinOp::Add: op = BinOp::Add; break;
+          case ast::BinOp::Sub: op = BinOp::Sub; break;
+          case ast::BinOp::Mul: op = BinOp::Mul; break;
+          case ast::BinOp::Div: op = BinOp::Div; break;
+          case ast::BinOp::Mod: op = BinOp::Rem; break;
+          case ast::BinOp::Eq: op = BinOp::Eq; break;
+          case ast::BinOp::Ne: op = BinOp::Ne; break;
+          case ast::BinOp::Lt: op = BinOp::Lt; break;
+          case ast::BinOp::Le: op = BinOp::Le; break;
+          case ast::BinOp::Gt: op = BinOp::Gt; break;
+          case ast::BinOp::Ge: op = BinOp::Ge; break;
+          case ast::BinOp::And: op = BinOp::And; break;
+          case ast::BinOp::Or: op = BinOp::Or; break;
+        }
+        return bin(op, a, b, e->reassoc);
+      }
+      case K::Select: {
+        ExprP c = lowerExpr(e->args[0]);
+        ExprP a = cast(lowerExpr(e->args[1]), t), b = cast(lowerExpr(e->args[2]), t);
+        return sel(c, a, b);
+      }
+      case K::Convert: return cast(lowerExpr(e->args[0]), t);
+      case K::MinMax: return mm(e->isMax, cast(lowerExpr(e->args[0]), t), cast(lowerExpr(e->args[1]), t));
+    }
+    throw InternalError("flatten: unknown expression");
+  }
+
+  LoopKind loopKind(cin::ForallKind k) {
+    switch (k) {
+      case cin::ForallKind::Serial: return LoopKind::Serial;
+      case cin::ForallKind::Reduction: return LoopKind::Reduction;
+      case cin::ForallKind::Parallel: return LoopKind::Parallel;
+      case cin::ForallKind::Vector: return LoopKind::Vector;
+      default:
+        throw CompileError(k_.loc, std::string("GPU-level maps (") + cin::forallKindName(k) +
+                                       ") cannot run in a cpu export; export it for cuda");
+    }
+  }
+
+  StmtP withPre(std::vector<StmtP> pre, StmtP s) {
+    pre.push_back(std::move(s));
+    return block(std::move(pre));
+  }
+
+  StmtP lowerStmt(const cin::StmtP &s) {
+    using K = cin::StmtKind;
+    std::vector<StmtP> saved;
+    std::swap(saved, pre_);
+    StmtP out;
+    switch (s->kind) {
+      case K::Block: {
+        std::vector<StmtP> stmts;
+        for (const cin::StmtP &b : s->body) stmts.push_back(lowerStmt(b));
+        out = block(stmts);
+        break;
+      }
+      case K::Forall: {
+        int v = static_cast<int>(s->var);
+        varTy_[v] = Ty::I64;
+        ExprP lo = lowerNat(s->lo), hi = lowerNat(s->hi);
+        std::vector<StmtP> pre;
+        std::swap(pre, pre_);
+        StmtP body = lowerStmt(s->body[0]);
+        out = withPre(pre, forLoop(v, s->varName, lo, hi, body, loopKind(s->forall)));
+        break;
+      }
+      case K::Assign: {
+        const cin::ExprP &lhs = s->lhs;
+        auto [buf, field] = bufferFor(lhs->tensor, lhs->leaf);
+        ExprP off = lowerNat(cin::leafOffset(lhs->tensor->type, lhs->indices, lhs->leaf, sumFn()));
+        Ty et = field >= 0 ? buf->fields[field] : buf->elem;
+        ExprP v = lowerExpr(s->value);
+        std::vector<StmtP> pre;
+        std::swap(pre, pre_);
+        out = withPre(pre, store(buf->id, off, cast(v, et), field));
+        break;
+      }
+      case K::DeclLocal: {
+        int v = static_cast<int>(s->local);
+        Ty t = tyOf(s->type);
+        ExprP init = s->value ? cast(lowerExpr(s->value), t) : nullptr;
+        varTy_[v] = t;
+        std::vector<StmtP> pre;
+        std::swap(pre, pre_);
+        out = withPre(pre, decl(v, s->localName, t, init));
+        break;
+      }
+      case K::SetLocal: {
+        int v = static_cast<int>(s->local);
+        ExprP val = cast(lowerExpr(s->value), varTy_.at(v));
+        std::vector<StmtP> pre;
+        std::swap(pre, pre_);
+        out = withPre(pre, assignVar(v, val));
+        break;
+      }
+      case K::If: {
+        ExprP c = lowerExpr(s->value);
+        std::vector<StmtP> pre;
+        std::swap(pre, pre_);
+        StmtP t = lowerStmt(s->body[0]);
+        StmtP f = s->body[1] ? lowerStmt(s->body[1]) : nullptr;
+        out = withPre(pre, ifThen(c, t, f));
+        break;
+      }
+      case K::Alloc: {
+        const cin::TensorP &t = s->tensor;
+        std::vector<StmtP> stmts, frees;
+        const auto &ls = leavesOf(t);
+        for (size_t i = 0; i < ls.size(); ++i) {
+          Buffer b;
+          b.id = newId();
+          b.name = t->name + (ls.size() > 1 ? "_" + std::to_string(i) : "");
+          const TypeP &lt = ls[i].type;
+          if (ls[i].packed) {
+            for (const TypeP &c : lt->elems) b.fields.push_back(c->kind == TypeKind::Idx ? Ty::I64 : tyOf(c->scalar));
+          } else {
+            b.elem = lt->kind == TypeKind::Idx ? Ty::I64 : tyOf(lt->scalar);
+          }
+          fn_.buffers.push_back(b);
+          buffers_[{t->id, i}] = b.id;
+          auto alloc = std::make_shared<Stmt>();
+          alloc->kind = StmtKind::Alloc;
+          alloc->buffer = b.id;
+          alloc->a = lowerNat(cin::leafCount(t->type, ls[i].path, sumFn()));
+          stmts.push_back(alloc);
+          auto fr = std::make_shared<Stmt>();
+          fr->kind = StmtKind::Free;
+          fr->buffer = b.id;
+          frees.push_back(fr);
+        }
+        std::vector<StmtP> pre;
+        std::swap(pre, pre_);
+        stmts.insert(stmts.begin(), pre.begin(), pre.end());
+        stmts.push_back(lowerStmt(s->body[0]));
+        stmts.insert(stmts.end(), frees.begin(), frees.end());
+        out = block(stmts);
+        break;
+      }
+      case K::Fail: {
+        auto r = std::make_shared<Stmt>();
+        r->kind = StmtKind::Return;
+        r->code = s->code;
+        out = r;
+        break;
+      }
+    }
+    std::swap(saved, pre_);
+    return out;
+  }
+
+  const cin::Kernel &k_;
+  int indexBits_;
+  Function fn_;
+  std::map<int64_t, cin::TensorP> tensors_;
+  std::map<std::pair<int64_t, size_t>, int> buffers_;
+  std::map<int64_t, std::vector<cin::Leaf>> leaves_;
+  std::map<int, Ty> varTy_;
+  std::set<int> paramVars_;
+  std::set<int64_t> inputTensors_;
+  std::map<int64_t, int> prefixOf_;          // prefix array id (as a Lookup array) -> buffer
+  std::map<std::string, NatVarId> prefixByKey_;
+  std::vector<StmtP> prologue_;
+  std::vector<int> prologueBuffers_;
+  std::vector<StmtP> pre_;
+};
+
+}  // namespace
+
+Function flatten(const cin::Kernel &k, int indexBits) {
+  Flattener f(k, indexBits);
+  return f.run();
+}
+
+}  // namespace spl::loopir

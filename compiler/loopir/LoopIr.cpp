@@ -1,0 +1,294 @@
+/// \file LoopIr.cpp: constructors and the printer of the loop IR (`--emit=loopir`).
+#include "loopir/LoopIr.h"
+
+#include <sstream>
+
+namespace spl::loopir {
+
+const char *tyName(Ty t) {
+  switch (t) {
+    case Ty::I1: return "i1";
+    case Ty::I32: return "i32";
+    case Ty::I64: return "i64";
+    case Ty::F32: return "f32";
+    case Ty::F64: return "f64";
+  }
+  return "?";
+}
+bool isFloatTy(Ty t) { return t == Ty::F32 || t == Ty::F64; }
+int tyBytes(Ty t) {
+  switch (t) {
+    case Ty::I1: return 1;
+    case Ty::I32:
+    case Ty::F32: return 4;
+    case Ty::I64:
+    case Ty::F64: return 8;
+  }
+  return 8;
+}
+
+const char *binOpName(BinOp op) {
+  switch (op) {
+    case BinOp::Add: return "+";
+    case BinOp::Sub: return "-";
+    case BinOp::Mul: return "*";
+    case BinOp::Div: return "/";
+    case BinOp::Rem: return "%";
+    case BinOp::FloorDiv: return "floordiv";
+    case BinOp::ExactDiv: return "exactdiv";
+    case BinOp::Eq: return "==";
+    case BinOp::Ne: return "!=";
+    case BinOp::Lt: return "<";
+    case BinOp::Le: return "<=";
+    case BinOp::Gt: return ">";
+    case BinOp::Ge: return ">=";
+    case BinOp::And: return "&&";
+    case BinOp::Or: return "||";
+  }
+  return "?";
+}
+
+namespace {
+std::shared_ptr<Expr> mk(ExprKind k, Ty t) {
+  auto e = std::make_shared<Expr>();
+  e->kind = k;
+  e->type = t;
+  return e;
+}
+std::shared_ptr<Stmt> mks(StmtKind k) {
+  auto s = std::make_shared<Stmt>();
+  s->kind = k;
+  return s;
+}
+bool isCompare(BinOp op) {
+  return op == BinOp::Eq || op == BinOp::Ne || op == BinOp::Lt || op == BinOp::Le || op == BinOp::Gt || op == BinOp::Ge;
+}
+}  // namespace
+
+ExprP cInt(int64_t v, Ty t) {
+  auto e = mk(ExprKind::Const, t);
+  e->ival = v;
+  e->fval = static_cast<double>(v);
+  return e;
+}
+ExprP cFloat(double v, Ty t) {
+  auto e = mk(ExprKind::Const, t);
+  e->fval = v;
+  return e;
+}
+ExprP var(int id, Ty t) {
+  auto e = mk(ExprKind::Var, t);
+  e->var = id;
+  return e;
+}
+ExprP load(int buffer, ExprP index, Ty t, int field) {
+  auto e = mk(ExprKind::Load, t);
+  e->buffer = buffer;
+  e->field = field;
+  e->args = {std::move(index)};
+  return e;
+}
+ExprP un(ast::UnOp op, ExprP a) {
+  auto e = mk(ExprKind::Unary, a->type);
+  e->unop = op;
+  e->args = {std::move(a)};
+  return e;
+}
+ExprP bin(BinOp op, ExprP a, ExprP b, bool reassoc) {
+  Ty t = isCompare(op) || op == BinOp::And || op == BinOp::Or ? Ty::I1 : a->type;
+  // Fold the integer identities the flattening produces everywhere (x + 0, x * 1, ...).
+  if (a->type != Ty::F32 && a->type != Ty::F64 && !isCompare(op)) {
+    bool ac = a->kind == ExprKind::Const, bc = b->kind == ExprKind::Const;
+    if (ac && bc && op == BinOp::Add) return cInt(a->ival + b->ival, t);
+    if (ac && bc && op == BinOp::Sub) return cInt(a->ival - b->ival, t);
+    if (ac && bc && op == BinOp::Mul) return cInt(a->ival * b->ival, t);
+    if (op == BinOp::Add && bc && b->ival == 0) return a;
+    if (op == BinOp::Add && ac && a->ival == 0) return b;
+    if (op == BinOp::Sub && bc && b->ival == 0) return a;
+    if (op == BinOp::Mul && bc && b->ival == 1) return a;
+    if (op == BinOp::Mul && ac && a->ival == 1) return b;
+    if (op == BinOp::Mul && ((bc && b->ival == 0) || (ac && a->ival == 0))) return cInt(0, t);
+  }
+  auto e = mk(ExprKind::Binary, t);
+  e->binop = op;
+  e->reassoc = reassoc;
+  e->args = {std::move(a), std::move(b)};
+  return e;
+}
+ExprP sel(ExprP c, ExprP a, ExprP b) {
+  auto e = mk(ExprKind::Select, a->type);
+  e->args = {std::move(c), std::move(a), std::move(b)};
+  return e;
+}
+ExprP cast(ExprP a, Ty t) {
+  if (a->type == t) return a;
+  if (a->kind == ExprKind::Const && !isFloatTy(t) && !isFloatTy(a->type) && t != Ty::I1) return cInt(a->ival, t);
+  auto e = mk(ExprKind::Cast, t);
+  e->args = {std::move(a)};
+  return e;
+}
+ExprP mm(bool isMax, ExprP a, ExprP b) {
+  auto e = mk(ExprKind::MinMax, a->type);
+  e->isMax = isMax;
+  e->args = {std::move(a), std::move(b)};
+  return e;
+}
+
+StmtP block(std::vector<StmtP> s) {
+  auto b = mks(StmtKind::Block);
+  for (StmtP &x : s) {
+    if (!x) continue;
+    if (x->kind == StmtKind::Block) b->body.insert(b->body.end(), x->body.begin(), x->body.end());
+    else b->body.push_back(std::move(x));
+  }
+  return b;
+}
+StmtP forLoop(int v, std::string name, ExprP lo, ExprP hi, StmtP body, LoopKind k) {
+  auto s = mks(StmtKind::For);
+  s->var = v;
+  s->name = std::move(name);
+  s->a = std::move(lo);
+  s->b = std::move(hi);
+  s->body = {std::move(body)};
+  s->loop = k;
+  return s;
+}
+StmtP store(int buffer, ExprP index, ExprP value, int field) {
+  auto s = mks(StmtKind::Store);
+  s->buffer = buffer;
+  s->a = std::move(index);
+  s->b = std::move(value);
+  s->field = field;
+  return s;
+}
+StmtP decl(int v, std::string name, Ty t, ExprP init) {
+  auto s = mks(StmtKind::Decl);
+  s->var = v;
+  s->name = std::move(name);
+  s->type = t;
+  s->a = std::move(init);
+  return s;
+}
+StmtP assignVar(int v, ExprP value) {
+  auto s = mks(StmtKind::Assign);
+  s->var = v;
+  s->a = std::move(value);
+  return s;
+}
+StmtP ifThen(ExprP c, StmtP then, StmtP otherwise) {
+  auto s = mks(StmtKind::If);
+  s->a = std::move(c);
+  s->body = {std::move(then), std::move(otherwise)};
+  return s;
+}
+
+const Buffer *Function::buffer(int id) const {
+  for (const Buffer &b : buffers)
+    if (b.id == id) return &b;
+  return nullptr;
+}
+
+std::string print(const ExprP &e) {
+  std::ostringstream os;
+  switch (e->kind) {
+    case ExprKind::Const:
+      if (isFloatTy(e->type)) os << e->fval << (e->type == Ty::F32 ? "f" : "");
+      else os << e->ival;
+      break;
+    case ExprKind::Var: os << "v" << e->var; break;
+    case ExprKind::Load:
+      os << "b" << e->buffer << "[" << print(e->args[0]) << "]";
+      if (e->field >= 0) os << ".f" << e->field;
+      break;
+    case ExprKind::Unary: os << (e->unop == ast::UnOp::Neg ? "-" : "!") << print(e->args[0]); break;
+    case ExprKind::Binary:
+      if (e->binop == BinOp::FloorDiv || e->binop == BinOp::ExactDiv)
+        os << binOpName(e->binop) << "(" << print(e->args[0]) << ", " << print(e->args[1]) << ")";
+      else
+        os << "(" << print(e->args[0]) << " " << binOpName(e->binop) << (e->reassoc ? "~" : "") << " " << print(e->args[1]) << ")";
+      break;
+    case ExprKind::Select: os << "(" << print(e->args[0]) << " ? " << print(e->args[1]) << " : " << print(e->args[2]) << ")"; break;
+    case ExprKind::Cast: os << tyName(e->type) << "(" << print(e->args[0]) << ")"; break;
+    case ExprKind::MinMax: os << (e->isMax ? "max(" : "min(") << print(e->args[0]) << ", " << print(e->args[1]) << ")"; break;
+  }
+  return os.str();
+}
+
+namespace {
+
+const char *loopName(LoopKind k) {
+  switch (k) {
+    case LoopKind::Serial: return "serial";
+    case LoopKind::Parallel: return "parallel";
+    case LoopKind::Vector: return "vector";
+    case LoopKind::Reduction: return "reduction";
+  }
+  return "?";
+}
+
+void printStmt(std::ostringstream &os, const StmtP &s, int indent) {
+  std::string pad(indent * 2, ' ');
+  switch (s->kind) {
+    case StmtKind::Block:
+      for (const StmtP &b : s->body) printStmt(os, b, indent);
+      break;
+    case StmtKind::For:
+      os << pad << "for v" << s->var << " (" << s->name << ") in [" << print(s->a) << ", " << print(s->b) << ") "
+         << loopName(s->loop);
+      if (s->balanceBy >= 0) os << " balanced-by b" << s->balanceBy;
+      os << " {\n";
+      printStmt(os, s->body[0], indent + 1);
+      os << pad << "}\n";
+      break;
+    case StmtKind::Store:
+      os << pad << "b" << s->buffer << "[" << print(s->a) << "]" << (s->field >= 0 ? ".f" + std::to_string(s->field) : "")
+         << " = " << print(s->b) << "\n";
+      break;
+    case StmtKind::Decl:
+      os << pad << "var v" << s->var << " " << s->name << ": " << tyName(s->type);
+      if (s->a) os << " = " << print(s->a);
+      os << "\n";
+      break;
+    case StmtKind::Assign: os << pad << "v" << s->var << " = " << print(s->a) << "\n"; break;
+    case StmtKind::If:
+      os << pad << "if " << print(s->a) << " {\n";
+      printStmt(os, s->body[0], indent + 1);
+      os << pad << "}";
+      if (s->body[1]) {
+        os << " else {\n";
+        printStmt(os, s->body[1], indent + 1);
+        os << pad << "}";
+      }
+      os << "\n";
+      break;
+    case StmtKind::Alloc: os << pad << "alloc b" << s->buffer << "[" << print(s->a) << "]\n"; break;
+    case StmtKind::Free: os << pad << "free b" << s->buffer << "\n"; break;
+    case StmtKind::SigmaPrefix:
+      os << pad << "b" << s->buffer << " = spl_sigma_prefix(b" << s->source << ", " << print(s->a) << ")\n";
+      break;
+    case StmtKind::Return: os << pad << "return " << s->code << "\n"; break;
+  }
+}
+
+}  // namespace
+
+std::string print(const Function &f) {
+  std::ostringstream os;
+  os << "function " << f.name << (f.cuda ? " (cuda)" : "") << "\n";
+  for (const ScalarParam &p : f.scalars) os << "  param " << p.paramIndex << ": v" << p.var << " " << p.name << ": " << tyName(p.type) << "\n";
+  for (const Buffer &b : f.buffers) {
+    os << "  buffer b" << b.id << " " << b.name << ": ";
+    if (!b.fields.empty()) {
+      os << "{";
+      for (size_t i = 0; i < b.fields.size(); ++i) os << (i ? ", " : "") << tyName(b.fields[i]);
+      os << "}";
+    } else {
+      os << tyName(b.elem);
+    }
+    os << (b.isParam ? " param " + std::to_string(b.paramIndex) : " temp") << (b.isOutput ? " out" : "") << "\n";
+  }
+  printStmt(os, f.body, 1);
+  return os.str();
+}
+
+}  // namespace spl::loopir

@@ -1,0 +1,127 @@
+/// \file LoopIr.h: the loop IR, the last stage before LLVM.
+/// Takes:      nothing (built by loopir/Flatten from concrete index notation).
+/// Gives:      Functions over flat buffers: typed loads and stores at element offsets, scalar
+///             variables, counted loops with a parallel/vector/reduction hint, guards,
+///             temporary allocation and the runtime calls (Sigma precomputation).
+/// Guarantees: every expression is typed (i1, i32, i64, f32, f64); loads and stores name a
+///             buffer and an i64 element index; variables are declared before use in an
+///             enclosing block; a Select evaluates only the chosen arm, && and || short-circuit.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ast/Ast.h"
+#include "support/Source.h"
+
+namespace spl::loopir {
+
+enum class Ty { I1, I32, I64, F32, F64 };
+const char *tyName(Ty t);
+bool isFloatTy(Ty t);
+int tyBytes(Ty t);
+
+/// A buffer: a pointer parameter, or a temporary allocated by the function.
+struct Buffer {
+  int id = 0;
+  std::string name;
+  Ty elem = Ty::F32;              // element type (for a struct buffer: unused)
+  std::vector<Ty> fields;         // a packed struct buffer: the field types in order
+  bool isParam = false;
+  bool isOutput = false;          // written by the function
+  int paramIndex = -1;            // position among the C parameters
+};
+
+struct Expr;
+using ExprP = std::shared_ptr<const Expr>;
+enum class ExprKind { Const, Var, Load, Unary, Binary, Select, Cast, MinMax };
+enum class BinOp {
+  Add, Sub, Mul, Div, Rem, FloorDiv, ExactDiv,   // Div/Rem truncate (C); FloorDiv rounds down
+  Eq, Ne, Lt, Le, Gt, Ge,
+  And, Or,                                     // short-circuit on i1
+};
+const char *binOpName(BinOp op);
+
+struct Expr {
+  ExprKind kind;
+  Ty type = Ty::I64;
+  int64_t ival = 0;
+  double fval = 0;
+  int var = 0;                  // Var
+  int buffer = 0;               // Load
+  int field = -1;               // Load from a struct buffer
+  ast::UnOp unop = ast::UnOp::Neg;
+  BinOp binop = BinOp::Add;
+  bool reassoc = false;         // Binary: fast-math reassociation allowed (a reduce)
+  bool isMax = false;
+  std::vector<ExprP> args;      // Load: {index}; others: operands
+};
+
+ExprP cInt(int64_t v, Ty t = Ty::I64);
+ExprP cFloat(double v, Ty t);
+ExprP var(int id, Ty t);
+ExprP load(int buffer, ExprP index, Ty t, int field = -1);
+ExprP un(ast::UnOp op, ExprP a);
+ExprP bin(BinOp op, ExprP a, ExprP b, bool reassoc = false);
+ExprP sel(ExprP c, ExprP a, ExprP b);
+ExprP cast(ExprP a, Ty t);
+ExprP mm(bool isMax, ExprP a, ExprP b);
+
+struct Stmt;
+using StmtP = std::shared_ptr<const Stmt>;
+enum class StmtKind { Block, For, Store, Decl, Assign, If, Alloc, Free, SigmaPrefix, Return };
+enum class LoopKind { Serial, Parallel, Vector, Reduction };
+
+struct Stmt {
+  StmtKind kind;
+  std::vector<StmtP> body;   // Block: statements; For: {body}; If: {then, else (may be null)}
+  int var = 0;               // For: loop variable; Decl/Assign: variable
+  std::string name;
+  Ty type = Ty::I64;         // Decl
+  ExprP a, b;                // For: lo, hi; Store: index, value; Decl/Assign: value (Decl may be null)
+                             // If: condition in a; Alloc: element count in a; SigmaPrefix: count in a
+  int buffer = 0;            // Store, Alloc, Free, SigmaPrefix (destination)
+  int source = 0;            // SigmaPrefix: the lengths buffer
+  int field = -1;            // Store to a struct buffer
+  LoopKind loop = LoopKind::Serial;
+  int code = 0;              // Return
+  /// For a Parallel loop over rows of a compressed level: the offsets buffer whose nonzero
+  /// counts balance the chunks (-1: equal chunks).
+  int balanceBy = -1;
+};
+
+StmtP block(std::vector<StmtP> s);
+StmtP forLoop(int var, std::string name, ExprP lo, ExprP hi, StmtP body, LoopKind k);
+StmtP store(int buffer, ExprP index, ExprP value, int field = -1);
+StmtP decl(int var, std::string name, Ty t, ExprP init);
+StmtP assignVar(int var, ExprP value);
+StmtP ifThen(ExprP c, StmtP then, StmtP otherwise = nullptr);
+
+/// A scalar parameter of the C function (nats counts, nats as int64_t, scalars by value).
+struct ScalarParam {
+  int var = 0;
+  std::string name;
+  Ty type = Ty::I64;
+  int paramIndex = -1;
+};
+
+struct Function {
+  std::string name;
+  bool cuda = false;
+  int numParams = 0;
+  std::vector<ScalarParam> scalars;
+  std::vector<Buffer> buffers;
+  StmtP body;
+  SourceLoc loc;
+  const Buffer *buffer(int id) const;
+};
+
+struct Module {
+  std::vector<Function> functions;
+};
+
+std::string print(const Function &f);
+std::string print(const ExprP &e);
+
+}  // namespace spl::loopir
