@@ -1,0 +1,89 @@
+// Shared helpers of the end-to-end tests: the test matrices (the bundled real ones and seeded
+// random ones with empty rows, skewed rows, 1xN, Nx1 and nnz = 0) and comparison against
+// double-precision references. Each test links the objects splc made from one .spl file.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "spl_matrix.h"
+
+namespace spl_e2e {
+
+struct NamedMatrix {
+  std::string name;
+  spl_csr m{};
+};
+
+/// Owns CSR matrices for the duration of a test binary.
+class MatrixSet {
+ public:
+  ~MatrixSet() {
+    for (NamedMatrix &n : all) spl_csr_free(&n.m);
+  }
+  std::vector<NamedMatrix> all;
+};
+
+inline const std::vector<NamedMatrix> &testMatrices() {
+  static MatrixSet set;
+  if (!set.all.empty()) return set.all;
+  const char *real[] = {"pores_1.mtx", "lund_a.mtx", "jgl009.mtx", "utm300.rua", "g20.rua"};
+  for (const char *f : real) {
+    NamedMatrix n;
+    n.name = f;
+    char err[512];
+    std::string path = std::string(SPL_TEST_MATRICES) + "/" + f;
+    if (spl_read_matrix(path.c_str(), &n.m, err, sizeof err) != 0) {
+      ADD_FAILURE() << "cannot read " << path << ": " << err;
+      continue;
+    }
+    set.all.push_back(n);
+  }
+  struct Shape {
+    const char *name;
+    int64_t rows, cols;
+    double density;
+    spl_random_kind kind;
+    uint64_t seed;
+  };
+  const Shape shapes[] = {
+      {"uniform_200x150", 200, 150, 0.05, SPL_RANDOM_UNIFORM, 1},
+      {"empty_rows_300x300", 300, 300, 0.03, SPL_RANDOM_EMPTY_ROWS, 2},
+      {"skewed_500x400", 500, 400, 0.02, SPL_RANDOM_SKEWED, 3},
+      {"row_1x1000", 1, 1000, 0.3, SPL_RANDOM_UNIFORM, 4},
+      {"col_1000x1", 1000, 1, 0.3, SPL_RANDOM_UNIFORM, 5},
+      {"nnz0_50x60", 50, 60, 0.0, SPL_RANDOM_UNIFORM, 6},
+      {"dense_40x40", 40, 40, 1.0, SPL_RANDOM_UNIFORM, 7},
+      {"large_3000x3000", 3000, 3000, 0.004, SPL_RANDOM_SKEWED, 8},
+  };
+  for (const Shape &s : shapes) {
+    NamedMatrix n;
+    n.name = s.name;
+    if (spl_random_csr(s.rows, s.cols, s.density, s.seed, s.kind, &n.m) != 0) {
+      ADD_FAILURE() << "cannot generate " << s.name;
+      continue;
+    }
+    set.all.push_back(n);
+  }
+  return set.all;
+}
+
+inline std::vector<float> randomVectorF(int64_t n, uint64_t seed) {
+  std::vector<float> v(static_cast<size_t>(n) + 1);
+  spl_random_vector_f32(seed, n, v.data());
+  return v;
+}
+
+inline std::vector<double> toDouble(const std::vector<float> &v) { return std::vector<double>(v.begin(), v.end()); }
+
+/// Max relative error of float results against a double reference (see spl_rel_error).
+inline double relError(const float *got, const double *want, int64_t n) { return spl_rel_error(got, want, n); }
+
+constexpr double kF32Tolerance = 1e-5;
+constexpr double kF64Tolerance = 1e-12;
+
+}  // namespace spl_e2e
