@@ -121,11 +121,13 @@ Kernel Lowerer::run() {
     }
   }
 
-  ValP result = eval(d.body, env);
   TypeP rt = kt(d.result, env);
   std::vector<size_t> outs;
   for (size_t i = 0; i < abi_.params.size(); ++i)
     if (isOutputRole(abi_.params[i].role)) outs.push_back(i);
+  if (d.body->kind == tir::ExprKind::Einsum) return lowerEinsumBody(*d.body, env, rt, params, outs);
+
+  ValP result = eval(d.body, env);
 
   // The data type of the result with its pair component bound to the value's nat or nats.
   TypeP dataType = rt;
@@ -199,9 +201,49 @@ Kernel Lowerer::run() {
   return kernel_;
 }
 
-ValP Lowerer::evalEinsum(const tir::Expr &e, const Env &env) {
-  (void)env;
-  throw NotSupported(e.loc, "einsum is type-checked but not compiled yet");
+Kernel Lowerer::lowerEinsumBody(const tir::Expr &body, const Env &env, const TypeP &rt, std::vector<KernelParam> &params,
+                                const std::vector<size_t> &outs) {
+  TensorP sizes;
+  if (opts_.sizeFunction) {
+    auto st = makeTensor(Tensor::Output, freshNatVar("sizes").id, "sizes", types::array(Nat(3), types::scalar(ScalarKind::I64)));
+    kernel_.tensors.push_back(st);
+    sizes = st;
+  }
+  TensorP outNats;
+  size_t firstData = 0;
+  if (!opts_.sizeFunction && rt->kind == TypeKind::DepPair) {
+    const tir::AbiParam &fp = abi_.params[outs.at(0)];
+    auto nt = makeTensor(Tensor::Output, freshNatVar(fp.name).id, fp.name, types::array(Nat(0), types::idx(Nat(0))));
+    nt->isIndexArray = true;
+    kernel_.tensors.push_back(nt);
+    params[outs[0]].tensor = nt;
+    outNats = nt;
+    firstData = 1;
+  }
+  auto makeData = [&](const TypeP &dataType) -> TensorP {
+    auto out = makeTensor(Tensor::Output, freshNatVar("out").id, "out", dataType);
+    kernel_.tensors.push_back(out);
+    for (size_t k = firstData; k < outs.size(); ++k) params[outs[k]].tensor = out;
+    return out;
+  };
+  einsumIntoOutputs(body, env, rt, makeData, outNats, sizes);
+  if (opts_.sizeFunction) {
+    std::vector<KernelParam> inputs;
+    for (size_t i = 0; i < params.size(); ++i)
+      if (!isOutputRole(abi_.params[i].role)) inputs.push_back(params[i]);
+    KernelParam sp;
+    sp.abi.role = tir::AbiParam::OutBuffer;
+    sp.abi.name = "sizes";
+    sp.abi.ctype = "int64_t *";
+    sp.abi.elem = ScalarKind::I64;
+    sp.tensor = sizes;
+    inputs.push_back(sp);
+    kernel_.params = inputs;
+  } else {
+    kernel_.params = params;
+  }
+  kernel_.body = popBlock();
+  return kernel_;
 }
 
 }  // namespace lower

@@ -66,6 +66,8 @@ class Lowerer {
   Lowerer(const tir::Export &ex, const tir::Abi &abi, const LowerOptions &opts)
       : ex_(ex), abi_(abi), opts_(opts), checked_(opts.checked) {}
   Kernel run();
+  Kernel lowerEinsumBody(const tir::Expr &body, const Env &env, const TypeP &rt, std::vector<KernelParam> &params,
+                         const std::vector<size_t> &outs);
 
   // blocks and loops
   void pushBlock();
@@ -102,6 +104,12 @@ class Lowerer {
   ValP evalIf(const tir::Expr &e, const Env &env);
   ValP evalPrim(const tir::Expr &e, const Env &env);
   ValP evalEinsum(const tir::Expr &e, const Env &env);
+  /// An exported def whose body is an einsum writes straight into the kernel's outputs:
+  /// `makeData` creates the output data tensor of a given layout; `outNats` is the output
+  /// offsets of a sparse result; in NAME_size, `sizes` receives the output sizes instead.
+  void einsumIntoOutputs(const tir::Expr &e, const Env &env, const TypeP &rt,
+                         const std::function<TensorP(const TypeP &)> &makeData, const TensorP &outNats,
+                         const TensorP &sizes);
   ForallKind mapKind(tir::Prim p) const;
   void checkIndex(const Nat &pos, const Nat &len, SourceLoc loc);
 

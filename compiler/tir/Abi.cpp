@@ -1,6 +1,8 @@
 /// \file Abi.cpp: computes the C parameters of an export from its instantiated types.
 #include "tir/Abi.h"
 
+#include <map>
+
 #include "support/Error.h"
 
 namespace spl::tir {
@@ -185,6 +187,19 @@ struct Builder {
     TypeP r = inst(d.result);
     abi.hasSizeFunction = r->kind == TypeKind::DepPair;
     addData(r, "out", -1, true, d.loc);
+    dedupeNames();
+  }
+
+  /// Two dependent pairs may name their nats alike (both csr inputs bind `offs`): C needs
+  /// distinct parameter names, so a repeated name gets its parameter's name as a prefix.
+  void dedupeNames() {
+    std::map<std::string, int> uses;
+    for (const AbiParam &p : abi.params) uses[p.name]++;
+    for (AbiParam &p : abi.params) {
+      if (uses[p.name] < 2) continue;
+      std::string owner = p.defParam >= 0 ? ex.def->params[p.defParam].name : "out";
+      if (p.name.rfind(owner + "_", 0) != 0 && p.name.rfind("out_", 0) != 0) p.name = owner + "_" + p.name;
+    }
   }
 };
 

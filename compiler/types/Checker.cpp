@@ -313,7 +313,27 @@ TypeP Checker::resolveType(const ast::TypeSyn &t) {
   fail(t.loc, "unsupported type");
 }
 
+// Nat arithmetic reports an overflow (a CompileError) without a location; these wrappers give it
+// the location of the innermost nat or expression being read.
 Nat Checker::resolveNat(const ast::NatSyn &n) {
+  try {
+    return resolveNatNode(n);
+  } catch (const CompileError &err) {
+    if (err.loc.valid()) throw;
+    fail(n.loc, err.what());
+  }
+}
+
+Nat Checker::exprToNat(const ast::Expr &e) {
+  try {
+    return exprToNatNode(e);
+  } catch (const CompileError &err) {
+    if (err.loc.valid()) throw;
+    fail(e.loc, err.what());
+  }
+}
+
+Nat Checker::resolveNatNode(const ast::NatSyn &n) {
   if (++depth_ > 4000) fail(n.loc, "nat expression nested too deeply");
   struct Leave {
     int &d;
@@ -416,7 +436,7 @@ int64_t Checker::constNat(const ast::Expr &e, const char *what) {
   return *k;
 }
 
-Nat Checker::exprToNat(const ast::Expr &e) {
+Nat Checker::exprToNatNode(const ast::Expr &e) {
   if (++depth_ > 4000) fail(e.loc, "expression nested too deeply");
   struct Leave {
     int &d;
@@ -1069,15 +1089,22 @@ std::optional<tir::Program> Checker::run(const ast::Module &main) {
         if (!v) fail(c->loc, "the values of a tunable must be constants");
         tu.choices.push_back(*v);
       }
+      std::optional<std::pair<int64_t, int64_t>> range;
       if (t.lo) {
         auto lo = resolveNat(*t.lo).asConst(), hi = resolveNat(*t.hi).asConst();
         if (!lo || !hi) fail(t.lo->loc, "the range of a tunable must be constant");
+        range = std::make_pair(*lo, *hi);
         for (int64_t v = *lo; v <= *hi && tu.choices.size() < 4096; ++v) tu.choices.push_back(v);
       }
       pop();
       for (const auto &[name, v] : opts_.defines)
         if (name == t.name) tu.value = v;
-      if (!tu.choices.empty() && std::find(tu.choices.begin(), tu.choices.end(), tu.value) == tu.choices.end()) {
+      // An interval is checked as an interval: its enumeration in tu.choices stops at 4096 values.
+      if (range && (tu.value < range->first || tu.value > range->second)) {
+        diags_.error(t.loc, "tunable '" + t.name + "' = " + std::to_string(tu.value) + " is not in its range " +
+                                std::to_string(range->first) + " .. " + std::to_string(range->second));
+      } else if (!range && !tu.choices.empty() &&
+                 std::find(tu.choices.begin(), tu.choices.end(), tu.value) == tu.choices.end()) {
         std::string list;
         for (size_t i = 0; i < tu.choices.size() && i < 16; ++i) list += (i ? ", " : "") + std::to_string(tu.choices[i]);
         diags_.error(t.loc, "tunable '" + t.name + "' = " + std::to_string(tu.value) + " is not one of its values [" + list + "]");

@@ -82,6 +82,8 @@ class Checker {
   NatCondP resolveCond(const ast::NatSyn &n);
   /// A value expression read as a nat (explicit nat arguments, toNat, take/split/... counts).
   Nat exprToNat(const ast::Expr &e);
+  Nat resolveNatNode(const ast::NatSyn &n);  // resolveNat without locating nat overflow errors
+  Nat exprToNatNode(const ast::Expr &e);     // exprToNat without locating nat overflow errors
   /// A typed expression read as a nat, if it is one (integer arithmetic on nats, integer values
   /// and lookups into integer arrays).
   std::optional<Nat> tirToNat(const tir::ExprP &e);

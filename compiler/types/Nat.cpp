@@ -745,9 +745,10 @@ namespace {
 
 bool proveNonNegativeAt(const Nat &n, const NatFacts &facts, int depth);
 
-/// Var, Lookup and Value atoms are naturals, and so is a remainder by a positive constant. The other atoms are only as non-negative as their
-/// arguments: (m - n) / 2, min(n - m, 4), a Cond with a negative branch or a Sum with a negative
-/// body can all be negative, since nat subtraction is exact.
+/// Var, Lookup and Value atoms are naturals, and so is a remainder by a positive constant. The
+/// other atoms are only as non-negative as their arguments: (m - n) / 2, min(n - m, 4), a Cond
+/// with a negative branch or a Sum with a negative body can all be negative, since nat
+/// subtraction is exact.
 bool atomNonNegative(const NatAtom &a, const NatFacts &facts, int depth) {
   constexpr int kMaxDepth = 8;
   switch (a.kind) {
