@@ -27,4 +27,33 @@ StmtP rewrite(const StmtP &s, bool insideParallel) {
 
 StmtP defaultCpuSchedule(const StmtP &body) { return rewrite(body, false); }
 
+namespace {
+
+bool isGpuLevel(ForallKind k) {
+  return k == ForallKind::GpuBlock || k == ForallKind::GpuThread || k == ForallKind::GpuWarp || k == ForallKind::GpuLane ||
+         k == ForallKind::GpuGlobal;
+}
+
+StmtP gpuRewrite(const StmtP &s, bool inside) {
+  auto copy = std::make_shared<Stmt>(*s);
+  bool inner = inside;
+  if (s->kind == StmtKind::Forall) {
+    if (isGpuLevel(s->forall)) {
+      inner = true;
+    } else if (s->forall == ForallKind::Parallel) {
+      copy->forall = inside ? ForallKind::Serial : ForallKind::GpuGlobal;
+      inner = true;
+    } else {
+      inner = true;  // a serial loop runs in one thread: what it contains does too
+    }
+  }
+  for (StmtP &b : copy->body)
+    if (b) b = gpuRewrite(b, inner);
+  return copy;
+}
+
+}  // namespace
+
+StmtP defaultGpuSchedule(const StmtP &body) { return gpuRewrite(body, false); }
+
 }  // namespace spl::cin

@@ -12,4 +12,9 @@ namespace spl::cin {
 
 StmtP defaultCpuSchedule(const StmtP &body);
 
+/// The default GPU schedule: unless the program maps loops itself (mapBlock, mapThread, ...),
+/// the outermost independent loop of each nest runs one iteration per GPU thread (GpuGlobal)
+/// and the loops inside it run in that thread.
+StmtP defaultGpuSchedule(const StmtP &body);
+
 }  // namespace spl::cin

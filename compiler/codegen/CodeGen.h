@@ -21,6 +21,7 @@ struct CodeGenOptions {
   int optLevel = 3;
   std::string cpu;       // empty: the host CPU
   std::string features;  // empty: the host CPU's features
+  std::string gpuArch = "sm_90";  // the PTX target (--gpu-arch)
 };
 
 enum class OutputKind { LlvmIr, Assembly, Object };
@@ -29,5 +30,8 @@ enum class OutputKind { LlvmIr, Assembly, Object };
 /// `error` on failure (an LLVM verifier failure is an internal error).
 bool compileCpu(const loopir::Module &m, const std::string &moduleName, const CodeGenOptions &opts, OutputKind kind,
                 std::string &out, std::string &error);
+
+/// The PTX of every cuda function of `m` (one module; `--emit=ptx`).
+bool buildPtx(const loopir::Module &m, const CodeGenOptions &opts, std::string &ptx, std::string &error);
 
 }  // namespace spl::codegen

@@ -57,7 +57,62 @@ std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const CodeGenOptions &opt
   return tm;
 }
 
+std::unique_ptr<llvm::TargetMachine> makeDeviceMachine(const CodeGenOptions &opts, std::string &error) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+  llvm::Triple triple("nvptx64-nvidia-cuda");
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target) return nullptr;
+  llvm::TargetOptions to;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(triple, opts.gpuArch, "", to, std::nullopt, std::nullopt,
+                                                                      llvm::CodeGenOptLevel::Aggressive));
+  if (!tm) error = "cannot create the NVPTX target machine for " + opts.gpuArch;
+  return tm;
+}
+
 }  // namespace
+
+bool prepareDeviceModule(llvm::Module &m, const CodeGenOptions &opts, std::string &error) {
+  auto tm = makeDeviceMachine(opts, error);
+  if (!tm) return false;
+  m.setTargetTriple(tm->getTargetTriple());
+  m.setDataLayout(tm->createDataLayout());
+  return true;
+}
+
+bool emitPtx(llvm::Module &m, const CodeGenOptions &opts, std::string &ptx, std::string &error) {
+  auto tm = makeDeviceMachine(opts, error);
+  if (!tm) return false;
+  {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb(tm.get());
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    mpm.run(m, mam);
+  }
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream bos(buffer);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, bos, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
+    error = "the NVPTX target cannot emit PTX";
+    return false;
+  }
+  pm.run(m);
+  ptx.assign(buffer.begin(), buffer.end());
+  return true;
+}
 
 bool prepareModule(llvm::Module &m, const CodeGenOptions &opts, std::string &error) {
   auto tm = makeTargetMachine(opts, error);

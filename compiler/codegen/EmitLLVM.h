@@ -17,4 +17,15 @@ bool prepareModule(llvm::Module &m, const CodeGenOptions &opts, std::string &err
 /// Runs the -O pipeline and writes LLVM IR, assembly or an object file into `out`.
 bool optimizeAndEmit(llvm::Module &m, const CodeGenOptions &opts, OutputKind kind, std::string &out, std::string &error);
 
+/// Sets the NVPTX triple (nvptx64-nvidia-cuda) and data layout on a device module.
+bool prepareDeviceModule(llvm::Module &m, const CodeGenOptions &opts, std::string &error);
+/// Optimises a device module and writes its PTX for opts.gpuArch.
+bool emitPtx(llvm::Module &m, const CodeGenOptions &opts, std::string &ptx, std::string &error);
+
+/// Adds the CPU functions of `m` to a host module (CodeGenCpu.cpp).
+void addCpuFunctions(llvm::Module &host, const loopir::Module &m);
+/// Compiles the cuda functions of `m` to one PTX module and adds, to the host module, that PTX
+/// as a string and each function's host stub (CodeGenCuda.cpp).
+bool addCudaStubs(llvm::Module &host, const loopir::Module &m, const CodeGenOptions &opts, std::string &error);
+
 }  // namespace spl::codegen

@@ -78,7 +78,6 @@ int runCompiler(const Options &opts, std::ostream &err) {
     // Which exports and targets this run compiles: --target restricts, each export names its own.
     std::vector<cin::Kernel> kernels;
     std::vector<codegen::HeaderEntry> headerEntries;
-    bool cudaSkipped = false;
     for (const tir::Export &ex : program->exports) {
       tir::Abi abi = tir::computeAbi(ex, opts.indexBits);
       codegen::HeaderEntry he{&ex, abi, false, false};
@@ -87,12 +86,6 @@ int runCompiler(const Options &opts, std::ostream &err) {
         bool named = cuda ? ex.cuda : ex.cpu;
         bool selected = opts.targetsGiven ? (cuda ? opts.targetCuda : opts.targetCpu) : true;
         if (!named || !selected) continue;
-        if (cuda && opts.emit != Emit::Cin) {
-          // The CUDA back end is not built yet: its functions are left out of the object and
-          // the header rather than emitted half-done.
-          cudaSkipped = true;
-          continue;
-        }
         (cuda ? he.cuda : he.cpu) = true;
         for (int sizeFn = 0; sizeFn < (abi.hasSizeFunction ? 2 : 1); ++sizeFn) {
           cin::LowerOptions lo;
@@ -101,17 +94,11 @@ int runCompiler(const Options &opts, std::ostream &err) {
           lo.indexBits = opts.indexBits;
           lo.checked = opts.checked;
           cin::Kernel k = cin::lowerExport(ex, abi, lo);
-          if (!cuda) k.body = cin::defaultCpuSchedule(k.body);
+          k.body = cuda ? cin::defaultGpuSchedule(k.body) : cin::defaultCpuSchedule(k.body);
           kernels.push_back(std::move(k));
         }
       }
       if (he.cpu || he.cuda) headerEntries.push_back(he);
-    }
-    if (cudaSkipped && !opts.targetsGiven)
-      err << "splc: warning: the cuda target is not implemented yet; only the cpu functions are emitted\n";
-    if (cudaSkipped && opts.targetsGiven) {
-      err << "splc: error: not supported yet: the cuda target (--target=cuda)\n";
-      return 1;
     }
     std::string headerText = codegen::writeHeader(opts.input, opts.header.empty() ? opts.output + ".h" : opts.header, headerEntries);
     if (opts.emit == Emit::Header) return writeText(opts, headerText, err) ? 0 : 1;
@@ -121,19 +108,23 @@ int runCompiler(const Options &opts, std::ostream &err) {
       return writeText(opts, text, err) ? 0 : 1;
     }
     loopir::Module lm;
-    for (const cin::Kernel &k : kernels)
-      if (!k.cuda) lm.functions.push_back(loopir::flatten(k, opts.indexBits));
+    for (const cin::Kernel &k : kernels) lm.functions.push_back(loopir::flatten(k, opts.indexBits));
     if (opts.emit == Emit::LoopIr) {
       std::string text;
       for (const loopir::Function &f : lm.functions) text += loopir::print(f) + "\n";
       return writeText(opts, text, err) ? 0 : 1;
     }
-    if (opts.emit == Emit::Ptx) {
-      err << "splc: error: not supported yet: --emit=ptx (the cuda back end)\n";
-      return 1;
-    }
     codegen::CodeGenOptions cg;
     cg.optLevel = opts.optLevel;
+    cg.gpuArch = opts.gpuArch;
+    if (opts.emit == Emit::Ptx) {
+      std::string ptx, ptxError;
+      if (!codegen::buildPtx(lm, cg, ptx, ptxError)) {
+        err << "splc: error: " << ptxError << "\n";
+        return 1;
+      }
+      return writeText(opts, ptx, err) ? 0 : 1;
+    }
     codegen::OutputKind kind = opts.emit == Emit::Ll ? codegen::OutputKind::LlvmIr
                                : opts.emit == Emit::Asm ? codegen::OutputKind::Assembly
                                                         : codegen::OutputKind::Object;

@@ -352,10 +352,20 @@ class Flattener {
       case cin::ForallKind::Reduction: return LoopKind::Reduction;
       case cin::ForallKind::Parallel: return LoopKind::Parallel;
       case cin::ForallKind::Vector: return LoopKind::Vector;
-      default:
-        throw CompileError(k_.loc, std::string("GPU-level maps (") + cin::forallKindName(k) +
-                                       ") cannot run in a cpu export; export it for cuda");
+      case cin::ForallKind::GpuGlobal: return gpuKind(k, LoopKind::GpuGlobal);
+      case cin::ForallKind::GpuBlock: return gpuKind(k, LoopKind::GpuBlock);
+      case cin::ForallKind::GpuThread: return gpuKind(k, LoopKind::GpuThread);
+      case cin::ForallKind::GpuWarp: return gpuKind(k, LoopKind::GpuWarp);
+      case cin::ForallKind::GpuLane: return gpuKind(k, LoopKind::GpuLane);
     }
+    return LoopKind::Serial;
+  }
+
+  LoopKind gpuKind(cin::ForallKind k, LoopKind l) {
+    if (!k_.cuda)
+      throw CompileError(k_.loc, std::string("GPU-level maps (") + cin::forallKindName(k) +
+                                     ") cannot run in a cpu export; export it for cuda");
+    return l;
   }
 
   StmtP withPre(std::vector<StmtP> pre, StmtP s) {

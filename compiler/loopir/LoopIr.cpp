@@ -222,6 +222,11 @@ const char *loopName(LoopKind k) {
     case LoopKind::Parallel: return "parallel";
     case LoopKind::Vector: return "vector";
     case LoopKind::Reduction: return "reduction";
+    case LoopKind::GpuGlobal: return "gpu.global";
+    case LoopKind::GpuBlock: return "gpu.block";
+    case LoopKind::GpuThread: return "gpu.thread";
+    case LoopKind::GpuWarp: return "gpu.warp";
+    case LoopKind::GpuLane: return "gpu.lane";
   }
   return "?";
 }
@@ -267,6 +272,7 @@ void printStmt(std::ostringstream &os, const StmtP &s, int indent) {
       os << pad << "b" << s->buffer << " = spl_sigma_prefix(b" << s->source << ", " << print(s->a) << ")\n";
       break;
     case StmtKind::Return: os << pad << "return " << s->code << "\n"; break;
+    case StmtKind::Barrier: os << pad << "barrier\n"; break;
   }
 }
 

@@ -30,6 +30,7 @@ struct Buffer {
   std::vector<Ty> fields;         // a packed struct buffer: the field types in order
   bool isParam = false;
   bool isOutput = false;          // written by the function
+  bool shared = false;            // GPU: in a block's shared memory (statically sized)
   int paramIndex = -1;            // position among the C parameters
 };
 
@@ -70,8 +71,12 @@ ExprP mm(bool isMax, ExprP a, ExprP b);
 
 struct Stmt;
 using StmtP = std::shared_ptr<const Stmt>;
-enum class StmtKind { Block, For, Store, Decl, Assign, If, Alloc, Free, SigmaPrefix, Return };
-enum class LoopKind { Serial, Parallel, Vector, Reduction };
+enum class StmtKind { Block, For, Store, Decl, Assign, If, Alloc, Free, SigmaPrefix, Return, Barrier };
+/// Serial/Reduction run in order (a Reduction may reassociate); Parallel runs on the CPU pool;
+/// the Gpu kinds map a loop onto the GPU's hierarchy (Global: one thread per iteration over
+/// the whole grid; Block/Thread: successive grid and block dimensions, innermost = x;
+/// Warp/Lane: warps of a block and lanes of a warp).
+enum class LoopKind { Serial, Parallel, Vector, Reduction, GpuGlobal, GpuBlock, GpuThread, GpuWarp, GpuLane };
 
 struct Stmt {
   StmtKind kind;

@@ -807,6 +807,8 @@ void Checker::expect(const TypeP &expected, const TypeP &found, SourceLoc loc, c
     for (size_t i = before; i < postponed_.size(); ++i) {
       postponed_[i].loc = loc;
       postponed_[i].what = what;
+      postponed_[i].expected = expected;
+      postponed_[i].found = found;
     }
     return;
   }
@@ -866,15 +868,14 @@ void Checker::solvePostponed(bool final) {
       bool postponedAgain = postponed_.size() > before;
       if (postponedAgain) {
         postponed_.pop_back();
-        postponed_.push_back(Postponed{a, b, p.loc, p.what});
+        Postponed again = p;
+        again.a = a;
+        again.b = b;
+        postponed_.push_back(again);
         continue;
       }
       progress = true;
-      if (!ok) {
-        diags_.error(p.loc, (p.what.empty() ? std::string("nat equation") : p.what) + ": `" + a.str() +
-                                "` is not equal to `" + b.str() + "`");
-        throw DefFailed{};
-      }
+      if (!ok) failPostponed(p, a, b);
     }
     if (!progress) break;
   }
@@ -890,10 +891,21 @@ void Checker::solvePostponed(bool final) {
       diags_.error(p.loc, "cannot infer the implicit parameter '" + metaName + "' from the equation `" + a.str() +
                               "` = `" + b.str() + "`" + (p.what.empty() ? "" : " (in " + p.what + ")"));
     else
-      diags_.error(p.loc, (p.what.empty() ? std::string("nat equation") : p.what) + ": `" + a.str() +
-                              "` is not equal to `" + b.str() + "`");
+      failPostponed(p, a, b);
     throw DefFailed{};
   }
+}
+
+void Checker::failPostponed(const Postponed &p, const Nat &a, const Nat &b) {
+  if (p.expected && p.found) {
+    diags_.error(p.loc, "type mismatch in " + p.what + ": expected `" + types::str(zonk(p.expected)) + "`, found `" +
+                            types::str(zonk(p.found)) + "`");
+    diags_.note(p.loc, "`" + a.str() + "` is not equal to `" + b.str() + "`");
+  } else {
+    diags_.error(p.loc, (p.what.empty() ? std::string("nat equation") : p.what) + ": `" + a.str() +
+                            "` is not equal to `" + b.str() + "`");
+  }
+  throw DefFailed{};
 }
 
 // ---- definitions ----------------------------------------------------------------------------------

@@ -173,7 +173,10 @@ class Checker {
     Nat a, b;
     SourceLoc loc;
     std::string what;
+    TypeP expected, found;  // set by expect(): the types whose unification postponed a = b
   };
+  /// Reports a postponed equation a = b that does not hold (naming both types when known).
+  [[noreturn]] void failPostponed(const Postponed &p, const Nat &a, const Nat &b);
   std::vector<Postponed> postponed_;
   NatFacts facts_;
   std::vector<tir::CallRecord> calls_;

@@ -1,0 +1,409 @@
+/// \file CodeGenCuda.cpp: the CUDA back end: device kernels in PTX and their host stubs.
+///
+/// A cuda function's top-level statements are cut into segments, run in stream order:
+///   - an independent loop (GpuGlobal, or Parallel under the default schedule) becomes a
+///     grid-stride kernel, one thread per iteration;
+///   - a nest mapped by mapBlock/mapThread becomes a kernel over that grid (GpuBlock);
+///   - other statements with memory effects become a one-thread kernel (serial code);
+///   - scalar statements without loads run on the host; device temporaries are allocated on the
+///     stream (spl_cuda_alloc), and the Sigma precomputation is the runtime's device scan.
+/// The kernels of all exports go into one PTX module, embedded in the object as a string; each
+/// `NAME_cuda(void *stream, ...)` launches its kernels with spl_cuda_launch, which loads the
+/// module once per context (the runtime's module cache, via one slot per object). A size
+/// function's `sizes` is host memory: its kernel writes a device copy that is copied back.
+#include <map>
+#include <set>
+
+#include "codegen/CodeGen.h"
+#include "codegen/EmitLLVM.h"
+#include "codegen/LoopCodeGen.h"
+#include "support/Error.h"
+
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+namespace spl::codegen {
+namespace {
+
+using namespace loopir;
+
+/// One piece of a cuda function, in order.
+struct Segment {
+  enum Kind { Host, Grid, Mapped, Serial } kind = Host;
+  std::vector<StmtP> stmts;  // Host/Serial: the statements; Grid/Mapped: the one loop
+  std::string kernel;        // Grid/Mapped/Serial: the kernel's name
+  std::vector<int> vars;     // kernel parameters: scalars first...
+  std::vector<int> bufs;     // ...then buffers
+};
+
+bool hasLoad(const ExprP &e) {
+  if (e->kind == ExprKind::Load) return true;
+  for (const ExprP &a : e->args)
+    if (hasLoad(a)) return true;
+  return false;
+}
+
+/// Statements the host can run itself: scalar declarations and assignments without loads.
+bool hostOnly(const StmtP &s) {
+  if (s->kind == StmtKind::Decl) return !s->a || !hasLoad(s->a);
+  if (s->kind == StmtKind::Assign) return !hasLoad(s->a);
+  return s->kind == StmtKind::Alloc || s->kind == StmtKind::Free || s->kind == StmtKind::SigmaPrefix;
+}
+
+bool isGridLoop(const StmtP &s) {
+  return s->kind == StmtKind::For && (s->loop == LoopKind::GpuGlobal || s->loop == LoopKind::Parallel);
+}
+
+bool isMappedLoop(const StmtP &s) {
+  return s->kind == StmtKind::For && (s->loop == LoopKind::GpuBlock || s->loop == LoopKind::GpuThread ||
+                                      s->loop == LoopKind::GpuWarp || s->loop == LoopKind::GpuLane);
+}
+
+std::vector<Segment> segmentsOf(const Function &f) {
+  std::vector<Segment> segs;
+  std::vector<StmtP> top = f.body->kind == StmtKind::Block ? f.body->body : std::vector<StmtP>{f.body};
+  int k = 0;
+  for (const StmtP &s : top) {
+    if (isGridLoop(s) || isMappedLoop(s)) {
+      Segment g;
+      g.kind = isGridLoop(s) ? Segment::Grid : Segment::Mapped;
+      g.stmts = {s};
+      g.kernel = f.name + "_k" + std::to_string(k++);
+      segs.push_back(g);
+    } else if (hostOnly(s)) {
+      if (segs.empty() || segs.back().kind != Segment::Host) segs.push_back(Segment{});
+      segs.back().stmts.push_back(s);
+    } else {
+      if (segs.empty() || segs.back().kind != Segment::Serial) {
+        Segment g;
+        g.kind = Segment::Serial;
+        g.kernel = f.name + "_k" + std::to_string(k++);
+        segs.push_back(g);
+      }
+      segs.back().stmts.push_back(s);
+    }
+  }
+  return segs;
+}
+
+// ---- device code --------------------------------------------------------------------------------
+
+class DeviceGen : public LoopCodeGen {
+ public:
+  using LoopCodeGen::LoopCodeGen;
+
+  /// Generates the kernel of one segment. `varTypes` gives the type of each captured scalar.
+  void kernel(const Function &f, const Segment &seg, const std::map<int, Ty> &varTypes) {
+    fn_ = &f;
+    std::vector<llvm::Type *> params;
+    for (int v : seg.vars) params.push_back(ty(varTypes.at(v)));
+    for (size_t i = 0; i < seg.bufs.size(); ++i) params.push_back(b_.getPtrTy());
+    auto *ft = llvm::FunctionType::get(b_.getVoidTy(), params, false);
+    llvm::Function *lf = llvm::Function::Create(ft, llvm::GlobalValue::ExternalLinkage, seg.kernel, m_);
+    lf->setCallingConv(llvm::CallingConv::PTX_Kernel);
+    lf->addFnAttr(llvm::Attribute::NoUnwind);
+    Frame frame;
+    frame.fn = lf;
+    frame.entry = llvm::BasicBlock::Create(ctx_, "entry", lf);
+    b_.SetInsertPoint(frame.entry);
+    frames_.push_back(&frame);
+    for (size_t i = 0; i < seg.vars.size(); ++i) {
+      llvm::AllocaInst *slot = entryAlloca(params[i], "v" + std::to_string(seg.vars[i]));
+      b_.CreateStore(lf->getArg(static_cast<unsigned>(i)), slot);
+      frame.vars[seg.vars[i]] = {slot, varTypes.at(seg.vars[i])};
+    }
+    for (size_t i = 0; i < seg.bufs.size(); ++i) {
+      llvm::Argument *a = lf->getArg(static_cast<unsigned>(seg.vars.size() + i));
+      lf->addParamAttr(a->getArgNo(), llvm::Attribute::NoAlias);
+      frame.buffers[seg.bufs[i]] = a;
+    }
+    if (seg.kind == Segment::Grid) {
+      const Stmt &loop = *seg.stmts[0];
+      llvm::Value *tid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {});
+      llvm::Value *ntid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x, {});
+      llvm::Value *ctaid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {});
+      llvm::Value *nctaid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {});
+      llvm::Value *gid = b_.CreateZExt(b_.CreateAdd(b_.CreateMul(ctaid, ntid), tid), b_.getInt64Ty());
+      llvm::Value *stride = b_.CreateZExt(b_.CreateMul(nctaid, ntid), b_.getInt64Ty());
+      llvm::Value *lo = expr(loop.a), *hi = expr(loop.b);
+      serialLoop(loop, b_.CreateAdd(lo, gid), hi, stride);
+    } else if (seg.kind == Segment::Mapped) {
+      mapped(*seg.stmts[0]);
+    } else {
+      for (const StmtP &s : seg.stmts) stmt(s);
+    }
+    if (!b_.GetInsertBlock()->getTerminator()) b_.CreateRetVoid();
+    frames_.pop_back();
+  }
+
+ protected:
+  /// A mapBlock/mapThread nest: block loops take blockIdx (innermost = x), thread loops
+  /// threadIdx; iterations past a loop's (possibly ragged) length do nothing but still reach
+  /// every barrier.
+  void mapped(const Stmt &outer) {
+    (void)outer;
+    throw NotSupported(SourceLoc{}, "GPU-level maps (mapBlock/mapThread) in the cuda back end");
+  }
+
+  void parallelLoop(const Stmt &s) override {
+    // Nested independent loops run in order inside one thread (the default schedule maps only
+    // the outermost loop onto the grid).
+    serialLoop(s, expr(s.a), expr(s.b));
+  }
+  void allocStmt(const Stmt &) override {
+    throw NotSupported(fn_->loc, "a temporary array inside a GPU kernel (allocate outside the mapped loops)");
+  }
+  void freeStmt(const Stmt &) override {}
+  void sigmaStmt(const Stmt &) override { throw InternalError("codegen: Sigma precomputation inside a kernel"); }
+  void emitReturn(llvm::Value *) override {
+    throw NotSupported(fn_->loc, "--checked input validation in cuda kernels");
+  }
+  void barrier() override { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all, {b_.getInt32(0)}); }
+};
+
+// ---- host stubs ---------------------------------------------------------------------------------
+
+class HostGen : public LoopCodeGen {
+ public:
+  HostGen(llvm::LLVMContext &ctx, llvm::Module &m, llvm::GlobalVariable *ptx, llvm::GlobalVariable *slot)
+      : LoopCodeGen(ctx, m), ptx_(ptx), slot_(slot) {}
+
+  void stub(const Function &f, const std::vector<Segment> &segs, const std::map<int, Ty> &varTypes) {
+    fn_ = &f;
+    // C parameters: the stream, then the function's own.
+    std::vector<llvm::Type *> params(f.numParams + 1, nullptr);
+    params[0] = b_.getPtrTy();
+    for (const ScalarParam &p : f.scalars) params[p.paramIndex + 1] = ty(p.type);
+    for (const Buffer &buf : f.buffers)
+      if (buf.isParam) params[buf.paramIndex + 1] = b_.getPtrTy();
+    auto *ft = llvm::FunctionType::get(b_.getInt32Ty(), params, false);
+    llvm::Function *lf = llvm::Function::Create(ft, llvm::GlobalValue::ExternalLinkage, f.name, m_);
+    lf->addFnAttr(llvm::Attribute::NoUnwind);
+    Frame frame;
+    frame.fn = lf;
+    frame.entry = llvm::BasicBlock::Create(ctx_, "entry", lf);
+    b_.SetInsertPoint(frame.entry);
+    frames_.push_back(&frame);
+    stream_ = lf->getArg(0);
+    for (const ScalarParam &p : f.scalars) {
+      llvm::AllocaInst *slot = entryAlloca(ty(p.type), p.name);
+      b_.CreateStore(lf->getArg(p.paramIndex + 1), slot);
+      frame.vars[p.var] = {slot, p.type};
+    }
+    for (const Buffer &buf : f.buffers) {
+      if (buf.isParam) {
+        frame.buffers[buf.id] = lf->getArg(buf.paramIndex + 1);
+      } else {
+        llvm::AllocaInst *slot = entryAlloca(b_.getPtrTy(), buf.name + ".slot");
+        b_.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), slot);
+        frame.tempSlots[buf.id] = slot;
+      }
+    }
+    // A size function's `sizes` is host memory: kernels write a device copy.
+    hostSizes_ = nullptr;
+    for (const Buffer &buf : f.buffers)
+      if (buf.isParam && buf.name == "sizes" && f.name.size() > 5 && f.name.compare(f.name.size() - 5, 5, "_size") == 0) {
+        hostSizes_ = frame.buffers[buf.id];
+        sizesBuffer_ = buf.id;
+        llvm::AllocaInst *slot = entryAlloca(b_.getPtrTy(), "sizes.dev");
+        b_.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), slot);
+        frame.tempSlots[buf.id] = slot;
+        frame.buffers.erase(buf.id);
+        checked(b_.CreateCall(runtime("spl_cuda_alloc", b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getPtrTy()}),
+                              {slot, b_.getInt64(8 * 8), stream_}));
+      }
+    for (const Segment &seg : segs) {
+      if (seg.kind == Segment::Host) {
+        for (const StmtP &s : seg.stmts) stmt(s);
+      } else {
+        launch(seg, varTypes);
+      }
+    }
+    if (hostSizes_) {
+      llvm::Value *dev = b_.CreateLoad(b_.getPtrTy(), frame.tempSlots[sizesBuffer_]);
+      int64_t count = 3;
+      checked(b_.CreateCall(runtime("spl_cuda_memcpy", b_.getInt32Ty(), {b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty(), b_.getInt32Ty(), b_.getPtrTy()}),
+                            {hostSizes_, dev, b_.getInt64(count * 8), b_.getInt32(1), stream_}));
+    }
+    if (!b_.GetInsertBlock()->getTerminator()) emitReturn(b_.getInt32(0));
+    frames_.pop_back();
+  }
+
+ protected:
+  /// Returns the code from the stub if it is not SPL_OK.
+  void checked(llvm::Value *rc) {
+    auto *fail = llvm::BasicBlock::Create(ctx_, "cuda.fail", frame().fn);
+    auto *ok = llvm::BasicBlock::Create(ctx_, "cuda.ok", frame().fn);
+    b_.CreateCondBr(b_.CreateICmpNE(rc, b_.getInt32(0)), fail, ok);
+    b_.SetInsertPoint(fail);
+    emitReturn(rc);
+    b_.SetInsertPoint(ok);
+  }
+
+  void launch(const Segment &seg, const std::map<int, Ty> &varTypes) {
+    // The kernel's arguments: an array of pointers to each value.
+    size_t n = seg.vars.size() + seg.bufs.size();
+    llvm::ArrayType *argsTy = llvm::ArrayType::get(b_.getPtrTy(), std::max<size_t>(n, 1));
+    llvm::AllocaInst *args = entryAlloca(argsTy, seg.kernel + ".args");
+    size_t k = 0;
+    for (int v : seg.vars) {
+      auto it = frame().vars.find(v);
+      if (it == frame().vars.end())
+        throw NotSupported(fn_->loc, "a value computed in one GPU kernel and used in another (" + seg.kernel + ")");
+      llvm::AllocaInst *cell = entryAlloca(ty(varTypes.at(v)), "arg");
+      b_.CreateStore(b_.CreateLoad(ty(it->second.type), it->second.slot), cell);
+      b_.CreateStore(cell, b_.CreateConstInBoundsGEP2_32(argsTy, args, 0, static_cast<unsigned>(k++)));
+    }
+    for (int bid : seg.bufs) {
+      llvm::AllocaInst *cell = entryAlloca(b_.getPtrTy(), "arg");
+      b_.CreateStore(bufferPtr(bid), cell);
+      b_.CreateStore(cell, b_.CreateConstInBoundsGEP2_32(argsTy, args, 0, static_cast<unsigned>(k++)));
+    }
+    llvm::Value *grid = b_.getInt32(1), *block = b_.getInt32(1);
+    if (seg.kind == Segment::Grid) {
+      const Stmt &loop = *seg.stmts[0];
+      block = b_.getInt32(256);
+      if (!hasLoad(loop.a) && !hasLoad(loop.b)) {
+        // One thread per iteration, up to 65535 blocks (the kernel strides over the rest).
+        llvm::Value *count = b_.CreateSub(expr(loop.b), expr(loop.a));
+        llvm::Value *blocks = b_.CreateSDiv(b_.CreateAdd(count, b_.getInt64(255)), b_.getInt64(256));
+        blocks = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, blocks, b_.getInt64(1));
+        blocks = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, blocks, b_.getInt64(65535));
+        grid = b_.CreateTrunc(blocks, b_.getInt32Ty());
+      } else {
+        grid = b_.getInt32(1024);
+      }
+    }
+    llvm::Constant *name = b_.CreateGlobalString(seg.kernel, seg.kernel + ".name", 0, &m_);
+    llvm::Value *rc = b_.CreateCall(
+        runtime("spl_cuda_launch", b_.getInt32Ty(),
+                {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(),
+                 b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getPtrTy(), b_.getPtrTy()}),
+        {ptx_, name, slot_, grid, b_.getInt32(1), b_.getInt32(1), block, b_.getInt32(1), b_.getInt32(1), b_.getInt32(0), stream_,
+         args});
+    checked(rc);
+  }
+
+  void freeTemps() {
+    for (const auto &[id, slot] : frame().tempSlots) {
+      (void)id;
+      b_.CreateCall(runtime("spl_cuda_free", b_.getInt32Ty(), {b_.getPtrTy(), b_.getPtrTy()}),
+                    {b_.CreateLoad(b_.getPtrTy(), slot), stream_});
+    }
+  }
+  void emitReturn(llvm::Value *code) override {
+    freeTemps();
+    b_.CreateRet(code);
+  }
+  void parallelLoop(const Stmt &) override { throw InternalError("codegen: a loop on the host of a cuda function"); }
+  void barrier() override { throw InternalError("codegen: a barrier on the host"); }
+  void allocStmt(const Stmt &s) override {
+    const Buffer &buf = bufferInfo(s.buffer);
+    int64_t elemBytes = buf.fields.empty() ? tyBytes(buf.elem)
+                                           : static_cast<int64_t>(m_.getDataLayout().getTypeAllocSize(structOf(buf)));
+    if (buf.fields.empty() && buf.elem == Ty::I1) elemBytes = 1;
+    llvm::Value *bytes = b_.CreateMul(expr(s.a), b_.getInt64(elemBytes));
+    checked(b_.CreateCall(runtime("spl_cuda_alloc", b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getPtrTy()}),
+                          {frame().tempSlots.at(s.buffer), bytes, stream_}));
+  }
+  void freeStmt(const Stmt &s) override {
+    auto it = frame().tempSlots.find(s.buffer);
+    if (it == frame().tempSlots.end()) return;
+    b_.CreateCall(runtime("spl_cuda_free", b_.getInt32Ty(), {b_.getPtrTy(), b_.getPtrTy()}),
+                  {b_.CreateLoad(b_.getPtrTy(), it->second), stream_});
+    b_.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), it->second);
+  }
+  void sigmaStmt(const Stmt &s) override {
+    const Buffer &src = bufferInfo(s.source);
+    if (src.elem != Ty::I32) throw NotSupported(fn_->loc, "the device Sigma precomputation of 64-bit lengths");
+    checked(b_.CreateCall(runtime("spl_cuda_sigma_prefix_i32", b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()}),
+                          {bufferPtr(s.source), expr(s.a), bufferPtr(s.buffer), stream_}));
+  }
+
+  llvm::GlobalVariable *ptx_, *slot_;
+  llvm::Value *stream_ = nullptr;
+  llvm::Value *hostSizes_ = nullptr;
+  int sizesBuffer_ = -1;
+};
+
+/// The types of every variable a kernel may capture: scalar parameters and host declarations.
+std::map<int, Ty> varTypesOf(const Function &f) {
+  std::map<int, Ty> types;
+  for (const ScalarParam &p : f.scalars) types[p.var] = p.type;
+  std::function<void(const StmtP &)> walk = [&](const StmtP &s) {
+    if (!s) return;
+    if (s->kind == StmtKind::Decl) types[s->var] = s->type;
+    if (s->kind == StmtKind::For) types[s->var] = Ty::I64;
+    for (const StmtP &b : s->body) walk(b);
+  };
+  walk(f.body);
+  return types;
+}
+
+/// Fills each kernel segment's parameters: the scalars and buffers it uses but does not define.
+void captureOf(Segment &seg, const Function &f) {
+  Uses u;
+  for (const StmtP &s : seg.stmts) usesOf(s, u);
+  std::set<int> params;
+  for (const ScalarParam &p : f.scalars) params.insert(p.var);
+  for (int v : u.vars)
+    if (!u.declared.count(v)) seg.vars.push_back(v);
+  for (int b : u.buffers) seg.bufs.push_back(b);
+}
+
+}  // namespace
+
+bool buildPtx(const loopir::Module &m, const CodeGenOptions &opts, std::string &ptx, std::string &error) {
+  llvm::LLVMContext ctx;
+  llvm::Module dev("spl_device", ctx);
+  if (!prepareDeviceModule(dev, opts, error)) return false;
+  bool any = false;
+  for (const loopir::Function &f : m.functions) {
+    if (!f.cuda) continue;
+    std::vector<Segment> segs = segmentsOf(f);
+    std::map<int, Ty> vt = varTypesOf(f);
+    DeviceGen g(ctx, dev);
+    for (Segment &s : segs) {
+      if (s.kind == Segment::Host) continue;
+      captureOf(s, f);
+      g.kernel(f, s, vt);
+      any = true;
+    }
+  }
+  if (!any) {
+    ptx.clear();
+    return true;
+  }
+  std::string verifyErrors;
+  llvm::raw_string_ostream vs(verifyErrors);
+  if (llvm::verifyModule(dev, &vs)) {
+    vs.flush();
+    throw InternalError("codegen: the device module does not verify:\n" + verifyErrors);
+  }
+  return emitPtx(dev, opts, ptx, error);
+}
+
+bool addCudaStubs(llvm::Module &host, const loopir::Module &m, const CodeGenOptions &opts, std::string &error) {
+  bool anyCuda = false;
+  for (const loopir::Function &f : m.functions) anyCuda = anyCuda || f.cuda;
+  if (!anyCuda) return true;
+  std::string ptx;
+  if (!buildPtx(m, opts, ptx, error)) return false;
+  llvm::LLVMContext &ctx = host.getContext();
+  llvm::Constant *text = llvm::ConstantDataArray::getString(ctx, ptx, true);
+  auto *ptxVar = new llvm::GlobalVariable(host, text->getType(), true, llvm::GlobalValue::PrivateLinkage, text, "spl_ptx");
+  auto *slot = new llvm::GlobalVariable(host, llvm::PointerType::get(ctx, 0), false, llvm::GlobalValue::InternalLinkage,
+                                        llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx, 0)), "spl_module_slot");
+  for (const loopir::Function &f : m.functions) {
+    if (!f.cuda) continue;
+    std::vector<Segment> segs = segmentsOf(f);
+    for (Segment &s : segs)
+      if (s.kind != Segment::Host) captureOf(s, f);
+    HostGen g(ctx, host, ptxVar, slot);
+    g.stub(f, segs, varTypesOf(f));
+  }
+  return true;
+}
+
+}  // namespace spl::codegen

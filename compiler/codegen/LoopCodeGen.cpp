@@ -1,0 +1,332 @@
+/// \file LoopCodeGen.cpp: expressions and statements of the loop IR in LLVM IR (see
+/// LoopCodeGen.h). Selects evaluate only the chosen arm and && / || short-circuit unless both
+/// sides are safe (no loads, no division by a non-constant), in which case they become plain
+/// selects and logic the vectoriser can use.
+#include "codegen/LoopCodeGen.h"
+
+#include "support/Error.h"
+
+namespace spl::codegen {
+
+using namespace loopir;
+
+namespace {
+void usesExpr(const ExprP &e, Uses &u) {
+  if (e->kind == ExprKind::Var) u.vars.insert(e->var);
+  if (e->kind == ExprKind::Load) u.buffers.insert(e->buffer);
+  for (const ExprP &a : e->args) usesExpr(a, u);
+}
+}  // namespace
+
+void usesOf(const StmtP &s, Uses &u) {
+  if (!s) return;
+  if (s->kind == StmtKind::Decl || s->kind == StmtKind::For) u.declared.insert(s->var);
+  if (s->kind == StmtKind::Store || s->kind == StmtKind::Free || s->kind == StmtKind::SigmaPrefix ||
+      s->kind == StmtKind::Alloc)
+    u.buffers.insert(s->buffer);
+  if (s->kind == StmtKind::SigmaPrefix) u.buffers.insert(s->source);
+  if (s->kind == StmtKind::Assign) u.vars.insert(s->var);
+  if (s->a) usesExpr(s->a, u);
+  if (s->b) usesExpr(s->b, u);
+  for (const StmtP &b : s->body) usesOf(b, u);
+}
+
+LoopCodeGen::~LoopCodeGen() = default;
+
+llvm::Type *LoopCodeGen::ty(Ty t) {
+  switch (t) {
+    case Ty::I1: return b_.getInt1Ty();
+    case Ty::I32: return b_.getInt32Ty();
+    case Ty::I64: return b_.getInt64Ty();
+    case Ty::F32: return b_.getFloatTy();
+    case Ty::F64: return b_.getDoubleTy();
+  }
+  return b_.getInt64Ty();
+}
+
+llvm::Type *LoopCodeGen::memTy(Ty t) { return t == Ty::I1 ? b_.getInt8Ty() : ty(t); }
+
+llvm::AllocaInst *LoopCodeGen::entryAlloca(llvm::Type *t, const std::string &name) {
+  llvm::IRBuilder<> eb(frame().entry, frame().entry->begin());
+  return eb.CreateAlloca(t, nullptr, name);
+}
+
+llvm::Value *LoopCodeGen::bufferPtr(int id) {
+  Frame &f = frame();
+  if (auto it = f.buffers.find(id); it != f.buffers.end()) return it->second;
+  if (auto it = f.tempSlots.find(id); it != f.tempSlots.end()) return b_.CreateLoad(b_.getPtrTy(), it->second);
+  throw InternalError("codegen: buffer b" + std::to_string(id) + " is not available in " + fn_->name);
+}
+
+const Buffer &LoopCodeGen::bufferInfo(int id) {
+  const Buffer *b = fn_->buffer(id);
+  if (!b) throw InternalError("codegen: unknown buffer b" + std::to_string(id));
+  return *b;
+}
+
+llvm::StructType *LoopCodeGen::structOf(const Buffer &b) {
+  std::vector<llvm::Type *> fs;
+  for (Ty t : b.fields) fs.push_back(memTy(t));
+  return llvm::StructType::get(ctx_, fs);
+}
+
+llvm::Value *LoopCodeGen::elementPtr(int bufferId, llvm::Value *index, int field, llvm::Type *&elemTy) {
+  const Buffer &b = bufferInfo(bufferId);
+  llvm::Value *base = bufferPtr(bufferId);
+  if (field >= 0) {
+    llvm::StructType *st = structOf(b);
+    elemTy = st->getElementType(field);
+    return b_.CreateInBoundsGEP(st, base, {index, b_.getInt32(field)});
+  }
+  elemTy = memTy(b.elem);
+  return b_.CreateInBoundsGEP(elemTy, base, index);
+}
+
+bool LoopCodeGen::safe(const ExprP &e) {
+  if (e->kind == ExprKind::Load) return false;
+  if (e->kind == ExprKind::Binary && !isFloatTy(e->type) &&
+      (e->binop == BinOp::Div || e->binop == BinOp::Rem || e->binop == BinOp::FloorDiv || e->binop == BinOp::ExactDiv))
+    return e->args[1]->kind == ExprKind::Const && e->args[1]->ival != 0 && e->args[1]->ival != -1 && safe(e->args[0]);
+  for (const ExprP &a : e->args)
+    if (!safe(a)) return false;
+  return true;
+}
+
+llvm::Value *LoopCodeGen::castTo(llvm::Value *v, Ty from, Ty to) {
+  if (from == to) return v;
+  bool fromF = isFloatTy(from), toF = isFloatTy(to);
+  if (to == Ty::I1) {
+    if (fromF) return b_.CreateFCmpUNE(v, llvm::ConstantFP::get(ty(from), 0.0));
+    return b_.CreateICmpNE(v, llvm::ConstantInt::get(ty(from), 0));
+  }
+  if (from == Ty::I1) return toF ? b_.CreateUIToFP(v, ty(to)) : b_.CreateZExt(v, ty(to));
+  if (fromF && toF) return b_.CreateFPCast(v, ty(to));
+  if (fromF) return b_.CreateFPToSI(v, ty(to));
+  if (toF) return b_.CreateSIToFP(v, ty(to));
+  return b_.CreateSExtOrTrunc(v, ty(to));
+}
+
+llvm::Value *LoopCodeGen::expr(const ExprP &e) {
+  switch (e->kind) {
+    case ExprKind::Const:
+      if (isFloatTy(e->type)) return llvm::ConstantFP::get(ty(e->type), e->fval);
+      return llvm::ConstantInt::get(ty(e->type), static_cast<uint64_t>(e->ival), true);
+    case ExprKind::Var: {
+      auto it = frame().vars.find(e->var);
+      if (it == frame().vars.end())
+        throw InternalError("codegen: variable v" + std::to_string(e->var) + " is not declared in " + fn_->name);
+      return castTo(b_.CreateLoad(ty(it->second.type), it->second.slot), it->second.type, e->type);
+    }
+    case ExprKind::Load: {
+      llvm::Value *idx = expr(e->args[0]);
+      llvm::Type *et = nullptr;
+      llvm::Value *p = elementPtr(e->buffer, idx, e->field, et);
+      llvm::Value *v = b_.CreateLoad(et, p);
+      if (e->type == Ty::I1) return b_.CreateICmpNE(v, llvm::ConstantInt::get(et, 0));
+      return v;
+    }
+    case ExprKind::Unary: {
+      llvm::Value *a = expr(e->args[0]);
+      if (e->unop == ast::UnOp::Not) return b_.CreateNot(a);
+      return isFloatTy(e->type) ? b_.CreateFNeg(a) : b_.CreateNeg(a);
+    }
+    case ExprKind::Binary: return binary(e);
+    case ExprKind::Select: {
+      llvm::Value *c = expr(e->args[0]);
+      if (safe(e->args[1]) && safe(e->args[2])) return b_.CreateSelect(c, expr(e->args[1]), expr(e->args[2]));
+      return branchy(c, e->args[1], e->args[2], e->type);
+    }
+    case ExprKind::Cast: return castTo(expr(e->args[0]), e->args[0]->type, e->type);
+    case ExprKind::MinMax: {
+      llvm::Value *a = expr(e->args[0]), *c = expr(e->args[1]);
+      if (isFloatTy(e->type)) return e->isMax ? b_.CreateMaxNum(a, c) : b_.CreateMinNum(a, c);
+      if (e->type == Ty::I1) return e->isMax ? b_.CreateOr(a, c) : b_.CreateAnd(a, c);
+      return b_.CreateBinaryIntrinsic(e->isMax ? llvm::Intrinsic::smax : llvm::Intrinsic::smin, a, c);
+    }
+  }
+  throw InternalError("codegen: unknown expression");
+}
+
+llvm::Value *LoopCodeGen::branchy(llvm::Value *c, const ExprP &x, const ExprP &y, Ty t) {
+  llvm::Function *fn = frame().fn;
+  auto *tb = llvm::BasicBlock::Create(ctx_, "sel.then", fn);
+  auto *fb = llvm::BasicBlock::Create(ctx_, "sel.else", fn);
+  auto *jb = llvm::BasicBlock::Create(ctx_, "sel.join", fn);
+  b_.CreateCondBr(c, tb, fb);
+  b_.SetInsertPoint(tb);
+  llvm::Value *xv = expr(x);
+  llvm::BasicBlock *tEnd = b_.GetInsertBlock();
+  b_.CreateBr(jb);
+  b_.SetInsertPoint(fb);
+  llvm::Value *yv = expr(y);
+  llvm::BasicBlock *fEnd = b_.GetInsertBlock();
+  b_.CreateBr(jb);
+  b_.SetInsertPoint(jb);
+  llvm::PHINode *phi = b_.CreatePHI(ty(t), 2);
+  phi->addIncoming(xv, tEnd);
+  phi->addIncoming(yv, fEnd);
+  return phi;
+}
+
+llvm::Value *LoopCodeGen::withFmf(llvm::Value *v, const llvm::FastMathFlags &fmf) {
+  if (auto *i = llvm::dyn_cast<llvm::Instruction>(v)) i->setFastMathFlags(fmf);
+  return v;
+}
+
+llvm::Value *LoopCodeGen::binary(const ExprP &e) {
+  const ExprP &x = e->args[0], &y = e->args[1];
+  if (e->binop == BinOp::And || e->binop == BinOp::Or) {
+    llvm::Value *a = expr(x);
+    if (safe(y)) {
+      llvm::Value *c = expr(y);
+      return e->binop == BinOp::And ? b_.CreateAnd(a, c) : b_.CreateOr(a, c);
+    }
+    ExprP t = e->binop == BinOp::And ? y : cInt(1, Ty::I1);
+    ExprP f = e->binop == BinOp::And ? cInt(0, Ty::I1) : y;
+    return branchy(a, t, f, Ty::I1);
+  }
+  llvm::Value *a = expr(x), *c = expr(y);
+  bool fp = isFloatTy(x->type);
+  llvm::FastMathFlags fmf;
+  if (e->reassoc) {
+    fmf.setAllowReassoc();
+    fmf.setNoSignedZeros();
+  }
+  switch (e->binop) {
+    case BinOp::Add: return fp ? withFmf(b_.CreateFAdd(a, c), fmf) : b_.CreateAdd(a, c);
+    case BinOp::Sub: return fp ? withFmf(b_.CreateFSub(a, c), fmf) : b_.CreateSub(a, c);
+    case BinOp::Mul: return fp ? withFmf(b_.CreateFMul(a, c), fmf) : b_.CreateMul(a, c);
+    case BinOp::Div: return fp ? b_.CreateFDiv(a, c) : b_.CreateSDiv(a, c);
+    case BinOp::Rem: return fp ? b_.CreateFRem(a, c) : b_.CreateSRem(a, c);
+    case BinOp::ExactDiv: return b_.CreateExactSDiv(a, c);
+    case BinOp::FloorDiv: {
+      // floor(a / c) for c > 0: (a >= 0 ? a : a - c + 1) / c
+      llvm::Value *neg = b_.CreateICmpSLT(a, llvm::ConstantInt::get(a->getType(), 0));
+      llvm::Value *adj = b_.CreateSub(b_.CreateAdd(a, llvm::ConstantInt::get(a->getType(), 1)), c);
+      return b_.CreateSDiv(b_.CreateSelect(neg, adj, a), c);
+    }
+    case BinOp::Eq: return fp ? b_.CreateFCmpOEQ(a, c) : b_.CreateICmpEQ(a, c);
+    case BinOp::Ne: return fp ? b_.CreateFCmpUNE(a, c) : b_.CreateICmpNE(a, c);
+    case BinOp::Lt: return fp ? b_.CreateFCmpOLT(a, c) : b_.CreateICmpSLT(a, c);
+    case BinOp::Le: return fp ? b_.CreateFCmpOLE(a, c) : b_.CreateICmpSLE(a, c);
+    case BinOp::Gt: return fp ? b_.CreateFCmpOGT(a, c) : b_.CreateICmpSGT(a, c);
+    case BinOp::Ge: return fp ? b_.CreateFCmpOGE(a, c) : b_.CreateICmpSGE(a, c);
+    default: break;
+  }
+  throw InternalError("codegen: unknown binary operator");
+}
+
+void LoopCodeGen::afterTerminator() {
+  auto *dead = llvm::BasicBlock::Create(ctx_, "after.return", frame().fn);
+  b_.SetInsertPoint(dead);
+}
+
+llvm::FunctionCallee LoopCodeGen::runtime(const std::string &name, llvm::Type *ret, std::vector<llvm::Type *> params) {
+  auto *ft = llvm::FunctionType::get(ret, params, false);
+  llvm::FunctionCallee c = m_.getOrInsertFunction(name, ft);
+  if (auto *f = llvm::dyn_cast<llvm::Function>(c.getCallee())) f->addFnAttr(llvm::Attribute::NoUnwind);
+  return c;
+}
+
+void LoopCodeGen::bindParams(const Function &f, llvm::Function *lf) {
+  Frame &fr = frame();
+  for (const ScalarParam &p : f.scalars) {
+    llvm::AllocaInst *slot = entryAlloca(ty(p.type), p.name);
+    b_.CreateStore(lf->getArg(p.paramIndex), slot);
+    fr.vars[p.var] = {slot, p.type};
+  }
+  for (const Buffer &buf : f.buffers) {
+    if (buf.isParam) {
+      fr.buffers[buf.id] = lf->getArg(buf.paramIndex);
+    } else if (!buf.shared) {
+      llvm::AllocaInst *slot = entryAlloca(b_.getPtrTy(), buf.name + ".slot");
+      b_.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), slot);
+      fr.tempSlots[buf.id] = slot;
+    }
+  }
+}
+
+void LoopCodeGen::stmt(const StmtP &s) {
+  switch (s->kind) {
+    case StmtKind::Block:
+      for (const StmtP &x : s->body) stmt(x);
+      break;
+    case StmtKind::For:
+      if (s->loop == LoopKind::Serial || s->loop == LoopKind::Reduction || s->loop == LoopKind::Vector)
+        serialLoop(*s, expr(s->a), expr(s->b));
+      else
+        parallelLoop(*s);
+      break;
+    case StmtKind::Store: {
+      llvm::Value *idx = expr(s->a);
+      llvm::Value *v = expr(s->b);
+      llvm::Type *et = nullptr;
+      llvm::Value *p = elementPtr(s->buffer, idx, s->field, et);
+      if (et->isIntegerTy(8) && v->getType()->isIntegerTy(1)) v = b_.CreateZExt(v, et);
+      b_.CreateStore(v, p);
+      break;
+    }
+    case StmtKind::Decl: {
+      llvm::AllocaInst *slot = entryAlloca(ty(s->type), s->name);
+      frame().vars[s->var] = {slot, s->type};
+      if (s->a) b_.CreateStore(expr(s->a), slot);
+      break;
+    }
+    case StmtKind::Assign: {
+      auto it = frame().vars.find(s->var);
+      if (it == frame().vars.end()) throw InternalError("codegen: assignment to undeclared v" + std::to_string(s->var));
+      b_.CreateStore(castTo(expr(s->a), s->a->type, it->second.type), it->second.slot);
+      break;
+    }
+    case StmtKind::If: {
+      llvm::Value *c = expr(s->a);
+      llvm::Function *fn = frame().fn;
+      auto *tb = llvm::BasicBlock::Create(ctx_, "if.then", fn);
+      auto *jb = llvm::BasicBlock::Create(ctx_, "if.end", fn);
+      llvm::BasicBlock *fb = s->body[1] ? llvm::BasicBlock::Create(ctx_, "if.else", fn) : jb;
+      b_.CreateCondBr(c, tb, fb);
+      b_.SetInsertPoint(tb);
+      stmt(s->body[0]);
+      if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(jb);
+      if (s->body[1]) {
+        b_.SetInsertPoint(fb);
+        stmt(s->body[1]);
+        if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(jb);
+      }
+      b_.SetInsertPoint(jb);
+      break;
+    }
+    case StmtKind::Alloc: allocStmt(*s); break;
+    case StmtKind::Free: freeStmt(*s); break;
+    case StmtKind::SigmaPrefix: sigmaStmt(*s); break;
+    case StmtKind::Return:
+      emitReturn(b_.getInt32(s->code));
+      afterTerminator();
+      break;
+    case StmtKind::Barrier: barrier(); break;
+  }
+}
+
+void LoopCodeGen::serialLoop(const Stmt &s, llvm::Value *lo, llvm::Value *hi, llvm::Value *step) {
+  llvm::Function *fn = frame().fn;
+  llvm::AllocaInst *iv = entryAlloca(b_.getInt64Ty(), s.name);
+  frame().vars[s.var] = {iv, Ty::I64};
+  b_.CreateStore(lo, iv);
+  auto *header = llvm::BasicBlock::Create(ctx_, s.name + ".header", fn);
+  auto *body = llvm::BasicBlock::Create(ctx_, s.name + ".body", fn);
+  auto *exit = llvm::BasicBlock::Create(ctx_, s.name + ".exit", fn);
+  b_.CreateBr(header);
+  b_.SetInsertPoint(header);
+  llvm::Value *i = b_.CreateLoad(b_.getInt64Ty(), iv);
+  b_.CreateCondBr(b_.CreateICmpSLT(i, hi), body, exit);
+  b_.SetInsertPoint(body);
+  stmt(s.body[0]);
+  if (!b_.GetInsertBlock()->getTerminator()) {
+    llvm::Value *cur = b_.CreateLoad(b_.getInt64Ty(), iv);
+    b_.CreateStore(step ? b_.CreateAdd(cur, step) : b_.CreateAdd(cur, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true), iv);
+    b_.CreateBr(header);
+  }
+  b_.SetInsertPoint(exit);
+}
+
+}  // namespace spl::codegen

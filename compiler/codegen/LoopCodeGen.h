@@ -1,0 +1,85 @@
+/// \file LoopCodeGen.h (private to codegen/): loop IR -> LLVM IR, shared by the CPU back end
+/// (CodeGenCpu.cpp) and the CUDA device code (CodeGenCuda.cpp).
+/// The base class generates expressions and statements; a target overrides the hooks for what
+/// differs: parallel loops (the CPU's thread pool, the GPU's grid), temporaries, the Sigma
+/// precomputation and returning an error code.
+/// Variables live in allocas (mem2reg promotes them). A Frame is one LLVM function being
+/// generated: the exported one or an outlined body.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "loopir/LoopIr.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+namespace spl::codegen {
+
+/// Free variables and buffers of a statement (what an outlined body must capture).
+struct Uses {
+  std::set<int> vars, buffers, declared;
+};
+void usesOf(const loopir::StmtP &s, Uses &u);
+
+class LoopCodeGen {
+ public:
+  LoopCodeGen(llvm::LLVMContext &ctx, llvm::Module &m) : ctx_(ctx), m_(m), b_(ctx) {}
+  virtual ~LoopCodeGen();
+
+ protected:
+  struct VarSlot {
+    llvm::AllocaInst *slot = nullptr;
+    loopir::Ty type = loopir::Ty::I64;
+  };
+  struct Frame {
+    llvm::Function *fn = nullptr;
+    llvm::BasicBlock *entry = nullptr;
+    std::map<int, VarSlot> vars;
+    std::map<int, llvm::Value *> buffers;         // buffers whose pointer is a value here
+    std::map<int, llvm::AllocaInst *> tempSlots;  // temporaries: a slot holding the pointer
+    llvm::Value *errorSlot = nullptr;             // outlined bodies: where `return` stores its code
+  };
+
+  // ---- target hooks ----
+  virtual void parallelLoop(const loopir::Stmt &s) = 0;
+  virtual void allocStmt(const loopir::Stmt &s) = 0;
+  virtual void freeStmt(const loopir::Stmt &s) = 0;
+  virtual void sigmaStmt(const loopir::Stmt &s) = 0;
+  virtual void emitReturn(llvm::Value *code) = 0;
+  virtual void barrier() = 0;
+
+  Frame &frame() { return *frames_.back(); }
+  llvm::Type *ty(loopir::Ty t);
+  llvm::Type *memTy(loopir::Ty t);  // bools are bytes in memory (C's bool)
+  llvm::AllocaInst *entryAlloca(llvm::Type *t, const std::string &name);
+  llvm::Value *bufferPtr(int id);
+  const loopir::Buffer &bufferInfo(int id);
+  llvm::StructType *structOf(const loopir::Buffer &b);
+  llvm::Value *elementPtr(int bufferId, llvm::Value *index, int field, llvm::Type *&elemTy);
+  static bool safe(const loopir::ExprP &e);
+  llvm::Value *castTo(llvm::Value *v, loopir::Ty from, loopir::Ty to);
+  llvm::Value *expr(const loopir::ExprP &e);
+  llvm::Value *branchy(llvm::Value *c, const loopir::ExprP &x, const loopir::ExprP &y, loopir::Ty t);
+  llvm::Value *binary(const loopir::ExprP &e);
+  llvm::Value *withFmf(llvm::Value *v, const llvm::FastMathFlags &fmf);
+  void stmt(const loopir::StmtP &s);
+  /// A counted loop from lo to hi (exclusive) by `step`, binding s.var.
+  void serialLoop(const loopir::Stmt &s, llvm::Value *lo, llvm::Value *hi, llvm::Value *step = nullptr);
+  void afterTerminator();
+  llvm::FunctionCallee runtime(const std::string &name, llvm::Type *ret, std::vector<llvm::Type *> params);
+  /// Binds a function's parameters (scalars to slots, buffers to pointer values).
+  void bindParams(const loopir::Function &f, llvm::Function *lf);
+
+  llvm::LLVMContext &ctx_;
+  llvm::Module &m_;
+  llvm::IRBuilder<> b_;
+  const loopir::Function *fn_ = nullptr;
+  std::vector<Frame *> frames_;
+};
+
+}  // namespace spl::codegen
