@@ -256,6 +256,7 @@ std::string print(const StmtP &s, int indent) {
          << print(s->body[0], indent + 1) << pad << "}\n";
       break;
     case StmtKind::Fail: os << pad << "fail " << s->code << "\n"; break;
+    case StmtKind::Barrier: os << pad << "barrier\n"; break;
   }
   return os.str();
 }

@@ -114,6 +114,7 @@ enum class StmtKind {
   If,         // if cond then body[0] else body[1] (body[1] may be null)
   Alloc,      // allocate temporary tensor for the duration of body[0]
   Fail,       // return the error code `code` from the kernel (bad input in --checked mode)
+  Barrier,    // GPU: every thread of the block waits here (after a level writes shared memory)
 };
 
 struct Stmt {

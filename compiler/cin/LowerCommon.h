@@ -61,6 +61,9 @@ struct Bound {
   ValP val;
 };
 
+/// Loops that run on the threads of one GPU block.
+bool isGpuThreadLevel(ForallKind k);
+
 class Lowerer {
  public:
   Lowerer(const tir::Export &ex, const tir::Abi &abi, const LowerOptions &opts)

@@ -195,7 +195,17 @@ ValP Lowerer::materialize(const ValP &v, const std::string &name) {
   marker->tensor = t;
   emit(marker);
   write(v, t, {}, {});
+  if (isGpuThreadLevel(v->loopKind)) {
+    // A GPU level's results consumed by the enclosing level: shared memory, then a barrier.
+    auto b = std::make_shared<Stmt>();
+    b->kind = StmtKind::Barrier;
+    emit(b);
+  }
   return tensorView(t, t->type, {}, {});
+}
+
+bool isGpuThreadLevel(ForallKind k) {
+  return k == ForallKind::GpuThread || k == ForallKind::GpuWarp || k == ForallKind::GpuLane;
 }
 
 void Lowerer::write(const ValP &v, const TensorP &t, std::vector<Nat> idx, std::vector<int> leaf) {
@@ -249,8 +259,10 @@ ExprP markReassoc(const ExprP &e) {
   return e;
 }
 
-ValP Lowerer::accumulate(const ValP &op, const ValP &init, const ValP &arr, bool reassoc, SourceLoc loc,
+ValP Lowerer::accumulate(const ValP &op, const ValP &init, const ValP &arr0, bool reassoc, SourceLoc loc,
                          const std::function<void(const ValP &acc, const Nat &pos)> &after) {
+  // The elements of a GPU-mapped level are computed by its threads, not inside this loop.
+  ValP arr = isGpuThreadLevel(arr0->loopKind) || arr0->loopKind == ForallKind::GpuBlock ? materialize(arr0, "level") : arr0;
   std::vector<ExprP> initLeaves = leaves(init);
   std::vector<int64_t> accIds;
   std::vector<ExprP> accExprs;

@@ -12,6 +12,7 @@
 /// module once per context (the runtime's module cache, via one slot per object). A size
 /// function's `sizes` is host memory: its kernel writes a device copy that is copied back.
 #include <map>
+#include <optional>
 #include <set>
 
 #include "codegen/CodeGen.h"
@@ -58,6 +59,82 @@ bool isGridLoop(const StmtP &s) {
 bool isMappedLoop(const StmtP &s) {
   return s->kind == StmtKind::For && (s->loop == LoopKind::GpuBlock || s->loop == LoopKind::GpuThread ||
                                       s->loop == LoopKind::GpuWarp || s->loop == LoopKind::GpuLane);
+}
+
+/// The largest value a loop IR expression can take, when that is a constant (thread extents
+/// and shared-memory sizes must be known at compile time): min(a, 4) <= 4, and so on.
+std::optional<int64_t> constUpper(const ExprP &e) {
+  switch (e->kind) {
+    case ExprKind::Const: return e->ival;
+    case ExprKind::Cast: return constUpper(e->args[0]);
+    case ExprKind::MinMax: {
+      auto a = constUpper(e->args[0]), b = constUpper(e->args[1]);
+      if (e->isMax) {
+        if (a && b) return std::max(*a, *b);
+        return std::nullopt;
+      }
+      if (a && b) return std::min(*a, *b);
+      return a ? a : b;
+    }
+    case ExprKind::Select: {
+      auto a = constUpper(e->args[1]), b = constUpper(e->args[2]);
+      if (a && b) return std::max(*a, *b);
+      return std::nullopt;
+    }
+    case ExprKind::Binary: {
+      auto a = constUpper(e->args[0]), b = constUpper(e->args[1]);
+      if (!a || !b) return std::nullopt;
+      switch (e->binop) {
+        case BinOp::Add: return *a + *b;
+        case BinOp::Mul: return *a * *b;
+        case BinOp::FloorDiv:
+        case BinOp::ExactDiv:
+        case BinOp::Div: return *b > 0 ? std::optional<int64_t>(*a / *b) : std::nullopt;
+        default: return std::nullopt;
+      }
+    }
+    default: return std::nullopt;
+  }
+}
+
+/// Grid and block dimensions of a nest mapped with mapBlock/mapThread: nested levels of one
+/// kind take successive dimensions, innermost = x.
+struct MappedInfo {
+  std::map<int, std::pair<bool, int>> dimOf;  // loop variable -> (is a thread loop, dimension)
+  int64_t blockDim[3] = {1, 1, 1};            // thread extents (upper bounds)
+  ExprP gridExtent[3];                        // block-loop extents, evaluated on the host
+  std::set<int> threadDims;
+};
+
+int mappedDepth(const StmtP &s, LoopKind kind) {
+  if (!s) return 0;
+  int inner = 0;
+  for (const StmtP &b : s->body) inner = std::max(inner, mappedDepth(b, kind));
+  bool mine = s->kind == StmtKind::For && (s->loop == kind || (kind == LoopKind::GpuThread && (s->loop == LoopKind::GpuWarp || s->loop == LoopKind::GpuLane)));
+  return inner + (mine ? 1 : 0);
+}
+
+void analyzeMapped(const StmtP &s, MappedInfo &info, SourceLoc loc) {
+  if (!s) return;
+  if (s->kind == StmtKind::For && (s->loop == LoopKind::GpuWarp || s->loop == LoopKind::GpuLane))
+    throw NotSupported(loc, "mapWarp and mapLane in the cuda back end (use mapThread)");
+  if (s->kind == StmtKind::For && (s->loop == LoopKind::GpuBlock || s->loop == LoopKind::GpuThread)) {
+    bool thread = s->loop == LoopKind::GpuThread;
+    int dim = mappedDepth(s, s->loop) - 1;
+    if (dim > 2) throw NotSupported(loc, "more than three nested mapBlock or mapThread levels");
+    info.dimOf[s->var] = {thread, dim};
+    ExprP extent = bin(BinOp::Sub, s->b, s->a);
+    if (thread) {
+      auto up = constUpper(extent);
+      if (!up) throw NotSupported(loc, "a mapThread level whose length has no constant upper bound (" + print(extent) + ")");
+      info.blockDim[dim] = std::max(info.blockDim[dim], std::max<int64_t>(*up, 1));
+      info.threadDims.insert(dim);
+    } else {
+      if (hasLoad(extent)) throw NotSupported(loc, "a mapBlock level whose length depends on array contents");
+      info.gridExtent[dim] = extent;
+    }
+  }
+  for (const StmtP &b : s->body) analyzeMapped(b, info, loc);
 }
 
 std::vector<Segment> segmentsOf(const Function &f) {
@@ -142,9 +219,99 @@ class DeviceGen : public LoopCodeGen {
   /// threadIdx; iterations past a loop's (possibly ragged) length do nothing but still reach
   /// every barrier.
   void mapped(const Stmt &outer) {
-    (void)outer;
-    throw NotSupported(SourceLoc{}, "GPU-level maps (mapBlock/mapThread) in the cuda back end");
+    info_ = MappedInfo{};
+    StmtP root = std::make_shared<Stmt>(outer);
+    analyzeMapped(root, info_, fn_->loc);
+    emitMapped(root, b_.getTrue(), {});
   }
+
+  llvm::Value *threadIdx(int dim) {
+    static const llvm::Intrinsic::ID ids[3] = {llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y,
+                                               llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z};
+    return b_.CreateZExt(b_.CreateIntrinsic(ids[dim], {}), b_.getInt64Ty());
+  }
+  llvm::Value *blockIdx(int dim) {
+    static const llvm::Intrinsic::ID ids[3] = {llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
+                                               llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
+                                               llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z};
+    return b_.CreateZExt(b_.CreateIntrinsic(ids[dim], {}), b_.getInt64Ty());
+  }
+
+  static bool containsBarrierOrLevel(const StmtP &s) {
+    if (!s) return false;
+    if (s->kind == StmtKind::Barrier) return true;
+    if (s->kind == StmtKind::For && s->loop != LoopKind::Serial && s->loop != LoopKind::Reduction) return true;
+    for (const StmtP &b : s->body)
+      if (containsBarrierOrLevel(b)) return true;
+    return false;
+  }
+
+  /// Emits a statement of a mapped nest under `guard`: the iterations past a level's length and
+  /// the threads of dimensions no enclosing level uses (code that runs once per enclosing
+  /// index) skip it, except barriers, which every thread of the block reaches.
+  void emitMapped(const StmtP &s, llvm::Value *guard, std::set<int> active) {
+    switch (s->kind) {
+      case StmtKind::Block:
+        for (const StmtP &b : s->body) emitMapped(b, guard, active);
+        return;
+      case StmtKind::Barrier: barrier(); return;
+      case StmtKind::Free: return;
+      case StmtKind::Alloc: sharedAlloc(*s, active); return;
+      case StmtKind::For:
+        if (s->loop == LoopKind::GpuBlock || s->loop == LoopKind::GpuThread) {
+          auto [thread, dim] = info_.dimOf.at(s->var);
+          llvm::Value *lo = expr(s->a), *hi = expr(s->b);
+          llvm::Value *i = b_.CreateAdd(lo, thread ? threadIdx(dim) : blockIdx(dim));
+          llvm::AllocaInst *slot = entryAlloca(b_.getInt64Ty(), s->name);
+          b_.CreateStore(i, slot);
+          frame().vars[s->var] = {slot, Ty::I64};
+          llvm::Value *g = b_.CreateAnd(guard, b_.CreateICmpSLT(i, hi));
+          if (thread) active.insert(dim);
+          emitMapped(s->body[0], g, active);
+          return;
+        }
+        break;
+      default: break;
+    }
+    if (containsBarrierOrLevel(s))
+      throw NotSupported(fn_->loc, "a barrier or a GPU level inside serial code of a mapped kernel");
+    llvm::Value *cond = guard;
+    for (int d : info_.threadDims)
+      if (!active.count(d)) cond = b_.CreateAnd(cond, b_.CreateICmpEQ(threadIdx(d), b_.getInt64(0)));
+    llvm::Function *fn = frame().fn;
+    auto *run = llvm::BasicBlock::Create(ctx_, "mapped.run", fn);
+    auto *join = llvm::BasicBlock::Create(ctx_, "mapped.join", fn);
+    b_.CreateCondBr(cond, run, join);
+    b_.SetInsertPoint(run);
+    stmt(s);
+    if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+  }
+
+  /// A temporary of a mapped nest lives in shared memory: one slot of its (constant upper
+  /// bound) size per index of the enclosing thread levels.
+  void sharedAlloc(const Stmt &s, const std::set<int> &active) {
+    const Buffer &buf = bufferInfo(s.buffer);
+    auto cap = constUpper(s.a);
+    if (!cap) throw NotSupported(fn_->loc, "a GPU level's shared array whose size has no constant upper bound (" + print(s.a) + ")");
+    int64_t slots = 1;
+    for (int d : active) slots *= info_.blockDim[d];
+    llvm::Type *et = buf.fields.empty() ? memTy(buf.elem) : static_cast<llvm::Type *>(structOf(buf));
+    auto *arrTy = llvm::ArrayType::get(et, static_cast<uint64_t>(std::max<int64_t>(1, slots * *cap)));
+    auto *g = new llvm::GlobalVariable(m_, arrTy, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(arrTy),
+                                       fn_->name + "." + buf.name + ".shared", nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+    g->setAlignment(llvm::Align(16));
+    llvm::Value *slotIdx = b_.getInt64(0);
+    int64_t stride = 1;
+    for (int d : active) {
+      slotIdx = b_.CreateAdd(slotIdx, b_.CreateMul(threadIdx(d), b_.getInt64(stride)));
+      stride *= info_.blockDim[d];
+    }
+    llvm::Value *base = b_.CreateAddrSpaceCast(g, b_.getPtrTy());
+    frame().buffers[s.buffer] = b_.CreateInBoundsGEP(et, base, b_.CreateMul(slotIdx, b_.getInt64(*cap)));
+  }
+
+  MappedInfo info_;
 
   void parallelLoop(const Stmt &s) override {
     // Nested independent loops run in order inside one thread (the default schedule maps only
@@ -261,6 +428,19 @@ class HostGen : public LoopCodeGen {
       b_.CreateStore(cell, b_.CreateConstInBoundsGEP2_32(argsTy, args, 0, static_cast<unsigned>(k++)));
     }
     llvm::Value *grid = b_.getInt32(1), *block = b_.getInt32(1);
+    llvm::Value *gridDim[3] = {b_.getInt32(1), b_.getInt32(1), b_.getInt32(1)};
+    llvm::Value *blockDim[3] = {b_.getInt32(1), b_.getInt32(1), b_.getInt32(1)};
+    if (seg.kind == Segment::Mapped) {
+      MappedInfo info;
+      analyzeMapped(seg.stmts[0], info, fn_->loc);
+      for (int d = 0; d < 3; ++d) {
+        blockDim[d] = b_.getInt32(static_cast<uint32_t>(info.blockDim[d]));
+        if (info.gridExtent[d]) {
+          llvm::Value *n = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, expr(info.gridExtent[d]), b_.getInt64(1));
+          gridDim[d] = b_.CreateTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, n, b_.getInt64(2147483647)), b_.getInt32Ty());
+        }
+      }
+    }
     if (seg.kind == Segment::Grid) {
       const Stmt &loop = *seg.stmts[0];
       block = b_.getInt32(256);
@@ -280,8 +460,8 @@ class HostGen : public LoopCodeGen {
         runtime("spl_cuda_launch", b_.getInt32Ty(),
                 {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(),
                  b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getPtrTy(), b_.getPtrTy()}),
-        {ptx_, name, slot_, grid, b_.getInt32(1), b_.getInt32(1), block, b_.getInt32(1), b_.getInt32(1), b_.getInt32(0), stream_,
-         args});
+        {ptx_, name, slot_, seg.kind == Segment::Mapped ? gridDim[0] : grid, gridDim[1], gridDim[2],
+         seg.kind == Segment::Mapped ? blockDim[0] : block, blockDim[1], blockDim[2], b_.getInt32(0), stream_, args});
     checked(rc);
   }
 

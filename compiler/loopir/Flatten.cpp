@@ -467,6 +467,12 @@ class Flattener {
         out = block(stmts);
         break;
       }
+      case K::Barrier: {
+        auto b = std::make_shared<Stmt>();
+        b->kind = StmtKind::Barrier;
+        out = b;
+        break;
+      }
       case K::Fail: {
         auto r = std::make_shared<Stmt>();
         r->kind = StmtKind::Return;

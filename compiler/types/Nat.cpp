@@ -557,7 +557,9 @@ Nat NatImpl::sumClosed(const NatVarId &i, const Nat &lo, const Nat &hi, const Na
     }
   }
   if (r.isZero()) return result;
-  // Ragged split: sum(g = 0 .. (n+k-1)/k) c * min(k, n - g*k) = c * n.
+  // Ragged split: sum(g = 0 .. (n+k-1)/k) c * min(k, n - g*k) = c * n, and over the first h
+  // groups min(h*k, n). The partial form holds for h <= (n+k-1)/k, i.e. for sums over the
+  // positions of the split, which are the only ones the compiler forms (offsets of a join).
   if (r.terms().size() == 1 && lo.isZero()) {
     const Nat::Term &t = r.terms()[0];
     if (t.mono.factors.size() == 1 && t.mono.factors[0].second == 1 &&
@@ -569,6 +571,7 @@ Nat NatImpl::sumClosed(const NatVarId &i, const Nat &lo, const Nat &hi, const Na
         Nat n = mn.args[1 - side] + Nat::var(i) * Nat(*k);
         if (n.mentions(i.id)) continue;
         if (hi == Nat::div(n + Nat(*k - 1), *k)) return result + n.scale(t.coeff);
+        return result + Nat::min(hi * Nat(*k), n).scale(t.coeff);
       }
     }
   }
