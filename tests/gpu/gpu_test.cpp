@@ -1,0 +1,136 @@
+// GPU execution tests (ctest label gpu): each cuda function runs on device memory and must
+// match its CPU twin on the real and random matrices. Without a CUDA driver the execution tests
+// skip, and the stubs must fail cleanly with SPL_ERR_CUDA instead.
+#include <cstring>
+
+#include "dense.h"
+#include "e2e_support.h"
+#include "einsum.h"
+#include "spl_runtime.h"
+#include "spmv_csr.h"
+#include "spmv_csr_gpu.h"
+#include "spmv_lil.h"
+
+namespace {
+
+/// A device buffer holding a copy of a host vector.
+class DeviceBuffer {
+ public:
+  template <typename T>
+  explicit DeviceBuffer(const std::vector<T> &host) : bytes_(std::max<size_t>(1, host.size() * sizeof(T))) {
+    EXPECT_EQ(spl_cuda_alloc(&ptr_, bytes_, nullptr), SPL_OK);
+    if (!host.empty()) EXPECT_EQ(spl_cuda_memcpy(ptr_, host.data(), host.size() * sizeof(T), 0, nullptr), SPL_OK);
+  }
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  ~DeviceBuffer() { spl_cuda_free(ptr_, nullptr); }
+  template <typename T>
+  T *as() const {
+    return static_cast<T *>(ptr_);
+  }
+  template <typename T>
+  std::vector<T> download(size_t n) const {
+    std::vector<T> out(n);
+    if (n) EXPECT_EQ(spl_cuda_memcpy(out.data(), ptr_, n * sizeof(T), 1, nullptr), SPL_OK);
+    return out;
+  }
+
+ private:
+  void *ptr_ = nullptr;
+  size_t bytes_;
+};
+
+template <typename T>
+std::vector<T> vec(const T *p, int64_t n) {
+  return std::vector<T>(p, p + n);
+}
+
+double maxRel(const std::vector<float> &got, const std::vector<float> &want) {
+  double scale = 1, err = 0;
+  for (float w : want) scale = std::max(scale, static_cast<double>(std::fabs(w)));
+  for (size_t i = 0; i < want.size(); ++i) err = std::max(err, static_cast<double>(std::fabs(got[i] - want[i])));
+  return err / scale;
+}
+
+TEST(GpuStubs, FailCleanlyWithoutADriver) {
+  if (spl_cuda_available()) GTEST_SKIP() << "a CUDA driver is present";
+  const int32_t offs[] = {0, 1};
+  const int32_t cols[] = {0};
+  const float vals[] = {1}, x[] = {1};
+  float y[1];
+  EXPECT_EQ(spl_spmv_csr_cuda(nullptr, 1, 1, offs, cols, vals, x, y), SPL_ERR_CUDA);
+  EXPECT_EQ(spl_spmv_csr_mapped_cuda(nullptr, 1, 1, offs, cols, vals, x, y), SPL_ERR_CUDA);
+  float d = 0;
+  EXPECT_EQ(spl_sdot_cuda(nullptr, 1, x, x, &d), SPL_ERR_CUDA);
+}
+
+class Gpu : public ::testing::TestWithParam<size_t> {
+ protected:
+  void SetUp() override {
+    if (!spl_cuda_available()) GTEST_SKIP() << "no CUDA driver";
+  }
+};
+
+TEST_P(Gpu, CsrSpmvFormsMatchTheCpu) {
+  const spl_csr &a = spl_e2e::testMatrices()[GetParam()].m;
+  spl_csr_f32 af;
+  ASSERT_EQ(spl_csr_to_f32(&a, &af), 0);
+  std::vector<float> x = spl_e2e::randomVectorF(a.cols, 7);
+  std::vector<float> want(static_cast<size_t>(a.rows) + 1);
+  ASSERT_EQ(spl_spmv_csr(a.rows, a.cols, af.offs, af.cols_idx, af.vals, x.data(), want.data()), SPL_OK);
+  want.resize(static_cast<size_t>(a.rows));
+  DeviceBuffer offs(vec(af.offs, a.rows + 1)), cols(vec(af.cols_idx, a.nnz)), vals(vec(af.vals, a.nnz)), dx(x),
+      out(std::vector<float>(static_cast<size_t>(a.rows) + 1, -1.0f));
+  ASSERT_EQ(spl_spmv_csr_cuda(nullptr, a.rows, a.cols, offs.as<int32_t>(), cols.as<int32_t>(), vals.as<float>(), dx.as<float>(),
+                              out.as<float>()),
+            SPL_OK);
+  EXPECT_LT(maxRel(out.download<float>(a.rows), want), 1e-5);
+  ASSERT_EQ(spl_spmv_csr_mapped_cuda(nullptr, a.rows, a.cols, offs.as<int32_t>(), cols.as<int32_t>(), vals.as<float>(),
+                                     dx.as<float>(), out.as<float>()),
+            SPL_OK);
+  EXPECT_LT(maxRel(out.download<float>(a.rows), want), 1e-5) << "hand-mapped mapBlock/mapThread kernel";
+  ASSERT_EQ(spl_ein_spmv_cuda(nullptr, a.rows, a.cols, offs.as<int32_t>(), vals.as<float>(), cols.as<int32_t>(), dx.as<float>(),
+                              out.as<float>()),
+            SPL_OK);
+  EXPECT_LT(maxRel(out.download<float>(a.rows), want), 1e-5) << "einsum";
+  spl_csr_f32_free(&af);
+}
+
+TEST_P(Gpu, LilUsesTheDeviceSigmaPrecomputation) {
+  const spl_csr &a = spl_e2e::testMatrices()[GetParam()].m;
+  spl_lil lil;
+  ASSERT_EQ(spl_csr_to_lil(&a, &lil), 0);
+  std::vector<float> x = spl_e2e::randomVectorF(a.cols, 8);
+  std::vector<float> want(static_cast<size_t>(a.rows) + 1);
+  ASSERT_EQ(spl_spmv_lil(a.rows, a.cols, lil.lens, lil.cols_idx, lil.vals_f32, x.data(), want.data()), SPL_OK);
+  want.resize(static_cast<size_t>(a.rows));
+  DeviceBuffer lens(vec(lil.lens, a.rows)), cols(vec(lil.cols_idx, a.nnz)), vals(vec(lil.vals_f32, a.nnz)), dx(x),
+      out(std::vector<float>(static_cast<size_t>(a.rows) + 1));
+  ASSERT_EQ(spl_spmv_lil_cuda(nullptr, a.rows, a.cols, lens.as<int32_t>(), cols.as<int32_t>(), vals.as<float>(), dx.as<float>(),
+                              out.as<float>()),
+            SPL_OK);
+  EXPECT_LT(maxRel(out.download<float>(a.rows), want), 1e-5);
+  spl_lil_free(&lil);
+}
+
+TEST_P(Gpu, DenseDotAndGemv) {
+  const spl_csr &a = spl_e2e::testMatrices()[GetParam()].m;
+  std::vector<float> dense(static_cast<size_t>(a.rows * a.cols) + 1, 0.0f);
+  float *d = spl_csr_to_dense_f32(&a);
+  std::memcpy(dense.data(), d, sizeof(float) * static_cast<size_t>(a.rows * a.cols));
+  free(d);
+  std::vector<float> x = spl_e2e::randomVectorF(a.cols, 9), want(static_cast<size_t>(a.rows) + 1);
+  ASSERT_EQ(spl_sgemv(a.rows, a.cols, dense.data(), x.data(), want.data()), SPL_OK);
+  want.resize(static_cast<size_t>(a.rows));
+  DeviceBuffer dA(dense), dx(x), out(std::vector<float>(static_cast<size_t>(a.rows) + 1));
+  ASSERT_EQ(spl_sgemv_cuda(nullptr, a.rows, a.cols, dA.as<float>(), dx.as<float>(), out.as<float>()), SPL_OK);
+  EXPECT_LT(maxRel(out.download<float>(a.rows), want), 1e-5);
+  float dotWant = 0;
+  ASSERT_EQ(spl_sdot(a.cols, x.data(), x.data(), &dotWant), SPL_OK);
+  DeviceBuffer dd(std::vector<float>{-1.0f});
+  ASSERT_EQ(spl_sdot_cuda(nullptr, a.cols, dx.as<float>(), dx.as<float>(), dd.as<float>()), SPL_OK);
+  EXPECT_LT(maxRel(dd.download<float>(1), {dotWant}), 1e-5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrices, Gpu, ::testing::Range<size_t>(0, 13));
+
+}  // namespace
