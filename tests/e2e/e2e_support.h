@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -70,6 +71,17 @@ inline const std::vector<NamedMatrix> &testMatrices() {
     set.all.push_back(n);
   }
   return set.all;
+}
+
+/// The number of matrices testMatrices() returns (for INSTANTIATE_TEST_SUITE_P ranges).
+constexpr size_t kNumTestMatrices = 13;
+
+/// A gtest parameter name for test matrix i: its name with non-alphanumerics replaced by '_'.
+inline std::string matrixParamName(const ::testing::TestParamInfo<size_t> &info) {
+  std::string n = testMatrices()[info.param].name;
+  for (char &c : n)
+    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
 }
 
 inline std::vector<float> randomVectorF(int64_t n, uint64_t seed) {
