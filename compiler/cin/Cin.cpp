@@ -232,7 +232,7 @@ std::string print(const StmtP &s, int indent) {
       break;
     case StmtKind::Forall:
       os << pad << "forall " << s->varName << "%" << s->var << " in [" << s->lo.str() << ", " << s->hi.str() << ") "
-         << forallKindName(s->forall) << " {\n"
+         << forallKindName(s->forall) << (s->balanceBy ? " balanced" : "") << " {\n"
          << print(s->body[0], indent + 1) << pad << "}\n";
       break;
     case StmtKind::Assign:

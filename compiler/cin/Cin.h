@@ -126,6 +126,9 @@ struct Stmt {
   std::string varName;
   Nat lo, hi;
   ForallKind forall = ForallKind::Serial;
+  /// A Parallel forall over the rows of a compressed level: the tensor (a Lookup array) whose
+  /// offsets give each row's work, so the rows are split into nonzero-balanced chunks (0: none).
+  int64_t balanceBy = 0;
   // Assign
   ExprP lhs;
   bool compound = false;

@@ -5,11 +5,30 @@ namespace spl::cin {
 
 namespace {
 
+/// The offsets array `T` when a loop nested in `s` runs over [0, T@(i+1) - T@i) for the
+/// position i of `s`: the work of iteration i is then that row's nonzero count.
+int64_t rowOffsetsOf(const StmtP &s, int64_t var) {
+  if (!s) return 0;
+  if (s->kind == StmtKind::Forall && s->lo.isZero()) {
+    Nat i = Nat::var(NatVarId{var, ""});
+    for (const Nat::Term &t : s->hi.terms())
+      for (const auto &f : t.mono.factors)
+        if (f.first->kind == NatAtomKind::Lookup) {
+          const NatVarId &arr = f.first->var;
+          if (s->hi == Nat::lookup(arr, i + Nat(1)) - Nat::lookup(arr, i)) return arr.id;
+        }
+  }
+  for (const StmtP &b : s->body)
+    if (int64_t t = rowOffsetsOf(b, var)) return t;
+  return 0;
+}
+
 StmtP rewrite(const StmtP &s, bool insideParallel) {
   auto copy = std::make_shared<Stmt>(*s);
   bool inner = insideParallel;
   if (s->kind == StmtKind::Forall && s->forall == ForallKind::Parallel) {
     if (insideParallel) copy->forall = ForallKind::Serial;
+    else if (s->lo.isZero()) copy->balanceBy = rowOffsetsOf(s->body[0], s->var);
     inner = true;
   }
   if (s->kind == StmtKind::Forall && s->forall != ForallKind::Parallel) {

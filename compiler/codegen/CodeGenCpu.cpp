@@ -120,6 +120,56 @@ class CpuGen : public LoopCodeGen {
     b_.SetInsertPoint(ok);
   }
 
+  /// Rows [0, n) of a compressed level split into chunks of about equal nonzeros (plus rows):
+  /// spl_balance_rows computes the boundaries from the offsets, and each chunk runs the outlined
+  /// body over its rows through spl_parallel_chunks.
+  void runBalanced(const Stmt &s, llvm::Function *bodyFn, llvm::Value *closure, llvm::Value *n) {
+    constexpr int64_t kMaxParts = 1024;
+    llvm::Value *threads = b_.CreateCall(runtime("spl_num_threads", b_.getInt32Ty(), {}), {});
+    llvm::Value *parts = b_.CreateMul(b_.CreateSExt(threads, b_.getInt64Ty()), b_.getInt64(4));
+    parts = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, parts, b_.getInt64(kMaxParts));
+    parts = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, parts, b_.getInt64(1));
+    auto *boundsTy = llvm::ArrayType::get(b_.getInt64Ty(), kMaxParts + 1);
+    llvm::AllocaInst *bounds = entryAlloca(boundsTy, "row.bounds");
+    const Buffer &offs = bufferInfo(s.balanceBy);
+    std::string balance = offs.elem == Ty::I64 ? "spl_balance_rows_i64" : "spl_balance_rows_i32";
+    b_.CreateCall(runtime(balance, b_.getVoidTy(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty(), b_.getPtrTy()}),
+                  {bufferPtr(s.balanceBy), n, parts, bounds});
+    // The chunk function: void chunk({closure, bounds}, c0, c1) runs body(closure, bounds[c], bounds[c+1]).
+    llvm::StructType *pairTy = llvm::StructType::get(ctx_, {b_.getPtrTy(), b_.getPtrTy()});
+    llvm::AllocaInst *pair = entryAlloca(pairTy, "chunk.closure");
+    b_.CreateStore(closure, b_.CreateStructGEP(pairTy, pair, 0));
+    b_.CreateStore(bounds, b_.CreateStructGEP(pairTy, pair, 1));
+    auto *fnTy = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
+    llvm::Function *chunk = llvm::Function::Create(fnTy, llvm::GlobalValue::InternalLinkage, bodyFn->getName() + ".chunk", m_);
+    chunk->addFnAttr(llvm::Attribute::NoUnwind);
+    {
+      llvm::IRBuilder<> cb(llvm::BasicBlock::Create(ctx_, "entry", chunk));
+      llvm::Value *cl = cb.CreateLoad(cb.getPtrTy(), cb.CreateStructGEP(pairTy, chunk->getArg(0), 0));
+      llvm::Value *bd = cb.CreateLoad(cb.getPtrTy(), cb.CreateStructGEP(pairTy, chunk->getArg(0), 1));
+      auto *header = llvm::BasicBlock::Create(ctx_, "c.header", chunk);
+      auto *body = llvm::BasicBlock::Create(ctx_, "c.body", chunk);
+      auto *exit = llvm::BasicBlock::Create(ctx_, "c.exit", chunk);
+      llvm::BasicBlock *entry = cb.GetInsertBlock();
+      cb.CreateBr(header);
+      cb.SetInsertPoint(header);
+      llvm::PHINode *c = cb.CreatePHI(cb.getInt64Ty(), 2);
+      c->addIncoming(chunk->getArg(1), entry);
+      cb.CreateCondBr(cb.CreateICmpSLT(c, chunk->getArg(2)), body, exit);
+      cb.SetInsertPoint(body);
+      llvm::Value *from = cb.CreateLoad(cb.getInt64Ty(), cb.CreateInBoundsGEP(cb.getInt64Ty(), bd, c));
+      llvm::Value *next = cb.CreateAdd(c, cb.getInt64(1));
+      llvm::Value *to = cb.CreateLoad(cb.getInt64Ty(), cb.CreateInBoundsGEP(cb.getInt64Ty(), bd, next));
+      cb.CreateCall(bodyFn, {cl, from, to});
+      c->addIncoming(next, body);
+      cb.CreateBr(header);
+      cb.SetInsertPoint(exit);
+      cb.CreateRetVoid();
+    }
+    b_.CreateCall(runtime("spl_parallel_chunks", b_.getVoidTy(), {b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()}),
+                  {parts, chunk, pair});
+  }
+
   /// Outlines the body into `void f(ptr closure, i64 begin, i64 end)` and runs it with
   /// spl_parallel_for; the closure holds every variable and buffer the body reads.
   void parallelLoop(const Stmt &s) override {
@@ -177,9 +227,12 @@ class CpuGen : public LoopCodeGen {
     frames_.pop_back();
     b_.SetInsertPoint(savedBlock);
 
-    b_.CreateCall(runtime("spl_parallel_for", b_.getVoidTy(),
-                          {b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()}),
-                  {lo, hi, b_.getInt64(16), bodyFn, closure});
+    bool balanced = s.balanceBy >= 0 && s.a->kind == ExprKind::Const && s.a->ival == 0;
+    if (balanced) runBalanced(s, bodyFn, closure, hi);
+    else
+      b_.CreateCall(runtime("spl_parallel_for", b_.getVoidTy(),
+                            {b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()}),
+                    {lo, hi, b_.getInt64(16), bodyFn, closure});
     llvm::Value *code = b_.CreateLoad(b_.getInt32Ty(), err);
     auto *fail = llvm::BasicBlock::Create(ctx_, "par.fail", frame().fn);
     auto *ok = llvm::BasicBlock::Create(ctx_, "par.ok", frame().fn);

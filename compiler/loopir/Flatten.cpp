@@ -392,7 +392,20 @@ class Flattener {
         std::vector<StmtP> pre;
         std::swap(pre, pre_);
         StmtP body = lowerStmt(s->body[0]);
-        out = withPre(pre, forLoop(v, s->varName, lo, hi, body, loopKind(s->forall)));
+        StmtP loop = forLoop(v, s->varName, lo, hi, body, loopKind(s->forall));
+        if (s->balanceBy) {
+          // Balance by the offsets' buffer when it holds plain integers (not a prefix array).
+          auto t = tensors_.find(s->balanceBy);
+          if (t != tensors_.end()) {
+            auto [buf, field] = bufferFor(t->second, {});
+            if (field < 0 && (buf->elem == Ty::I32 || buf->elem == Ty::I64)) {
+              auto copy = std::make_shared<Stmt>(*loop);
+              copy->balanceBy = buf->id;
+              loop = copy;
+            }
+          }
+        }
+        out = withPre(pre, loop);
         break;
       }
       case K::Assign: {
