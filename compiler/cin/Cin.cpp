@@ -184,6 +184,27 @@ StmtP allocTemp(TensorP t, StmtP body) {
   return s;
 }
 
+ExprP substitute(const ExprP &e, const NatSubst &sub) {
+  auto c = std::make_shared<Expr>(*e);
+  c->nat = spl::substitute(e->nat, sub);
+  for (Nat &i : c->indices) i = spl::substitute(i, sub);
+  for (ExprP &a : c->args) a = substitute(a, sub);
+  if (c->kind == ExprKind::NatE)
+    if (auto k = c->nat.asConst()) return constInt(*k);
+  return c;
+}
+
+StmtP substitute(const StmtP &s, const NatSubst &sub) {
+  if (!s) return s;
+  auto c = std::make_shared<Stmt>(*s);
+  c->lo = spl::substitute(s->lo, sub);
+  c->hi = spl::substitute(s->hi, sub);
+  if (c->lhs) c->lhs = substitute(c->lhs, sub);
+  if (c->value) c->value = substitute(c->value, sub);
+  for (StmtP &b : c->body) b = substitute(b, sub);
+  return c;
+}
+
 namespace {
 
 std::string leafStr(const std::vector<int> &leaf) {
@@ -232,7 +253,8 @@ std::string print(const StmtP &s, int indent) {
       break;
     case StmtKind::Forall:
       os << pad << "forall " << s->varName << "%" << s->var << " in [" << s->lo.str() << ", " << s->hi.str() << ") "
-         << forallKindName(s->forall) << (s->balanceBy ? " balanced" : "") << " {\n"
+         << forallKindName(s->forall) << (s->balanceBy ? " balanced" : "") << (s->vectorize ? " vectorize" : "")
+         << (s->unroll ? " unroll(" + std::to_string(s->unroll) + ")" : "") << " {\n"
          << print(s->body[0], indent + 1) << pad << "}\n";
       break;
     case StmtKind::Assign:

@@ -129,6 +129,11 @@ struct Stmt {
   /// A Parallel forall over the rows of a compressed level: the tensor (a Lookup array) whose
   /// offsets give each row's work, so the rows are split into nonzero-balanced chunks (0: none).
   int64_t balanceBy = 0;
+  /// Set by a user schedule: the default schedule keeps this forall's kind.
+  bool userKind = false;
+  /// Loop hints from a user schedule (vectorise; unroll by a factor, 0 = no hint).
+  bool vectorize = false;
+  int unroll = 0;
   // Assign
   ExprP lhs;
   bool compound = false;
@@ -173,6 +178,10 @@ struct Kernel {
   std::vector<Nat> outputSizes;
   SourceLoc loc;
 };
+
+/// Substitutes Nats everywhere in a statement (bounds, indices, nat expressions).
+StmtP substitute(const StmtP &s, const NatSubst &sub);
+ExprP substitute(const ExprP &e, const NatSubst &sub);
 
 std::string print(const Kernel &k);
 std::string print(const ExprP &e);

@@ -15,6 +15,19 @@ namespace lower {
 
 namespace {
 
+/// Gives every forall of a kernel a distinct name (i, i_1, i_2, ...), so `--emit=cin` and
+/// schedule commands can tell them apart.
+StmtP uniqueLoopNames(const StmtP &s, std::map<std::string, int> &seen) {
+  if (!s) return s;
+  auto c = std::make_shared<Stmt>(*s);
+  if (s->kind == StmtKind::Forall) {
+    int n = seen[s->varName]++;
+    if (n > 0) c->varName = s->varName + "_" + std::to_string(n);
+  }
+  for (StmtP &b : c->body) b = uniqueLoopNames(b, seen);
+  return c;
+}
+
 std::shared_ptr<Tensor> makeTensor(Tensor::Kind kind, int64_t id, const std::string &name, TypeP type) {
   auto t = std::make_shared<Tensor>();
   t->kind = kind;
@@ -250,7 +263,10 @@ Kernel Lowerer::lowerEinsumBody(const tir::Expr &body, const Env &env, const Typ
 
 Kernel lowerExport(const tir::Export &ex, const tir::Abi &abi, const LowerOptions &opts) {
   lower::Lowerer l(ex, abi, opts);
-  return l.run();
+  Kernel k = l.run();
+  std::map<std::string, int> seen;
+  k.body = lower::uniqueLoopNames(k.body, seen);
+  return k;
 }
 
 }  // namespace spl::cin

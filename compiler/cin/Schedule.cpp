@@ -26,12 +26,14 @@ int64_t rowOffsetsOf(const StmtP &s, int64_t var) {
 StmtP rewrite(const StmtP &s, bool insideParallel) {
   auto copy = std::make_shared<Stmt>(*s);
   bool inner = insideParallel;
-  if (s->kind == StmtKind::Forall && s->forall == ForallKind::Parallel) {
+  if (s->kind == StmtKind::Forall && s->userKind) {
+    inner = inner || s->forall == ForallKind::Parallel;
+  } else if (s->kind == StmtKind::Forall && s->forall == ForallKind::Parallel) {
     if (insideParallel) copy->forall = ForallKind::Serial;
     else if (s->lo.isZero()) copy->balanceBy = rowOffsetsOf(s->body[0], s->var);
     inner = true;
   }
-  if (s->kind == StmtKind::Forall && s->forall != ForallKind::Parallel) {
+  if (s->kind == StmtKind::Forall && s->forall != ForallKind::Parallel && !s->userKind) {
     // A serial or reduction loop: loops inside it may still be the outermost parallel ones,
     // but running a parallel region per iteration of a serial loop costs more than it gives
     // for the small inner loops SPL produces, so they run serially too.
@@ -57,7 +59,7 @@ StmtP gpuRewrite(const StmtP &s, bool inside) {
   auto copy = std::make_shared<Stmt>(*s);
   bool inner = inside;
   if (s->kind == StmtKind::Forall) {
-    if (isGpuLevel(s->forall)) {
+    if (s->userKind || isGpuLevel(s->forall)) {
       inner = true;
     } else if (s->forall == ForallKind::Parallel) {
       copy->forall = inside ? ForallKind::Serial : ForallKind::GpuGlobal;

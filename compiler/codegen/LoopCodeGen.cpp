@@ -324,7 +324,20 @@ void LoopCodeGen::serialLoop(const Stmt &s, llvm::Value *lo, llvm::Value *hi, ll
   if (!b_.GetInsertBlock()->getTerminator()) {
     llvm::Value *cur = b_.CreateLoad(b_.getInt64Ty(), iv);
     b_.CreateStore(step ? b_.CreateAdd(cur, step) : b_.CreateAdd(cur, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true), iv);
-    b_.CreateBr(header);
+    llvm::BranchInst *latch = b_.CreateBr(header);
+    if (s.vectorize || s.unroll) {
+      // A user schedule's hints, as llvm.loop metadata on the latch.
+      std::vector<llvm::Metadata *> md{nullptr};
+      if (s.vectorize)
+        md.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
+                                              llvm::ConstantAsMetadata::get(b_.getTrue())}));
+      if (s.unroll > 1)
+        md.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.count"),
+                                              llvm::ConstantAsMetadata::get(b_.getInt32(static_cast<uint32_t>(s.unroll)))}));
+      llvm::MDNode *loopId = llvm::MDNode::getDistinct(ctx_, md);
+      loopId->replaceOperandWith(0, loopId);
+      latch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+    }
   }
   b_.SetInsertPoint(exit);
 }

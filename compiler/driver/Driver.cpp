@@ -13,6 +13,7 @@
 #include "types/Checker.h"
 #include "cin/Lower.h"
 #include "cin/Schedule.h"
+#include "cin/UserSchedule.h"
 #include "tir/Abi.h"
 #include "loopir/Flatten.h"
 #include "codegen/CodeGen.h"
@@ -78,6 +79,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
     // Which exports and targets this run compiles: --target restricts, each export names its own.
     std::vector<cin::Kernel> kernels;
     std::vector<codegen::HeaderEntry> headerEntries;
+    bool scheduleFailed = false;
     for (const tir::Export &ex : program->exports) {
       tir::Abi abi = tir::computeAbi(ex, opts.indexBits);
       codegen::HeaderEntry he{&ex, abi, false, false};
@@ -94,11 +96,20 @@ int runCompiler(const Options &opts, std::ostream &err) {
           lo.indexBits = opts.indexBits;
           lo.checked = opts.checked;
           cin::Kernel k = cin::lowerExport(ex, abi, lo);
+          // A user schedule (for this export and target) first, then the target's default.
+          if (!lo.sizeFunction)
+            for (const tir::Schedule &sch : program->schedules)
+              if ((sch.exportName == ex.cname || sch.exportName == ex.def->name) && (sch.target == "cuda") == cuda)
+                if (!cin::applyUserSchedule(k, sch, diags)) scheduleFailed = true;
           k.body = cuda ? cin::defaultGpuSchedule(k.body) : cin::defaultCpuSchedule(k.body);
           kernels.push_back(std::move(k));
         }
       }
       if (he.cpu || he.cuda) headerEntries.push_back(he);
+    }
+    if (scheduleFailed) {
+      diags.flush(err);
+      return 1;
     }
     std::string headerText = codegen::writeHeader(opts.input, opts.header.empty() ? opts.output + ".h" : opts.header, headerEntries);
     if (opts.emit == Emit::Header) return writeText(opts, headerText, err) ? 0 : 1;

@@ -393,6 +393,12 @@ class Flattener {
         std::swap(pre, pre_);
         StmtP body = lowerStmt(s->body[0]);
         StmtP loop = forLoop(v, s->varName, lo, hi, body, loopKind(s->forall));
+        if (s->vectorize || s->unroll) {
+          auto copy = std::make_shared<Stmt>(*loop);
+          copy->vectorize = s->vectorize;
+          copy->unroll = s->unroll;
+          loop = copy;
+        }
         if (s->balanceBy) {
           // Balance by the offsets' buffer when it holds plain integers (not a prefix array).
           auto t = tensors_.find(s->balanceBy);

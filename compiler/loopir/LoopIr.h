@@ -94,6 +94,8 @@ struct Stmt {
   /// For a Parallel loop over rows of a compressed level: the offsets buffer whose nonzero
   /// counts balance the chunks (-1: equal chunks).
   int balanceBy = -1;
+  bool vectorize = false;    // For: a user's SIMD hint
+  int unroll = 0;            // For: a user's unroll factor
 };
 
 StmtP block(std::vector<StmtP> s);

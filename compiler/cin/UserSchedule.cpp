@@ -1,0 +1,338 @@
+/// \file UserSchedule.cpp: `schedule NAME for TARGET { ... }` blocks (LANGUAGE.md section 9).
+///
+/// Loops are named by their index variables as `--emit=cin` prints them (`forall i`, `forall k`);
+/// a name refers to the first loop of that name in program order. Commands, in the manner of
+/// taco's scheduling language:
+///   split(i, i0, i1, f)       i becomes i0 (outer) over i1 (inner, f iterations), guarded when
+///                             f does not divide the length; always legal
+///   reorder(i, j)             interchanges a perfect nest of independent loops whose inner
+///                             bounds do not depend on the outer index
+///   fuse(i, j)                merges sibling independent loops with equal bounds when j reads
+///                             nothing i writes
+///   parallelize(i, kind)      kind: cpu_threads | serial | simd | gpu_block | gpu_thread |
+///                             gpu_global; only independent loops run in parallel (a reduction
+///                             needs a race strategy: atomics are not supported yet)
+///   vectorize(i), unroll(i, f)  hints to LLVM's vectoriser and unroller
+///   precompute(...), pos(...)   taco's workspaces and position splits: not supported yet
+/// A command that does not apply is refused with a diagnostic at the command saying why.
+#include "cin/UserSchedule.h"
+
+#include <functional>
+#include <set>
+
+namespace spl::cin {
+namespace {
+
+class Scheduler {
+ public:
+  Scheduler(Kernel &k, const tir::Schedule &s, Diagnostics &d) : k_(k), s_(s), d_(d) {}
+
+  bool run() {
+    for (const ast::ScheduleCmd &c : s_.cmds) command(c);
+    return ok_;
+  }
+
+ private:
+  void error(SourceLoc loc, const std::string &msg) {
+    d_.error(loc, msg);
+    ok_ = false;
+  }
+
+  void names(const StmtP &s, std::vector<std::string> &out) const {
+    if (!s) return;
+    if (s->kind == StmtKind::Forall && std::find(out.begin(), out.end(), s->varName) == out.end()) out.push_back(s->varName);
+    for (const StmtP &b : s->body) names(b, out);
+  }
+
+  std::string loopList() const {
+    std::vector<std::string> ns;
+    names(k_.body, ns);
+    std::string l;
+    for (size_t i = 0; i < ns.size(); ++i) l += (i ? ", " : "") + ns[i];
+    return l.empty() ? "none" : l;
+  }
+
+  const Stmt *find(const StmtP &s, const std::string &name) const {
+    if (!s) return nullptr;
+    if (s->kind == StmtKind::Forall && s->varName == name) return s.get();
+    for (const StmtP &b : s->body)
+      if (const Stmt *f = find(b, name)) return f;
+    return nullptr;
+  }
+
+  /// Rebuilds the tree with `target` replaced by the statements `fn` returns.
+  StmtP replace(const StmtP &s, const Stmt *target, const std::function<std::vector<StmtP>(const StmtP &)> &fn) {
+    if (!s) return s;
+    if (s.get() == target) return block(fn(s));
+    auto c = std::make_shared<Stmt>(*s);
+    std::vector<StmtP> body;
+    bool changed = false;
+    for (const StmtP &b : s->body) {
+      if (b && b.get() == target) {
+        std::vector<StmtP> r = fn(b);
+        if (s->kind == StmtKind::Block) body.insert(body.end(), r.begin(), r.end());
+        else body.push_back(block(r));
+        changed = true;
+      } else {
+        StmtP nb = replace(b, target, fn);
+        changed = changed || nb != b;
+        body.push_back(nb);
+      }
+    }
+    if (!changed) return s;
+    c->body = body;
+    return c;
+  }
+
+  /// The loop a command names, or an error at the command.
+  const Stmt *loop(const ast::ScheduleCmd &c, size_t arg) {
+    if (arg >= c.args.size() || c.args[arg]->op != ast::ExprOp::Var) {
+      error(c.loc, c.name + ": argument " + std::to_string(arg + 1) + " must name a loop (the loops of " + k_.name + ": " + loopList() + ")");
+      return nullptr;
+    }
+    const std::string &n = c.args[arg]->text;
+    const Stmt *l = find(k_.body, n);
+    if (!l) error(c.args[arg]->loc, c.name + ": no loop named '" + n + "' in " + k_.name + " (its loops: " + loopList() + ")");
+    return l;
+  }
+
+  std::optional<int64_t> integer(const ast::ScheduleCmd &c, size_t arg, const char *what) {
+    if (arg >= c.args.size() || c.args[arg]->op != ast::ExprOp::IntLit || c.args[arg]->ival < 1) {
+      error(arg < c.args.size() ? c.args[arg]->loc : c.loc, c.name + ": " + what + " must be a positive integer literal");
+      return std::nullopt;
+    }
+    return c.args[arg]->ival;
+  }
+
+  std::optional<std::string> newName(const ast::ScheduleCmd &c, size_t arg) {
+    if (arg >= c.args.size() || c.args[arg]->op != ast::ExprOp::Var) {
+      error(c.loc, c.name + ": argument " + std::to_string(arg + 1) + " must be a name for a new loop");
+      return std::nullopt;
+    }
+    const std::string &n = c.args[arg]->text;
+    if (find(k_.body, n)) {
+      error(c.args[arg]->loc, c.name + ": a loop named '" + n + "' already exists");
+      return std::nullopt;
+    }
+    return n;
+  }
+
+  /// Why a loop cannot run its iterations independently, or "" when it can.
+  static std::string dependence(const Stmt &l) {
+    switch (l.forall) {
+      case ForallKind::Parallel:
+      case ForallKind::Vector:
+      case ForallKind::GpuGlobal:
+      case ForallKind::GpuBlock:
+      case ForallKind::GpuThread:
+      case ForallKind::GpuWarp:
+      case ForallKind::GpuLane: return "";
+      case ForallKind::Reduction:
+        return "loop " + l.varName + " accumulates into one value (a reduce); running its iterations at once needs a race "
+               "strategy (atomics), which is not supported yet";
+      case ForallKind::Serial:
+        return "loop " + l.varName + " runs in order: each iteration depends on the previous ones (a fold, scan or "
+               "which, or a scatter into shared result elements)";
+    }
+    return "";
+  }
+
+  void command(const ast::ScheduleCmd &c) {
+    if (c.name == "split") return split(c);
+    if (c.name == "reorder") return reorder(c);
+    if (c.name == "fuse") return fuse(c);
+    if (c.name == "parallelize") return parallelize(c);
+    if (c.name == "vectorize") {
+      const Stmt *l = loop(c, 0);
+      if (!l) return;
+      if (l->forall == ForallKind::Serial) {
+        error(c.loc, "vectorize(" + l->varName + "): " + dependence(*l));
+        return;
+      }
+      k_.body = replace(k_.body, l, [&](const StmtP &s) {
+        auto n = std::make_shared<Stmt>(*s);
+        n->vectorize = true;
+        return std::vector<StmtP>{n};
+      });
+      return;
+    }
+    if (c.name == "unroll") {
+      const Stmt *l = loop(c, 0);
+      auto f = integer(c, 1, "the unroll factor");
+      if (!l || !f) return;
+      k_.body = replace(k_.body, l, [&](const StmtP &s) {
+        auto n = std::make_shared<Stmt>(*s);
+        n->unroll = static_cast<int>(*f);
+        return std::vector<StmtP>{n};
+      });
+      return;
+    }
+    if (c.name == "precompute" || c.name == "pos" || c.name == "bound")
+      return error(c.loc, "schedule command '" + c.name + "' is not supported yet");
+    error(c.loc, "unknown schedule command '" + c.name +
+                     "' (the commands are split, reorder, fuse, parallelize, vectorize and unroll)");
+  }
+
+  void split(const ast::ScheduleCmd &c) {
+    const Stmt *l = loop(c, 0);
+    auto outerName = newName(c, 1), innerName = newName(c, 2);
+    auto f = integer(c, 3, "the split factor");
+    if (!l || !outerName || !innerName || !f) return;
+    k_.body = replace(k_.body, l, [&](const StmtP &s) {
+      Nat n = s->hi - s->lo;
+      NatVarId o = freshNatVar(*outerName), in = freshNatVar(*innerName);
+      Nat within = Nat::var(o) * Nat(*f) + Nat::var(in);
+      NatSubst sub;
+      sub.vars.emplace(s->var, s->lo + within);
+      StmtP body = substitute(s->body[0], sub);
+      auto exact = Nat::divideExact(n, Nat(*f));
+      if (!exact) body = ifThen(binary(ast::BinOp::Lt, natExpr(within), natExpr(n), Scalar::Bool), body);
+      Nat outerLen = exact ? *exact : Nat::div(n + Nat(*f - 1), *f);
+      StmtP inner = forall(in.id, *innerName, Nat(0), Nat(*f), body, s->forall, s->loc);
+      return std::vector<StmtP>{forall(o.id, *outerName, Nat(0), outerLen, inner, s->forall, s->loc)};
+    });
+  }
+
+  void reorder(const ast::ScheduleCmd &c) {
+    const Stmt *outer = loop(c, 0);
+    const Stmt *innerTarget = loop(c, 1);
+    if (!outer || !innerTarget) return;
+    const StmtP &ob = outer->body[0];
+    const Stmt *direct = ob->kind == StmtKind::Forall ? ob.get()
+                         : ob->kind == StmtKind::Block && ob->body.size() == 1 && ob->body[0]->kind == StmtKind::Forall ? ob->body[0].get()
+                                                                                                                      : nullptr;
+    if (direct != innerTarget) {
+      error(c.loc, "reorder(" + outer->varName + ", " + innerTarget->varName + "): the loops are not perfectly nested (" +
+                       innerTarget->varName + " must be the only statement of " + outer->varName + ")");
+      return;
+    }
+    if (innerTarget->lo.mentions(outer->var) || innerTarget->hi.mentions(outer->var)) {
+      error(c.loc, "reorder(" + outer->varName + ", " + innerTarget->varName + "): the bounds of " + innerTarget->varName +
+                       " [" + innerTarget->lo.str() + ", " + innerTarget->hi.str() + ") depend on " + outer->varName);
+      return;
+    }
+    for (const Stmt *l : {outer, innerTarget}) {
+      std::string why = dependence(*l);
+      if (!why.empty()) {
+        error(c.loc, "reorder(" + outer->varName + ", " + innerTarget->varName + "): " + why);
+        return;
+      }
+    }
+    k_.body = replace(k_.body, outer, [&](const StmtP &s) {
+      auto in = std::make_shared<Stmt>(*innerTarget);
+      auto out = std::make_shared<Stmt>(*s);
+      out->body = {innerTarget->body[0]};
+      in->body = {out};
+      return std::vector<StmtP>{in};
+    });
+  }
+
+  /// A tensor's component (leaf buffer) as a key: fusion only conflicts on the same buffer.
+  using Buffer = std::pair<int64_t, std::vector<int>>;
+  static void tensorsOf(const StmtP &s, std::set<Buffer> &written, std::set<Buffer> &read) {
+    if (!s) return;
+    std::function<void(const ExprP &)> reads = [&](const ExprP &e) {
+      if (!e) return;
+      if (e->kind == ExprKind::Access) read.insert({e->tensor->id, e->leaf});
+      for (const ExprP &a : e->args) reads(a);
+    };
+    if (s->kind == StmtKind::Assign) {
+      written.insert({s->lhs->tensor->id, s->lhs->leaf});
+      for (const ExprP &a : s->lhs->args) reads(a);
+    }
+    reads(s->value);
+    for (const StmtP &b : s->body) tensorsOf(b, written, read);
+  }
+
+  void fuse(const ast::ScheduleCmd &c) {
+    const Stmt *a = loop(c, 0);
+    const Stmt *b = loop(c, 1);
+    if (!a || !b) return;
+    std::string pair = "fuse(" + a->varName + ", " + b->varName + ")";
+    // They must be adjacent statements of one block.
+    const Stmt *parent = nullptr;
+    std::function<void(const StmtP &)> findParent = [&](const StmtP &s) {
+      if (!s || parent) return;
+      for (size_t i = 0; i + 1 < s->body.size(); ++i)
+        if (s->body[i].get() == a && s->body[i + 1].get() == b) parent = s.get();
+      for (const StmtP &x : s->body) findParent(x);
+    };
+    findParent(k_.body);
+    if (!parent) return error(c.loc, pair + ": the loops must follow each other in one block");
+    if (a->lo != b->lo || a->hi != b->hi)
+      return error(c.loc, pair + ": the loops have different bounds ([" + a->lo.str() + ", " + a->hi.str() + ") and [" +
+                              b->lo.str() + ", " + b->hi.str() + "))");
+    for (const Stmt *l : {a, b}) {
+      std::string why = dependence(*l);
+      if (!why.empty()) return error(c.loc, pair + ": " + why);
+    }
+    std::set<Buffer> wa, ra, wb, rb;
+    tensorsOf(a->body[0], wa, ra);
+    tensorsOf(b->body[0], wb, rb);
+    for (const Buffer &w : wa)
+      if (rb.count(w) || wb.count(w)) {
+        std::string name = "?";
+        for (const TensorP &t : k_.tensors)
+          if (t->id == w.first) name = t->name;
+        return error(c.loc, pair + ": " + b->varName + " uses '" + name + "', which " + a->varName +
+                                " writes; fusing could read or write it out of order");
+      }
+    NatSubst sub;
+    sub.vars.emplace(b->var, Nat::var(NatVarId{a->var, a->varName}));
+    StmtP bBody = substitute(b->body[0], sub);
+    k_.body = replace(k_.body, a, [&](const StmtP &s) {
+      auto f = std::make_shared<Stmt>(*s);
+      f->body = {block({s->body[0], bBody})};
+      return std::vector<StmtP>{f};
+    });
+    k_.body = replace(k_.body, b, [](const StmtP &) { return std::vector<StmtP>{}; });
+  }
+
+  void parallelize(const ast::ScheduleCmd &c) {
+    const Stmt *l = loop(c, 0);
+    if (!l) return;
+    std::string kind = c.args.size() > 1 && c.args[1]->op == ast::ExprOp::Var ? c.args[1]->text : "cpu_threads";
+    if (c.args.size() > 2) {
+      std::string race = c.args[2]->op == ast::ExprOp::Var ? c.args[2]->text : "";
+      if (race != "no_races" && race != "ignore_races")
+        return error(c.args[2]->loc, "parallelize: race strategy '" + race + "' is not supported yet (no_races, ignore_races)");
+    }
+    ForallKind fk;
+    bool gpu = false;
+    if (kind == "cpu_threads") fk = ForallKind::Parallel;
+    else if (kind == "serial") fk = ForallKind::Serial;
+    else if (kind == "simd") fk = ForallKind::Vector;
+    else if (kind == "gpu_block") fk = ForallKind::GpuBlock, gpu = true;
+    else if (kind == "gpu_thread") fk = ForallKind::GpuThread, gpu = true;
+    else if (kind == "gpu_global") fk = ForallKind::GpuGlobal, gpu = true;
+    else
+      return error(c.loc, "parallelize: unknown kind '" + kind + "' (cpu_threads, serial, simd, gpu_block, gpu_thread, gpu_global)");
+    if (gpu != k_.cuda)
+      return error(c.loc, "parallelize(" + l->varName + ", " + kind + "): " + (gpu ? "a GPU level in a cpu schedule" : "a CPU level in a cuda schedule"));
+    if (fk != ForallKind::Serial) {
+      std::string why = dependence(*l);
+      if (!why.empty()) return error(c.loc, "parallelize(" + l->varName + ", " + kind + "): " + why);
+    }
+    k_.body = replace(k_.body, l, [&](const StmtP &s) {
+      auto n = std::make_shared<Stmt>(*s);
+      n->forall = fk == ForallKind::Vector ? ForallKind::Serial : fk;
+      n->vectorize = fk == ForallKind::Vector;
+      n->userKind = true;
+      return std::vector<StmtP>{n};
+    });
+  }
+
+  Kernel &k_;
+  const tir::Schedule &s_;
+  Diagnostics &d_;
+  bool ok_ = true;
+};
+
+}  // namespace
+
+bool applyUserSchedule(Kernel &k, const tir::Schedule &s, Diagnostics &diags) {
+  Scheduler sch(k, s, diags);
+  return sch.run();
+}
+
+}  // namespace spl::cin
