@@ -63,6 +63,8 @@ StmtP gpuRewrite(const StmtP &s, bool inside) {
       inner = true;
     } else if (s->forall == ForallKind::Parallel) {
       copy->forall = inside ? ForallKind::Serial : ForallKind::GpuGlobal;
+      // Rows of a compressed level: the CUDA back end may give each row a vector of lanes.
+      if (!inside && s->lo.isZero()) copy->balanceBy = rowOffsetsOf(s->body[0], s->var);
       inner = true;
     } else {
       inner = true;  // a serial loop runs in one thread: what it contains does too

@@ -11,6 +11,7 @@
 /// `NAME_cuda(void *stream, ...)` launches its kernels with spl_cuda_launch, which loads the
 /// module once per context (the runtime's module cache, via one slot per object). A size
 /// function's `sizes` is host memory: its kernel writes a device copy that is copied back.
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -195,7 +196,9 @@ class DeviceGen : public LoopCodeGen {
       lf->addParamAttr(a->getArgNo(), llvm::Attribute::NoAlias);
       frame.buffers[seg.bufs[i]] = a;
     }
-    if (seg.kind == Segment::Grid) {
+    if (seg.kind == Segment::Grid && vectorRowPattern(*seg.stmts[0])) {
+      vectorPerRow(*seg.stmts[0]);
+    } else if (seg.kind == Segment::Grid) {
       const Stmt &loop = *seg.stmts[0];
       llvm::Value *tid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {});
       llvm::Value *ntid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x, {});
@@ -312,6 +315,204 @@ class DeviceGen : public LoopCodeGen {
   }
 
   MappedInfo info_;
+
+  // ---- vector per row ----------------------------------------------------------------------
+
+  /// A row loop over a compressed level whose body is: declarations, then one reduction loop
+  /// that only accumulates into one declared scalar (acc = acc op e, op reassociable), then
+  /// anything (the row's result). Such rows can be split over several lanes.
+  struct RowShape {
+    std::vector<StmtP> prefix, suffix;
+    const Stmt *reduction = nullptr;
+    int acc = 0;
+    Ty accTy = Ty::F32;
+    ExprP combine;  // acc op SHUFFLED, with SHUFFLED a placeholder variable
+  };
+  static constexpr int kShuffled = -77;
+
+  static bool storesOrLoops(const StmtP &s) {
+    if (!s) return false;
+    if (s->kind == StmtKind::Store || s->kind == StmtKind::For || s->kind == StmtKind::Barrier || s->kind == StmtKind::Alloc ||
+        s->kind == StmtKind::Return)
+      return true;
+    for (const StmtP &b : s->body)
+      if (storesOrLoops(b)) return true;
+    return false;
+  }
+
+  bool matchRow(const Stmt &loop, RowShape &shape) {
+    if (loop.balanceBy < 0 || loop.userKind || loop.a->kind != ExprKind::Const || loop.a->ival != 0) return false;
+    const StmtP &body = loop.body[0];
+    std::vector<StmtP> items = body->kind == StmtKind::Block ? body->body : std::vector<StmtP>{body};
+    size_t r = 0;
+    while (r < items.size() && items[r]->kind == StmtKind::Decl) ++r;
+    if (r == items.size() || items[r]->kind != StmtKind::For || items[r]->loop != LoopKind::Reduction) return false;
+    shape.prefix.assign(items.begin(), items.begin() + static_cast<long>(r));
+    shape.suffix.assign(items.begin() + static_cast<long>(r) + 1, items.end());
+    shape.reduction = items[r].get();
+    // Exactly one accumulator, declared in the prefix, updated as acc = acc op e.
+    Uses u;
+    usesOf(items[r], u);
+    const StmtP &rb = shape.reduction->body[0];
+    if (storesOrLoops(rb)) return false;
+    std::vector<StmtP> inner = rb->kind == StmtKind::Block ? rb->body : std::vector<StmtP>{rb};
+    const Stmt *update = nullptr;
+    for (const StmtP &st : inner) {
+      if (st->kind == StmtKind::Decl) continue;
+      if (st->kind != StmtKind::Assign || update) return false;
+      update = st.get();
+    }
+    if (!update) return false;
+    const ExprP &v = update->a;
+    bool ok = false;
+    if (v->kind == ExprKind::Binary && v->reassoc && (v->binop == BinOp::Add || v->binop == BinOp::Mul)) ok = true;
+    if (v->kind == ExprKind::MinMax) ok = true;
+    if (!ok) return false;
+    int side = -1;
+    for (int k = 0; k < 2; ++k)
+      if (v->args[k]->kind == ExprKind::Var && v->args[k]->var == update->var) side = k;
+    if (side < 0) return false;
+    bool declared = false;
+    for (const StmtP &d : shape.prefix)
+      if (d->var == update->var) {
+        declared = true;
+        shape.accTy = d->type;
+      }
+    if (!declared || shape.accTy == Ty::I1) return false;
+    shape.acc = update->var;
+    auto c = std::make_shared<Expr>(*v);
+    c->args[side] = var(update->var, shape.accTy);
+    c->args[1 - side] = var(kShuffled, shape.accTy);
+    shape.combine = c;
+    return true;
+  }
+
+  bool vectorRowPattern(const Stmt &loop) {
+    RowShape shape;
+    return matchRow(loop, shape);
+  }
+
+  llvm::Value *shuffleDown(llvm::Value *v, llvm::Value *offset, llvm::Value *clamp, Ty t) {
+    llvm::Value *mask = b_.getInt32(0xffffffffu);
+    if (t == Ty::F32) return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_down_f32, {mask, v, offset, clamp});
+    if (t == Ty::I32) return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_down_i32, {mask, v, offset, clamp});
+    // 64-bit values: two 32-bit halves.
+    llvm::Value *bits = t == Ty::F64 ? b_.CreateBitCast(v, b_.getInt64Ty()) : v;
+    llvm::Value *lo = b_.CreateTrunc(bits, b_.getInt32Ty());
+    llvm::Value *hi = b_.CreateTrunc(b_.CreateLShr(bits, 32), b_.getInt32Ty());
+    lo = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_down_i32, {mask, lo, offset, clamp});
+    hi = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_down_i32, {mask, hi, offset, clamp});
+    llvm::Value *joined = b_.CreateOr(b_.CreateZExt(lo, b_.getInt64Ty()), b_.CreateShl(b_.CreateZExt(hi, b_.getInt64Ty()), 32));
+    return t == Ty::F64 ? b_.CreateBitCast(joined, b_.getDoubleTy()) : joined;
+  }
+
+  /// Each row gets W lanes (W = the average row length rounded up to a power of two, at most
+  /// a warp), which stride over its nonzeros; the partial results combine with shuffles and
+  /// the row's first lane runs the rest. Warps walk groups of 32/W rows with a trip count
+  /// that is the same for every lane, so each shuffle has the whole warp.
+  void vectorPerRow(const Stmt &loop) {
+    RowShape shape;
+    matchRow(loop, shape);
+    llvm::Function *fn = frame().fn;
+    llvm::Value *n = expr(loop.b);
+    // W from the average row length, (offs@n - offs@0) / n, the same for every thread.
+    const Buffer &offs = bufferInfo(loop.balanceBy);
+    llvm::Value *total = b_.CreateSub(castTo(b_.CreateLoad(ty(offs.elem), elementPtrOf(loop.balanceBy, n)), offs.elem, Ty::I64),
+                                      castTo(b_.CreateLoad(ty(offs.elem), elementPtrOf(loop.balanceBy, b_.getInt64(0))), offs.elem, Ty::I64));
+    llvm::Value *avg = b_.CreateSDiv(total, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, n, b_.getInt64(1)));
+    avg = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, avg, b_.getInt64(1));
+    avg = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, avg, b_.getInt64(32));
+    // next power of two: 1 << (64 - ctlz(avg - 1)), with avg = 1 giving 1.
+    llvm::Value *lz = b_.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, b_.CreateSub(avg, b_.getInt64(1)), b_.getFalse());
+    llvm::Value *w64 = b_.CreateSelect(b_.CreateICmpEQ(avg, b_.getInt64(1)), b_.getInt64(1),
+                                       b_.CreateShl(b_.getInt64(1), b_.CreateSub(b_.getInt64(64), lz)));
+    llvm::Value *w = b_.CreateTrunc(w64, b_.getInt32Ty());
+    llvm::Value *tid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {});
+    llvm::Value *ntid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x, {});
+    llvm::Value *ctaid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {});
+    llvm::Value *nctaid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {});
+    llvm::Value *gtid = b_.CreateZExt(b_.CreateAdd(b_.CreateMul(ctaid, ntid), tid), b_.getInt64Ty());
+    llvm::Value *lane32 = b_.CreateZExt(b_.CreateAnd(tid, b_.getInt32(31)), b_.getInt64Ty());
+    llvm::Value *warp = b_.CreateLShr(gtid, 5);
+    llvm::Value *warps = b_.CreateLShr(b_.CreateZExt(b_.CreateMul(nctaid, ntid), b_.getInt64Ty()), 5);
+    llvm::Value *rowsPerWarp = b_.CreateUDiv(b_.getInt64(32), w64);
+    llvm::Value *sub = b_.CreateUDiv(lane32, w64);
+    llvm::Value *lane = b_.CreateURem(lane32, w64);
+    llvm::Value *clamp = b_.CreateOr(b_.CreateShl(b_.CreateSub(b_.getInt32(32), w), 8), b_.getInt32(0x1f));
+
+    llvm::AllocaInst *base = entryAlloca(b_.getInt64Ty(), "row.base");
+    b_.CreateStore(b_.CreateMul(warp, rowsPerWarp), base);
+    llvm::AllocaInst *row = entryAlloca(b_.getInt64Ty(), loop.name);
+    frame().vars[loop.var] = {row, Ty::I64};
+    llvm::AllocaInst *accSlot = entryAlloca(ty(shape.accTy), "acc");
+    frame().vars[shape.acc] = {accSlot, shape.accTy};
+    auto *header = llvm::BasicBlock::Create(ctx_, "rows.header", fn);
+    auto *bodyBB = llvm::BasicBlock::Create(ctx_, "rows.body", fn);
+    auto *exit = llvm::BasicBlock::Create(ctx_, "rows.exit", fn);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    llvm::Value *bv = b_.CreateLoad(b_.getInt64Ty(), base);
+    b_.CreateCondBr(b_.CreateICmpSLT(bv, n), bodyBB, exit);
+    b_.SetInsertPoint(bodyBB);
+    llvm::Value *r = b_.CreateAdd(bv, sub);
+    b_.CreateStore(r, row);
+    llvm::Value *valid = b_.CreateICmpSLT(r, n);
+    // Lanes of rows past n still take part in the shuffles: give their accumulator a value.
+    b_.CreateStore(llvm::Constant::getNullValue(ty(shape.accTy)), accSlot);
+    guarded(valid, [&] {
+      for (const StmtP &d : shape.prefix) {
+        if (d->var == shape.acc) {
+          if (d->a) b_.CreateStore(castTo(expr(d->a), d->a->type, shape.accTy), accSlot);
+        } else {
+          stmt(d);
+        }
+      }
+      const Stmt &red = *shape.reduction;
+      serialLoop(red, b_.CreateAdd(expr(red.a), lane), expr(red.b), w64);
+    });
+    // Shuffle tree over the W lanes of each row: off = W/2, W/4, ..., 1.
+    llvm::AllocaInst *off = entryAlloca(b_.getInt32Ty(), "shfl.off");
+    b_.CreateStore(b_.CreateLShr(w, 1), off);
+    auto *sh = llvm::BasicBlock::Create(ctx_, "shfl.header", fn);
+    auto *sb = llvm::BasicBlock::Create(ctx_, "shfl.body", fn);
+    auto *se = llvm::BasicBlock::Create(ctx_, "shfl.exit", fn);
+    b_.CreateBr(sh);
+    b_.SetInsertPoint(sh);
+    llvm::Value *o = b_.CreateLoad(b_.getInt32Ty(), off);
+    b_.CreateCondBr(b_.CreateICmpUGT(o, b_.getInt32(0)), sb, se);
+    b_.SetInsertPoint(sb);
+    llvm::Value *mine = b_.CreateLoad(ty(shape.accTy), accSlot);
+    llvm::Value *theirs = shuffleDown(mine, o, clamp, shape.accTy);
+    llvm::AllocaInst *tmp = entryAlloca(ty(shape.accTy), "shfl.val");
+    b_.CreateStore(theirs, tmp);
+    frame().vars[kShuffled] = {tmp, shape.accTy};
+    b_.CreateStore(expr(shape.combine), accSlot);
+    b_.CreateStore(b_.CreateLShr(o, 1), off);
+    b_.CreateBr(sh);
+    b_.SetInsertPoint(se);
+    guarded(b_.CreateAnd(valid, b_.CreateICmpEQ(lane, b_.getInt64(0))), [&] {
+      for (const StmtP &st : shape.suffix) stmt(st);
+    });
+    b_.CreateStore(b_.CreateAdd(bv, b_.CreateMul(warps, rowsPerWarp)), base);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(exit);
+  }
+
+  llvm::Value *elementPtrOf(int buffer, llvm::Value *index) {
+    llvm::Type *et = nullptr;
+    return elementPtr(buffer, index, -1, et);
+  }
+
+  void guarded(llvm::Value *cond, const std::function<void()> &body) {
+    llvm::Function *fn = frame().fn;
+    auto *run = llvm::BasicBlock::Create(ctx_, "guard.run", fn);
+    auto *join = llvm::BasicBlock::Create(ctx_, "guard.join", fn);
+    b_.CreateCondBr(cond, run, join);
+    b_.SetInsertPoint(run);
+    body();
+    if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+  }
 
   void parallelLoop(const Stmt &s) override {
     // Nested independent loops run in order inside one thread (the default schedule maps only
@@ -445,8 +646,10 @@ class HostGen : public LoopCodeGen {
       const Stmt &loop = *seg.stmts[0];
       block = b_.getInt32(256);
       if (!hasLoad(loop.a) && !hasLoad(loop.b)) {
-        // One thread per iteration, up to 65535 blocks (the kernel strides over the rest).
+        // One thread per iteration (up to 32 lanes per row for rows of a compressed level), up
+        // to 65535 blocks (the kernel strides over the rest).
         llvm::Value *count = b_.CreateSub(expr(loop.b), expr(loop.a));
+        if (loop.balanceBy >= 0 && !loop.userKind) count = b_.CreateMul(count, b_.getInt64(32));
         llvm::Value *blocks = b_.CreateSDiv(b_.CreateAdd(count, b_.getInt64(255)), b_.getInt64(256));
         blocks = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, blocks, b_.getInt64(1));
         blocks = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, blocks, b_.getInt64(65535));

@@ -393,10 +393,11 @@ class Flattener {
         std::swap(pre, pre_);
         StmtP body = lowerStmt(s->body[0]);
         StmtP loop = forLoop(v, s->varName, lo, hi, body, loopKind(s->forall));
-        if (s->vectorize || s->unroll) {
+        if (s->vectorize || s->unroll || s->userKind) {
           auto copy = std::make_shared<Stmt>(*loop);
           copy->vectorize = s->vectorize;
           copy->unroll = s->unroll;
+          copy->userKind = s->userKind;
           loop = copy;
         }
         if (s->balanceBy) {

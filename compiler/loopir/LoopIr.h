@@ -95,6 +95,7 @@ struct Stmt {
   /// counts balance the chunks (-1: equal chunks).
   int balanceBy = -1;
   bool vectorize = false;    // For: a user's SIMD hint
+  bool userKind = false;     // For: the kind was chosen by a user schedule (keep it as is)
   int unroll = 0;            // For: a user's unroll factor
 };
 
