@@ -1,7 +1,7 @@
 # spl_add_kernels(<target> SOURCES a.spl [b.spl ...] [TARGETS cpu [cuda]] [FLAGS ...])
 #
 # Compiles each .spl file with splc at build time into an object and a C header (in
-# ${CMAKE_CURRENT_BINARY_DIR}/spl/), adds the objects to <target>, puts the headers on its
+# ${CMAKE_CURRENT_BINARY_DIR}/spl/<target>/), adds the objects to <target>, puts the headers on its
 # include path and links the SPL runtime. Used by the tests and benchmarks, and installed for
 # users (find_package(SPL)).
 function(spl_add_kernels target)
@@ -17,12 +17,12 @@ function(spl_add_kernels target)
     set(_splc ${SPL_SPLC_EXECUTABLE})
     set(_dep "")
   endif()
-  set(_outdir ${CMAKE_CURRENT_BINARY_DIR}/spl)
+  set(_outdir ${CMAKE_CURRENT_BINARY_DIR}/spl/${target})
   file(MAKE_DIRECTORY ${_outdir})
   foreach(_src ${SPLK_SOURCES})
     get_filename_component(_abs ${_src} ABSOLUTE)
     get_filename_component(_name ${_src} NAME_WE)
-    set(_obj ${_outdir}/${target}_${_name}.o)
+    set(_obj ${_outdir}/${_name}.o)
     set(_hdr ${_outdir}/${_name}.h)
     add_custom_command(
       OUTPUT ${_obj} ${_hdr}

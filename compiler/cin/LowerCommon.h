@@ -69,6 +69,7 @@ class Lowerer {
   Lowerer(const tir::Export &ex, const tir::Abi &abi, const LowerOptions &opts)
       : ex_(ex), abi_(abi), opts_(opts), checked_(opts.checked) {}
   Kernel run();
+  void validateInputs(const std::vector<KernelParam> &params);
   Kernel lowerEinsumBody(const tir::Expr &body, const Env &env, const TypeP &rt, std::vector<KernelParam> &params,
                          const std::vector<size_t> &outs);
 
