@@ -39,4 +39,6 @@ function(spl_add_kernels target)
   elseif(TARGET SPL::splrt)
     target_link_libraries(${target} PRIVATE SPL::splrt)
   endif()
+  # C programs linking the static runtime need the C++ runtime it is written in.
+  set_property(TARGET ${target} PROPERTY LINKER_LANGUAGE CXX)
 endfunction()

@@ -1,6 +1,8 @@
 /// \file Driver.cpp: runs the stages in order and writes what --emit asks for.
 #include "driver/Driver.h"
 
+#include <unistd.h>
+
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -16,11 +18,28 @@
 #include "cin/UserSchedule.h"
 #include "tir/Abi.h"
 #include "loopir/Flatten.h"
+#include "poly/Dependences.h"
 #include "codegen/CodeGen.h"
 #include "codegen/Header.h"
 
 namespace spl {
 namespace {
+
+/// The stdlib: --stdlib-dir, else share/spl/stdlib beside an installed splc (bin/..), else the
+/// source tree's stdlib (a build that was not installed).
+std::string stdlibDir(const Options &opts) {
+  if (!opts.stdlibDir.empty()) return opts.stdlibDir;
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = 0;
+    std::string dir(exe);
+    dir = dir.substr(0, dir.find_last_of('/'));
+    std::string installed = dir + "/../share/spl/stdlib";
+    if (std::ifstream(installed + "/formats.spl")) return installed;
+  }
+  return SPL_SOURCE_STDLIB_DIR;
+}
 
 bool readFile(const std::string &path, std::string &text) {
   std::ifstream in(path, std::ios::binary);
@@ -68,7 +87,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
     CheckOptions copts;
     copts.defines = opts.defines;
     copts.includeDirs = opts.includeDirs;
-    copts.stdlibDir = opts.stdlibDir.empty() ? std::string(SPL_SOURCE_STDLIB_DIR) : opts.stdlibDir;
+    copts.stdlibDir = stdlibDir(opts);
     std::optional<tir::Program> program = checkProgram(*module, sm, diags, copts);
     if (!program) {
       diags.flush(err);
@@ -116,6 +135,11 @@ int runCompiler(const Options &opts, std::ostream &err) {
     if (opts.emit == Emit::Cin) {
       std::string text;
       for (const cin::Kernel &k : kernels) text += cin::print(k) + "\n";
+      return writeText(opts, text, err) ? 0 : 1;
+    }
+    if (opts.emit == Emit::Isl) {  // poly/: domains, schedule, accesses, dependences, verdicts
+      std::string text;
+      for (const cin::Kernel &k : kernels) text += poly::emitIsl(k) + "\n";
       return writeText(opts, text, err) ? 0 : 1;
     }
     loopir::Module lm;
