@@ -264,8 +264,12 @@ std::optional<std::string> ModelBuilder::atomAffine(const NatAtom &a, const Iter
       if (!x || !y) return std::nullopt;
       return std::string(a.kind == NatAtomKind::Min ? "min(" : "max(") + *x + ", " + *y + ")";
     }
+    case NatAtomKind::Value: {
+      auto i = it.find(a.var.id);  // a loop variable read as a run-time value
+      if (i != it.end()) return i->second;
+      return std::nullopt;
+    }
     case NatAtomKind::Lookup:
-    case NatAtomKind::Value:
     case NatAtomKind::Cond:
     case NatAtomKind::Sum: return std::nullopt;
   }

@@ -22,8 +22,9 @@
 /// Statements. Each Assign, SetLocal and DeclLocal with an initialiser is one isl statement,
 /// named S0, S1, ... in program order. Its domain has one dimension per enclosing forall,
 /// outermost first, named after the forall's variable. If, Alloc and Block add no dimension.
-/// DeclLocal without an initialiser, Fail and Barrier are not statements (no memory effect
-/// that a dependence needs: a failing kernel runs nothing after the Fail).
+/// DeclLocal without an initialiser, Fail and Barrier are not statements (a failing kernel
+/// runs nothing after the Fail, so no write after it can be hidden; the input checks that
+/// guard a Fail only read).
 ///
 /// Parameters. A Var atom that is a nat parameter of the kernel (n, m) is an isl parameter
 /// with its C name. A loop variable in scope is a domain dimension. Every other atom (a
@@ -44,7 +45,9 @@
 ///     of the real one (every real instance satisfies the relaxed bound), so the statement's
 ///     domain is marked inexact. CSR's inner loop k < offs@(i+1) - offs@i becomes k < U_0.
 /// The reads of a bound (offs@(i+1), offs@i, a local in a Value atom) are attached as reads to
-/// every statement in the loop's body (at the same instance).
+/// every statement in the loop's body (at the same instance). A bound whose reads can meet a
+/// write is never exact (it is not invariant), so its loop's model domain is not empty and the
+/// attached reads stay visible even when the real loop runs no iteration.
 ///
 /// Guards. An If condition built from comparisons of affine integer expressions with &&, ||
 /// and ! is added exactly to the domains of the statements in its branches (the else branch
@@ -65,12 +68,17 @@
 /// uses the exact parameter P_k. Any other index leaves its dimension unconstrained: the
 /// access touches the whole level (other levels stay exact), and a write becomes a may-write.
 ///
-/// Segments. A one-level index of the form O@e + x (- O@c), where O is an index array that
-/// the kernel does not write, e is affine, c is loop-invariant, x >= 0 and x < O@(e+1) - O@e
-/// (proved from the enclosing loop bounds and If guards) is the element x of segment e of the
-/// partition of the level by O. When every access to an array has that form with the same O
-/// and c, the array is modelled with the coordinates [e, x] (x unconstrained when it is not
-/// affine): the join of a dependent array (bfs frontier) then writes disjoint segments.
+/// Segments. The last index of an access may address element x of segment e of a partition
+/// of its level into consecutive segments:
+///   - by offsets: O@e + x (- O@c), O an index array that the kernel does not write, c
+///     loop-invariant, 0 <= x < O@(e+1) - O@e;
+///   - uniform: P*e + x, P a loop-invariant atom (a nat parameter), 0 <= x < P;
+/// with e affine, x >= 0 by the types and the upper bound proved from a fact `x < bound` of an
+/// enclosing loop (v < hi) or If guard (a conjunct a < b), dropped once a local it mentions is
+/// reassigned (also by a later iteration of a loop below it). When every access to an array
+/// has such a form with the same partition, the array is modelled with the coordinates [e, x]
+/// (x unconstrained when not affine): the join of a dependent array (the bfs frontier) writes
+/// disjoint segments, BCSR's out[i*b + r] disjoint blocks.
 ///
 /// Writes. A write is a must-write when its statement's domain is exact and every index is
 /// exact; otherwise it is a may-write. isl's dataflow analysis lets must-writes kill earlier
