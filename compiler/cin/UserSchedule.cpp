@@ -7,18 +7,23 @@
 ///                             f does not divide the length; always legal
 ///   reorder(i, j)             interchanges a perfect nest of independent loops whose inner
 ///                             bounds do not depend on the outer index
-///   fuse(i, j)                merges sibling independent loops with equal bounds when j reads
-///                             nothing i writes
+///   fuse(i, j)                merges sibling independent loops with equal bounds when the
+///                             fused loop still carries no dependence
 ///   parallelize(i, kind)      kind: cpu_threads | serial | simd | gpu_block | gpu_thread |
 ///                             gpu_global; only independent loops run in parallel (a reduction
 ///                             needs a race strategy: atomics are not supported yet)
 ///   vectorize(i), unroll(i, f)  hints to LLVM's vectoriser and unroller
 ///   precompute(...), pos(...)   taco's workspaces and position splits: not supported yet
 /// A command that does not apply is refused with a diagnostic at the command saying why.
+/// Legality comes from the polyhedral pass (poly/): the isl dependences of the kernel as it
+/// stands when the command applies decide whether a loop may run in parallel, be vectorised,
+/// interchanged or fused, and a refusal names the dependence that forbids it.
 #include "cin/UserSchedule.h"
 
 #include <functional>
 #include <set>
+
+#include "poly/Dependences.h"
 
 namespace spl::cin {
 namespace {
@@ -117,22 +122,29 @@ class Scheduler {
     return n;
   }
 
-  /// Why a loop cannot run its iterations independently, or "" when it can.
-  static std::string dependence(const Stmt &l) {
-    switch (l.forall) {
-      case ForallKind::Parallel:
-      case ForallKind::Vector:
-      case ForallKind::GpuGlobal:
-      case ForallKind::GpuBlock:
-      case ForallKind::GpuThread:
-      case ForallKind::GpuWarp:
-      case ForallKind::GpuLane: return "";
-      case ForallKind::Reduction:
-        return "loop " + l.varName + " accumulates into one value (a reduce); running its iterations at once needs a race "
-               "strategy (atomics), which is not supported yet";
-      case ForallKind::Serial:
-        return "loop " + l.varName + " runs in order: each iteration depends on the previous ones (a fold, scan or "
-               "which, or a scatter into shared result elements)";
+  /// The isl verdict of the loop with variable `var` in the kernel as it stands now.
+  poly::LoopAnalysis analysis(int64_t var) {
+    poly::PolyModel m = poly::buildPolyModel(k_);
+    poly::DependenceAnalysis d = poly::analyzeDependences(m);
+    for (size_t i = 0; i < m.loops.size(); ++i)
+      if (m.loops[i].var == var) return d.loops[i];
+    poly::LoopAnalysis none;
+    none.reason = "the loop is not in the polyhedral model";
+    return none;
+  }
+
+  /// Why a loop cannot run its iterations independently, or "" when it can. With
+  /// `reductionOk`, a loop that only reassociates a reduction is accepted too.
+  std::string dependence(const Stmt &l, bool reductionOk = false) {
+    poly::LoopAnalysis a = analysis(l.var);
+    switch (a.verdict) {
+      case poly::LoopVerdict::Parallel: return "";
+      case poly::LoopVerdict::Reduction:
+        if (reductionOk) return "";
+        return "loop " + l.varName + " accumulates into one value (a reduce); running its iterations at once needs a "
+               "race strategy (atomics), which is not supported yet";
+      case poly::LoopVerdict::Sequential: return "loop " + l.varName + " runs in order: " + a.reason;
+      case poly::LoopVerdict::Unknown: return "the dependences of loop " + l.varName + " could not be decided (" + a.reason + ")";
     }
     return "";
   }
@@ -145,8 +157,9 @@ class Scheduler {
     if (c.name == "vectorize") {
       const Stmt *l = loop(c, 0);
       if (!l) return;
-      if (l->forall == ForallKind::Serial) {
-        error(c.loc, "vectorize(" + l->varName + "): " + dependence(*l));
+      std::string why = dependence(*l, /*reductionOk=*/true);
+      if (!why.empty()) {
+        error(c.loc, "vectorize(" + l->varName + "): " + why);
         return;
       }
       k_.body = replace(k_.body, l, [&](const StmtP &s) {
@@ -227,23 +240,6 @@ class Scheduler {
     });
   }
 
-  /// A tensor's component (leaf buffer) as a key: fusion only conflicts on the same buffer.
-  using Buffer = std::pair<int64_t, std::vector<int>>;
-  static void tensorsOf(const StmtP &s, std::set<Buffer> &written, std::set<Buffer> &read) {
-    if (!s) return;
-    std::function<void(const ExprP &)> reads = [&](const ExprP &e) {
-      if (!e) return;
-      if (e->kind == ExprKind::Access) read.insert({e->tensor->id, e->leaf});
-      for (const ExprP &a : e->args) reads(a);
-    };
-    if (s->kind == StmtKind::Assign) {
-      written.insert({s->lhs->tensor->id, s->lhs->leaf});
-      for (const ExprP &a : s->lhs->args) reads(a);
-    }
-    reads(s->value);
-    for (const StmtP &b : s->body) tensorsOf(b, written, read);
-  }
-
   void fuse(const ast::ScheduleCmd &c) {
     const Stmt *a = loop(c, 0);
     const Stmt *b = loop(c, 1);
@@ -266,26 +262,31 @@ class Scheduler {
       std::string why = dependence(*l);
       if (!why.empty()) return error(c.loc, pair + ": " + why);
     }
-    std::set<Buffer> wa, ra, wb, rb;
-    tensorsOf(a->body[0], wa, ra);
-    tensorsOf(b->body[0], wb, rb);
-    for (const Buffer &w : wa)
-      if (rb.count(w) || wb.count(w)) {
-        std::string name = "?";
-        for (const TensorP &t : k_.tensors)
-          if (t->id == w.first) name = t->name;
-        return error(c.loc, pair + ": " + b->varName + " uses '" + name + "', which " + a->varName +
-                                " writes; fusing could read or write it out of order");
-      }
     NatSubst sub;
     sub.vars.emplace(b->var, Nat::var(NatVarId{a->var, a->varName}));
     StmtP bBody = substitute(b->body[0], sub);
+    StmtP saved = k_.body;
+    int64_t fusedVar = a->var;
     k_.body = replace(k_.body, a, [&](const StmtP &s) {
       auto f = std::make_shared<Stmt>(*s);
       f->body = {block({s->body[0], bBody})};
       return std::vector<StmtP>{f};
     });
     k_.body = replace(k_.body, b, [](const StmtP &) { return std::vector<StmtP>{}; });
+    // Legal when the fused loop still carries no dependence (each iteration of b only uses
+    // what the same iteration of a produced).
+    const Stmt *fused = nullptr;
+    std::function<void(const StmtP &)> findFused = [&](const StmtP &s) {
+      if (!s || fused) return;
+      if (s->kind == StmtKind::Forall && s->var == fusedVar) fused = s.get();
+      for (const StmtP &x : s->body) findFused(x);
+    };
+    findFused(k_.body);
+    std::string why = fused ? dependence(*fused) : "the fused loop was lost";
+    if (!why.empty()) {
+      k_.body = saved;
+      return error(c.loc, pair + ": after fusion, " + why);
+    }
   }
 
   void parallelize(const ast::ScheduleCmd &c) {
