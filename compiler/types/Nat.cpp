@@ -849,6 +849,125 @@ bool proveNonNegativeAt(const Nat &n, const NatFacts &facts, int depth) {
 
 }  // namespace
 
+// ---- bounds ---------------------------------------------------------------------------------------
+
+namespace {
+
+struct Bounder {
+  const NatFacts &facts;
+  int depth = 0;
+
+  const NatFacts::Range *range(int64_t id) const {
+    for (const NatFacts::Range &r : facts.ranges)
+      if (r.var == id) return &r;
+    return nullptr;
+  }
+  bool varies(const Nat &n) const {
+    for (const NatFacts::Range &r : facts.ranges)
+      if (n.mentions(r.var)) return true;
+    return false;
+  }
+
+  std::optional<Nat> bound(const Nat &n, bool upper) {
+    if (++depth > 64) return std::nullopt;
+    struct Leave {
+      int &d;
+      ~Leave() { --d; }
+    } leave{depth};
+    if (!varies(n)) return n;
+    Nat total(0);
+    for (const Nat::Term &t : n.terms()) {
+      bool up = (Rat(0) < t.coeff) == upper;  // a negative coefficient flips the direction
+      Nat prod(1);
+      for (const auto &[a, p] : t.mono.factors) {
+        // Products of naturals are monotone in each factor only when the factors are >= 0.
+        if (t.mono.factors.size() > 1 || p > 1) {
+          auto lo = atomBound(*a, false);
+          if (!lo || !proveNonNegative(*lo, NatFacts{})) return std::nullopt;
+        }
+        auto b = atomBound(*a, up);
+        if (!b) return std::nullopt;
+        for (int k = 0; k < p; ++k) prod = prod * *b;
+      }
+      total = total + prod.scale(t.coeff);
+    }
+    return total;
+  }
+
+  std::optional<Nat> atomBound(const NatAtom &a, bool upper) {
+    Nat self = Nat::fromAtom(std::make_shared<const NatAtom>(a));
+    if (!varies(self)) return self;
+    switch (a.kind) {
+      case NatAtomKind::Var: {
+        const NatFacts::Range *r = range(a.var.id);
+        if (!r) return self;
+        return bound(upper ? r->hi - Nat(1) : r->lo, upper);
+      }
+      case NatAtomKind::Value:
+      case NatAtomKind::Lookup:
+      case NatAtomKind::Sum:
+        // A value read at a position that varies: only its sign is known.
+        if (upper) return std::nullopt;
+        return Nat(0);
+      case NatAtomKind::Min:
+      case NatAtomKind::Max: {
+        auto x = bound(a.args[0], upper), y = bound(a.args[1], upper);
+        bool isMin = a.kind == NatAtomKind::Min;
+        if (x && y) return isMin ? Nat::min(*x, *y) : Nat::max(*x, *y);
+        // min(a, b) <= a and <= b; max(a, b) >= a and >= b: one side suffices then.
+        if (isMin == upper) return x ? x : y;
+        return std::nullopt;
+      }
+      case NatAtomKind::Div: {
+        auto x = bound(a.args[0], upper);
+        if (!x) return std::nullopt;
+        return Nat::div(*x, a.divisor);
+      }
+      case NatAtomKind::Mod:
+        return upper ? std::optional<Nat>(Nat(a.divisor - 1)) : std::optional<Nat>(Nat(0));
+      case NatAtomKind::Cond: {
+        auto x = bound(a.args[0], upper), y = bound(a.args[1], upper);
+        if (!x || !y) return std::nullopt;
+        return upper ? Nat::max(*x, *y) : Nat::min(*x, *y);
+      }
+    }
+    return std::nullopt;
+  }
+};
+
+/// The constant arm of a bound like min(4, n): the smallest constant it is at most.
+std::optional<int64_t> constantArm(const Nat &n) {
+  if (auto k = n.asConst()) return k;
+  if (n.terms().size() == 1 && n.terms()[0].coeff == Rat(1) && n.terms()[0].mono.factors.size() == 1 &&
+      n.terms()[0].mono.factors[0].second == 1) {
+    const NatAtom &a = *n.terms()[0].mono.factors[0].first;
+    if (a.kind == NatAtomKind::Min) {
+      auto x = constantArm(a.args[0]), y = constantArm(a.args[1]);
+      if (x && y) return std::min(*x, *y);
+      return x ? x : y;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Nat> upperBound(const Nat &n, const NatFacts &facts) {
+  Bounder b{facts};
+  return b.bound(n, true);
+}
+
+std::optional<Nat> lowerBound(const Nat &n, const NatFacts &facts) {
+  Bounder b{facts};
+  return b.bound(n, false);
+}
+
+std::optional<int64_t> constUpperBound(const Nat &n, const NatFacts &facts) {
+  auto u = upperBound(n, facts);
+  if (!u) return std::nullopt;
+  return constantArm(*u);
+}
+
 // ---- evaluation -----------------------------------------------------------------------------------
 
 namespace {

@@ -210,6 +210,18 @@ struct NatFacts {
 /// Tries to prove n >= 0 using that every atom is a natural and the given ranges.
 bool proveNonNegative(const Nat &n, const NatFacts &facts);
 
+/// Bounds free of the variables that `facts` ranges over (FHPNC'21 section 5.3: the size of a
+/// buffer for values whose length depends on a position, e.g. one row of a ragged split):
+/// upperBound(n) >= n and lowerBound(n) <= n for every value of those variables in their
+/// ranges. Each ranged variable goes to its extreme (hi - 1 or lo) where it appears with one
+/// sign, min/max/floor division/conditionals are bounded through their arguments, and a lookup
+/// or run-time value at a position that varies has no upper bound (nullopt) and lower bound 0.
+/// Other variables stay as they are.
+std::optional<Nat> upperBound(const Nat &n, const NatFacts &facts);
+std::optional<Nat> lowerBound(const Nat &n, const NatFacts &facts);
+/// The smallest constant upper bound found (for static sizes such as GPU shared memory).
+std::optional<int64_t> constUpperBound(const Nat &n, const NatFacts &facts);
+
 /// Evaluates a Nat under an assignment of its atoms (variables by id, lookups by callback).
 /// Returns nullopt if some atom has no value. Used by tests (fuzzing the normaliser).
 struct NatEnv {
