@@ -399,8 +399,15 @@ struct Bench {
     std::vector<std::vector<double>> samples(fns.size());
     auto start = clock::now();
     const double budget = cfg.budget * static_cast<double>(impls.size());
+    // Every sample follows one untimed call of the same implementation, and the order rotates
+    // from round to round: otherwise the first implementation after the triad would always
+    // start with the matrix and x evicted while the others find them left in cache by their
+    // predecessor (which favoured every baseline over SPL, listed first, on matrices that fit
+    // in L3 and on x's reuse in the others).
     for (int round = 0; round < 200 && (round < 5 || seconds(clock::now() - start) < budget); ++round)
-      for (size_t k = 0; k < fns.size(); ++k) {
+      for (size_t j = 0; j < fns.size(); ++j) {
+        const size_t k = (j + static_cast<size_t>(round)) % fns.size();
+        fns[k]();
         auto t = clock::now();
         for (int64_t r = 0; r < reps[k]; ++r)
           fns[k]();
@@ -858,8 +865,9 @@ void writeMarkdown(const Config &cfg, const Machine &m, const Bench &b, const Tr
   f << "Method: every implementation's result is checked against a double-precision reference "
        "(per row: |y - ref| <= 4 eps (len + 2) sum |a x|) before it is timed; the run aborts on a mismatch. "
        "Each group (a matrix, format, precision and thread count) runs its implementations and a STREAM triad "
-       "of the same thread count interleaved, one sample of each per round, so that load from other processes "
-       "hits them alike; times are medians of at least 5 rounds (each sample at least 1 ms of back-to-back "
+       "of the same thread count interleaved, one sample of each per round in an order rotating from round to "
+       "round, each sample right after one untimed call of the same implementation (none inherits a cache "
+       "warmed or flushed by another), so that load from other processes hits them alike; times are medians of at least 5 rounds (each sample at least 1 ms of back-to-back "
        "calls, "
     << fmt("%.2f", cfg.budget)
     << " s budget per implementation) after a warm-up. GB/s counts the compulsory traffic of the CSR "

@@ -1,6 +1,11 @@
 /// \file Schedule.cpp: the default CPU schedule (see Schedule.h).
 #include "cin/Schedule.h"
 
+#include <functional>
+#include <optional>
+
+#include "cin/Layout.h"
+
 namespace spl::cin {
 
 namespace {
@@ -46,7 +51,131 @@ StmtP rewrite(const StmtP &s, bool insideParallel) {
 
 }  // namespace
 
-StmtP defaultCpuSchedule(const StmtP &body) { return rewrite(body, false); }
+namespace {
+
+// ---- reduction interchange (locality) ---------------------------------------------------------
+
+/// The change of an access's offset when `var` advances by one (a constant, or symbolic like
+/// n for a column walk of a row-major matrix).
+Nat strideOf(const Expr &a, int64_t var) {
+  Nat off = leafOffset(a.tensor->type, a.indices, a.leaf);
+  NatSubst s;
+  s.vars.emplace(var, Nat::var(NatVarId{var, ""}) + Nat(1));
+  return substitute(off, s) - off;
+}
+
+void accessesOf(const ExprP &e, std::vector<const Expr *> &out) {
+  if (!e) return;
+  if (e->kind == ExprKind::Access) out.push_back(e.get());
+  for (const ExprP &a : e->args) accessesOf(a, out);
+}
+
+bool readsTensor(const StmtP &s, int64_t tensor) {
+  if (!s) return false;
+  std::vector<const Expr *> acc;
+  accessesOf(s->value, acc);
+  if (s->lhs) accessesOf(s->lhs, acc);
+  for (const Expr *a : acc)
+    if (a->tensor->id == tensor) return true;
+  for (const StmtP &b : s->body)
+    if (readsTensor(b, tensor)) return true;
+  return false;
+}
+
+/// Rows blocked for the interchanged loops: a block of outputs stays in cache across the sweep.
+constexpr int64_t kRowBlock = 4096;
+
+/// forall i (independent) { acc = init; forall k [lo, hi) { ...; acc = acc op e }; out[..i..] = acc }
+/// with k's bounds free of i, where the inner body reads with unit stride in i but not in k:
+/// becomes, per block of rows, out = init, then for each k a contiguous sweep over the rows.
+/// Each row still combines its k terms in the same order, so the result is identical.
+StmtP interchangeReduction(const StmtP &s) {
+  if (s->kind != StmtKind::Forall || s->forall != ForallKind::Parallel || s->userKind) return nullptr;
+  const StmtP &body = s->body[0];
+  std::vector<StmtP> items = body->kind == StmtKind::Block ? body->body : std::vector<StmtP>{body};
+  if (items.size() != 3) return nullptr;
+  const StmtP &decl = items[0], &red = items[1], &store = items[2];
+  if (decl->kind != StmtKind::DeclLocal || !decl->value || red->kind != StmtKind::Forall ||
+      (red->forall != ForallKind::Reduction && red->forall != ForallKind::Serial) || store->kind != StmtKind::Assign)
+    return nullptr;
+  int64_t acc = decl->local, i = s->var, k = red->var;
+  if (!s->lo.isZero()) return nullptr;
+  if (red->lo.mentions(i) || red->hi.mentions(i)) return nullptr;
+  if (store->value->kind != ExprKind::Local || store->value->local != acc) return nullptr;
+  for (const Nat &ix : store->lhs->indices)
+    if (ix.mentions(k)) return nullptr;
+  // The reduction body: private declarations, then exactly one update acc = acc op e.
+  std::vector<StmtP> inner = red->body[0]->kind == StmtKind::Block ? red->body[0]->body : std::vector<StmtP>{red->body[0]};
+  if (inner.empty() || inner.back()->kind != StmtKind::SetLocal || inner.back()->local != acc) return nullptr;
+  const ExprP &upd = inner.back()->value;
+  if (upd->kind != ExprKind::Binary || upd->args[0]->kind != ExprKind::Local || upd->args[0]->local != acc) return nullptr;
+  std::function<bool(const ExprP &)> usesAcc = [&](const ExprP &e) {
+    if (!e) return false;
+    if (e->kind == ExprKind::Local && e->local == acc) return true;
+    for (const ExprP &a : e->args)
+      if (usesAcc(a)) return true;
+    return false;
+  };
+  if (usesAcc(upd->args[1])) return nullptr;
+  for (size_t j = 0; j + 1 < inner.size(); ++j)
+    if (inner[j]->kind != StmtKind::DeclLocal || usesAcc(inner[j]->value)) return nullptr;
+  if (readsTensor(red, store->lhs->tensor->id)) return nullptr;
+  // Worth it: some read walks rows contiguously but jumps along k, and none walks k
+  // contiguously while jumping along rows.
+  std::vector<const Expr *> reads;
+  for (const StmtP &st : inner) accessesOf(st->value, reads);
+  bool gain = false;
+  for (const Expr *a : reads) {
+    Nat di = strideOf(*a, i), dk = strideOf(*a, k);
+    bool unitI = di.asConst() == std::optional<int64_t>(1), unitK = dk.asConst() == std::optional<int64_t>(1);
+    bool zeroI = di.isZero();
+    if (unitI && !unitK) gain = true;
+    if (unitK && !unitI && !zeroI) return nullptr;
+  }
+  if (!gain) return nullptr;
+
+  NatVarId blk = freshNatVar(s->varName + "b");
+  Nat from = Nat::var(blk) * Nat(kRowBlock);
+  Nat to = Nat::min(s->hi, from + Nat(kRowBlock));
+  auto rows = [&](const std::string &name, const std::function<StmtP(const Nat &row)> &body) {
+    NatVarId r = freshNatVar(name);
+    return forall(r.id, name, from, to, body(Nat::var(r)), ForallKind::Serial, s->loc);
+  };
+  auto at = [&](const StmtP &st, const Nat &row) {
+    NatSubst sub;
+    sub.vars.emplace(i, row);
+    return substitute(st, sub);
+  };
+  // out[..i..] = init
+  StmtP initRows = rows(s->varName, [&](const Nat &row) {
+    return at(assign(store->lhs, decl->value), row);
+  });
+  // out[..i..] = out[..i..] op e, for each k, over the block's rows.
+  StmtP sweep = rows(s->varName + "_r", [&](const Nat &row) {
+    std::vector<StmtP> st(inner.begin(), inner.end() - 1);
+    auto combine = std::make_shared<Expr>(*upd);
+    combine->args[0] = store->lhs;
+    st.push_back(assign(store->lhs, combine));
+    return at(block(st), row);
+  });
+  auto kLoop = std::make_shared<Stmt>(*red);
+  kLoop->forall = ForallKind::Serial;
+  kLoop->body = {sweep};
+  Nat blocks = Nat::div(s->hi + Nat(kRowBlock - 1), kRowBlock);
+  return forall(blk.id, blk.name, Nat(0), blocks, block({initRows, kLoop}), ForallKind::Parallel, s->loc);
+}
+
+StmtP interchangeAll(const StmtP &s) {
+  if (!s) return s;
+  if (StmtP t = interchangeReduction(s)) return t;
+  auto c = std::make_shared<Stmt>(*s);
+  for (StmtP &b : c->body) b = interchangeAll(b);
+  return c;
+}
+
+}  // namespace
+
+StmtP defaultCpuSchedule(const StmtP &body) { return rewrite(interchangeAll(body), false); }
 
 namespace {
 

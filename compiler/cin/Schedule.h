@@ -3,6 +3,10 @@
 /// Gives:      the kernel with each forall's kind final: for the CPU, the outermost Parallel
 ///             loop of each nest runs on the thread pool and the loops nested in it run
 ///             serially (vectorised by LLVM where it can); Reduction loops stay reductions.
+///             Before that, a row loop whose per-row reduction walks memory with a stride
+///             (DIA's diagonals, ELL stored slot-major, A^T x on a row-major A) is interchanged
+///             into blocks of 4096 rows swept once per reduction index, each row combining its
+///             terms in the same order (so the result is the same).
 /// Fails:      user schedule commands that do not apply, with a diagnostic (see Schedule.cpp).
 #pragma once
 

@@ -203,23 +203,54 @@ class CpuGen : public LoopCodeGen {
                                                     frame().fn->getName() + "." + s.name + ".par", m_);
     bodyFn->addFnAttr(llvm::Attribute::NoUnwind);
     llvm::BasicBlock *savedBlock = b_.GetInsertBlock();
-    Frame inner;
-    inner.fn = bodyFn;
-    inner.entry = llvm::BasicBlock::Create(ctx_, "entry", bodyFn);
     Frame &outer = frame();
+    // The body proper takes its buffers as parameters marked noalias (and readonly for
+    // inputs): loading them from the closure would lose what the exported function knows,
+    // that no two buffers overlap. The closure entry loads the captures and calls it; the
+    // inliner keeps the noalias facts as alias scopes.
+    std::vector<llvm::Type *> implParams{b_.getPtrTy()};  // the error slot
+    for (int v : vars) implParams.push_back(ty(outer.vars[v].type));
+    for (size_t k = 0; k < bufs.size(); ++k) implParams.push_back(b_.getPtrTy());
+    implParams.push_back(b_.getInt64Ty());
+    implParams.push_back(b_.getInt64Ty());
+    auto *implTy = llvm::FunctionType::get(b_.getVoidTy(), implParams, false);
+    llvm::Function *impl = llvm::Function::Create(implTy, llvm::GlobalValue::InternalLinkage,
+                                                  frame().fn->getName() + "." + s.name + ".body", m_);
+    impl->addFnAttr(llvm::Attribute::NoUnwind);
+    for (size_t k = 0; k < bufs.size(); ++k) {
+      unsigned arg = static_cast<unsigned>(1 + vars.size() + k);
+      impl->addParamAttr(arg, llvm::Attribute::NoAlias);
+      const Buffer &bi = bufferInfo(bufs[k]);
+      if (bi.isParam && !bi.isOutput) impl->addParamAttr(arg, llvm::Attribute::ReadOnly);
+    }
+    {
+      llvm::IRBuilder<> eb(llvm::BasicBlock::Create(ctx_, "entry", bodyFn));
+      llvm::Value *cl = bodyFn->getArg(0);
+      std::vector<llvm::Value *> args{eb.CreateLoad(eb.getPtrTy(), eb.CreateStructGEP(closureTy, cl, 0))};
+      for (size_t k = 0; k < vars.size(); ++k)
+        args.push_back(eb.CreateLoad(ty(outer.vars[vars[k]].type), eb.CreateStructGEP(closureTy, cl, static_cast<unsigned>(1 + k))));
+      for (size_t k = 0; k < bufs.size(); ++k)
+        args.push_back(eb.CreateLoad(eb.getPtrTy(), eb.CreateStructGEP(closureTy, cl, static_cast<unsigned>(1 + vars.size() + k))));
+      args.push_back(bodyFn->getArg(1));
+      args.push_back(bodyFn->getArg(2));
+      eb.CreateCall(impl, args);
+      eb.CreateRetVoid();
+    }
+    Frame inner;
+    inner.fn = impl;
+    inner.entry = llvm::BasicBlock::Create(ctx_, "entry", impl);
     frames_.push_back(&inner);
     b_.SetInsertPoint(inner.entry);
-    llvm::Value *cl = bodyFn->getArg(0);
-    inner.errorSlot = b_.CreateLoad(b_.getPtrTy(), b_.CreateStructGEP(closureTy, cl, 0));
+    inner.errorSlot = impl->getArg(0);
     for (size_t k = 0; k < vars.size(); ++k) {
       VarSlot vs = outer.vars[vars[k]];
       llvm::AllocaInst *slot = entryAlloca(ty(vs.type), "cap");
-      b_.CreateStore(b_.CreateLoad(ty(vs.type), b_.CreateStructGEP(closureTy, cl, static_cast<unsigned>(1 + k))), slot);
+      b_.CreateStore(impl->getArg(static_cast<unsigned>(1 + k)), slot);
       inner.vars[vars[k]] = {slot, vs.type};
     }
-    for (size_t k = 0; k < bufs.size(); ++k)
-      inner.buffers[bufs[k]] = b_.CreateLoad(b_.getPtrTy(), b_.CreateStructGEP(closureTy, cl, static_cast<unsigned>(1 + vars.size() + k)));
-    serialLoop(s, bodyFn->getArg(1), bodyFn->getArg(2));
+    for (size_t k = 0; k < bufs.size(); ++k) inner.buffers[bufs[k]] = impl->getArg(static_cast<unsigned>(1 + vars.size() + k));
+    size_t nargs = implParams.size();
+    serialLoop(s, impl->getArg(static_cast<unsigned>(nargs - 2)), impl->getArg(static_cast<unsigned>(nargs - 1)));
     if (!b_.GetInsertBlock()->getTerminator()) {
       freeTemps();
       b_.CreateRetVoid();

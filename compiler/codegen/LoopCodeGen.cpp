@@ -193,9 +193,11 @@ llvm::Value *LoopCodeGen::binary(const ExprP &e) {
     fmf.setNoSignedZeros();
   }
   switch (e->binop) {
-    case BinOp::Add: return fp ? withFmf(b_.CreateFAdd(a, c), fmf) : b_.CreateAdd(a, c);
-    case BinOp::Sub: return fp ? withFmf(b_.CreateFSub(a, c), fmf) : b_.CreateSub(a, c);
-    case BinOp::Mul: return fp ? withFmf(b_.CreateFMul(a, c), fmf) : b_.CreateMul(a, c);
+    // Signed integer overflow is undefined in SPL (as in C and Halide): `nsw` lets LLVM see
+    // that indices like i32(i) + o walk memory contiguously.
+    case BinOp::Add: return fp ? withFmf(b_.CreateFAdd(a, c), fmf) : b_.CreateNSWAdd(a, c);
+    case BinOp::Sub: return fp ? withFmf(b_.CreateFSub(a, c), fmf) : b_.CreateNSWSub(a, c);
+    case BinOp::Mul: return fp ? withFmf(b_.CreateFMul(a, c), fmf) : b_.CreateNSWMul(a, c);
     case BinOp::Div: return fp ? b_.CreateFDiv(a, c) : b_.CreateSDiv(a, c);
     case BinOp::Rem: return fp ? b_.CreateFRem(a, c) : b_.CreateSRem(a, c);
     case BinOp::ExactDiv: return b_.CreateExactSDiv(a, c);
@@ -325,15 +327,16 @@ void LoopCodeGen::serialLoop(const Stmt &s, llvm::Value *lo, llvm::Value *hi, ll
     llvm::Value *cur = b_.CreateLoad(b_.getInt64Ty(), iv);
     b_.CreateStore(step ? b_.CreateAdd(cur, step) : b_.CreateAdd(cur, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true), iv);
     llvm::BranchInst *latch = b_.CreateBr(header);
-    if (s.vectorize || s.unroll) {
-      // A user schedule's hints, as llvm.loop metadata on the latch.
+    if (s.vectorize || s.unroll || s.vectorWidth || s.interleave) {
+      // A schedule's hints, as llvm.loop metadata on the latch.
       std::vector<llvm::Metadata *> md{nullptr};
-      if (s.vectorize)
-        md.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
-                                              llvm::ConstantAsMetadata::get(b_.getTrue())}));
-      if (s.unroll > 1)
-        md.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.count"),
-                                              llvm::ConstantAsMetadata::get(b_.getInt32(static_cast<uint32_t>(s.unroll)))}));
+      auto hint = [&](const char *name, llvm::Constant *value) {
+        md.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, name), llvm::ConstantAsMetadata::get(value)}));
+      };
+      if (s.vectorize) hint("llvm.loop.vectorize.enable", b_.getTrue());
+      if (s.vectorWidth > 0) hint("llvm.loop.vectorize.width", b_.getInt32(static_cast<uint32_t>(s.vectorWidth)));
+      if (s.interleave > 0) hint("llvm.loop.interleave.count", b_.getInt32(static_cast<uint32_t>(s.interleave)));
+      if (s.unroll > 1) hint("llvm.loop.unroll.count", b_.getInt32(static_cast<uint32_t>(s.unroll)));
       llvm::MDNode *loopId = llvm::MDNode::getDistinct(ctx_, md);
       loopId->replaceOperandWith(0, loopId);
       latch->setMetadata(llvm::LLVMContext::MD_loop, loopId);

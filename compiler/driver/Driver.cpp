@@ -18,6 +18,8 @@
 #include "cin/UserSchedule.h"
 #include "tir/Abi.h"
 #include "loopir/Flatten.h"
+#include "loopir/GuardRange.h"
+#include "loopir/SegmentVersioning.h"
 #include "poly/Dependences.h"
 #include "codegen/CodeGen.h"
 #include "codegen/Header.h"
@@ -143,7 +145,13 @@ int runCompiler(const Options &opts, std::ostream &err) {
       return writeText(opts, text, err) ? 0 : 1;
     }
     loopir::Module lm;
-    for (const cin::Kernel &k : kernels) lm.functions.push_back(loopir::flatten(k, opts.indexBits));
+    for (const cin::Kernel &k : kernels) {
+      lm.functions.push_back(loopir::flatten(k, opts.indexBits));
+      if (opts.optLevel > 0) {
+        loopir::restrictGuardedLoops(lm.functions.back());
+        loopir::versionSegmentReductions(lm.functions.back());
+      }
+    }
     if (opts.emit == Emit::LoopIr) {
       std::string text;
       for (const loopir::Function &f : lm.functions) text += loopir::print(f) + "\n";

@@ -241,6 +241,10 @@ void printStmt(std::ostringstream &os, const StmtP &s, int indent) {
       os << pad << "for v" << s->var << " (" << s->name << ") in [" << print(s->a) << ", " << print(s->b) << ") "
          << loopName(s->loop);
       if (s->balanceBy >= 0) os << " balanced-by b" << s->balanceBy;
+      if (s->vectorize) os << " vectorize";
+      if (s->vectorWidth) os << " width=" << s->vectorWidth;
+      if (s->interleave) os << " interleave=" << s->interleave;
+      if (s->unroll) os << " unroll=" << s->unroll;
       os << " {\n";
       printStmt(os, s->body[0], indent + 1);
       os << pad << "}\n";

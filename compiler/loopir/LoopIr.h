@@ -97,6 +97,8 @@ struct Stmt {
   bool vectorize = false;    // For: a user's SIMD hint
   bool userKind = false;     // For: the kind was chosen by a user schedule (keep it as is)
   int unroll = 0;            // For: a user's unroll factor
+  int vectorWidth = 0;       // For: SIMD width to use (1: keep scalar; 0: LLVM's choice)
+  int interleave = 0;        // For: partial sums / copies to interleave (0: LLVM's choice)
 };
 
 StmtP block(std::vector<StmtP> s);

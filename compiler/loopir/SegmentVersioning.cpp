@@ -1,0 +1,85 @@
+/// \file SegmentVersioning.cpp: scalar and vector versions of segment reductions (see the header).
+#include "loopir/SegmentVersioning.h"
+
+namespace spl::loopir {
+
+namespace {
+
+bool hasLoad(const ExprP &e) {
+  if (!e) return false;
+  if (e->kind == ExprKind::Load) return true;
+  for (const ExprP &a : e->args)
+    if (hasLoad(a)) return true;
+  return false;
+}
+
+/// Variables of the loop body declared with a value read from memory (j = cols[k]).
+void loadedVars(const StmtP &s, std::vector<int> &out) {
+  if (!s) return;
+  if (s->kind == StmtKind::Decl && hasLoad(s->a)) out.push_back(s->var);
+  for (const StmtP &b : s->body) loadedVars(b, out);
+}
+
+bool mentionsAny(const ExprP &e, const std::vector<int> &vars) {
+  if (!e) return false;
+  if (e->kind == ExprKind::Var)
+    for (int v : vars)
+      if (e->var == v) return true;
+  for (const ExprP &a : e->args)
+    if (mentionsAny(a, vars)) return true;
+  return false;
+}
+
+/// Does some load index through a value read from memory (x[cols[k]], or x[j] with j so read)?
+bool gathersExpr(const ExprP &e, const std::vector<int> &loaded) {
+  if (!e) return false;
+  if (e->kind == ExprKind::Load && (hasLoad(e->args[0]) || mentionsAny(e->args[0], loaded))) return true;
+  for (const ExprP &a : e->args)
+    if (gathersExpr(a, loaded)) return true;
+  return false;
+}
+
+bool gathers(const StmtP &s, const std::vector<int> &loaded) {
+  if (!s) return false;
+  if (gathersExpr(s->a, loaded) || gathersExpr(s->b, loaded)) return true;
+  for (const StmtP &b : s->body)
+    if (gathers(b, loaded)) return true;
+  return false;
+}
+
+StmtP rewrite(const StmtP &s, int &count) {
+  if (!s) return s;
+  std::shared_ptr<Stmt> c;
+  for (size_t k = 0; k < s->body.size(); ++k) {
+    StmtP b = rewrite(s->body[k], count);
+    if (b != s->body[k]) {
+      if (!c) c = std::make_shared<Stmt>(*s);
+      c->body[k] = b;
+    }
+  }
+  StmtP cur = c ? StmtP(c) : s;
+  if (cur->kind != StmtKind::For || cur->loop != LoopKind::Reduction || cur->vectorize || cur->vectorWidth ||
+      cur->interleave || cur->unroll || cur->userKind)
+    return cur;
+  if (!hasLoad(cur->a) && !hasLoad(cur->b)) return cur;  // not a segment read from memory
+  std::vector<int> loaded;
+  loadedVars(cur->body[0], loaded);
+  if (!gathers(cur->body[0], loaded)) return cur;
+  auto scalar = std::make_shared<Stmt>(*cur);
+  scalar->vectorWidth = 1;
+  scalar->interleave = 1;
+  auto vector = std::make_shared<Stmt>(*cur);
+  ++count;
+  return ifThen(bin(BinOp::Ge, bin(BinOp::Sub, cur->b, cur->a), cInt(kLongSegment)), vector, scalar);
+}
+
+}  // namespace
+
+int versionSegmentReductions(Function &f) {
+  if (f.cuda) return 0;
+  int count = 0;
+  f.body = rewrite(f.body, count);
+  return count;
+}
+
+}  // namespace spl::loopir
