@@ -259,6 +259,7 @@ std::string print(const StmtP &s, int indent) {
       break;
     case StmtKind::Assign:
       os << pad << print(s->lhs) << " ";
+      if (s->atomic) os << "atomic ";
       if (s->compound) os << (s->isMinMax ? (s->isMax ? "max" : "min") : ast::binOpToken(s->op));
       os << "= " << print(s->value) << "\n";
       break;

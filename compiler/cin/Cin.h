@@ -134,9 +134,12 @@ struct Stmt {
   /// Loop hints from a user schedule (vectorise; unroll by a factor, 0 = no hint).
   bool vectorize = false;
   int unroll = 0;
-  // Assign
+  // Assign: lhs = value, or with `compound` lhs op= value (op a binary operator, or min/max
+  // when isMinMax). An `atomic` compound assignment is one indivisible read-modify-write (a
+  // schedule's race strategy): iterations running at once may update the same element.
   ExprP lhs;
   bool compound = false;
+  bool atomic = false;
   ast::BinOp op = ast::BinOp::Add;
   bool isMinMax = false, isMax = false;
   // Assign / DeclLocal / SetLocal / If

@@ -9,9 +9,17 @@
 ///                             bounds do not depend on the outer index
 ///   fuse(i, j)                merges sibling independent loops with equal bounds when the
 ///                             fused loop still carries no dependence
-///   parallelize(i, kind)      kind: cpu_threads | serial | simd | gpu_block | gpu_thread |
-///                             gpu_global; only independent loops run in parallel (a reduction
-///                             needs a race strategy: atomics are not supported yet)
+///   parallelize(i, kind[, race])  kind: cpu_threads | serial | simd | gpu_block | gpu_thread |
+///                             gpu_global. race (taco's output race strategies):
+///                               no_races (default): only loops whose iterations are
+///                                 independent run at once;
+///                               atomics: iterations may update the same output element: each
+///                                 update T[x] = T[x] op e inside the loop (op +, min or max)
+///                                 becomes one atomic read-modify-write, and an accumulator
+///                                 `acc = init; forall i {acc = acc op e}; T[x] = acc` becomes
+///                                 `T[x] = init; forall i {T[x] atomic op= e}`;
+///                               ignore_races: the user asserts the iterations do not conflict
+///                                 (no check, as in taco)
 ///   vectorize(i), unroll(i, f)  hints to LLVM's vectoriser and unroller
 ///   precompute(...), pos(...)   taco's workspaces and position splits: not supported yet
 /// A command that does not apply is refused with a diagnostic at the command saying why.
@@ -122,15 +130,18 @@ class Scheduler {
     return n;
   }
 
-  /// The isl verdict of the loop with variable `var` in the kernel as it stands now.
-  poly::LoopAnalysis analysis(int64_t var) {
+  /// The isl verdict of the loop with variable `var` in the kernel as it stands now (with the
+  /// model and dependences when `model`/`deps` are given).
+  poly::LoopAnalysis analysis(int64_t var, poly::PolyModel *model = nullptr, poly::DependenceAnalysis *deps = nullptr) {
     poly::PolyModel m = poly::buildPolyModel(k_);
     poly::DependenceAnalysis d = poly::analyzeDependences(m);
+    poly::LoopAnalysis found;
+    found.reason = "the loop is not in the polyhedral model";
     for (size_t i = 0; i < m.loops.size(); ++i)
-      if (m.loops[i].var == var) return d.loops[i];
-    poly::LoopAnalysis none;
-    none.reason = "the loop is not in the polyhedral model";
-    return none;
+      if (m.loops[i].var == var) found = d.loops[i];
+    if (model) *model = std::move(m);
+    if (deps) *deps = std::move(d);
+    return found;
   }
 
   /// Why a loop cannot run its iterations independently, or "" when it can. With
@@ -142,7 +153,7 @@ class Scheduler {
       case poly::LoopVerdict::Reduction:
         if (reductionOk) return "";
         return "loop " + l.varName + " accumulates into one value (a reduce); running its iterations at once needs a "
-               "race strategy (atomics), which is not supported yet";
+               "race strategy: parallelize(" + l.varName + ", KIND, atomics)";
       case poly::LoopVerdict::Sequential: return "loop " + l.varName + " runs in order: " + a.reason;
       case poly::LoopVerdict::Unknown: return "the dependences of loop " + l.varName + " could not be decided (" + a.reason + ")";
     }
@@ -293,10 +304,11 @@ class Scheduler {
     const Stmt *l = loop(c, 0);
     if (!l) return;
     std::string kind = c.args.size() > 1 && c.args[1]->op == ast::ExprOp::Var ? c.args[1]->text : "cpu_threads";
+    std::string race = "no_races";
     if (c.args.size() > 2) {
-      std::string race = c.args[2]->op == ast::ExprOp::Var ? c.args[2]->text : "";
-      if (race != "no_races" && race != "ignore_races")
-        return error(c.args[2]->loc, "parallelize: race strategy '" + race + "' is not supported yet (no_races, ignore_races)");
+      race = c.args[2]->op == ast::ExprOp::Var ? c.args[2]->text : "";
+      if (race != "no_races" && race != "ignore_races" && race != "atomics")
+        return error(c.args[2]->loc, "parallelize: unknown race strategy '" + race + "' (no_races, atomics, ignore_races)");
     }
     ForallKind fk;
     bool gpu = false;
@@ -310,9 +322,15 @@ class Scheduler {
       return error(c.loc, "parallelize: unknown kind '" + kind + "' (cpu_threads, serial, simd, gpu_block, gpu_thread, gpu_global)");
     if (gpu != k_.cuda)
       return error(c.loc, "parallelize(" + l->varName + ", " + kind + "): " + (gpu ? "a GPU level in a cpu schedule" : "a CPU level in a cuda schedule"));
-    if (fk != ForallKind::Serial) {
+    std::string what = "parallelize(" + l->varName + ", " + kind + (race == "no_races" ? "" : ", " + race) + ")";
+    if (fk != ForallKind::Serial && race == "atomics") {
+      int64_t var = l->var;
+      if (!makeAtomic(c, *l, what)) return;
+      l = find(k_.body, l->varName);
+      if (!l || l->var != var) return error(c.loc, what + ": the loop was lost rewriting its updates");
+    } else if (fk != ForallKind::Serial && race == "no_races") {
       std::string why = dependence(*l);
-      if (!why.empty()) return error(c.loc, "parallelize(" + l->varName + ", " + kind + "): " + why);
+      if (!why.empty()) return error(c.loc, what + ": " + why);
     }
     k_.body = replace(k_.body, l, [&](const StmtP &s) {
       auto n = std::make_shared<Stmt>(*s);
@@ -321,6 +339,212 @@ class Scheduler {
       n->userKind = true;
       return std::vector<StmtP>{n};
     });
+  }
+
+  // ---- the atomics race strategy ---------------------------------------------------------------
+
+  static void forEachStmt(const StmtP &s, const std::function<void(const StmtP &)> &fn) {
+    if (!s) return;
+    fn(s);
+    for (const StmtP &b : s->body) forEachStmt(b, fn);
+  }
+
+  static bool readsTensor(const ExprP &e, int64_t t) {
+    if (!e) return false;
+    if (e->kind == ExprKind::Access && e->tensor->id == t) return true;
+    for (const Nat &ix : e->indices)
+      if (ix.mentions(t)) return true;
+    if (e->kind == ExprKind::NatE && e->nat.mentions(t)) return true;
+    for (const ExprP &a : e->args)
+      if (readsTensor(a, t)) return true;
+    return false;
+  }
+
+  static bool readsLocal(const ExprP &e, int64_t x) {
+    if (!e) return false;
+    if (e->kind == ExprKind::Local && e->local == x) return true;
+    for (const Nat &ix : e->indices)
+      if (ix.mentions(x)) return true;
+    if (e->kind == ExprKind::NatE && e->nat.mentions(x)) return true;
+    for (const ExprP &a : e->args)
+      if (readsLocal(a, x)) return true;
+    return false;
+  }
+
+  static bool sameAccess(const ExprP &a, const ExprP &b) {
+    return a->kind == ExprKind::Access && b->kind == ExprKind::Access && a->tensor->id == b->tensor->id &&
+           a->leaf == b->leaf && a->indices == b->indices;
+  }
+
+  /// `self op e` (op +, min or max) as an atomic update's operator and operand, or false.
+  static bool splitUpdate(const ExprP &v, const std::function<bool(const ExprP &)> &isSelf, Stmt &into, ExprP &operand) {
+    if (!v || v->args.size() != 2) return false;
+    bool add = v->kind == ExprKind::Binary && v->binop == ast::BinOp::Add;
+    if (!add && v->kind != ExprKind::MinMax) return false;
+    for (int side = 0; side < 2; ++side)
+      if (isSelf(v->args[side])) {
+        into.compound = true;
+        into.atomic = true;
+        into.isMinMax = !add;
+        into.isMax = v->isMax;
+        into.op = ast::BinOp::Add;
+        operand = v->args[1 - side];
+        return true;
+      }
+    return false;
+  }
+
+  /// Rewrites the updates that make loop `l` carry dependences into atomic ones; false (with a
+  /// diagnostic) when some carried dependence is not an update an atomic can perform.
+  bool makeAtomic(const ast::ScheduleCmd &c, const Stmt &l, const std::string &what) {
+    poly::PolyModel m;
+    poly::DependenceAnalysis d;
+    poly::LoopAnalysis a = analysis(l.var, &m, &d);
+    if (a.verdict == poly::LoopVerdict::Parallel) return true;  // nothing races
+    if (a.verdict == poly::LoopVerdict::Unknown) {
+      error(c.loc, what + ": the dependences of loop " + l.varName + " could not be decided (" + a.reason + ")");
+      return false;
+    }
+    std::set<int64_t> tensors, locals;
+    for (int dep : a.carried) {
+      int array = d.deps[dep].array;
+      const poly::PolyArray &arr = m.arrays[array];
+      if (!arr.isLocal) {
+        tensors.insert(arr.tensor);
+        continue;
+      }
+      // A local carried from iteration to iteration must be a reduce's accumulator (scan's
+      // running value, a fold's state are read by each iteration: nothing atomic replaces them).
+      for (int st : m.loops[static_cast<size_t>(a.loop)].statements) {
+        const poly::PolyStatement &ps = m.statements[st];
+        bool writes = std::any_of(ps.accesses.begin(), ps.accesses.end(), [&](const poly::PolyAccess &x) { return x.write && x.array == array; });
+        if (writes && ps.reductionArray != array) {
+          error(c.loc, what + ": loop " + l.varName + " runs in order: " + a.reason);
+          return false;
+        }
+      }
+      locals.insert(arr.local);
+    }
+    StmtP saved = k_.body;
+    const Stmt *loopNow = &l;
+    for (int64_t t : tensors)
+      if (!atomicTensor(c, *loopNow, t, what)) return restore(saved);
+    for (int64_t x : locals) {
+      loopNow = find(k_.body, l.varName);
+      if (!loopNow || !atomicAccumulator(c, *loopNow, x, what)) return restore(saved);
+    }
+    loopNow = find(k_.body, l.varName);
+    poly::LoopAnalysis after = analysis(loopNow->var);
+    if (after.verdict != poly::LoopVerdict::Parallel) {
+      error(c.loc, what + ": even with atomic updates, " + after.reason);
+      return restore(saved);
+    }
+    return true;
+  }
+
+  bool restore(const StmtP &saved) {
+    k_.body = saved;
+    return false;
+  }
+
+  /// Every write of tensor `t` in the loop is `t[x] = t[x] op e` and t is read nowhere else
+  /// there: each write becomes `t[x] atomic op= e`.
+  bool atomicTensor(const ast::ScheduleCmd &c, const Stmt &l, int64_t t, const std::string &what) {
+    std::string name;
+    bool ok = true;
+    std::string why;
+    std::map<const Stmt *, StmtP> rewrites;
+    forEachStmt(l.body[0], [&](const StmtP &s) {
+      if (!ok) return;
+      bool writes = s->kind == StmtKind::Assign && s->lhs->tensor->id == t;
+      if (writes) {
+        name = s->lhs->tensor->name;
+        auto n = std::make_shared<Stmt>(*s);
+        ExprP operand;
+        auto isSelf = [&](const ExprP &e) { return sameAccess(e, s->lhs); };
+        if (s->compound || !splitUpdate(s->value, isSelf, *n, operand) || readsTensor(operand, t) ||
+            std::any_of(s->lhs->indices.begin(), s->lhs->indices.end(), [&](const Nat &ix) { return ix.mentions(t); })) {
+          ok = false;
+          why = "`" + trimmed(print(s)) + "` is not an update " + name + "[x] = " + name + "[x] op e with op +, min or max";
+          return;
+        }
+        n->value = operand;
+        rewrites[s.get()] = n;
+        return;
+      }
+      for (const ExprP &e : {s->value, s->lhs})
+        if (readsTensor(e, t) || (s->kind == StmtKind::Forall && (s->lo.mentions(t) || s->hi.mentions(t)))) {
+          ok = false;
+          why = "loop " + l.varName + " reads the element it updates outside the update, in `" + trimmed(print(s)) + "`";
+          return;
+        }
+    });
+    if (!ok) {
+      error(c.loc, what + ": " + why);
+      return false;
+    }
+    for (const auto &[old, n] : rewrites) k_.body = replace(k_.body, old, [&](const StmtP &) { return std::vector<StmtP>{n}; });
+    return true;
+  }
+
+  /// `acc = init; forall l { ... acc = acc op e ... }; T[x] = acc` (consecutive statements of one
+  /// block) becomes `T[x] = init; forall l { ... T[x] atomic op= e ... }`.
+  bool atomicAccumulator(const ast::ScheduleCmd &c, const Stmt &l, int64_t x, const std::string &what) {
+    const Stmt *parent = nullptr;
+    size_t at = 0;
+    forEachStmt(k_.body, [&](const StmtP &s) {
+      if (s->kind != StmtKind::Block) return;
+      for (size_t i = 0; i < s->body.size(); ++i)
+        if (s->body[i].get() == &l) parent = s.get(), at = i;
+    });
+    auto bad = [&](const std::string &why) {
+      error(c.loc, what + ": " + why);
+      return false;
+    };
+    std::string accName = "%" + std::to_string(x);
+    if (!parent || at == 0 || at + 1 >= parent->body.size())
+      return bad("the accumulator " + accName + " of loop " + l.varName + " must be declared right before the loop and stored right after it");
+    const StmtP &decl = parent->body[at - 1], &store = parent->body[at + 1];
+    if (decl->kind != StmtKind::DeclLocal || decl->local != x || !decl->value || store->kind != StmtKind::Assign ||
+        store->compound || store->value->kind != ExprKind::Local || store->value->local != x)
+      return bad("the accumulator " + accName + " of loop " + l.varName + " must be declared right before the loop and stored to one element right after it");
+    accName = decl->localName;
+    ExprP target = store->lhs;
+    std::map<const Stmt *, StmtP> rewrites;
+    bool ok = true;
+    forEachStmt(l.body[0], [&](const StmtP &s) {
+      if (!ok) return;
+      if (s->kind == StmtKind::SetLocal && s->local == x) {
+        auto n = std::make_shared<Stmt>(*s);
+        n->kind = StmtKind::Assign;
+        n->lhs = target;
+        ExprP operand;
+        auto isSelf = [&](const ExprP &e) { return e->kind == ExprKind::Local && e->local == x; };
+        if (!splitUpdate(s->value, isSelf, *n, operand) || readsLocal(operand, x)) {
+          ok = bad("`" + trimmed(print(s)) + "` is not an update " + accName + " = " + accName + " op e with op +, min or max");
+          return;
+        }
+        n->value = operand;
+        rewrites[s.get()] = n;
+        return;
+      }
+      if (readsLocal(s->value, x) || readsLocal(s->lhs, x) ||
+          (s->kind == StmtKind::Forall && (s->lo.mentions(x) || s->hi.mentions(x)))) {
+        ok = bad("loop " + l.varName + " reads its accumulator " + accName + " outside the updates, in `" + trimmed(print(s)) + "`");
+      }
+    });
+    if (!ok) return false;
+    StmtP init = assign(target, decl->value);
+    const Stmt *storePtr = store.get(), *declPtr = decl.get();
+    for (const auto &[old, n] : rewrites) k_.body = replace(k_.body, old, [&](const StmtP &) { return std::vector<StmtP>{n}; });
+    k_.body = replace(k_.body, storePtr, [](const StmtP &) { return std::vector<StmtP>{}; });
+    k_.body = replace(k_.body, declPtr, [&](const StmtP &) { return std::vector<StmtP>{init}; });
+    return true;
+  }
+
+  static std::string trimmed(const std::string &s) {
+    size_t b = s.find_first_not_of(" \n"), e = s.find_last_not_of(" \n");
+    return b == std::string::npos ? "" : s.substr(b, e - b + 1);
   }
 
   Kernel &k_;

@@ -265,6 +265,20 @@ void LoopCodeGen::stmt(const StmtP &s) {
       llvm::Type *et = nullptr;
       llvm::Value *p = elementPtr(s->buffer, idx, s->field, et);
       if (et->isIntegerTy(8) && v->getType()->isIntegerTy(1)) v = b_.CreateZExt(v, et);
+      if (s->atomic != AtomicOp::None) {
+        // Relaxed (monotonic) ordering: only the update itself must be indivisible; the end
+        // of the parallel loop (a join, or the end of a GPU kernel) orders it for readers.
+        bool fp = et->isFloatingPointTy();
+        llvm::AtomicRMWInst::BinOp op = llvm::AtomicRMWInst::Add;
+        switch (s->atomic) {
+          case AtomicOp::Add: op = fp ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add; break;
+          case AtomicOp::Min: op = fp ? llvm::AtomicRMWInst::FMin : llvm::AtomicRMWInst::Min; break;
+          case AtomicOp::Max: op = fp ? llvm::AtomicRMWInst::FMax : llvm::AtomicRMWInst::Max; break;
+          case AtomicOp::None: break;
+        }
+        b_.CreateAtomicRMW(op, p, v, llvm::MaybeAlign(et->getPrimitiveSizeInBits() / 8), llvm::AtomicOrdering::Monotonic);
+        break;
+      }
       b_.CreateStore(v, p);
       break;
     }

@@ -420,7 +420,19 @@ class Flattener {
         auto [buf, field] = bufferFor(lhs->tensor, lhs->leaf);
         ExprP off = lowerNat(cin::leafOffset(lhs->tensor->type, lhs->indices, lhs->leaf, sumFn()));
         Ty et = field >= 0 ? buf->fields[field] : buf->elem;
-        ExprP v = lowerExpr(s->value);
+        ExprP v = s->compound && !s->atomic  // lhs op= value: store lhs op value
+                      ? lowerExpr(s->isMinMax ? cin::minmax(s->isMax, lhs, s->value, lhs->type)
+                                              : cin::binary(s->op, lhs, s->value, lhs->type))
+                      : lowerExpr(s->value);
+        if (s->atomic) {
+          internal_assert(s->compound && field < 0) << "flatten: an atomic assignment must be a compound update of a plain buffer";
+          AtomicOp op = !s->isMinMax ? AtomicOp::Add : s->isMax ? AtomicOp::Max : AtomicOp::Min;
+          internal_assert(s->isMinMax || s->op == ast::BinOp::Add) << "flatten: atomic " << ast::binOpToken(s->op);
+          std::vector<StmtP> pre;
+          std::swap(pre, pre_);
+          out = withPre(pre, atomicUpdate(buf->id, off, op, cast(v, et)));
+          break;
+        }
         std::vector<StmtP> pre;
         std::swap(pre, pre_);
         out = withPre(pre, store(buf->id, off, cast(v, et), field));

@@ -155,6 +155,7 @@ class LoopNarrower {
   /// The update with its condition removed (`cond` set), or null when it is not of a
   /// no-op-unless-condition form.
   StmtP matchUpdate(const StmtP &u, ExprP &cond) {
+    if (u->kind == StmtKind::Store && u->atomic != AtomicOp::None) return nullptr;
     if (u->kind == StmtKind::If) {
       if (u->body.size() > 1 && u->body[1]) return nullptr;
       cond = u->a;

@@ -161,6 +161,23 @@ StmtP store(int buffer, ExprP index, ExprP value, int field) {
   s->field = field;
   return s;
 }
+StmtP atomicUpdate(int buffer, ExprP index, AtomicOp op, ExprP value) {
+  auto s = mks(StmtKind::Store);
+  s->buffer = buffer;
+  s->a = std::move(index);
+  s->b = std::move(value);
+  s->atomic = op;
+  return s;
+}
+const char *atomicOpName(AtomicOp op) {
+  switch (op) {
+    case AtomicOp::None: return "";
+    case AtomicOp::Add: return "+";
+    case AtomicOp::Min: return "min";
+    case AtomicOp::Max: return "max";
+  }
+  return "?";
+}
 StmtP decl(int v, std::string name, Ty t, ExprP init) {
   auto s = mks(StmtKind::Decl);
   s->var = v;
@@ -251,7 +268,8 @@ void printStmt(std::ostringstream &os, const StmtP &s, int indent) {
       break;
     case StmtKind::Store:
       os << pad << "b" << s->buffer << "[" << print(s->a) << "]" << (s->field >= 0 ? ".f" + std::to_string(s->field) : "")
-         << " = " << print(s->b) << "\n";
+         << (s->atomic != AtomicOp::None ? std::string(" atomic ") + atomicOpName(s->atomic) : std::string(" ")) << "= "
+         << print(s->b) << "\n";
       break;
     case StmtKind::Decl:
       os << pad << "var v" << s->var << " " << s->name << ": " << tyName(s->type);

@@ -77,6 +77,9 @@ enum class StmtKind { Block, For, Store, Decl, Assign, If, Alloc, Free, SigmaPre
 /// the whole grid; Block/Thread: successive grid and block dimensions, innermost = x;
 /// Warp/Lane: warps of a block and lanes of a warp).
 enum class LoopKind { Serial, Parallel, Vector, Reduction, GpuGlobal, GpuBlock, GpuThread, GpuWarp, GpuLane };
+/// A Store that is one indivisible read-modify-write: buffer[index] = buffer[index] op value.
+enum class AtomicOp { None, Add, Min, Max };
+const char *atomicOpName(AtomicOp op);
 
 struct Stmt {
   StmtKind kind;
@@ -89,6 +92,7 @@ struct Stmt {
   int buffer = 0;            // Store, Alloc, Free, SigmaPrefix (destination)
   int source = 0;            // SigmaPrefix: the lengths buffer
   int field = -1;            // Store to a struct buffer
+  AtomicOp atomic = AtomicOp::None;  // Store: an atomic update by `b` (a schedule's race strategy)
   LoopKind loop = LoopKind::Serial;
   int code = 0;              // Return
   /// For a Parallel loop over rows of a compressed level: the offsets buffer whose nonzero
@@ -104,6 +108,7 @@ struct Stmt {
 StmtP block(std::vector<StmtP> s);
 StmtP forLoop(int var, std::string name, ExprP lo, ExprP hi, StmtP body, LoopKind k);
 StmtP store(int buffer, ExprP index, ExprP value, int field = -1);
+StmtP atomicUpdate(int buffer, ExprP index, AtomicOp op, ExprP value);
 StmtP decl(int var, std::string name, Ty t, ExprP init);
 StmtP assignVar(int var, ExprP value);
 StmtP ifThen(ExprP c, StmtP then, StmtP otherwise = nullptr);

@@ -139,8 +139,10 @@ class Analyzer {
     return reads == 1 && writes == 1;
   }
 
-  bool isAccumulator(int array, const PolyLoop &loop) const {
-    if (!m_.arrays[array].isLocal) return false;
+  /// Every statement of the loop that touches `array` updates it with one op (atomically when
+  /// `atomic`, as a local accumulator otherwise).
+  bool onlyUpdates(int array, const PolyLoop &loop, bool atomic) const {
+    if (m_.arrays[array].isLocal == atomic) return false;
     std::string op;
     for (int s : loop.statements) {
       const PolyStatement &st = m_.statements[s];
@@ -148,10 +150,12 @@ class Analyzer {
       for (const PolyAccess &a : st.accesses) touches = touches || a.array == array;
       if (!touches) continue;
       if (op.empty()) op = st.reductionOp;
-      if (op.empty() || !isUpdateOf(st, array, op)) return false;
+      if (op.empty() || st.atomic != atomic || !isUpdateOf(st, array, op)) return false;
     }
     return true;
   }
+  bool isAccumulator(int array, const PolyLoop &loop) const { return onlyUpdates(array, loop, false); }
+  bool isAtomicallyUpdated(int array, const PolyLoop &loop) const { return onlyUpdates(array, loop, true); }
 
   std::string describe(const PolyDependence &d, const std::string &carried, const PolyLoop &loop) const {
     static const char *words[] = {"flow dependence (read after write)", "anti dependence (write after read)",
@@ -185,15 +189,27 @@ class Analyzer {
       la.reason = "no dependence is carried";
       return la;
     }
-    std::set<int> accumulators;
+    std::set<int> accumulators, atomics;
     for (size_t c = 0; c < la.carried.size(); ++c) {
       const PolyDependence &d = out_.deps[la.carried[c]];
       if (isAccumulator(d.array, loop)) {
         accumulators.insert(d.array);
         continue;
       }
+      if (isAtomicallyUpdated(d.array, loop)) {
+        atomics.insert(d.array);
+        continue;
+      }
       la.verdict = LoopVerdict::Sequential;
       la.reason = describe(d, la.carriedRelations[c], loop);
+      return la;
+    }
+    if (accumulators.empty()) {
+      // Atomic read-modify-writes commute: the iterations may run at once.
+      la.verdict = LoopVerdict::Parallel;
+      std::string names;
+      for (int a : atomics) names += (names.empty() ? "" : ", ") + m_.arrays[a].name;
+      la.reason = "only atomic updates of " + names + " carry dependences";
       return la;
     }
     la.verdict = LoopVerdict::Reduction;

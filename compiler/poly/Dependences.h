@@ -9,6 +9,8 @@
 ///                      pair of accesses to a common element in schedule order;
 ///             and for every forall a verdict:
 ///               parallel    no dependence is carried (iterations are independent);
+///               (parallel also when every carried dependence is between atomic updates
+///               `T[x] op= e` of a tensor T that the loop touches only so: they commute)
 ///               reduction   every carried dependence is on scalar accumulators X, and every
 ///                           statement in the loop that touches X is an update X = X op e whose
 ///                           op is reassociable (Expr::reassoc, the `reduce` combinations, or

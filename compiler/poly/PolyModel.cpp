@@ -808,6 +808,12 @@ void ModelBuilder::leaf(const StmtP &s) {
     w.what = show(lhs);
     for (const Nat &i : lhs->indices) natReads(i, " (in the subscript of " + show(lhs) + ")", acc);
     if (s->compound) exprReads(lhs, acc);
+    // An atomic update T[x] op= e commutes with every other atomic update of T with op.
+    if (s->atomic && s->compound) {
+      reduction = w.key;
+      st.reductionOp = s->isMinMax ? (s->isMax ? "max" : "min") : ast::binOpToken(s->op);
+      st.atomic = true;
+    }
   } else {
     w.key = localArray(s->local);
     w.expand = arrays_[w.key].expand;
@@ -947,6 +953,7 @@ void ModelBuilder::translateAccesses() {
     pa.what = a.what;
     pa.isLocal = a.isLocal;
     pa.local = a.local;
+    pa.tensor = a.isLocal ? 0 : a.tensorId;
     pa.dims = a.expand + a.baseDims + (a.segmented ? 1 : 0);
     if (a.segmented) pa.segmentedBy = a.segBy;
     m_.arrays.push_back(pa);
@@ -1110,7 +1117,8 @@ std::string print(const PolyModel &m) {
       os << "      " << (a.write ? (a.must ? "must-write" : "may-write ") : "read      ") << "  " << a.relation << "   # "
          << a.what << "\n";
     if (st.reductionArray >= 0)
-      os << "      reduction update of " << m.arrays[st.reductionArray].name << " with " << st.reductionOp << "\n";
+      os << "      " << (st.atomic ? "atomic" : "reduction") << " update of " << m.arrays[st.reductionArray].name << " with "
+         << st.reductionOp << "\n";
   }
   return os.str();
 }

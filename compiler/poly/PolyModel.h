@@ -116,6 +116,7 @@ struct PolyArray {
   std::string what;       // e.g. "tensor out leaf .0", "local %57 acc"
   bool isLocal = false;
   int64_t local = 0;      // isLocal: the local's id
+  int64_t tensor = 0;     // otherwise: the id of the tensor (cin::Tensor::id) it is a leaf of
   int dims = 0;
   std::string segmentedBy;  // non-empty: modelled as [segment, offset] by this offsets array
 };
@@ -139,9 +140,12 @@ struct PolyStatement {
   std::string schedule;            // isl map text: S[..] -> [c0, v1, c1, ...]
   std::vector<PolyAccess> accesses;
   /// `X = X op e` with a reassociable op (Expr::reassoc, or integer min/max), X a scalar
-  /// local: the array of X (else -1) and the operator's text.
+  /// local, or an atomic update of a tensor: the array of X (else -1) and the operator's text.
   int reductionArray = -1;
   std::string reductionOp;
+  /// An atomic update `T[x] op= e` of a tensor (reductionArray is T's array): instances run
+  /// in any order, even at once, with the same result up to reassociation.
+  bool atomic = false;
 };
 
 struct PolyLoop {

@@ -1,7 +1,12 @@
-// End to end: kernels transformed by schedule blocks (split, reorder, fuse, parallelize,
-// unroll, vectorize) compute what the unscheduled programs compute.
+// End to end: kernels transformed by schedule blocks (split, reorder, fuse, parallelize with
+// the no_races and atomics race strategies, unroll, vectorize) compute what the unscheduled
+// programs compute.
+#include <cmath>
+#include <cstdint>
+
 #include "e2e_support.h"
 #include "schedules.h"
+#include "spl_runtime.h"
 
 namespace {
 
@@ -32,6 +37,58 @@ TEST(Schedules, FusedTuple) {
   for (int k = 0; k < 37; ++k) {
     ASSERT_FLOAT_EQ(y0[k], x[k] * 2.0f);
     ASSERT_FLOAT_EQ(y1[k], x[k] + 1.0f);
+  }
+}
+
+// The CSC product scatters each column into y: with the columns on the thread pool the adds
+// race, and the atomics strategy must keep every one of them (compared with a double reference
+// on the real matrices read by columns, at 1 and 2 threads).
+TEST(Schedules, AtomicScatterCsc) {
+  for (const spl_e2e::NamedMatrix &nm : spl_e2e::testMatrices()) {
+    const spl_csr &a = nm.m;
+    spl_csc csc;
+    ASSERT_EQ(spl_csr_to_csc(&a, &csc), 0);
+    std::vector<double> x(static_cast<size_t>(a.cols) + 1), want(static_cast<size_t>(a.rows) + 1, 0.0),
+        scale(want.size(), 0.0);
+    spl_random_vector(9, a.cols, x.data());
+    spl_ref_spmv(&a, x.data(), want.data());
+    for (int64_t i = 0; i < a.rows; ++i)
+      for (int64_t p = a.offs[i]; p < a.offs[i + 1]; ++p) scale[i] += std::fabs(a.vals[p] * x[a.cols_idx[p]]);
+    for (int threads : {1, 2}) {
+      spl_set_num_threads(threads);
+      std::vector<double> y(static_cast<size_t>(a.rows) + 1, -7.0);
+      ASSERT_EQ(spl_sched_csc(a.rows, a.cols, csc.offs, csc.vals, csc.row_idx, x.data(), y.data()), SPL_OK);
+      for (int64_t i = 0; i < a.rows; ++i)
+        ASSERT_LE(std::fabs(y[i] - want[i]), 1e-13 * (scale[i] + 1e-300)) << nm.name << " row " << i << " threads " << threads;
+      EXPECT_EQ(y[a.rows], -7.0);
+    }
+    spl_csc_free(&csc);
+  }
+  spl_set_num_threads(0);
+}
+
+TEST(Schedules, AtomicDotAndColumnMax) {
+  for (int64_t n : {0, 1, 7, 1000, 100000}) {
+    std::vector<double> x(static_cast<size_t>(n) + 1), y(static_cast<size_t>(n) + 1);
+    spl_random_vector(1, n, x.data());
+    spl_random_vector(2, n, y.data());
+    double want = 0, scale = 0;
+    for (int64_t k = 0; k < n; ++k) want += x[k] * y[k], scale += std::fabs(x[k] * y[k]);
+    double got = -7;
+    ASSERT_EQ(spl_sched_dot(n, x.data(), y.data(), &got), SPL_OK);
+    EXPECT_LE(std::fabs(got - want), 1e-12 * (scale + 1e-300)) << n;
+  }
+  for (auto [n, m] : std::vector<std::pair<int64_t, int64_t>>{{0, 3}, {1, 1}, {5, 4}, {3000, 7}}) {
+    std::vector<int32_t> a(static_cast<size_t>(n * m) + 1);
+    for (int64_t k = 0; k < n * m; ++k) a[k] = static_cast<int32_t>((k * 2654435761u) % 100003) - 50000;
+    std::vector<int32_t> out(static_cast<size_t>(m) + 1, 7);
+    ASSERT_EQ(spl_sched_colmax(n, m, a.data(), out.data()), SPL_OK);
+    for (int64_t i = 0; i < m; ++i) {
+      int32_t want = INT32_MIN;
+      for (int64_t k = 0; k < n; ++k) want = std::max(want, a[k * m + i]);
+      ASSERT_EQ(out[i], want) << n << "x" << m << " column " << i;
+    }
+    EXPECT_EQ(out[m], 7);
   }
 }
 
