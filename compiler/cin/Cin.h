@@ -17,6 +17,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -180,6 +181,8 @@ struct Kernel {
   /// (computed by NAME_size).
   std::vector<Nat> outputSizes;
   SourceLoc loc;
+  /// The let-bound arrays computed into temporaries for `precompute` (their names).
+  std::set<std::string> precomputed;
 };
 
 /// Substitutes Nats everywhere in a statement (bounds, indices, nat expressions).

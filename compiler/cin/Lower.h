@@ -14,6 +14,9 @@
 ///             supported yet" with the source location).
 #pragma once
 
+#include <set>
+#include <string>
+
 #include "cin/Cin.h"
 #include "tir/Abi.h"
 #include "tir/Tir.h"
@@ -25,6 +28,9 @@ struct LowerOptions {
   bool sizeFunction = false;  // lower NAME_size instead of NAME
   int indexBits = 32;
   bool checked = false;       // --checked: validate inputs
+  /// Let-bound arrays to compute into a temporary where they are bound instead of fusing them
+  /// into their uses (a schedule's `precompute(name)`, taco's workspaces).
+  std::set<std::string> precompute;
 };
 
 Kernel lowerExport(const tir::Export &ex, const tir::Abi &abi, const LowerOptions &opts);

@@ -127,7 +127,7 @@ Nat Lowerer::natOf(const ValP &v) {
   const ExprP &e = v->scalar;
   if (e->kind == ExprKind::NatE) return e->nat;
   if (e->kind == ExprKind::Const) return Nat(e->ival);
-  if (e->kind == ExprKind::Local) return Nat::value(NatVarId{e->local, "%"});
+  if (e->kind == ExprKind::Local) return Nat::value(NatVarId{e->local, "%" + std::to_string(e->local)});
   int64_t id = newLocal("t", Scalar::I64, convert(e, Scalar::I64));
   return Nat::value(NatVarId{id, "%" + std::to_string(id)});
 }
@@ -366,7 +366,13 @@ ValP Lowerer::eval(const tir::ExprP &ep, const Env &env) {
     }
     case K::Let: {
       Env inner = env;
-      bindValue(inner, e.var, eval(e.args[0], env));
+      ValP v = eval(e.args[0], env);
+      // precompute(name): computed once, here, into a temporary that its uses read.
+      if (opts_.precompute.count(e.var->name) && v->kind == Val::Array) {
+        v = materialize(v, e.var->name);
+        kernel_.precomputed.insert(e.var->name);
+      }
+      bindValue(inner, e.var, v);
       return eval(e.args[1], inner);
     }
     case K::If: return evalIf(e, env);

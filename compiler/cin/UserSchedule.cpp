@@ -21,7 +21,10 @@
 ///                               ignore_races: the user asserts the iterations do not conflict
 ///                                 (no check, as in taco)
 ///   vectorize(i), unroll(i, f)  hints to LLVM's vectoriser and unroller
-///   precompute(...), pos(...)   taco's workspaces and position splits: not supported yet
+///   precompute(t)             `let t = <array>` is computed into a temporary where the let
+///                             stands (taco's workspace), instead of being fused into each use;
+///                             applied by the lowering (LowerOptions::precompute), checked here
+///   pos(...)                  taco's position splits: not supported yet
 /// A command that does not apply is refused with a diagnostic at the command saying why.
 /// Legality comes from the polyhedral pass (poly/): the isl dependences of the kernel as it
 /// stands when the command applies decide whether a loop may run in parallel, be vectorised,
@@ -191,10 +194,20 @@ class Scheduler {
       });
       return;
     }
-    if (c.name == "precompute" || c.name == "pos" || c.name == "bound")
+    if (c.name == "precompute") {
+      // Done by the lowering (cin/Lower.h, LowerOptions::precompute): check that it applied.
+      if (c.args.size() != 1 || c.args[0]->op != ast::ExprOp::Var)
+        return error(c.loc, "precompute: the argument must name an array bound by a let (precompute(t) for `let t = ...`)");
+      const std::string &n = c.args[0]->text;
+      if (!k_.precomputed.count(n))
+        return error(c.args[0]->loc, "precompute: no array named '" + n + "' is bound by a let in " + k_.name +
+                                         " (a let of a scalar or a tuple is computed once already)");
+      return;
+    }
+    if (c.name == "pos" || c.name == "bound")
       return error(c.loc, "schedule command '" + c.name + "' is not supported yet");
     error(c.loc, "unknown schedule command '" + c.name +
-                     "' (the commands are split, reorder, fuse, parallelize, vectorize and unroll)");
+                     "' (the commands are split, reorder, fuse, parallelize, vectorize, unroll and precompute)");
   }
 
   void split(const ast::ScheduleCmd &c) {
@@ -554,6 +567,19 @@ class Scheduler {
 };
 
 }  // namespace
+
+bool scheduleApplies(const tir::Schedule &s, const tir::Export &ex, bool cuda) {
+  return (s.exportName == ex.cname || s.exportName == ex.def->name) && (s.target == "cuda") == cuda;
+}
+
+std::set<std::string> precomputeNames(const tir::Program &p, const tir::Export &ex, bool cuda) {
+  std::set<std::string> names;
+  for (const tir::Schedule &s : p.schedules)
+    if (scheduleApplies(s, ex, cuda))
+      for (const ast::ScheduleCmd &c : s.cmds)
+        if (c.name == "precompute" && c.args.size() == 1 && c.args[0]->op == ast::ExprOp::Var) names.insert(c.args[0]->text);
+  return names;
+}
 
 bool applyUserSchedule(Kernel &k, const tir::Schedule &s, Diagnostics &diags) {
   Scheduler sch(k, s, diags);

@@ -116,12 +116,14 @@ int runCompiler(const Options &opts, std::ostream &err) {
           lo.sizeFunction = sizeFn == 1;
           lo.indexBits = opts.indexBits;
           lo.checked = opts.checked;
+          // precompute(name) acts during lowering (which arrays it fuses); the other commands
+          // transform the lowered kernel.
+          lo.precompute = cin::precomputeNames(*program, ex, cuda);
           cin::Kernel k = cin::lowerExport(ex, abi, lo);
           // A user schedule (for this export and target) first, then the target's default.
           if (!lo.sizeFunction)
             for (const tir::Schedule &sch : program->schedules)
-              if ((sch.exportName == ex.cname || sch.exportName == ex.def->name) && (sch.target == "cuda") == cuda)
-                if (!cin::applyUserSchedule(k, sch, diags)) scheduleFailed = true;
+              if (cin::scheduleApplies(sch, ex, cuda) && !cin::applyUserSchedule(k, sch, diags)) scheduleFailed = true;
           k.body = cuda ? cin::defaultGpuSchedule(k.body) : cin::defaultCpuSchedule(k.body);
           kernels.push_back(std::move(k));
         }

@@ -92,4 +92,26 @@ TEST(Schedules, AtomicDotAndColumnMax) {
   }
 }
 
+TEST(Schedules, PrecomputedLetMatchesReference) {
+  for (const spl_e2e::NamedMatrix &nm : spl_e2e::testMatrices()) {
+    const spl_csr &a = nm.m;
+    spl_csr_f32 a32;  // for its int32 offsets
+    ASSERT_EQ(spl_csr_to_f32(&a, &a32), 0);
+    std::vector<double> x(static_cast<size_t>(a.cols) + 1), t(x.size()), want(static_cast<size_t>(a.rows) + 1, 0.0),
+        scale(want.size(), 0.0);
+    spl_random_vector(4, a.cols, x.data());
+    for (int64_t j = 0; j < a.cols; ++j) t[j] = x[j] * x[j] + 1.0;
+    for (int64_t i = 0; i < a.rows; ++i)
+      for (int64_t p = a.offs[i]; p < a.offs[i + 1]; ++p) {
+        want[i] += a.vals[p] * t[a.cols_idx[p]];
+        scale[i] += std::fabs(a.vals[p] * t[a.cols_idx[p]]);
+      }
+    std::vector<double> y(static_cast<size_t>(a.rows) + 1, -7.0);
+    ASSERT_EQ(spl_sched_sq(a.rows, a.cols, a32.offs, a.vals, a.cols_idx, x.data(), y.data()), SPL_OK);
+    for (int64_t i = 0; i < a.rows; ++i) ASSERT_LE(std::fabs(y[i] - want[i]), 1e-13 * (scale[i] + 1e-300)) << nm.name << " row " << i;
+    EXPECT_EQ(y[a.rows], -7.0);
+    spl_csr_f32_free(&a32);
+  }
+}
+
 }  // namespace

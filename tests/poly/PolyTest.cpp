@@ -58,11 +58,11 @@ std::vector<cin::Kernel> lowerSource(const std::string &path, const std::string 
       cin::LowerOptions lo;
       lo.cuda = cuda;
       lo.sizeFunction = sizeFn == 1;
+      lo.precompute = cin::precomputeNames(*program, ex, cuda);
       cin::Kernel k = cin::lowerExport(ex, abi, lo);
       if (!lo.sizeFunction)
         for (const tir::Schedule &sch : program->schedules)
-          if ((sch.exportName == ex.cname || sch.exportName == ex.def->name) && (sch.target == "cuda") == cuda)
-            EXPECT_TRUE(cin::applyUserSchedule(k, sch, diags));
+          if (cin::scheduleApplies(sch, ex, cuda)) EXPECT_TRUE(cin::applyUserSchedule(k, sch, diags));
       k.body = cuda ? cin::defaultGpuSchedule(k.body) : cin::defaultCpuSchedule(k.body);
       kernels.push_back(std::move(k));
     }
