@@ -1,5 +1,6 @@
 /// \file Cin.cpp: constructors and the printer of concrete index notation (`--emit=cin`).
 #include "cin/Cin.h"
+#include "cin/LevelFormat.h"
 
 #include <sstream>
 
@@ -289,7 +290,11 @@ std::string print(const Kernel &k) {
   os << "kernel " << k.name << (k.cuda ? " (cuda)" : "") << (k.sizeFunction ? " (sizes)" : "") << "\n";
   for (const KernelParam &p : k.params) {
     os << "  param " << p.abi.ctype << " " << p.abi.name;
-    if (p.tensor) os << " -> " << p.tensor->name << ": " << types::str(p.tensor->type);
+    if (p.tensor) {
+      os << " -> " << p.tensor->name << ": " << types::str(p.tensor->type);
+      std::string formats = formatNames(p.tensor->type);  // the level formats read from the type
+      if (!formats.empty()) os << " {" << formats << "}";
+    }
     os << "\n";
   }
   for (size_t i = 0; i < k.outputSizes.size(); ++i) os << "  size[" << i << "] = " << k.outputSizes[i].str() << "\n";

@@ -7,10 +7,12 @@
 /// iterates the union of its terms' nonzeros; a product iterates its sparse factor's nonzeros
 /// (the intersection with the dense factors, which are located).
 ///
-/// Levels come from the operands' types (types/Levels.h): a dense level is iterated by
-/// coordinate, a level of positions (CSR rows, COO lists, ELL slots) by position with its
-/// coordinates read from the idx components. A monomial's loop nest follows its sparse factor's
-/// levels (storage order, so CSC and COO scatter), then dense loops for the remaining indices.
+/// Levels come from the operands' types through the level-format interface (LevelFormat.h):
+/// each level iterates itself (dense by coordinate; compressed, padded and singleton levels by
+/// position with their coordinates read from the idx components) and dense levels locate. This
+/// file never asks which format a level has, only what it can do. A monomial's loop nest follows
+/// its sparse factor's levels (storage order, so CSC and COO scatter), then dense loops for the
+/// remaining indices. Sparse results are assembled through their levels' append functions.
 /// When the output indices are bound by loops outside the summed ones, the sum accumulates in a
 /// scalar and the output is written once per element (and, for a single monomial over full
 /// dense loops, not zeroed first); that outer loop is parallel.
@@ -22,6 +24,7 @@
 #include <map>
 #include <set>
 
+#include "cin/LevelFormat.h"
 #include "cin/Layout.h"
 #include "cin/LowerCommon.h"
 #include "support/Error.h"
@@ -78,22 +81,10 @@ std::vector<Monomial> expand(const tir::EinsumTerm &t) {
   return {};
 }
 
-/// Is the type's next level one of positions (its elements are tuples with idx components)?
-bool isPositionsLevel(const TypeP &t) {
-  if (t->kind != TypeKind::Array) return false;
-  const TypeP &e = t->elems[0];
-  if (e->kind != TypeKind::Tuple) return false;
-  for (const TypeP &c : e->elems)
-    if (c->kind == TypeKind::Idx) return true;
-  return false;
-}
-
-bool hasPositions(const TypeP &t0) {
-  TypeP t = t0;
-  while (t->kind == TypeKind::Array) {
-    if (isPositionsLevel(t)) return true;
-    t = t->elems[0];
-  }
+/// Does the tensor have a level without random access (so it must drive the iteration)?
+bool hasPositions(const TypeP &t) {
+  for (const Level &l : levelsOf(t))
+    if (!l.format->properties().hasLocate) return true;
   return false;
 }
 
@@ -177,8 +168,8 @@ class EinsumLowering {
 
   /// A plan step: walk one level of the driving sparse factor, or a dense loop for one index.
   struct Step {
-    bool driverLevel = false;
-    int index = -1;  // DenseLoop: the einsum index it binds
+    LevelFormatP driverLevel;  // a level of the driving factor, or null: a dense loop
+    int index = -1;            // a dense loop: the einsum index it binds
   };
 
   const tir::EinsumTerm *driverOf(const Monomial &m) {
@@ -205,26 +196,17 @@ class EinsumLowering {
     std::set<int> boundSet;
     if (driver) {
       Operand o = operand(*driver);
-      TypeP t = o.type;
       size_t k = 0;
-      while (t->kind == TypeKind::Array) {
+      for (const Level &level : levelsOf(o.type)) {
         Step s;
-        s.driverLevel = true;
+        s.driverLevel = level.format;
         std::vector<int> binds;
-        if (isPositionsLevel(t)) {
-          const TypeP &e = t->elems[0];
-          TypeP value;
-          for (const TypeP &c : e->elems) {
-            if (c->kind == TypeKind::Idx) binds.push_back(driver->indices[k++]);
-            else value = c;
-          }
-          denseBinding.push_back(false);
-          t = value;
-        } else {
+        for (int c = 0; c < level.format->coordinateCount(*level.type); ++c) {
+          if (k >= driver->indices.size()) throw InternalError("einsum: more levels than indices in " + types::str(o.type));
           binds.push_back(driver->indices[k++]);
-          denseBinding.push_back(true);
-          t = t->elems[0];
         }
+        LevelProperties props = level.format->properties();
+        denseBinding.push_back(props.full && props.hasLocate);
         for (int b : binds) boundSet.insert(b);
         steps.push_back(s);
         bindsAt.push_back(binds);
@@ -281,13 +263,8 @@ class EinsumLowering {
     run(m, driver, out, direct, steps, bindsAt, 0, ds, nullptr, 0);
   }
 
-  struct DriverState {
-    TensorP tensor;
-    TypeP type;
-    std::vector<Nat> prefix;
-    std::vector<int> leaf;
-    size_t indexPos = 0;
-  };
+  /// Where the iteration of the driving factor stands.
+  using DriverState = LevelPosition;
 
   bool outputsBound() const {
     for (int o : ein_.outIndices)
@@ -368,48 +345,30 @@ class EinsumLowering {
       });
       return;
     }
-    TypeP t = ds.type;
-    if (isPositionsLevel(t)) {
-      const TypeP &e = t->elems[0];
-      bool outs = false;
-      for (int b : bindsAt[k]) outs = outs || isOutput(b);
-      L.loop("p", Nat(0), t->len, outs ? ForallKind::Serial : kindFor(false), [&](const Nat &p) {
-        DriverState inner = ds;
-        inner.prefix.push_back(p);
-        size_t ci = 0;
-        int valueComp = -1;
-        for (size_t c = 0; c < e->elems.size(); ++c) {
-          if (e->elems[c]->kind == TypeKind::Idx) {
-            auto leaf = ds.leaf;
-            leaf.push_back(static_cast<int>(c));
-            ExprP crd = access(ds.tensor, inner.prefix, leaf, Scalar::I64);
-            bound_[bindsAt[k][ci++]] = L.natOf(L.scalarVal(crd));
-          } else {
-            valueComp = static_cast<int>(c);
-          }
-        }
-        inner.leaf.push_back(valueComp);
-        inner.type = types::elementAt(*t, p)->elems[valueComp];
-        run(m, driver, out, direct, steps, bindsAt, k + 1, inner, acc, depth + 1);
-        for (int b : bindsAt[k]) bound_.erase(b);
-      });
+    // A level of the driving factor: located when its coordinates are bound already (and it
+    // can locate), otherwise iterated. A level without locate that binds an output index
+    // scatters, so its loop runs in order.
+    const LevelFormat &format = *s.driverLevel;
+    LevelProperties props = format.properties();
+    const std::vector<int> &binds = bindsAt[k];
+    auto descend = [&](const LevelPosition &child) { run(m, driver, out, direct, steps, bindsAt, k + 1, child, acc, depth + 1); };
+    bool allBound = true, outs = false;
+    for (int b : binds) {
+      allBound = allBound && bound_.count(b);
+      outs = outs || isOutput(b);
+    }
+    if (props.hasLocate && allBound) {
+      std::vector<Nat> coords;
+      for (int b : binds) coords.push_back(bound_[b]);
+      descend(format.locate(ds, coords));
       return;
     }
-    int ix = bindsAt[k][0];
-    auto descend = [&](const Nat &c) {
-      DriverState inner = ds;
-      inner.prefix.push_back(c);
-      inner.type = types::elementAt(*t, c);
-      run(m, driver, out, direct, steps, bindsAt, k + 1, inner, acc, depth + 1);
-    };
-    if (bound_.count(ix)) {
-      descend(bound_[ix]);
-      return;
-    }
-    L.loop(ein_.indexNames[ix], Nat(0), t->len, kindFor(isOutput(ix)), [&](const Nat &c) {
-      bound_[ix] = c;
-      descend(c);
-      bound_.erase(ix);
+    ForallKind kind = props.hasLocate ? kindFor(outs) : (outs ? ForallKind::Serial : kindFor(false));
+    std::string name = props.hasLocate && binds.size() == 1 ? ein_.indexNames[binds[0]] : "p";
+    format.iterate(L, ds, name, kind, [&](const LevelPosition &child, const std::vector<Nat> &coords) {
+      for (size_t c = 0; c < binds.size(); ++c) bound_[binds[c]] = coords.at(c);
+      descend(child);
+      for (int b : binds) bound_.erase(b);
     });
   }
 
@@ -439,10 +398,16 @@ class EinsumLowering {
       for (const tir::EinsumTerm *f : mo.factors)
         if (operand(*f).type && hasPositions(operand(*f).type)) sparse.push_back(f);
     auto sameOrder = [&](const tir::EinsumTerm *f) { return f->indices == out; };
+    // Rows (a full level that locates) over an ordered level of unique single coordinates:
+    // the shape that rows can be merged, copied and transposed in.
     auto isCsr = [&](const tir::EinsumTerm *f) {
       Operand o = operand(*f);
-      return o.isPair && o.type->kind == TypeKind::Array && !isPositionsLevel(o.type) &&
-             isPositionsLevel(types::elementAt(*o.type, Nat(0)));
+      if (!o.isPair) return false;
+      std::vector<Level> ls = levelsOf(o.type);
+      if (ls.size() < 2) return false;
+      LevelProperties rows = ls[0].format->properties(), entries = ls[1].format->properties();
+      return rows.full && rows.hasLocate && !entries.hasLocate && entries.ordered && entries.unique &&
+             ls[1].format->coordinateCount(*ls[1].type) == 1;
     };
     // 1. The pattern of the one sparse factor of a single product (SDDMM).
     if (monos.size() == 1 && sparse.size() == 1 && sameOrder(sparse[0]) && isCsr(sparse[0]))
@@ -457,6 +422,17 @@ class EinsumLowering {
     if (allCsr) return rowMerge(rt, monos, makeData, outNats, sizes);
     throw NotSupported(ein_.rhs->loc, "this einsum into a sparse result (supported: the pattern of one sparse factor, "
                                       "a transposition, and sums or products of operands of the same csr shape)");
+  }
+
+  /// The assembled level of a csr-shaped result (below its rows), and its entry at (row, q).
+  static const LevelFormat &resultLevel(const TypeP &type) {
+    std::vector<Level> ls = levelsOf(type);
+    if (ls.size() < 2) throw InternalError("einsum: a sparse result without a level below its rows");
+    return *ls[1].format;
+  }
+  static LevelPosition resultEntry(const TensorP &data, const Nat &row, const Nat &q) {
+    TypeP rowType = types::elementAt(*data->type, row);
+    return LevelPosition{data, types::elementAt(*rowType, q), {row, q}, {}};
   }
 
   ValP pairResult(const NatVarId &nats, const TensorP &data) {
@@ -488,7 +464,7 @@ class EinsumLowering {
       L.loop("p", Nat(0), row->len, ForallKind::Serial, [&](const Nat &p) {
         Nat col = L.natOf(L.scalarVal(access(so.tensor, {i, p}, {1}, Scalar::I64)));
         bound_[colIx] = col;
-        L.emit(assign(access(data, {i, p}, {1}, Scalar::I64), natExpr(col)));
+        resultLevel(data->type).appendCoordinates(L, resultEntry(data, i, p), {natExpr(col)});
         DriverState ds;
         ds.tensor = so.tensor;
         ds.type = types::elementAt(*row, p)->elems[0];
@@ -587,7 +563,7 @@ class EinsumLowering {
       ExprP cur = access(cursor, {j}, {}, Scalar::I64);
       int64_t q = L.newLocal("q", Scalar::I64, binary(ast::BinOp::Sub, cur, access(outNats, {j}, {}, Scalar::I64), Scalar::I64));
       Nat qn = Nat::value(NatVarId{q, "%" + std::to_string(q)});
-      L.emit(assign(access(data, {j, qn}, {1}, Scalar::I64), natExpr(i)));
+      resultLevel(data->type).appendCoordinates(L, resultEntry(data, j, qn), {natExpr(i)});
       ExprP v = access(ao.tensor, {i, p}, {0}, scalar());
       if (m.coeff != 1) v = binary(ast::BinOp::Mul, coeffExpr(m.coeff), v, scalar());
       L.emit(assign(access(data, {j, qn}, {0}, scalar()), v));
@@ -673,8 +649,7 @@ class EinsumLowering {
       merge(i, [&](ExprP, ExprP, ExprP, ExprP, ExprP) {
         L.emit(setLocal(c, binary(ast::BinOp::Add, local(c, Scalar::I64), constInt(1), Scalar::I64), Scalar::I64));
       });
-      L.emit(assign(access(outNats, {i + Nat(1)}, {}, Scalar::I64),
-                    binary(ast::BinOp::Add, access(outNats, {i}, {}, Scalar::I64), local(c, Scalar::I64), Scalar::I64)));
+      resultLevel(rt).appendEdges(L, outNats, i, local(c, Scalar::I64));
     });
     NatSubst sub;
     sub.arrays.emplace(rt->binder.id, NatVarId{outNats->id, outNats->name});
@@ -693,7 +668,7 @@ class EinsumLowering {
           ExprP y = coeffs[1] == 1 ? vb : binary(ast::BinOp::Mul, coeffExpr(coeffs[1]), vb, scalar());
           v = binary(ast::BinOp::Add, x, y, scalar());
         }
-        L.emit(assign(access(data, {i, qN}, {1}, Scalar::I64), col));
+        resultLevel(data->type).appendCoordinates(L, resultEntry(data, i, qN), {col});
         L.emit(assign(access(data, {i, qN}, {0}, scalar()), v));
         L.emit(setLocal(q, binary(ast::BinOp::Add, local(q, Scalar::I64), constInt(1), Scalar::I64), Scalar::I64));
       });

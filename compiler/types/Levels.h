@@ -4,7 +4,8 @@
 /// (COO lists, CSR rows, ELL slots) followed by one coordinate level per idx component; any
 /// other array is a dense level with one index; the non-idx tuple component (the value) is read
 /// on in the same way, so BCSR `(b.b.f32, idx[mb])` gives two more dense levels.
-/// cin/Formats builds level formats from the same walk.
+/// cin/LevelFormat.h gives each level its format (dense, compressed, padded, singleton) from the
+/// same walk.
 #pragma once
 
 #include <optional>
