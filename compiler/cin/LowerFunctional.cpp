@@ -249,9 +249,10 @@ ValP Lowerer::rebuild(const ValP &shape, const std::vector<ExprP> &ls, size_t &p
 }
 
 /// Marks the combination `acc op x` as reassociable (a `reduce`): lets the vectoriser and the
-/// parallel reduction reorder it.
+/// parallel reduction reorder it. Float min/max are maxnum/minnum, which commute and associate.
 ExprP markReassoc(const ExprP &e) {
-  if (e->kind == ExprKind::Binary && (e->binop == ast::BinOp::Add || e->binop == ast::BinOp::Mul)) {
+  if ((e->kind == ExprKind::Binary && (e->binop == ast::BinOp::Add || e->binop == ast::BinOp::Mul)) ||
+      e->kind == ExprKind::MinMax) {
     auto c = std::make_shared<Expr>(*e);
     c->reassoc = true;
     return c;

@@ -24,7 +24,16 @@
 ///   precompute(t)             `let t = <array>` is computed into a temporary where the let
 ///                             stands (taco's workspace), instead of being fused into each use;
 ///                             applied by the lowering (LowerOptions::precompute), checked here
-///   pos(...)                  taco's position splits: not supported yet
+///   pos(k, c, f)              taco's position split: loop k over a compressed row (bounds
+///                             [0, offs@(i+1) - offs@i)) and its row loop i become a loop c over
+///                             chunks of f nonzeros; chunk c finds its first and last row by
+///                             binary search in offs and runs those rows, each over its
+///                             nonzeros inside the chunk. Rows shared by two chunks combine
+///                             their partial results: a row accumulator `acc = init; forall k
+///                             {acc = acc op e}; T[x] = acc` (op +, min or max) becomes
+///                             `T[x] = init` for every row first, then `T[x] = T[x] op acc` per
+///                             chunk, which parallelize(c, KIND, atomics) makes atomic. Every
+///                             chunk does the same work whatever the row lengths.
 /// A command that does not apply is refused with a diagnostic at the command saying why.
 /// Legality comes from the polyhedral pass (poly/): the isl dependences of the kernel as it
 /// stands when the command applies decide whether a loop may run in parallel, be vectorised,
@@ -204,10 +213,11 @@ class Scheduler {
                                          " (a let of a scalar or a tuple is computed once already)");
       return;
     }
-    if (c.name == "pos" || c.name == "bound")
+    if (c.name == "pos") return pos(c);
+    if (c.name == "bound")
       return error(c.loc, "schedule command '" + c.name + "' is not supported yet");
     error(c.loc, "unknown schedule command '" + c.name +
-                     "' (the commands are split, reorder, fuse, parallelize, vectorize, unroll and precompute)");
+                     "' (the commands are split, pos, reorder, fuse, parallelize, vectorize, unroll and precompute)");
   }
 
   void split(const ast::ScheduleCmd &c) {
@@ -228,6 +238,152 @@ class Scheduler {
       StmtP inner = forall(in.id, *innerName, Nat(0), Nat(*f), body, s->forall, s->loc);
       return std::vector<StmtP>{forall(o.id, *outerName, Nat(0), outerLen, inner, s->forall, s->loc)};
     });
+  }
+
+  // ---- position split ---------------------------------------------------------------------------
+
+  /// The loop directly inside a row loop's body (alone, or between its accumulator's
+  /// declaration and store), with the statements around it.
+  struct RowShape {
+    const Stmt *row = nullptr;
+    StmtP decl, store;  // the accumulator pattern, or null
+  };
+
+  std::optional<RowShape> rowShapeOf(const Stmt &k) {
+    RowShape shape;
+    forEachStmt(k_.body, [&](const StmtP &s) {
+      if (s->kind != StmtKind::Forall || shape.row) return;
+      const StmtP &b = s->body[0];
+      if (b.get() == &k) {
+        shape.row = s.get();
+        return;
+      }
+      if (b->kind != StmtKind::Block) return;
+      const std::vector<StmtP> &ss = b->body;
+      if (ss.size() == 1 && ss[0].get() == &k) shape.row = s.get();
+      if (ss.size() == 3 && ss[1].get() == &k) {
+        shape.row = s.get();
+        shape.decl = ss[0];
+        shape.store = ss[2];
+      }
+    });
+    if (!shape.row) return std::nullopt;
+    return shape;
+  }
+
+  void pos(const ast::ScheduleCmd &c) {
+    const Stmt *k = loop(c, 0);
+    auto chunkName = newName(c, 1);
+    auto f = integer(c, 2, "the chunk size (nonzeros per chunk)");
+    if (!k || !chunkName || !f) return;
+    std::string what = "pos(" + k->varName + ", " + *chunkName + ", " + std::to_string(*f) + ")";
+    std::optional<RowShape> shape = rowShapeOf(*k);
+    if (!shape) return error(c.loc, what + ": loop " + k->varName + " must be the body of a row loop (alone, or between a row accumulator's declaration and its store)");
+    const Stmt &row = *shape->row;
+    // k iterates the positions of row i of a compressed level: [0, offs@(i+1) - offs@i).
+    int64_t offsId = k->lo.isZero() ? rowOffsetsOfLoop(*k, row.var) : 0;
+    if (!offsId || !row.lo.isZero())
+      return error(c.loc, what + ": loop " + k->varName + " does not run over the positions of a compressed row: its bounds are [" +
+                              k->lo.str() + ", " + k->hi.str() + "), not [0, offs@(" + row.varName + " + 1) - offs@" + row.varName + ")");
+    TensorP offs;
+    for (const TensorP &t : k_.tensors)
+      if (t->id == offsId) offs = t;
+    if (!offs) return error(c.loc, what + ": the offsets of loop " + k->varName + " are not an array of this kernel");
+    // The row accumulator, when there is one: its update operator decides how chunks combine.
+    ExprP target;
+    StmtP initAll;
+    ExprP identity;
+    bool isMinMax = false, isMax = false;
+    if (shape->decl) {
+      const Stmt &decl = *shape->decl, &store = *shape->store;
+      if (decl.kind != StmtKind::DeclLocal || !decl.value || store.kind != StmtKind::Assign || store.compound ||
+          store.value->kind != ExprKind::Local || store.value->local != decl.local)
+        return error(c.loc, what + ": the row loop " + row.varName + " must hold only loop " + k->varName +
+                                ", or a row accumulator declared before it and stored after it");
+      bool opFound = false, opOk = true;
+      forEachStmt(k->body[0], [&](const StmtP &s) {
+        if (s->kind != StmtKind::SetLocal || s->local != decl.local) return;
+        const ExprP &v = s->value;
+        bool add = v->kind == ExprKind::Binary && v->binop == ast::BinOp::Add;
+        bool mm = v->kind == ExprKind::MinMax;
+        if (!add && !mm) opOk = false;
+        if (opFound && (mm != isMinMax || (mm && v->isMax != isMax))) opOk = false;
+        opFound = true;
+        isMinMax = mm;
+        isMax = v->isMax;
+      });
+      if (!opFound || !opOk)
+        return error(c.loc, what + ": the row accumulator " + decl.localName + " is not updated with one of +, min or max, so the partial rows of two chunks cannot be combined");
+      target = store.lhs;
+      // Every row starts at the accumulator's initial value; chunks then combine into it.
+      NatVarId r = freshNatVar(row.varName);
+      NatSubst toR;
+      toR.vars.emplace(row.var, Nat::var(r));
+      initAll = forall(r.id, row.varName, Nat(0), row.hi, assign(substitute(target, toR), decl.value), ForallKind::Parallel, row.loc);
+      identity = isMinMax ? decl.value : (isFloat(decl.type) ? constFloat(0, decl.type) : constInt(0, decl.type));
+    }
+    Nat i = Nat::var(NatVarId{row.var, row.varName});
+    Nat base = Nat::lookup(NatVarId{offsId, offs->name}, Nat(0));
+    Nat nnz = Nat::lookup(NatVarId{offsId, offs->name}, row.hi) - base;
+    NatVarId chunk = freshNatVar(*chunkName);
+    Nat first = Nat::var(chunk) * Nat(*f);
+    Nat last = Nat::min(first + Nat(*f), nnz);  // one past the chunk's last position
+    std::vector<StmtP> chunkBody;
+    // The row holding position `p`: the largest r in [0, rows) with offs@r - offs@0 <= p, by
+    // bisection (64 halvings cover any row count).
+    auto rowOf = [&](const Nat &p, const std::string &name) {
+      NatVarId lo = freshNatVar(name + "_lo"), hi = freshNatVar(name + "_hi"), step = freshNatVar("s"), mid = freshNatVar("mid");
+      ExprP loE = local(lo.id, Scalar::I64), hiE = local(hi.id, Scalar::I64);
+      chunkBody.push_back(declLocal(lo.id, name + "_lo", Scalar::I64, constInt(0)));
+      chunkBody.push_back(declLocal(hi.id, name + "_hi", Scalar::I64, natExpr(row.hi)));
+      ExprP midAt = natExpr(Nat::lookup(NatVarId{offsId, offs->name}, Nat::value(mid)) - base);
+      StmtP halve = block({declLocal(mid.id, "mid", Scalar::I64, binary(ast::BinOp::Div, binary(ast::BinOp::Add, loE, hiE, Scalar::I64), constInt(2), Scalar::I64)),
+                           ifThen(binary(ast::BinOp::Le, midAt, natExpr(p), Scalar::Bool), setLocal(lo.id, local(mid.id, Scalar::I64), Scalar::I64),
+                                  setLocal(hi.id, local(mid.id, Scalar::I64), Scalar::I64))});
+      ExprP wide = binary(ast::BinOp::Gt, binary(ast::BinOp::Sub, hiE, loE, Scalar::I64), constInt(1), Scalar::I64);
+      chunkBody.push_back(forall(step.id, "s", Nat(0), Nat(64), ifThen(wide, halve), ForallKind::Serial, row.loc));
+      return loE;
+    };
+    NatVarId r0 = freshNatVar(row.varName + "_first"), r1 = freshNatVar(row.varName + "_end");
+    ExprP firstRow = rowOf(first, row.varName + "_first");
+    chunkBody.push_back(declLocal(r0.id, r0.name, Scalar::I64, firstRow));
+    ExprP lastRow = rowOf(last - Nat(1), row.varName + "_end");
+    chunkBody.push_back(declLocal(r1.id, r1.name, Scalar::I64, binary(ast::BinOp::Add, lastRow, constInt(1), Scalar::I64)));
+    // The rows of the chunk, each over its positions inside [first, last).
+    Nat rowStart = Nat::lookup(NatVarId{offsId, offs->name}, i), rowEnd = Nat::lookup(NatVarId{offsId, offs->name}, i + Nat(1));
+    auto kNew = std::make_shared<Stmt>(*k);
+    kNew->lo = Nat::max(first + base, rowStart) - rowStart;
+    kNew->hi = Nat::min(last + base, rowEnd) - rowStart;
+    StmtP rowBody;
+    if (shape->decl) {
+      auto decl = std::make_shared<Stmt>(*shape->decl);
+      decl->value = identity;
+      ExprP acc = local(decl->local, decl->type);
+      ExprP combined = isMinMax ? minmax(isMax, target, acc, decl->type) : binary(ast::BinOp::Add, target, acc, decl->type);
+      rowBody = block({decl, kNew, assign(target, combined)});
+    } else {
+      rowBody = kNew;
+    }
+    chunkBody.push_back(forall(row.var, row.varName, Nat::value(r0), Nat::value(r1), rowBody, ForallKind::Serial, row.loc));
+    StmtP chunks = forall(chunk.id, *chunkName, Nat(0), Nat::div(nnz + Nat(*f - 1), *f), block(chunkBody), ForallKind::Serial, row.loc);
+    k_.body = replace(k_.body, &row, [&](const StmtP &) {
+      std::vector<StmtP> out;
+      if (initAll) out.push_back(initAll);
+      out.push_back(chunks);
+      return out;
+    });
+  }
+
+  /// The offsets array `offs` when loop `k` runs over [0, offs@(i+1) - offs@i) for row var i.
+  static int64_t rowOffsetsOfLoop(const Stmt &k, int64_t rowVar) {
+    Nat i = Nat::var(NatVarId{rowVar, ""});
+    for (const Nat::Term &t : k.hi.terms())
+      for (const auto &fa : t.mono.factors)
+        if (fa.first->kind == NatAtomKind::Lookup) {
+          const NatVarId &arr = fa.first->var;
+          if (k.hi == Nat::lookup(arr, i + Nat(1)) - Nat::lookup(arr, i)) return arr.id;
+        }
+    return 0;
   }
 
   void reorder(const ast::ScheduleCmd &c) {

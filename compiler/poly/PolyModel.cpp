@@ -818,10 +818,10 @@ void ModelBuilder::leaf(const StmtP &s) {
     w.key = localArray(s->local);
     w.expand = arrays_[w.key].expand;
     w.what = "local %" + std::to_string(s->local);
-    // Reductions: X = X op e (op reassociable) or integer X = min/max(X, e).
+    // Reductions: X = X op e (op reassociable: a reduce's), or integer X = min/max(X, e).
     const ExprP &v = s->value;
     if (s->kind == StmtKind::SetLocal && v && v->args.size() == 2) {
-      bool reassoc = (v->kind == ExprKind::Binary && v->reassoc) || (v->kind == ExprKind::MinMax && isInteger(v->type));
+      bool reassoc = v->reassoc || (v->kind == ExprKind::MinMax && isInteger(v->type));
       for (int side = 0; side < 2 && reassoc; ++side) {
         const ExprP &a = v->args[side], &b = v->args[1 - side];
         if (a->kind == ExprKind::Local && a->local == s->local && !readsLocal(b, s->local)) {

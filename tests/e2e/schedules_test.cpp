@@ -1,6 +1,7 @@
 // End to end: kernels transformed by schedule blocks (split, reorder, fuse, parallelize with
 // the no_races and atomics race strategies, unroll, vectorize) compute what the unscheduled
 // programs compute.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -113,5 +114,41 @@ TEST(Schedules, PrecomputedLetMatchesReference) {
     spl_csr_f32_free(&a32);
   }
 }
+
+}  // namespace
+
+namespace {
+
+/// A position-split kernel against the double reference of row sums (or row maxima from
+/// `init`), on the real and random matrices (empty rows, skewed rows, 1xN, Nx1, nnz = 0).
+template <typename Kernel>
+void checkPositionSplit(Kernel kernel, bool max, double init) {
+  for (const spl_e2e::NamedMatrix &nm : spl_e2e::testMatrices()) {
+    const spl_csr &a = nm.m;
+    spl_csr_f32 a32;  // for its int32 offsets
+    ASSERT_EQ(spl_csr_to_f32(&a, &a32), 0);
+    std::vector<double> x(static_cast<size_t>(a.cols) + 1), want(static_cast<size_t>(a.rows) + 1, init),
+        scale(want.size(), 0.0);
+    spl_random_vector(11, a.cols, x.data());
+    for (int64_t i = 0; i < a.rows; ++i)
+      for (int64_t p = a.offs[i]; p < a.offs[i + 1]; ++p) {
+        double v = a.vals[p] * x[a.cols_idx[p]];
+        want[i] = max ? std::max(want[i], v) : want[i] + v;
+        scale[i] += std::fabs(v);
+      }
+    std::vector<double> y(static_cast<size_t>(a.rows) + 1, -7.0);
+    ASSERT_EQ(kernel(a.rows, a.cols, a32.offs, a.vals, a.cols_idx, x.data(), y.data()), SPL_OK);
+    for (int64_t i = 0; i < a.rows; ++i) {
+      if (max) ASSERT_EQ(y[i], want[i]) << nm.name << " row " << i;
+      else ASSERT_LE(std::fabs(y[i] - want[i]), 1e-13 * (scale[i] + 1e-300)) << nm.name << " row " << i;
+    }
+    EXPECT_EQ(y[a.rows], -7.0);
+    spl_csr_f32_free(&a32);
+  }
+}
+
+TEST(Schedules, PositionSplitParallelAtomics) { checkPositionSplit(spl_sched_pos, false, 0.0); }
+TEST(Schedules, PositionSplitSerial) { checkPositionSplit(spl_sched_pos_serial, false, 0.0); }
+TEST(Schedules, PositionSplitAtomicMax) { checkPositionSplit(spl_sched_pos_max, true, -1.0e300); }
 
 }  // namespace
