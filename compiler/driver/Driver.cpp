@@ -74,7 +74,9 @@ int runCompiler(const Options &opts, std::ostream &err) {
   Diagnostics diags(sm);
   try {
     std::string text;
-    if (!readFile(opts.input, text)) {
+    if (opts.sourceText) {
+      text = *opts.sourceText;
+    } else if (!readFile(opts.input, text)) {
       err << "splc: error: cannot read '" << opts.input << "'\n";
       return 1;
     }

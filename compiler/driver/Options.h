@@ -25,6 +25,8 @@ struct Options {
   std::string gpuArch = "sm_90";      // --gpu-arch
   bool timePasses = false;            // --time-passes
   std::string stdlibDir;              // --stdlib-dir (default: installed or source stdlib)
+  /// The source itself, for in-process callers (the fuzzer, tests); otherwise read from `input`.
+  std::optional<std::string> sourceText;
 };
 
 /// Parses argv. On error returns nullopt and fills `error`; `--help`/`--version` set `exitNow`
