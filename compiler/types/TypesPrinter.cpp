@@ -12,6 +12,17 @@ namespace spl {
 
 std::string printTypes(const tir::Program &p, const SourceManager &sm) {
   std::ostringstream os;
+  // The tunables with the values this compilation uses (after -D) and their choices: what
+  // tools/spl-tune searches.
+  for (const tir::Tunable &t : p.tunables) {
+    os << "tunable " << t.name << ": nat = " << t.value;
+    if (!t.choices.empty()) {
+      os << " in [";
+      for (size_t i = 0; i < t.choices.size(); ++i) os << (i ? ", " : "") << t.choices[i];
+      os << "]";
+    }
+    os << "\n";
+  }
   for (const tir::DefP &d : p.defs) {
     os << "def " << d->name;
     for (const tir::DefParam &q : d->params) {
