@@ -9,8 +9,8 @@
 ///                             bounds do not depend on the outer index
 ///   fuse(i, j)                merges sibling independent loops with equal bounds when the
 ///                             fused loop still carries no dependence
-///   parallelize(i, kind[, race])  kind: cpu_threads | serial | simd | gpu_block | gpu_thread |
-///                             gpu_global. race (taco's output race strategies):
+///   parallelize(i, kind[, race])  kind: cpu_threads | serial | simd | gpu_block | gpu_warp |
+///                             gpu_thread | gpu_lane | gpu_global. race (taco's output race strategies):
 ///                               no_races (default): only loops whose iterations are
 ///                                 independent run at once;
 ///                               atomics: iterations may update the same output element: each
@@ -486,9 +486,11 @@ class Scheduler {
     else if (kind == "simd") fk = ForallKind::Vector;
     else if (kind == "gpu_block") fk = ForallKind::GpuBlock, gpu = true;
     else if (kind == "gpu_thread") fk = ForallKind::GpuThread, gpu = true;
+    else if (kind == "gpu_warp") fk = ForallKind::GpuWarp, gpu = true;
+    else if (kind == "gpu_lane") fk = ForallKind::GpuLane, gpu = true;
     else if (kind == "gpu_global") fk = ForallKind::GpuGlobal, gpu = true;
     else
-      return error(c.loc, "parallelize: unknown kind '" + kind + "' (cpu_threads, serial, simd, gpu_block, gpu_thread, gpu_global)");
+      return error(c.loc, "parallelize: unknown kind '" + kind + "' (cpu_threads, serial, simd, gpu_block, gpu_warp, gpu_thread, gpu_lane, gpu_global)");
     if (gpu != k_.cuda)
       return error(c.loc, "parallelize(" + l->varName + ", " + kind + "): " + (gpu ? "a GPU level in a cpu schedule" : "a CPU level in a cuda schedule"));
     std::string what = "parallelize(" + l->varName + ", " + kind + (race == "no_races" ? "" : ", " + race) + ")";

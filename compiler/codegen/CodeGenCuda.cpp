@@ -117,18 +117,22 @@ int mappedDepth(const StmtP &s, LoopKind kind) {
 
 void analyzeMapped(const StmtP &s, MappedInfo &info, SourceLoc loc) {
   if (!s) return;
-  if (s->kind == StmtKind::For && (s->loop == LoopKind::GpuWarp || s->loop == LoopKind::GpuLane))
-    throw NotSupported(loc, "mapWarp and mapLane in the cuda back end (use mapThread)");
-  if (s->kind == StmtKind::For && (s->loop == LoopKind::GpuBlock || s->loop == LoopKind::GpuThread)) {
-    bool thread = s->loop == LoopKind::GpuThread;
-    int dim = mappedDepth(s, s->loop) - 1;
+  // mapWarp and mapLane are thread levels too: a lane level is the innermost dimension (x),
+  // padded to a whole warp of 32 threads, so each warp level index is one hardware warp.
+  bool lane = s->kind == StmtKind::For && s->loop == LoopKind::GpuLane;
+  if (s->kind == StmtKind::For && (s->loop == LoopKind::GpuBlock || s->loop == LoopKind::GpuThread ||
+                                   s->loop == LoopKind::GpuWarp || lane)) {
+    bool thread = s->loop != LoopKind::GpuBlock;
+    int dim = mappedDepth(s, thread ? LoopKind::GpuThread : LoopKind::GpuBlock) - 1;
+    if (lane && dim != 0) throw NotSupported(loc, "a mapLane level with thread levels inside it (lanes are the innermost level)");
     if (dim > 2) throw NotSupported(loc, "more than three nested mapBlock or mapThread levels");
     info.dimOf[s->var] = {thread, dim};
     ExprP extent = bin(BinOp::Sub, s->b, s->a);
     if (thread) {
       auto up = constUpper(extent);
       if (!up) throw NotSupported(loc, "a mapThread level whose length has no constant upper bound (" + print(extent) + ")");
-      info.blockDim[dim] = std::max(info.blockDim[dim], std::max<int64_t>(*up, 1));
+      if (lane && *up > 32) throw NotSupported(loc, "a mapLane level longer than a warp: at most 32 lanes, found " + std::to_string(*up));
+      info.blockDim[dim] = std::max(info.blockDim[dim], lane ? int64_t(32) : std::max<int64_t>(*up, 1));
       info.threadDims.insert(dim);
     } else {
       if (hasLoad(extent)) throw NotSupported(loc, "a mapBlock level whose length depends on array contents");
@@ -261,7 +265,8 @@ class DeviceGen : public LoopCodeGen {
       case StmtKind::Free: return;
       case StmtKind::Alloc: sharedAlloc(*s, active); return;
       case StmtKind::For:
-        if (s->loop == LoopKind::GpuBlock || s->loop == LoopKind::GpuThread) {
+        if (s->loop == LoopKind::GpuBlock || s->loop == LoopKind::GpuThread || s->loop == LoopKind::GpuWarp ||
+            s->loop == LoopKind::GpuLane) {
           auto [thread, dim] = info_.dimOf.at(s->var);
           llvm::Value *lo = expr(s->a), *hi = expr(s->b);
           llvm::Value *i = b_.CreateAdd(lo, thread ? threadIdx(dim) : blockIdx(dim));
