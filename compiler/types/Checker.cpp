@@ -1186,7 +1186,15 @@ std::optional<tir::Program> Checker::run(const ast::Module &main) {
     }
   }
 
+  std::map<std::pair<std::string, std::string>, SourceLoc> scheduleSeen;  // (name, target) -> first block
   for (const ast::ScheduleDecl &s : main.schedules) {
+    auto [first, inserted] = scheduleSeen.emplace(std::make_pair(s.exportName, s.target), s.loc);
+    if (!inserted) {
+      // Two blocks would apply in turn, the second to loops the first renamed: one block is clearer.
+      diags_.error(s.loc, "a second schedule for '" + s.exportName + "' for " + s.target + " (the first is at line " +
+                              std::to_string(first->second.line) + "); put its commands in one block");
+      continue;
+    }
     bool found = false;
     for (const tir::Export &e : prog.exports)
       if (e.cname == s.exportName || e.def->name == s.exportName) found = true;
