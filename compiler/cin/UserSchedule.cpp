@@ -495,9 +495,11 @@ class Scheduler {
       return error(c.loc, "parallelize(" + l->varName + ", " + kind + "): " + (gpu ? "a GPU level in a cpu schedule" : "a CPU level in a cuda schedule"));
     std::string what = "parallelize(" + l->varName + ", " + kind + (race == "no_races" ? "" : ", " + race) + ")";
     if (fk != ForallKind::Serial && race == "atomics") {
+      // makeAtomic rebuilds the tree: `l` may be freed, so keep what names it.
       int64_t var = l->var;
+      std::string name = l->varName;
       if (!makeAtomic(c, *l, what)) return;
-      l = find(k_.body, l->varName);
+      l = find(k_.body, name);
       if (!l || l->var != var) return error(c.loc, what + ": the loop was lost rewriting its updates");
     } else if (fk != ForallKind::Serial && race == "no_races") {
       std::string why = dependence(*l);
@@ -568,6 +570,9 @@ class Scheduler {
   /// Rewrites the updates that make loop `l` carry dependences into atomic ones; false (with a
   /// diagnostic) when some carried dependence is not an update an atomic can perform.
   bool makeAtomic(const ast::ScheduleCmd &c, const Stmt &l, const std::string &what) {
+    // The rewrites below replace statements of the tree, `l` among them: after the first one,
+    // only its name is used to find it again.
+    const std::string loopName = l.varName;
     poly::PolyModel m;
     poly::DependenceAnalysis d;
     poly::LoopAnalysis a = analysis(l.var, &m, &d);
@@ -598,13 +603,19 @@ class Scheduler {
     }
     StmtP saved = k_.body;
     const Stmt *loopNow = &l;
-    for (int64_t t : tensors)
-      if (!atomicTensor(c, *loopNow, t, what)) return restore(saved);
+    for (int64_t t : tensors) {
+      loopNow = find(k_.body, loopName);
+      if (!loopNow || !atomicTensor(c, *loopNow, t, what)) return restore(saved);
+    }
     for (int64_t x : locals) {
-      loopNow = find(k_.body, l.varName);
+      loopNow = find(k_.body, loopName);
       if (!loopNow || !atomicAccumulator(c, *loopNow, x, what)) return restore(saved);
     }
-    loopNow = find(k_.body, l.varName);
+    loopNow = find(k_.body, loopName);
+    if (!loopNow) {
+      error(c.loc, what + ": the loop was lost rewriting its updates");
+      return restore(saved);
+    }
     poly::LoopAnalysis after = analysis(loopNow->var);
     if (after.verdict != poly::LoopVerdict::Parallel) {
       error(c.loc, what + ": even with atomic updates, " + after.reason);
