@@ -5,6 +5,11 @@
 /// taco's scheduling language:
 ///   split(i, i0, i1, f)       i becomes i0 (outer) over i1 (inner, f iterations), guarded when
 ///                             f does not divide the length; always legal
+///   tile(i, j, a, b)          tiles the perfect nest i { j } into a x b tiles through isl: the
+///                             nest's domain gets a tiled band schedule
+///                             (isl_schedule_band_tile) and the loops come from isl's AST
+///                             (poly/Tile.h): tile loops i_tile, j_tile over point loops i, j;
+///                             legal when both loops are independent (a permutable band)
 ///   reorder(i, j)             interchanges a perfect nest of independent loops whose inner
 ///                             bounds do not depend on the outer index
 ///   fuse(i, j)                merges sibling independent loops with equal bounds when the
@@ -44,6 +49,7 @@
 #include <set>
 
 #include "poly/Dependences.h"
+#include "poly/Tile.h"
 
 namespace spl::cin {
 namespace {
@@ -214,10 +220,11 @@ class Scheduler {
       return;
     }
     if (c.name == "pos") return pos(c);
+    if (c.name == "tile") return tile(c);
     if (c.name == "bound")
       return error(c.loc, "schedule command '" + c.name + "' is not supported yet");
     error(c.loc, "unknown schedule command '" + c.name +
-                     "' (the commands are split, pos, reorder, fuse, parallelize, vectorize, unroll and precompute)");
+                     "' (the commands are split, tile, pos, reorder, fuse, parallelize, vectorize, unroll and precompute)");
   }
 
   void split(const ast::ScheduleCmd &c) {
@@ -238,6 +245,33 @@ class Scheduler {
       StmtP inner = forall(in.id, *innerName, Nat(0), Nat(*f), body, s->forall, s->loc);
       return std::vector<StmtP>{forall(o.id, *outerName, Nat(0), outerLen, inner, s->forall, s->loc)};
     });
+  }
+
+  // ---- tiling through isl ---------------------------------------------------------------------
+
+  void tile(const ast::ScheduleCmd &c) {
+    const Stmt *outer = loop(c, 0);
+    const Stmt *inner = loop(c, 1);
+    auto a = integer(c, 2, "the tile size of the outer loop");
+    auto b = integer(c, 3, "the tile size of the inner loop");
+    if (!outer || !inner || !a || !b) return;
+    std::string what = "tile(" + outer->varName + ", " + inner->varName + ", " + std::to_string(*a) + ", " + std::to_string(*b) + ")";
+    const StmtP &ob = outer->body[0];
+    const Stmt *direct = ob->kind == StmtKind::Forall ? ob.get()
+                         : ob->kind == StmtKind::Block && ob->body.size() == 1 ? ob->body[0].get()
+                                                                                : nullptr;
+    if (direct != inner) return error(c.loc, what + ": loop " + inner->varName + " must be the only statement of loop " + outer->varName + " (a perfect nest)");
+    for (const Stmt *l : {outer, inner}) {
+      std::string why = dependence(*l);
+      if (!why.empty()) return error(c.loc, what + ": tiles run in another order than the loops: " + why);
+    }
+    std::string outerName = outer->varName + "_tile", innerName = inner->varName + "_tile";
+    for (std::string *n : {&outerName, &innerName})
+      while (find(k_.body, *n)) *n += "_";
+    std::string why;
+    std::optional<StmtP> tiled = poly::tileNest(*outer, *inner, *a, *b, outerName, innerName, why);
+    if (!tiled) return error(c.loc, what + ": " + why);
+    k_.body = replace(k_.body, outer, [&](const StmtP &) { return std::vector<StmtP>{*tiled}; });
   }
 
   // ---- position split ---------------------------------------------------------------------------

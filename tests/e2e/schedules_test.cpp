@@ -152,3 +152,21 @@ TEST(Schedules, PositionSplitSerial) { checkPositionSplit(spl_sched_pos_serial, 
 TEST(Schedules, PositionSplitAtomicMax) { checkPositionSplit(spl_sched_pos_max, true, -1.0e300); }
 
 }  // namespace
+
+namespace {
+
+TEST(Schedules, IslTiledTransposeAndAdd) {
+  for (auto [n, m] : std::vector<std::pair<int64_t, int64_t>>{{0, 5}, {5, 0}, {1, 1}, {31, 17}, {32, 16}, {33, 65}, {100, 3}, {257, 129}}) {
+    std::vector<float> a = randomF(n * m, 21), b = randomF(n * m, 22);
+    std::vector<float> t(static_cast<size_t>(n * m) + 1, -1.0f), c(static_cast<size_t>(n * m) + 1, -1.0f);
+    ASSERT_EQ(spl_sched_tile_tr(n, m, a.data(), t.data()), SPL_OK);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < m; ++j) ASSERT_EQ(t[j * n + i], a[i * m + j]) << n << "x" << m << " at " << i << "," << j;
+    EXPECT_EQ(t[n * m], -1.0f);
+    ASSERT_EQ(spl_sched_tile_add(n, m, a.data(), b.data(), c.data()), SPL_OK);
+    for (int64_t k = 0; k < n * m; ++k) ASSERT_FLOAT_EQ(c[k], a[k] + b[k]) << k;
+    EXPECT_EQ(c[n * m], -1.0f);
+  }
+}
+
+}  // namespace
