@@ -351,6 +351,7 @@ void LoopCodeGen::serialLoop(const Stmt &s, llvm::Value *lo, llvm::Value *hi, ll
       if (s.vectorWidth > 0) hint("llvm.loop.vectorize.width", b_.getInt32(static_cast<uint32_t>(s.vectorWidth)));
       if (s.interleave > 0) hint("llvm.loop.interleave.count", b_.getInt32(static_cast<uint32_t>(s.interleave)));
       if (s.unroll > 1) hint("llvm.loop.unroll.count", b_.getInt32(static_cast<uint32_t>(s.unroll)));
+      if (s.unroll == 1) md.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")}));
       llvm::MDNode *loopId = llvm::MDNode::getDistinct(ctx_, md);
       loopId->replaceOperandWith(0, loopId);
       latch->setMetadata(llvm::LLVMContext::MD_loop, loopId);

@@ -68,6 +68,7 @@ StmtP rewrite(const StmtP &s, int &count) {
   auto scalar = std::make_shared<Stmt>(*cur);
   scalar->vectorWidth = 1;
   scalar->interleave = 1;
+  scalar->unroll = 1;  // a few iterations: an unrolled body and its remainder loop cost more than they save
   auto vector = std::make_shared<Stmt>(*cur);
   ++count;
   return ifThen(bin(BinOp::Ge, bin(BinOp::Sub, cur->b, cur->a), cInt(kLongSegment)), vector, scalar);
