@@ -328,7 +328,17 @@ Kernel Lowerer::lowerEinsumBody(const tir::Expr &body, const Env &env, const Typ
 
 Kernel lowerExport(const tir::Export &ex, const tir::Abi &abi, const LowerOptions &opts) {
   lower::Lowerer l(ex, abi, opts);
-  Kernel k = l.run();
+  Kernel k;
+  // Errors raised where no source position is at hand point at the export being lowered.
+  try {
+    k = l.run();
+  } catch (const CompileError &e) {
+    if (e.loc.valid()) throw;
+    throw CompileError(ex.loc, std::string(e.what()) + " (in export " + ex.cname + ")");
+  } catch (const NotSupported &e) {
+    if (e.loc.valid()) throw;
+    throw NotSupported(ex.loc, std::string(e.what()) + " (in export " + ex.cname + ")");
+  }
   std::map<std::string, int> seen;
   k.body = lower::uniqueLoopNames(k.body, seen);
   return k;
