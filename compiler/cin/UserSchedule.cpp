@@ -256,22 +256,102 @@ class Scheduler {
     auto b = integer(c, 3, "the tile size of the inner loop");
     if (!outer || !inner || !a || !b) return;
     std::string what = "tile(" + outer->varName + ", " + inner->varName + ", " + std::to_string(*a) + ", " + std::to_string(*b) + ")";
+    // Legality: tiles run row tile by row tile, each row's inner iterations still in their
+    // order (tile by tile, then within the tile), so every dependence between iterations of
+    // one outer index is kept; the outer loop must carry none.
+    std::string why = analysis(outer->var).verdict == poly::LoopVerdict::Reduction
+                          ? "loop " + outer->varName + " accumulates into one value (a reduce)"
+                          : dependence(*outer);
+    if (!why.empty()) return error(c.loc, what + ": tiles run in another order than the loops: " + why);
+    std::string outerName = outer->varName + "_tile", innerName = inner->varName + "_tile";
+    for (std::string *n : {&outerName, &innerName})
+      while (find(k_.body, *n)) *n += "_";
     const StmtP &ob = outer->body[0];
     const Stmt *direct = ob->kind == StmtKind::Forall ? ob.get()
                          : ob->kind == StmtKind::Block && ob->body.size() == 1 ? ob->body[0].get()
                                                                                 : nullptr;
-    if (direct != inner) return error(c.loc, what + ": loop " + inner->varName + " must be the only statement of loop " + outer->varName + " (a perfect nest)");
-    for (const Stmt *l : {outer, inner}) {
-      std::string why = dependence(*l);
-      if (!why.empty()) return error(c.loc, what + ": tiles run in another order than the loops: " + why);
+    if (direct == inner) {
+      std::optional<StmtP> tiled = poly::tileNest(*outer, *inner, *a, *b, outerName, innerName, why);
+      if (!tiled) return error(c.loc, what + ": " + why);
+      k_.body = replace(k_.body, outer, [&](const StmtP &) { return std::vector<StmtP>{*tiled}; });
+      return;
     }
-    std::string outerName = outer->varName + "_tile", innerName = inner->varName + "_tile";
-    for (std::string *n : {&outerName, &innerName})
-      while (find(k_.body, *n)) *n += "_";
-    std::string why;
-    std::optional<StmtP> tiled = poly::tileNest(*outer, *inner, *a, *b, outerName, innerName, why);
+    // `acc = init; forall inner {... acc = f(acc, ...) ...}; T[x] = acc` (gemv's rows): the
+    // accumulator becomes an array over the outer index (scalar expansion), which makes the
+    // middle a perfect nest for isl to tile, between a loop that initialises and one that stores.
+    std::optional<RowShape> shape = rowShapeOf(*inner);
+    if (!shape || shape->row != outer || !shape->decl)
+      return error(c.loc, what + ": loop " + inner->varName + " must be the only statement of loop " + outer->varName +
+                              ", or sit between a row accumulator's declaration and its store");
+    const Stmt &decl = *shape->decl, &store = *shape->store;
+    if (decl.kind != StmtKind::DeclLocal || !decl.value || store.kind != StmtKind::Assign || store.compound ||
+        store.value->kind != ExprKind::Local || store.value->local != decl.local)
+      return error(c.loc, what + ": loop " + inner->varName + " must sit between a row accumulator's declaration and its store");
+    if (!outer->lo.isZero()) return error(c.loc, what + ": the outer loop must start at 0 (its accumulators are an array indexed by it)");
+    int64_t acc = decl.local;
+    bool natUse = false;
+    forEachStmt(inner->body[0], [&](const StmtP &st) {
+      for (const ExprP &e : {st->value, st->lhs})
+        if (e && readsLocalInNat(e, acc)) natUse = true;
+      if (st->kind == StmtKind::Forall && (st->lo.mentions(acc) || st->hi.mentions(acc))) natUse = true;
+    });
+    if (natUse) return error(c.loc, what + ": the accumulator " + decl.localName + " is used as an index");
+    auto accT = std::make_shared<Tensor>();
+    accT->kind = Tensor::Temp;
+    accT->id = freshNatVar(decl.localName + "_rows").id;
+    accT->name = decl.localName + "_rows" + std::to_string(accT->id);
+    accT->type = types::array(outer->hi, types::scalar(decl.type));
+    k_.tensors.push_back(accT);
+    Nat i = Nat::var(NatVarId{outer->var, outer->varName});
+    ExprP cell = access(accT, {i}, {}, decl.type);
+    // The middle nest: every use of the accumulator is its row's cell.
+    std::function<ExprP(const ExprP &)> expand = [&](const ExprP &e) -> ExprP {
+      if (!e) return e;
+      if (e->kind == ExprKind::Local && e->local == acc) return cell;
+      auto n = std::make_shared<Expr>(*e);
+      for (ExprP &x : n->args) x = expand(x);
+      return n;
+    };
+    std::function<StmtP(const StmtP &)> rewrite = [&](const StmtP &st) -> StmtP {
+      if (!st) return st;
+      auto n = std::make_shared<Stmt>(*st);
+      if (st->kind == StmtKind::SetLocal && st->local == acc) {
+        n->kind = StmtKind::Assign;
+        n->lhs = cell;
+      }
+      n->value = expand(st->value);
+      if (st->kind == StmtKind::Assign) n->lhs = expand(st->lhs);
+      for (StmtP &x : n->body) x = rewrite(x);
+      return n;
+    };
+    auto innerNest = std::make_shared<Stmt>(*inner);
+    innerNest->body = {rewrite(inner->body[0])};
+    innerNest->forall = ForallKind::Serial;  // its updates of the cells run in order
+    auto outerNest = std::make_shared<Stmt>(*outer);
+    outerNest->body = {innerNest};
+    std::optional<StmtP> tiled = poly::tileNest(*outerNest, *innerNest, *a, *b, outerName, innerName, why);
     if (!tiled) return error(c.loc, what + ": " + why);
-    k_.body = replace(k_.body, outer, [&](const StmtP &) { return std::vector<StmtP>{*tiled}; });
+    NatVarId r0 = freshNatVar(outer->varName), r1 = freshNatVar(outer->varName);
+    NatSubst to0, to1;
+    to0.vars.emplace(outer->var, Nat::var(r0));
+    to1.vars.emplace(outer->var, Nat::var(r1));
+    StmtP init = forall(r0.id, outer->varName, Nat(0), outer->hi,
+                        assign(access(accT, {Nat::var(r0)}, {}, decl.type), substitute(decl.value, to0)), ForallKind::Parallel, outer->loc);
+    StmtP out = forall(r1.id, outer->varName, Nat(0), outer->hi,
+                       assign(substitute(store.lhs, to1), access(accT, {Nat::var(r1)}, {}, decl.type)), ForallKind::Parallel, outer->loc);
+    StmtP whole = allocTemp(accT, block({init, *tiled, out}));
+    k_.body = replace(k_.body, outer, [&](const StmtP &) { return std::vector<StmtP>{whole}; });
+  }
+
+  /// Does `e` use local `x` inside a Nat (an index, a bound), not as a plain value?
+  static bool readsLocalInNat(const ExprP &e, int64_t x) {
+    if (!e) return false;
+    for (const Nat &ix : e->indices)
+      if (ix.mentions(x)) return true;
+    if (e->kind == ExprKind::NatE && e->nat.mentions(x)) return true;
+    for (const ExprP &a : e->args)
+      if (readsLocalInNat(a, x)) return true;
+    return false;
   }
 
   // ---- position split ---------------------------------------------------------------------------

@@ -170,3 +170,19 @@ TEST(Schedules, IslTiledTransposeAndAdd) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Schedules, IslTiledGemvWithExpandedAccumulator) {
+  for (auto [n, m] : std::vector<std::pair<int64_t, int64_t>>{{0, 5}, {3, 0}, {1, 1}, {15, 63}, {16, 64}, {17, 65}, {300, 1000}}) {
+    std::vector<float> a = randomF(n * m, 31), x = randomF(m, 32), y(static_cast<size_t>(n) + 1, -1.0f);
+    std::vector<double> want(static_cast<size_t>(n) + 1, 0.0);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < m; ++j) want[i] += static_cast<double>(a[i * m + j]) * x[j];
+    ASSERT_EQ(spl_sched_tile_gemv(n, m, a.data(), x.data(), y.data()), SPL_OK);
+    EXPECT_LT(spl_e2e::relError(y.data(), want.data(), n), spl_e2e::kF32Tolerance) << n << "x" << m;
+    EXPECT_EQ(y[n], -1.0f);
+  }
+}
+
+}  // namespace
