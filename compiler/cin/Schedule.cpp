@@ -14,15 +14,8 @@ namespace {
 /// position i of `s`: the work of iteration i is then that row's nonzero count.
 int64_t rowOffsetsOf(const StmtP &s, int64_t var) {
   if (!s) return 0;
-  if (s->kind == StmtKind::Forall && s->lo.isZero()) {
-    Nat i = Nat::var(NatVarId{var, ""});
-    for (const Nat::Term &t : s->hi.terms())
-      for (const auto &f : t.mono.factors)
-        if (f.first->kind == NatAtomKind::Lookup) {
-          const NatVarId &arr = f.first->var;
-          if (s->hi == Nat::lookup(arr, i + Nat(1)) - Nat::lookup(arr, i)) return arr.id;
-        }
-  }
+  if (s->kind == StmtKind::Forall)
+    if (int64_t t = compressedRowOffsets(*s, var)) return t;
   for (const StmtP &b : s->body)
     if (int64_t t = rowOffsetsOf(b, var)) return t;
   return 0;
@@ -50,6 +43,18 @@ StmtP rewrite(const StmtP &s, bool insideParallel) {
 }
 
 }  // namespace
+
+int64_t compressedRowOffsets(const Stmt &loop, int64_t rowVar) {
+  if (loop.kind != StmtKind::Forall || !loop.lo.isZero()) return 0;
+  Nat i = Nat::var(NatVarId{rowVar, ""});
+  for (const Nat::Term &t : loop.hi.terms())
+    for (const auto &f : t.mono.factors)
+      if (f.first->kind == NatAtomKind::Lookup) {
+        const NatVarId &arr = f.first->var;
+        if (loop.hi == Nat::lookup(arr, i + Nat(1)) - Nat::lookup(arr, i)) return arr.id;
+      }
+  return 0;
+}
 
 namespace {
 

@@ -48,6 +48,7 @@
 #include <functional>
 #include <set>
 
+#include "cin/Schedule.h"
 #include "poly/Dependences.h"
 #include "poly/Tile.h"
 
@@ -284,15 +285,12 @@ class Scheduler {
       return error(c.loc, what + ": loop " + inner->varName + " must be the only statement of loop " + outer->varName +
                               ", or sit between a row accumulator's declaration and its store");
     const Stmt &decl = *shape->decl, &store = *shape->store;
-    if (decl.kind != StmtKind::DeclLocal || !decl.value || store.kind != StmtKind::Assign || store.compound ||
-        store.value->kind != ExprKind::Local || store.value->local != decl.local)
-      return error(c.loc, what + ": loop " + inner->varName + " must sit between a row accumulator's declaration and its store");
     if (!outer->lo.isZero()) return error(c.loc, what + ": the outer loop must start at 0 (its accumulators are an array indexed by it)");
     int64_t acc = decl.local;
     bool natUse = false;
     forEachStmt(inner->body[0], [&](const StmtP &st) {
       for (const ExprP &e : {st->value, st->lhs})
-        if (e && readsLocalInNat(e, acc)) natUse = true;
+        if (anyExpr(e, [acc](const Expr &x) { return natMentions(x, acc); })) natUse = true;
       if (st->kind == StmtKind::Forall && (st->lo.mentions(acc) || st->hi.mentions(acc))) natUse = true;
     });
     if (natUse) return error(c.loc, what + ": the accumulator " + decl.localName + " is used as an index");
@@ -343,17 +341,6 @@ class Scheduler {
     k_.body = replace(k_.body, outer, [&](const StmtP &) { return std::vector<StmtP>{whole}; });
   }
 
-  /// Does `e` use local `x` inside a Nat (an index, a bound), not as a plain value?
-  static bool readsLocalInNat(const ExprP &e, int64_t x) {
-    if (!e) return false;
-    for (const Nat &ix : e->indices)
-      if (ix.mentions(x)) return true;
-    if (e->kind == ExprKind::NatE && e->nat.mentions(x)) return true;
-    for (const ExprP &a : e->args)
-      if (readsLocalInNat(a, x)) return true;
-    return false;
-  }
-
   // ---- position split ---------------------------------------------------------------------------
 
   /// The loop directly inside a row loop's body (alone, or between its accumulator's
@@ -375,7 +362,7 @@ class Scheduler {
       if (b->kind != StmtKind::Block) return;
       const std::vector<StmtP> &ss = b->body;
       if (ss.size() == 1 && ss[0].get() == &k) shape.row = s.get();
-      if (ss.size() == 3 && ss[1].get() == &k) {
+      if (ss.size() == 3 && ss[1].get() == &k && storesAccumulator(*ss[0], *ss[2])) {
         shape.row = s.get();
         shape.decl = ss[0];
         shape.store = ss[2];
@@ -395,7 +382,7 @@ class Scheduler {
     if (!shape) return error(c.loc, what + ": loop " + k->varName + " must be the body of a row loop (alone, or between a row accumulator's declaration and its store)");
     const Stmt &row = *shape->row;
     // k iterates the positions of row i of a compressed level: [0, offs@(i+1) - offs@i).
-    int64_t offsId = k->lo.isZero() ? rowOffsetsOfLoop(*k, row.var) : 0;
+    int64_t offsId = compressedRowOffsets(*k, row.var);
     if (!offsId || !row.lo.isZero())
       return error(c.loc, what + ": loop " + k->varName + " does not run over the positions of a compressed row: its bounds are [" +
                               k->lo.str() + ", " + k->hi.str() + "), not [0, offs@(" + row.varName + " + 1) - offs@" + row.varName + ")");
@@ -410,10 +397,6 @@ class Scheduler {
     bool isMinMax = false, isMax = false;
     if (shape->decl) {
       const Stmt &decl = *shape->decl, &store = *shape->store;
-      if (decl.kind != StmtKind::DeclLocal || !decl.value || store.kind != StmtKind::Assign || store.compound ||
-          store.value->kind != ExprKind::Local || store.value->local != decl.local)
-        return error(c.loc, what + ": the row loop " + row.varName + " must hold only loop " + k->varName +
-                                ", or a row accumulator declared before it and stored after it");
       bool opFound = false, opOk = true;
       forEachStmt(k->body[0], [&](const StmtP &s) {
         if (s->kind != StmtKind::SetLocal || s->local != decl.local) return;
@@ -486,18 +469,6 @@ class Scheduler {
       out.push_back(chunks);
       return out;
     });
-  }
-
-  /// The offsets array `offs` when loop `k` runs over [0, offs@(i+1) - offs@i) for row var i.
-  static int64_t rowOffsetsOfLoop(const Stmt &k, int64_t rowVar) {
-    Nat i = Nat::var(NatVarId{rowVar, ""});
-    for (const Nat::Term &t : k.hi.terms())
-      for (const auto &fa : t.mono.factors)
-        if (fa.first->kind == NatAtomKind::Lookup) {
-          const NatVarId &arr = fa.first->var;
-          if (k.hi == Nat::lookup(arr, i + Nat(1)) - Nat::lookup(arr, i)) return arr.id;
-        }
-    return 0;
   }
 
   void reorder(const ast::ScheduleCmd &c) {
@@ -636,26 +607,35 @@ class Scheduler {
     for (const StmtP &b : s->body) forEachStmt(b, fn);
   }
 
-  static bool readsTensor(const ExprP &e, int64_t t) {
+  /// Does `e` or an expression inside it satisfy `p`?
+  static bool anyExpr(const ExprP &e, const std::function<bool(const Expr &)> &p) {
     if (!e) return false;
-    if (e->kind == ExprKind::Access && e->tensor->id == t) return true;
-    for (const Nat &ix : e->indices)
-      if (ix.mentions(t)) return true;
-    if (e->kind == ExprKind::NatE && e->nat.mentions(t)) return true;
+    if (p(*e)) return true;
     for (const ExprP &a : e->args)
-      if (readsTensor(a, t)) return true;
+      if (anyExpr(a, p)) return true;
     return false;
   }
 
-  static bool readsLocal(const ExprP &e, int64_t x) {
-    if (!e) return false;
-    if (e->kind == ExprKind::Local && e->local == x) return true;
-    for (const Nat &ix : e->indices)
-      if (ix.mentions(x)) return true;
-    if (e->kind == ExprKind::NatE && e->nat.mentions(x)) return true;
-    for (const ExprP &a : e->args)
-      if (readsLocal(a, x)) return true;
-    return false;
+  /// Does `e` itself mention `id` (a local or a tensor) in a Nat: an index or a nat value?
+  static bool natMentions(const Expr &e, int64_t id) {
+    for (const Nat &ix : e.indices)
+      if (ix.mentions(id)) return true;
+    return e.kind == ExprKind::NatE && e.nat.mentions(id);
+  }
+
+  static bool readsTensor(const ExprP &e, int64_t t) {
+    return anyExpr(e, [t](const Expr &x) { return (x.kind == ExprKind::Access && x.tensor->id == t) || natMentions(x, t); });
+  }
+
+  static bool readsLocal(const ExprP &e, int64_t l) {
+    return anyExpr(e, [l](const Expr &x) { return (x.kind == ExprKind::Local && x.local == l) || natMentions(x, l); });
+  }
+
+  /// `decl` declares a local with an initial value and `store` stores exactly that local into
+  /// one element: the two ends of a row accumulator (`acc = init; ...; T[x] = acc`).
+  static bool storesAccumulator(const Stmt &decl, const Stmt &store) {
+    return decl.kind == StmtKind::DeclLocal && decl.value && store.kind == StmtKind::Assign && !store.compound &&
+           store.value->kind == ExprKind::Local && store.value->local == decl.local;
   }
 
   static bool sameAccess(const ExprP &a, const ExprP &b) {
@@ -801,8 +781,7 @@ class Scheduler {
     if (!parent || at == 0 || at + 1 >= parent->body.size())
       return bad("the accumulator " + accName + " of loop " + l.varName + " must be declared right before the loop and stored right after it");
     const StmtP &decl = parent->body[at - 1], &store = parent->body[at + 1];
-    if (decl->kind != StmtKind::DeclLocal || decl->local != x || !decl->value || store->kind != StmtKind::Assign ||
-        store->compound || store->value->kind != ExprKind::Local || store->value->local != x)
+    if (decl->kind != StmtKind::DeclLocal || decl->local != x || !storesAccumulator(*decl, *store))
       return bad("the accumulator " + accName + " of loop " + l.varName + " must be declared right before the loop and stored to one element right after it");
     accName = decl->localName;
     ExprP target = store->lhs;
