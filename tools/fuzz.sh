@@ -26,4 +26,4 @@ clang++-14 -std=c++17 -O1 -g -fsanitize=fuzzer -I compiler -I "$build/compiler/g
 libs=$(awk '/^build bin\/splc:/{f=1} f&&/LINK_LIBRARIES/{sub(/^ *LINK_LIBRARIES = /,""); print; exit}' "$build/build.ninja")
 (cd "$build" && clang++-14 -fsanitize=fuzzer -fuse-ld=lld "fuzz/FrontendFuzzer.o" -o fuzz/spl_libfuzzer $libs -lpthread)
 cp -n tests/contract/*.spl stdlib/*.spl "$build/fuzz-corpus/" 2>/dev/null || true
-"$out/spl_libfuzzer" -max_total_time="$seconds" -max_len=8192 -timeout=20 "$build/fuzz-corpus"
+"$out/spl_libfuzzer" -max_total_time="$seconds" -max_len=8192 -timeout=20 -dict=tests/fuzz/spl.dict "$build/fuzz-corpus"

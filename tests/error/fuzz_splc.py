@@ -27,14 +27,32 @@ import subprocess
 import sys
 import tempfile
 
-TOKENS = [b"(", b")", b"[", b"]", b"{", b"}", b"=>", b"/*", b"*/", b"//", b"@", b"..", b".", b".0",
-          b"sum(i = 0 .. n) ", b"|>", b";", b",", b":", b"**", b"nats", b"nat", b"data", b"def ",
-          b"let x = 1; ", b"if true then ", b" else ", b"einsum ", b"toNat(", b"matchDepPair(",
-          b"makeDepPair(", b"liftNat(", b"split(4)", b"join", b"0", b"99999999999999999999",
-          b"1.5e400", b"-", b"!", b"?", b"%", b"/ 0", b"\xff", b"\x00", b"\xc3\xa9", b"\t", b"\n",
-          b"x", b"n", b"offs@(i+1)", b"idx[", b"packed ", b"export ", b" as ", b" for ",
-          b"tunable R: nat = 4 in [1, 2];", b"import formats;", b"type t = ", b"(k: nat ** ",
-          b"n..(i => ", b"i => ", b"f32", b"bool", b"(,)", b"()", b"(((((((("]
+
+def read_dictionary(path):
+    r"""The tokens of a libFuzzer dictionary: one "quoted" token a line (\\, \" and \xNN escapes)."""
+    tokens = []
+    with open(path, "rb") as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith(b"#"):
+                continue
+            body = line[line.index(b'"') + 1:line.rindex(b'"')]
+            out, k = bytearray(), 0
+            while k < len(body):
+                if body[k:k + 1] == b"\\" and body[k + 1:k + 2] == b"x":
+                    out.append(int(body[k + 2:k + 4], 16))
+                    k += 4
+                elif body[k:k + 1] == b"\\":
+                    out += body[k + 1:k + 2]
+                    k += 2
+                else:
+                    out += body[k:k + 1]
+                    k += 1
+            tokens.append(bytes(out))
+    return tokens
+
+
+TOKENS = read_dictionary(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz", "spl.dict"))
 
 
 WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")

@@ -1,12 +1,13 @@
 // A driver for LLVMFuzzerTestOneInput where libFuzzer is not available (GCC builds, CI): the
 // same command line subset as libFuzzer, so the target runs the same way under both.
 //
-//   spl_fuzz_frontend [-runs=N] [-seed=S] [-max_total_time=SECONDS] [-max_len=BYTES] CORPUS...
+//   spl_fuzz_frontend [-runs=N] [-seed=S] [-max_total_time=SECONDS] [-max_len=BYTES] [-dict=FILE] CORPUS...
 //
 // Each CORPUS argument is a file or a folder of inputs. Every input runs once as it is, then
 // N mutants run, each made from a corpus input (chosen by a seeded generator) by one to four
-// mutations: byte flips, deletions, duplications of a slice, insertions of tokens the grammar
-// cares about, splices with another input, truncation. Mutant k of seed S is the same on every
+// mutations: byte flips, deletions, duplications of a slice, insertions of tokens from the
+// dictionary (tests/fuzz/spl.dict, shared with fuzz_splc.py and libFuzzer), splices with another
+// input, truncation. Mutant k of seed S is the same on every
 // machine, and `-only=K` reruns just that one. A crash (the target aborts on a broken
 // invariant) writes the input to `crash-input.spl` before the process dies, so it can be
 // replayed with `spl_fuzz_frontend crash-input.spl` or `splc crash-input.spl --emit=ll`.
@@ -29,18 +30,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 namespace {
 
-const char *const kTokens[] = {
-    "(", ")", "[", "]", "{", "}", "=>", "/*", "*/", "//", "@", "..", ".", ".0", "sum(i = 0 .. n) ", "|>", ";", ",",
-    ":", "**", "nats", "nat", "data", "def ", "let x = 1; ", "if true then ", " else ", "einsum ", "toNat(",
-    "matchDepPair(", "makeDepPair(", "liftNat(", "split(4)", "join", "transpose", "0", "99999999999999999999",
-    "1.5e400", "-", "!", "?", "%", "/ 0", "\xff", "\xc3\xa9", "\t", "\n", "x", "n", "offs@(i+1)", "idx[",
-    "packed ", "export ", " as ", " for ", " for cuda", "tunable R: nat = 4 in [1, 2];", "import formats;",
-    "type t = ", "(k: nat ** ", "n..(i => ", "i => ", "f32", "f64", "i32", "bool", "(,)", "()", "((((((((",
-    "schedule ", "parallelize(i, cpu_threads, atomics);", "split(i, a, b, 4);", "precompute(t);",
-    "mapGlobal", "mapBlock(", "reduce(+, 0.0)", "scan(+, 0)", "zip(", "generate(", "which", "fold(",
-    "asDepArray", "reduceToNat", "A[i, j]", " * x[j]", "y[i] = ",
-};
-
 /// xorshift64*: small, seeded, the same everywhere.
 struct Random {
   uint64_t state;
@@ -61,7 +50,32 @@ std::string readAll(const std::filesystem::path &p) {
   return s.str();
 }
 
-std::string mutate(const std::vector<std::string> &corpus, Random &rng, size_t maxLen) {
+/// The tokens of a libFuzzer dictionary (-dict=FILE): one "quoted" token a line, with \\, \"
+/// and \xNN escapes; names before the quote and comment lines are skipped.
+bool readDictionary(const std::string &path, std::vector<std::string> &tokens) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  for (std::string line; std::getline(in, line);) {
+    size_t open = line.find('"'), close = line.rfind('"');
+    if (line.empty() || line[0] == '#' || open == std::string::npos || close <= open) continue;
+    std::string t;
+    for (size_t k = open + 1; k < close; ++k) {
+      if (line[k] == '\\' && k + 3 < close && line[k + 1] == 'x') {
+        t += static_cast<char>(std::stoi(line.substr(k + 2, 2), nullptr, 16));
+        k += 3;
+      } else if (line[k] == '\\' && k + 1 < close) {
+        t += line[++k];
+      } else {
+        t += line[k];
+      }
+    }
+    tokens.push_back(t);
+  }
+  return true;
+}
+
+std::string mutate(const std::vector<std::string> &corpus, const std::vector<std::string> &tokens, Random &rng,
+                   size_t maxLen) {
   std::string s = corpus[rng.below(corpus.size())];
   int count = 1 + static_cast<int>(rng.below(4));
   for (int m = 0; m < count; ++m) {
@@ -82,8 +96,9 @@ std::string mutate(const std::vector<std::string> &corpus, Random &rng, size_t m
         break;
       }
       case 3:
-      case 4:  // insert a token
-        s.insert(at, kTokens[rng.below(sizeof(kTokens) / sizeof(kTokens[0]))]);
+      case 4:  // insert a token of the dictionary (without one, a byte)
+        if (tokens.empty()) s.insert(at, 1, static_cast<char>(rng.below(256)));
+        else s.insert(at, tokens[rng.below(tokens.size())]);
         break;
       case 5: {  // splice: this input's head, another's tail
         const std::string &o = corpus[rng.below(corpus.size())];
@@ -129,9 +144,16 @@ bool flag(const char *arg, const char *name, long long &value) {
 
 int main(int argc, char **argv) {
   long long runs = 1000, seed = 1, maxTime = 0, maxLen = 16384, only = -1;
-  std::vector<std::string> corpus;
+  std::vector<std::string> corpus, tokens;
   for (int a = 1; a < argc; ++a) {
     const char *arg = argv[a];
+    if (std::strncmp(arg, "-dict=", 6) == 0) {
+      if (!readDictionary(arg + 6, tokens)) {
+        std::fprintf(stderr, "spl_fuzz_frontend: cannot read the dictionary %s\n", arg + 6);
+        return 2;
+      }
+      continue;
+    }
     if (flag(arg, "-runs=", runs) || flag(arg, "-seed=", seed) || flag(arg, "-max_total_time=", maxTime) ||
         flag(arg, "-max_len=", maxLen) || flag(arg, "-only=", only))
       continue;
@@ -152,7 +174,7 @@ int main(int argc, char **argv) {
     }
   }
   if (corpus.empty()) {
-    std::fprintf(stderr, "usage: spl_fuzz_frontend [-runs=N] [-seed=S] [-max_total_time=S] [-only=K] CORPUS...\n");
+    std::fprintf(stderr, "usage: spl_fuzz_frontend [-runs=N] [-seed=S] [-max_total_time=S] [-only=K] [-dict=FILE] CORPUS...\n");
     return 2;
   }
   for (int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL}) std::signal(sig, onCrash);
@@ -167,7 +189,7 @@ int main(int argc, char **argv) {
   long long done = 0;
   for (long long k = 0; k < runs; ++k) {
     Random rng(static_cast<uint64_t>(seed) * 1000003ull + static_cast<uint64_t>(k));
-    std::string s = mutate(corpus, rng, static_cast<size_t>(maxLen));
+    std::string s = mutate(corpus, tokens, rng, static_cast<size_t>(maxLen));
     if (only >= 0 && k != only) continue;
     run(s);
     ++done;
