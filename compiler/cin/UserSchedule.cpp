@@ -420,8 +420,9 @@ class Scheduler {
       identity = isMinMax ? decl.value : (isFloat(decl.type) ? constFloat(0, decl.type) : constInt(0, decl.type));
     }
     Nat i = Nat::var(NatVarId{row.var, row.varName});
-    Nat base = Nat::lookup(NatVarId{offsId, offs->name}, Nat(0));
-    Nat nnz = Nat::lookup(NatVarId{offsId, offs->name}, row.hi) - base;
+    const NatVarId offsVar{offsId, offs->name};
+    Nat base = Nat::lookup(offsVar, Nat(0));
+    Nat nnz = Nat::lookup(offsVar, row.hi) - base;
     NatVarId chunk = freshNatVar(*chunkName);
     Nat first = Nat::var(chunk) * Nat(*f);
     Nat last = Nat::min(first + Nat(*f), nnz);  // one past the chunk's last position
@@ -433,7 +434,7 @@ class Scheduler {
       ExprP loE = local(lo.id, Scalar::I64), hiE = local(hi.id, Scalar::I64);
       chunkBody.push_back(declLocal(lo.id, name + "_lo", Scalar::I64, constInt(0)));
       chunkBody.push_back(declLocal(hi.id, name + "_hi", Scalar::I64, natExpr(row.hi)));
-      ExprP midAt = natExpr(Nat::lookup(NatVarId{offsId, offs->name}, Nat::value(mid)) - base);
+      ExprP midAt = natExpr(Nat::lookup(offsVar, Nat::value(mid)) - base);
       StmtP halve = block({declLocal(mid.id, "mid", Scalar::I64, binary(ast::BinOp::Div, binary(ast::BinOp::Add, loE, hiE, Scalar::I64), constInt(2), Scalar::I64)),
                            ifThen(binary(ast::BinOp::Le, midAt, natExpr(p), Scalar::Bool), setLocal(lo.id, local(mid.id, Scalar::I64), Scalar::I64),
                                   setLocal(hi.id, local(mid.id, Scalar::I64), Scalar::I64))});
@@ -447,7 +448,7 @@ class Scheduler {
     ExprP lastRow = rowOf(last - Nat(1), row.varName + "_end");
     chunkBody.push_back(declLocal(r1.id, r1.name, Scalar::I64, binary(ast::BinOp::Add, lastRow, constInt(1), Scalar::I64)));
     // The rows of the chunk, each over its positions inside [first, last).
-    Nat rowStart = Nat::lookup(NatVarId{offsId, offs->name}, i), rowEnd = Nat::lookup(NatVarId{offsId, offs->name}, i + Nat(1));
+    Nat rowStart = Nat::lookup(offsVar, i), rowEnd = Nat::lookup(offsVar, i + Nat(1));
     auto kNew = std::make_shared<Stmt>(*k);
     kNew->lo = Nat::max(first + base, rowStart) - rowStart;
     kNew->hi = Nat::min(last + base, rowEnd) - rowStart;
