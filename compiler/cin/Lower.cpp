@@ -143,6 +143,7 @@ Kernel Lowerer::run() {
   for (size_t i = 0; i < abi_.params.size(); ++i)
     if (isOutputRole(abi_.params[i].role)) outs.push_back(i);
   if (d.body->kind == tir::ExprKind::Einsum) return lowerEinsumBody(*d.body, env, rt, params, outs);
+  if (isInspector(ex_)) return lowerInspectBody(*d.body, env, rt, params, outs);
 
   ValP result = eval(d.body, env);
 
@@ -325,6 +326,11 @@ Kernel Lowerer::lowerEinsumBody(const tir::Expr &body, const Env &env, const Typ
 }
 
 }  // namespace lower
+
+bool isInspector(const tir::Export &ex) {
+  const tir::ExprP &b = ex.def->body;
+  return b && b->kind == tir::ExprKind::Prim && b->prim == tir::Prim::Inspect;
+}
 
 Kernel lowerExport(const tir::Export &ex, const tir::Abi &abi, const LowerOptions &opts) {
   lower::Lowerer l(ex, abi, opts);

@@ -31,7 +31,13 @@ struct LowerOptions {
   /// Let-bound arrays to compute into a temporary where they are bound instead of fusing them
   /// into their uses (a schedule's `precompute(name)`, taco's workspaces).
   std::set<std::string> precompute;
+  /// The schedule block of an export whose body is `inspect(A)`: its commands are the
+  /// conversion's script (poly/Inspector.h), consumed by the lowering.
+  const tir::Schedule *inspectScript = nullptr;
 };
+
+/// Is the export a conversion derived by an inspector (its def's body is `inspect(A)`)?
+bool isInspector(const tir::Export &ex);
 
 Kernel lowerExport(const tir::Export &ex, const tir::Abi &abi, const LowerOptions &opts);
 

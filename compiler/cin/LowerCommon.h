@@ -73,6 +73,10 @@ class Lowerer {
   Kernel lowerEinsumBody(const tir::Expr &body, const Env &env, const TypeP &rt, std::vector<KernelParam> &params,
                          const std::vector<size_t> &outs);
 
+  /// An exported def whose body is `inspect(A)`: the PLDI'15 inspector (LowerInspect.cpp).
+  Kernel lowerInspectBody(const tir::Expr &body, const Env &env, const TypeP &rt, std::vector<KernelParam> &params,
+                          const std::vector<size_t> &outs);
+
   // blocks and loops
   void pushBlock();
   StmtP popBlock();

@@ -685,6 +685,8 @@ ValP Lowerer::evalPrim(const tir::Expr &e, const Env &env) {
       if (p->kind != Val::Pair) throw CompileError(e.loc, "internal: matchDepPair of a value that is not a pair");
       return apply(f, {Bound{p->first, p->firstNats, nullptr}, Bound{Nat(0), {}, p->second}});
     }
+    case P::Inspect:
+      throw CompileError(e.loc, "inspect must be the whole body of an exported def (the conversion writes the export's outputs)");
     case P::ReduceToNat: {
       ValP p = eval(e.args[0], env);
       if (p->kind != Val::Pair || p->second->kind != Val::Array)

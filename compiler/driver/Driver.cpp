@@ -121,9 +121,14 @@ int runCompiler(const Options &opts, std::ostream &err) {
           // precompute(name) acts during lowering (which arrays it fuses); the other commands
           // transform the lowered kernel.
           lo.precompute = cin::precomputeNames(*program, ex, cuda);
+          // An inspector's schedule block is its conversion script, read by the lowering.
+          bool inspector = cin::isInspector(ex);
+          if (inspector)
+            for (const tir::Schedule &sch : program->schedules)
+              if (cin::scheduleApplies(sch, ex, cuda)) lo.inspectScript = &sch;
           cin::Kernel k = cin::lowerExport(ex, abi, lo);
           // A user schedule (for this export and target) first, then the target's default.
-          if (!lo.sizeFunction)
+          if (!lo.sizeFunction && !inspector)
             for (const tir::Schedule &sch : program->schedules)
               if (cin::scheduleApplies(sch, ex, cuda) && !cin::applyUserSchedule(k, sch, diags)) scheduleFailed = true;
           k.body = cuda ? cin::defaultGpuSchedule(k.body) : cin::defaultCpuSchedule(k.body);

@@ -1,6 +1,8 @@
 /// \file Tile.cpp: tiling of a perfect nest through isl's schedule trees and AST (see Tile.h).
 #include "poly/Tile.h"
 
+#include "poly/IslAst.h"
+
 #include <isl/aff.h>
 #include <isl/ast.h>
 #include <isl/ast_build.h>
@@ -65,58 +67,9 @@ std::optional<std::string> affineText(const Nat &n, AffineNames &names) {
 
 /// An isl AST expression as a Nat: iterators by `iters`, parameters by `names`.
 std::optional<Nat> natOf(isl_ast_expr *e, const std::map<std::string, Nat> &iters, const AffineNames &names) {
-  switch (isl_ast_expr_get_type(e)) {
-    case isl_ast_expr_int: {
-      isl_val *v = isl_ast_expr_get_val(e);
-      long x = isl_val_get_num_si(v);
-      isl_val_free(v);
-      return Nat(static_cast<int64_t>(x));
-    }
-    case isl_ast_expr_id: {
-      isl_id *id = isl_ast_expr_get_id(e);
-      std::string name = isl_id_get_name(id);
-      isl_id_free(id);
-      if (auto it = iters.find(name); it != iters.end()) return it->second;
-      if (auto it = names.back.find(name); it != names.back.end()) return Nat::var(it->second);
-      return std::nullopt;
-    }
-    case isl_ast_expr_op: {
-      int n = isl_ast_expr_get_op_n_arg(e);
-      std::vector<Nat> args;
-      for (int k = 0; k < n; ++k) {
-        isl_ast_expr *a = isl_ast_expr_get_op_arg(e, k);
-        std::optional<Nat> x = natOf(a, iters, names);
-        isl_ast_expr_free(a);
-        if (!x) return std::nullopt;
-        args.push_back(*x);
-      }
-      switch (isl_ast_expr_get_op_type(e)) {
-        case isl_ast_expr_op_add: return args[0] + args[1];
-        case isl_ast_expr_op_sub: return args[0] - args[1];
-        case isl_ast_expr_op_mul: return args[0] * args[1];
-        case isl_ast_expr_op_minus: return -args[0];
-        case isl_ast_expr_op_min: {
-          Nat m = args[0];
-          for (size_t k = 1; k < args.size(); ++k) m = Nat::min(m, args[k]);
-          return m;
-        }
-        case isl_ast_expr_op_max: {
-          Nat m = args[0];
-          for (size_t k = 1; k < args.size(); ++k) m = Nat::max(m, args[k]);
-          return m;
-        }
-        case isl_ast_expr_op_fdiv_q:
-        case isl_ast_expr_op_pdiv_q:
-        case isl_ast_expr_op_div: {
-          auto c = args[1].asConst();
-          if (!c || *c < 1) return std::nullopt;
-          return Nat::div(args[0], *c);
-        }
-        default: return std::nullopt;
-      }
-    }
-    default: return std::nullopt;
-  }
+  std::map<std::string, Nat> ids = iters;
+  for (const auto &[p, v] : names.back) ids.emplace(p, Nat::var(v));
+  return natOfAstExpr(e, ids);
 }
 
 struct Translator {

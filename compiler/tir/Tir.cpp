@@ -44,6 +44,7 @@ const char *primName(Prim p) {
     case Prim::MakeDepPair: return "makeDepPair";
     case Prim::MatchDepPair: return "matchDepPair";
     case Prim::ReduceToNat: return "reduceToNat";
+    case Prim::Inspect: return "inspect";
   }
   return "?";
 }

@@ -43,6 +43,7 @@ enum class Prim {
   Reduce, Fold, Zip, Unzip, Split, Join, Transpose, AsDepArray, Take, Drop,
   Generate, Iota, Scan, Which, Strided, Len,
   LiftNat, LiftNats, MakeDepPair, MatchDepPair, ReduceToNat,
+  Inspect,  // inspect(A): a format conversion derived by poly/Inspector from a schedule's script
 };
 const char *primName(Prim p);
 bool isMapLike(Prim p);

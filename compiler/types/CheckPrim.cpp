@@ -32,7 +32,7 @@ const PrimInfo kPrims[] = {
     {"makeDepPair", tir::Prim::MakeDepPair, 2}, {"makeNatDepPair", tir::Prim::MakeDepPair, 2},
     {"makeNatsDepPair", tir::Prim::MakeDepPair, 2}, {"matchDepPair", tir::Prim::MatchDepPair, 2},
     {"matchNatDepPair", tir::Prim::MatchDepPair, 2}, {"matchNatsDepPair", tir::Prim::MatchDepPair, 2},
-    {"reduceToNat", tir::Prim::ReduceToNat, 1},
+    {"reduceToNat", tir::Prim::ReduceToNat, 1}, {"inspect", tir::Prim::Inspect, 1},
 };
 
 int arityOf(const std::string &name) {
@@ -358,6 +358,17 @@ tir::ExprP Checker::checkPrim(tir::Prim p, const std::string &name, SourceLoc lo
       TypeP result = types::array(s, t, types::array(Nat::div(l + s - Nat(1) - Nat::var(t), *sc), at->elems[0]));
       recordCall(result, {N("L", l), N("s", s)});
       return primNode(p, loc, result, {a}, {s});
+    }
+    case tir::Prim::Inspect: {
+      // The conversion's result is the def's declared type: the inspector derived from the
+      // export's schedule (poly/Inspector) must produce that layout, which lowering checks.
+      if (!expected)
+        fail(loc, "inspect needs the result type of its definition to be declared (it gives the target format)");
+      tir::ExprP a = checkArg(args[0], nullptr);
+      if (a->kind != tir::ExprKind::VarRef || resolve(a->type)->kind != TypeKind::DepPair)
+        fail(args[0].loc, "inspect converts a parameter of a compressed type (a dependent pair such as csr), not `" +
+                              types::str(a->type) + "`");
+      return primNode(p, loc, resolve(expected), {a});
     }
     case tir::Prim::Len: {
       tir::ExprP a = checkArg(args[0], nullptr);
