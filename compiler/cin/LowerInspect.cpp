@@ -107,7 +107,8 @@ Kernel Lowerer::lowerInspectBody(const tir::Expr &body, const Env &env, const Ty
     mismatch(ragged ? "compact gives ragged slots per outer point: declare `(offs: nats ** ...)`"
                     : "the slots have one count: declare `(k: nat ** ...)`");
 
-  pushBlock();
+  // The statements go into the kernel's block (opened by run(), holding the --checked input
+  // validation): lowerEinsumBody does the same.
   const int64_t slotsLocal = newLocal("slots", Scalar::I64, constInt(0));  // w, nd, or the total
   const int64_t countLocal = newLocal("count", Scalar::I64, constInt(0));
   const Nat slots = Nat::value(NatVarId{slotsLocal, "slots"});
