@@ -174,17 +174,7 @@ Kernel Lowerer::run() {
     for (size_t j = 0; j < sizes.size(); ++j)
       emit(assign(access(st, {Nat(static_cast<int64_t>(j))}, {}, Scalar::I64), natExpr(sizes[j])));
     kernel_.outputSizes = sizes;
-    std::vector<KernelParam> inputs;
-    for (size_t i = 0; i < params.size(); ++i)
-      if (!isOutputRole(abi_.params[i].role)) inputs.push_back(params[i]);
-    KernelParam sp;
-    sp.abi.role = tir::AbiParam::OutBuffer;
-    sp.abi.name = "sizes";
-    sp.abi.ctype = "int64_t *";
-    sp.abi.elem = ScalarKind::I64;
-    sp.tensor = st;
-    inputs.push_back(sp);
-    kernel_.params = inputs;
+    kernel_.params = sizeFunctionParams(params, st);
     kernel_.body = popBlock();
     return kernel_;
   }
@@ -224,6 +214,20 @@ Kernel Lowerer::run() {
 /// non-negative, and every stored idx[m] value lies in [0, m). A violation returns
 /// SPL_ERR_BAD_INPUT. The walk reads each input once, in order, only where its type says
 /// elements exist, so it never reads outside arrays whose lengths were already checked.
+std::vector<KernelParam> Lowerer::sizeFunctionParams(const std::vector<KernelParam> &params, const TensorP &sizes) const {
+  std::vector<KernelParam> inputs;
+  for (size_t i = 0; i < params.size(); ++i)
+    if (!isOutputRole(abi_.params[i].role)) inputs.push_back(params[i]);
+  KernelParam sp;
+  sp.abi.role = tir::AbiParam::OutBuffer;
+  sp.abi.name = "sizes";
+  sp.abi.ctype = "int64_t *";
+  sp.abi.elem = ScalarKind::I64;
+  sp.tensor = sizes;
+  inputs.push_back(sp);
+  return inputs;
+}
+
 void Lowerer::validateInputs(const std::vector<KernelParam> &params) {
   auto fail = [&](ExprP bad) {
     auto f = std::make_shared<Stmt>();
@@ -307,17 +311,7 @@ Kernel Lowerer::lowerEinsumBody(const tir::Expr &body, const Env &env, const Typ
   };
   einsumIntoOutputs(body, env, rt, makeData, outNats, sizes);
   if (opts_.sizeFunction) {
-    std::vector<KernelParam> inputs;
-    for (size_t i = 0; i < params.size(); ++i)
-      if (!isOutputRole(abi_.params[i].role)) inputs.push_back(params[i]);
-    KernelParam sp;
-    sp.abi.role = tir::AbiParam::OutBuffer;
-    sp.abi.name = "sizes";
-    sp.abi.ctype = "int64_t *";
-    sp.abi.elem = ScalarKind::I64;
-    sp.tensor = sizes;
-    inputs.push_back(sp);
-    kernel_.params = inputs;
+    kernel_.params = sizeFunctionParams(params, sizes);
   } else {
     kernel_.params = params;
   }

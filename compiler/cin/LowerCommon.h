@@ -73,6 +73,8 @@ class Lowerer {
   Kernel lowerEinsumBody(const tir::Expr &body, const Env &env, const TypeP &rt, std::vector<KernelParam> &params,
                          const std::vector<size_t> &outs);
 
+  /// NAME_size's parameters: the inputs of `params`, then `int64_t *sizes` bound to `sizes`.
+  std::vector<KernelParam> sizeFunctionParams(const std::vector<KernelParam> &params, const TensorP &sizes) const;
   /// An exported def whose body is `inspect(A)`: the PLDI'15 inspector (LowerInspect.cpp).
   Kernel lowerInspectBody(const tir::Expr &body, const Env &env, const TypeP &rt, std::vector<KernelParam> &params,
                           const std::vector<size_t> &outs);

@@ -21,7 +21,6 @@
 ///             proved the rest of the transformation injective).
 /// Assumes:    the result type R was declared; it is checked here against the layout.
 /// Fails:      CompileError at the def or the script when they do not fit.
-#include <algorithm>
 #include <functional>
 
 #include "cin/LevelFormat.h"
@@ -346,17 +345,7 @@ Kernel Lowerer::lowerInspectBody(const tir::Expr &body, const Env &env, const Ty
     for (size_t j = 0; j < counts.size(); ++j)
       emit(assign(access(st, {Nat(static_cast<int64_t>(j))}, {}, Scalar::I64), natExpr(counts[j])));
     kernel_.outputSizes = counts;
-    std::vector<KernelParam> inputs;
-    for (size_t i = 0; i < params.size(); ++i)
-      if (std::find(outs.begin(), outs.end(), i) == outs.end()) inputs.push_back(params[i]);
-    KernelParam sp;
-    sp.abi.role = tir::AbiParam::OutBuffer;
-    sp.abi.name = "sizes";
-    sp.abi.ctype = "int64_t *";
-    sp.abi.elem = ScalarKind::I64;
-    sp.tensor = st;
-    inputs.push_back(sp);
-    kernel_.params = inputs;
+    kernel_.params = sizeFunctionParams(params, st);
   } else {
     if (outNat) emit(assign(access(outNat, {}, {}, Scalar::I64), local(slotsLocal, Scalar::I64)));
     kernel_.params = params;
