@@ -18,13 +18,19 @@ namespace lower {
 namespace {
 
 /// Gives every forall of a kernel a distinct name (i, i_1, i_2, ...), so `--emit=cin` and
-/// schedule commands can tell them apart.
+/// schedule commands can tell them apart. The loop's uses in its body take the new name too
+/// (the variable's id is unchanged), so that printed subscripts name the loop they belong to.
 StmtP uniqueLoopNames(const StmtP &s, std::map<std::string, int> &seen) {
   if (!s) return s;
   auto c = std::make_shared<Stmt>(*s);
   if (s->kind == StmtKind::Forall) {
     int n = seen[s->varName]++;
-    if (n > 0) c->varName = s->varName + "_" + std::to_string(n);
+    if (n > 0) {
+      c->varName = s->varName + "_" + std::to_string(n);
+      NatSubst rename;
+      rename.vars.emplace(s->var, Nat::var(NatVarId{s->var, c->varName}));
+      for (StmtP &b : c->body) b = substitute(b, rename);
+    }
   }
   for (StmtP &b : c->body) b = uniqueLoopNames(b, seen);
   return c;

@@ -12,8 +12,13 @@
 ///                             legal when both loops are independent (a permutable band)
 ///   reorder(i, j)             interchanges a perfect nest of independent loops whose inner
 ///                             bounds do not depend on the outer index
-///   fuse(i, j)                merges sibling independent loops with equal bounds when the
-///                             fused loop still carries no dependence
+///   fuse(i, j)                merges two loops of one block (i first) into one loop through
+///                             isl's schedule tree (poly/Fuse.h): iteration x runs i's body at x
+///                             then j's; the statements between them move before i; different
+///                             bounds get guards. Refused when a dependence forbids that order
+///                             (j at x reading what i produces at a later x, or a statement in
+///                             between depending on i); a fused loop that carries a dependence
+///                             runs in order
 ///   parallelize(i, kind[, race])  kind: cpu_threads | serial | simd | gpu_block | gpu_warp |
 ///                             gpu_thread | gpu_lane | gpu_global. race (taco's output race strategies):
 ///                               no_races (default): only loops whose iterations are
@@ -50,6 +55,7 @@
 
 #include "cin/Schedule.h"
 #include "poly/Dependences.h"
+#include "poly/Fuse.h"
 #include "poly/Tile.h"
 
 namespace spl::cin {
@@ -506,53 +512,101 @@ class Scheduler {
     });
   }
 
+  /// fuse(a, b): through isl (poly/Fuse.h). The loops are statements of one block, a first;
+  /// the statements between them move before a; the bounds may differ (isl guards the bodies
+  /// where only one runs). Legal when no dependence forbids that order (poly::checkFusion).
   void fuse(const ast::ScheduleCmd &c) {
     const Stmt *a = loop(c, 0);
     const Stmt *b = loop(c, 1);
     if (!a || !b) return;
     std::string pair = "fuse(" + a->varName + ", " + b->varName + ")";
-    // They must be adjacent statements of one block.
     const Stmt *parent = nullptr;
+    size_t ia = 0, ib = 0;
     std::function<void(const StmtP &)> findParent = [&](const StmtP &s) {
       if (!s || parent) return;
-      for (size_t i = 0; i + 1 < s->body.size(); ++i)
-        if (s->body[i].get() == a && s->body[i + 1].get() == b) parent = s.get();
+      for (size_t i = 0; i < s->body.size(); ++i)
+        for (size_t j = i + 1; j < s->body.size(); ++j)
+          if (s->body[i].get() == a && s->body[j].get() == b && (s->kind == StmtKind::Block || s->kind == StmtKind::Alloc)) {
+            parent = s.get();
+            ia = i;
+            ib = j;
+          }
       for (const StmtP &x : s->body) findParent(x);
     };
     findParent(k_.body);
-    if (!parent) return error(c.loc, pair + ": the loops must follow each other in one block");
-    if (a->lo != b->lo || a->hi != b->hi)
-      return error(c.loc, pair + ": the loops have different bounds ([" + a->lo.str() + ", " + a->hi.str() + ") and [" +
-                              b->lo.str() + ", " + b->hi.str() + "))");
-    for (const Stmt *l : {a, b}) {
-      std::string why = dependence(*l);
-      if (!why.empty()) return error(c.loc, pair + ": " + why);
+    if (!parent) return error(c.loc, pair + ": the loops must be statements of one block, " + a->varName + " first");
+    for (size_t k = ia + 1; k < ib; ++k)
+      if (parent->body[k] && parent->body[k]->kind == StmtKind::Barrier)
+        return error(c.loc, pair + ": a barrier separates the loops");
+    // Legality on the kernel as it stands.
+    poly::PolyModel model;
+    poly::DependenceAnalysis deps;
+    analysis(a->var, &model, &deps);
+    int la = -1, lb = -1;
+    for (size_t i = 0; i < model.loops.size(); ++i) {
+      if (model.loops[i].var == a->var) la = static_cast<int>(i);
+      if (model.loops[i].var == b->var) lb = static_cast<int>(i);
     }
-    NatSubst sub;
-    sub.vars.emplace(b->var, Nat::var(NatVarId{a->var, a->varName}));
-    StmtP bBody = substitute(b->body[0], sub);
-    StmtP saved = k_.body;
-    int64_t fusedVar = a->var;
-    k_.body = replace(k_.body, a, [&](const StmtP &s) {
-      auto f = std::make_shared<Stmt>(*s);
-      f->body = {block({s->body[0], bBody})};
-      return std::vector<StmtP>{f};
-    });
-    k_.body = replace(k_.body, b, [](const StmtP &) { return std::vector<StmtP>{}; });
-    // Legal when the fused loop still carries no dependence (each iteration of b only uses
-    // what the same iteration of a produced).
-    const Stmt *fused = nullptr;
-    std::function<void(const StmtP &)> findFused = [&](const StmtP &s) {
-      if (!s || fused) return;
-      if (s->kind == StmtKind::Forall && s->var == fusedVar) fused = s.get();
-      for (const StmtP &x : s->body) findFused(x);
+    if (la < 0 || lb < 0) return error(c.loc, pair + ": the loops are not in the polyhedral model");
+    const std::vector<int> &sa = model.loops[la].statements, &sb = model.loops[lb].statements;
+    if (sa.empty() || sb.empty()) return error(c.loc, pair + ": a loop without statements has nothing to fuse");
+    std::vector<int> between;  // statements are numbered in program order
+    for (int st = sa.back() + 1; st < sb.front(); ++st) between.push_back(st);
+    poly::FusionCheck check = poly::checkFusion(model, deps, la, lb, between);
+    if (!check.conflict.empty()) return error(c.loc, pair + ": " + check.conflict);
+    // The fused loop's kind: the loops' common kind, unless it now carries a dependence.
+    ForallKind kind = a->forall == b->forall && !check.carried ? a->forall : ForallKind::Serial;
+    bool gpu = a->forall >= ForallKind::GpuBlock || b->forall >= ForallKind::GpuBlock;
+    if (gpu && kind == ForallKind::Serial)
+      return error(c.loc, pair + ": the fused loop would run in order (" +
+                              std::string(check.carried ? "b's iterations read what later iterations of a produce"
+                                                        : "the loops are mapped differently") +
+                              "), which a GPU mapping cannot");
+    std::string why;
+    std::optional<StmtP> fused = poly::fuseLoops(*a, *b, kind, why);
+    if (!fused) return error(c.loc, pair + ": " + why);
+    // The loop hints both loops agree on stay; the loop is the user's now.
+    std::function<StmtP(const StmtP &)> hints = [&](const StmtP &s) -> StmtP {
+      if (!s) return s;
+      auto n = std::make_shared<Stmt>(*s);
+      if (s->kind == StmtKind::Forall) {
+        n->userKind = true;
+        n->balanceBy = a->balanceBy == b->balanceBy && kind == a->forall ? a->balanceBy : 0;
+        n->vectorize = a->vectorize && b->vectorize;
+        n->unroll = a->unroll == b->unroll ? a->unroll : 0;
+        return n;  // the bodies keep their own loops' hints
+      }
+      for (StmtP &x : n->body) x = hints(x);
+      return n;
     };
-    findFused(k_.body);
-    std::string why = fused ? dependence(*fused) : "the fused loop was lost";
-    if (!why.empty()) {
-      k_.body = saved;
-      return error(c.loc, pair + ": after fusion, " + why);
+    StmtP result = hints(*fused);
+    StmtP saved = k_.body;
+    k_.body = replace(k_.body, parent, [&](const StmtP &s) {
+      auto n = std::make_shared<Stmt>(*s);
+      std::vector<StmtP> body(s->body.begin(), s->body.begin() + static_cast<long>(ia));
+      body.insert(body.end(), s->body.begin() + static_cast<long>(ia) + 1, s->body.begin() + static_cast<long>(ib));
+      body.push_back(result);
+      body.insert(body.end(), s->body.begin() + static_cast<long>(ib) + 1, s->body.end());
+      n->body = body;
+      return std::vector<StmtP>{n};
+    });
+    // The check above keeps every dependence; the fused loop's own verdict decides whether
+    // its kind still holds (e.g. two parallel loops whose fusion carries a reduction).
+    if (kind != ForallKind::Serial) {
+      std::string carried = dependence(*findVar(k_.body, a->var), /*reductionOk=*/kind == ForallKind::Reduction);
+      if (!carried.empty()) {
+        k_.body = saved;
+        return error(c.loc, pair + ": after fusion, " + carried);
+      }
     }
+  }
+
+  const Stmt *findVar(const StmtP &s, int64_t var) const {
+    if (!s) return nullptr;
+    if (s->kind == StmtKind::Forall && s->var == var) return s.get();
+    for (const StmtP &b : s->body)
+      if (const Stmt *f = findVar(b, var)) return f;
+    return nullptr;
   }
 
   void parallelize(const ast::ScheduleCmd &c) {

@@ -57,6 +57,19 @@ std::string carriedFilter(const PolyModel &m, const PolyStatement &src, const Po
          dims("b", dst.dims.size()) + "] : " + c + " }";
 }
 
+/// "flow dependence (read after write) on A (what) from S1 `text` to S4 `text`".
+std::string describeDependence(const PolyModel &m, const PolyDependence &d) {
+  static const char *words[] = {"flow dependence (read after write)", "anti dependence (write after read)",
+                                "output dependence (write after write)"};
+  const PolyArray &a = m.arrays[d.array];
+  const PolyStatement &src = m.statements[d.source], &dst = m.statements[d.sink];
+  std::ostringstream os;
+  os << words[static_cast<int>(d.kind)] << " on " << a.name << " (" << a.what << ") from " << src.name << " `" << src.text
+     << "` to " << dst.name;
+  if (d.sink != d.source) os << " `" << dst.text << "`";
+  return os.str();
+}
+
 class Analyzer {
  public:
   Analyzer(isl::ctx ctx, const PolyModel &m, DependenceAnalysis &out) : ctx_(ctx), m_(m), out_(out) {}
@@ -158,16 +171,7 @@ class Analyzer {
   bool isAtomicallyUpdated(int array, const PolyLoop &loop) const { return onlyUpdates(array, loop, true); }
 
   std::string describe(const PolyDependence &d, const std::string &carried, const PolyLoop &loop) const {
-    static const char *words[] = {"flow dependence (read after write)", "anti dependence (write after read)",
-                                  "output dependence (write after write)"};
-    const PolyArray &a = m_.arrays[d.array];
-    const PolyStatement &src = m_.statements[d.source], &dst = m_.statements[d.sink];
-    std::ostringstream os;
-    os << words[static_cast<int>(d.kind)] << " on " << a.name << " (" << a.what << ") from " << src.name << " `"
-       << src.text << "` to " << dst.name;
-    if (d.sink != d.source) os << " `" << dst.text << "`";
-    os << ", carried by " << loop.name << ": " << carried;
-    return os.str();
+    return describeDependence(m_, d) + ", carried by " + loop.name + ": " + carried;
   }
 
   LoopAnalysis loopVerdict(int l) {
@@ -316,6 +320,53 @@ std::vector<std::string> checkLoopKinds(const PolyModel &m, const DependenceAnal
     if (ok) continue;
     out.push_back(m.kernel + ": loop " + l.name + " is " + cin::forallKindName(l.kind) + " in the lowering but " +
                   loopVerdictName(la.verdict) + " for isl: " + la.reason);
+  }
+  return out;
+}
+
+FusionCheck checkFusion(const PolyModel &m, const DependenceAnalysis &d, int a, int b, const std::vector<int> &between) {
+  FusionCheck out;
+  if (d.quotaExceeded) {
+    out.conflict = "the dependences could not be decided (isl ran out of its operations quota)";
+    return out;
+  }
+  IslContext ctx(DependenceOptions{}.maxOperations);
+  const int depth = m.loops[a].depth;
+  std::set<int> inA(m.loops[a].statements.begin(), m.loops[a].statements.end());
+  std::set<int> inB(m.loops[b].statements.begin(), m.loops[b].statements.end());
+  std::set<int> moved(between.begin(), between.end());
+  // The dependence restricted to one iteration of the loops around a and b, and, when `order`
+  // is given, to source index `order` sink index at a's and b's depth.
+  auto part = [&](const PolyDependence &x, const char *order) {
+    std::string c;
+    for (int j = 0; j < depth; ++j) c += std::string(j ? " and " : "") + "a" + std::to_string(j) + " = b" + std::to_string(j);
+    if (order) c += std::string(depth ? " and " : "") + "a" + std::to_string(depth) + " " + order + " b" + std::to_string(depth);
+    const PolyStatement &src = m.statements[x.source], &dst = m.statements[x.sink];
+    std::string filter = m.paramSpace + " -> { " + src.name + "[" + dims("a", src.dims.size()) + "] -> " + dst.name + "[" +
+                         dims("b", dst.dims.size()) + "]" + (c.empty() ? "" : " : " + c) + " }";
+    isl::map r = isl::map(ctx.get(), x.relation).intersect(isl::map(ctx.get(), filter));
+    return r.is_empty() ? std::string() : islText(r.coalesce());
+  };
+  for (const PolyDependence &x : d.deps) {
+    if (!inA.count(x.source)) continue;
+    if (moved.count(x.sink)) {
+      // The statements between the loops go before a: none may depend on a.
+      std::string r = part(x, nullptr);
+      if (!r.empty()) {
+        out.conflict = "the statements between the loops would run before " + m.loops[a].name + ", but " +
+                       describeDependence(m, x) + " orders them after it: " + r;
+        return out;
+      }
+    }
+    if (!inB.count(x.sink)) continue;
+    // Iteration y of b runs right after iteration y of a: a source at x > y would come too late.
+    std::string late = part(x, ">");
+    if (!late.empty()) {
+      out.conflict = "iteration y of " + m.loops[b].name + " would run before iteration x > y of " + m.loops[a].name +
+                     " that it depends on: " + describeDependence(m, x) + ": " + late;
+      return out;
+    }
+    if (!part(x, "<").empty()) out.carried = true;
   }
   return out;
 }

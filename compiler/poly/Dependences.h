@@ -83,4 +83,17 @@ std::string emitIsl(const cin::Kernel &k, const DependenceOptions &opts = {});
 /// unknown verdict counts as one: it proves nothing).
 std::vector<std::string> checkLoopKinds(const PolyModel &m, const DependenceAnalysis &d);
 
+/// Fusing two sibling loops a before b (indices into PolyModel::loops) into one loop whose
+/// iteration x runs a's body at x, then b's at x; the statements `between` them (indices into
+/// PolyModel::statements, in program order after a's and before b's) move before a.
+/// `conflict`: "" when that keeps every dependence, else the one it breaks, in words: a
+/// dependence from a to a moved statement within one iteration of the enclosing loops, or from
+/// a at x to b at y with x > y. `carried`: a dependence from a at x to b at y with x < y (the
+/// fused loop carries it, so it runs in order).
+struct FusionCheck {
+  std::string conflict;
+  bool carried = false;
+};
+FusionCheck checkFusion(const PolyModel &m, const DependenceAnalysis &d, int a, int b, const std::vector<int> &between);
+
 }  // namespace spl::poly

@@ -228,85 +228,6 @@ InspectorLayout deriveInspectorLayout(const std::vector<ast::ScheduleCmd> &scrip
   return out;
 }
 
-namespace {
-
-/// isl's AST of the phases read back into CIN: every loop serial (the inspector runs on the
-/// host, in order), user statements built by the phases' callbacks.
-struct PhaseTranslator {
-  const std::vector<InspectorPhase> &phases;
-  std::map<std::string, Nat> ids;              // isl names -> Nats (sizes, loop iterators)
-  std::map<std::string, std::string> loopNames;  // isl iterator -> the loop's name in CIN
-  SourceLoc loc;
-
-  cin::StmtP node(isl_ast_node *n) {
-    switch (isl_ast_node_get_type(n)) {
-      case isl_ast_node_block: {
-        isl_ast_node_list *list = isl_ast_node_block_get_children(n);
-        std::vector<cin::StmtP> out;
-        for (int k = 0; k < isl_ast_node_list_n_ast_node(list); ++k) {
-          isl_ast_node *c = isl_ast_node_list_get_ast_node(list, k);
-          out.push_back(node(c));
-          isl_ast_node_free(c);
-        }
-        isl_ast_node_list_free(list);
-        return cin::block(out);
-      }
-      case isl_ast_node_for: {
-        isl_ast_expr *it = isl_ast_node_for_get_iterator(n);
-        isl_id *id = isl_ast_expr_get_id(it);
-        std::string iter = isl_id_get_name(id);
-        isl_id_free(id);
-        isl_ast_expr_free(it);
-        isl_ast_expr *init = isl_ast_node_for_get_init(n), *cond = isl_ast_node_for_get_cond(n);
-        std::optional<Nat> lo = natOfAstExpr(init, ids), hi;
-        if (isl_ast_expr_get_type(cond) == isl_ast_expr_op && isl_ast_expr_get_op_n_arg(cond) == 2) {
-          isl_ast_expr *rhs = isl_ast_expr_get_op_arg(cond, 1);
-          std::optional<Nat> e = natOfAstExpr(rhs, ids);
-          isl_ast_expr_free(rhs);
-          if (e && isl_ast_expr_get_op_type(cond) == isl_ast_expr_op_le) hi = *e + Nat(1);
-          if (e && isl_ast_expr_get_op_type(cond) == isl_ast_expr_op_lt) hi = *e;
-        }
-        isl_ast_expr_free(init);
-        isl_ast_expr_free(cond);
-        if (!lo || !hi) throw InternalError("inspector: isl's loop " + iter + " has bounds the translation does not take");
-        std::string name = loopNames.count(iter) ? loopNames[iter] : iter;
-        NatVarId v = freshNatVar(name);
-        ids[iter] = Nat::var(v);
-        isl_ast_node *body = isl_ast_node_for_get_body(n);
-        cin::StmtP b = node(body);
-        isl_ast_node_free(body);
-        return cin::forall(v.id, name, *lo, *hi, b, cin::ForallKind::Serial, loc);
-      }
-      case isl_ast_node_user: {
-        isl_ast_expr *call = isl_ast_node_user_get_expr(n);
-        isl_ast_expr *fn = isl_ast_expr_get_op_arg(call, 0);
-        isl_id *id = isl_ast_expr_get_id(fn);
-        int which = std::stoi(std::string(isl_id_get_name(id)).substr(1));
-        isl_id_free(id);
-        isl_ast_expr_free(fn);
-        std::optional<Nat> index = Nat(0);
-        if (isl_ast_expr_get_op_n_arg(call) > 1) {
-          isl_ast_expr *a = isl_ast_expr_get_op_arg(call, 1);
-          index = natOfAstExpr(a, ids);
-          isl_ast_expr_free(a);
-        }
-        isl_ast_expr_free(call);
-        if (!index) throw InternalError("inspector: isl's statement instance has an index the translation does not take");
-        return phases.at(static_cast<size_t>(which)).body(*index);
-      }
-      case isl_ast_node_mark: {
-        isl_ast_node *c = isl_ast_node_mark_get_node(n);
-        cin::StmtP s = node(c);
-        isl_ast_node_free(c);
-        return s;
-      }
-      default: throw InternalError("inspector: isl's AST holds a guard the translation does not take");
-    }
-  }
-};
-
-}  // namespace
-
 cin::StmtP generateInspectorLoops(const InspectorLayout &layout, const std::vector<InspectorPhase> &phases, const Nat &n,
                                   const Nat &m, const std::string &rowName, SourceLoc loc) {
   // Schedule: [pass, outer, order, row] with an outer loop, [pass, order, row] without.
@@ -339,22 +260,31 @@ cin::StmtP generateInspectorLoops(const InspectorLayout &layout, const std::vect
   isl_ast_node *ast = isl_ast_build_node_from_schedule_map(build, schedule);
   isl_ast_build_free(build);
   if (!ast) throw InternalError("inspector: isl could not build the phase loops");
-  PhaseTranslator tr{phases, {{"n", n}, {"m", m}}, {}, loc};
+  // isl's loops become serial foralls (the inspector runs on the host, in order), its
+  // statement instances the phases' bodies.
+  std::map<std::string, std::string> loopNames;  // isl iterator -> the loop's name in CIN
   if (outer) {
-    tr.loopNames["c1"] = layout.dims[0];
-    tr.loopNames["c3"] = rowName;
+    loopNames["c1"] = layout.dims[0];
+    loopNames["c3"] = rowName;
   } else {
-    tr.loopNames["c2"] = rowName;
+    loopNames["c2"] = rowName;
   }
-  cin::StmtP s;
-  try {
-    s = tr.node(ast);
-  } catch (...) {
-    isl_ast_node_free(ast);
-    throw;
-  }
+  AstToCin tr(
+      {{"n", n}, {"m", m}},
+      [&](const std::string &iter, int) -> std::optional<AstLoop> {
+        std::string name = loopNames.count(iter) ? loopNames[iter] : iter;
+        return AstLoop{freshNatVar(name), name, cin::ForallKind::Serial};
+      },
+      [&](const std::string &stmt, const std::vector<Nat> &at, std::string &) -> std::optional<cin::StmtP> {
+        size_t which = std::stoul(stmt.substr(1));
+        return phases.at(which).body(at.empty() ? Nat(0) : at[0]);
+      },
+      loc);
+  std::string why;
+  std::optional<cin::StmtP> s = tr.translate(ast, why);
   isl_ast_node_free(ast);
-  return s;
+  if (!s) throw InternalError("inspector: " + why);
+  return *s;
 }
 
 }  // namespace spl::poly

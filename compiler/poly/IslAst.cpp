@@ -1,13 +1,79 @@
-/// \file IslAst.cpp: isl AST expressions as Nats (see IslAst.h).
+/// \file IslAst.cpp: Nats as isl text, isl's AST as Nats and CIN (see IslAst.h).
 #include "poly/IslAst.h"
 
 #include <isl/ast.h>
 #include <isl/id.h>
 #include <isl/val.h>
 
+#include <numeric>
 #include <vector>
 
 namespace spl::poly {
+
+namespace {
+
+std::optional<std::string> atomText(const NatAtom &a, const IslAtomName &name) {
+  switch (a.kind) {
+    case NatAtomKind::Var:
+    case NatAtomKind::Value: return name(a);
+    case NatAtomKind::Div: {
+      auto x = affineIslText(a.args[0], name);
+      if (!x) return std::nullopt;
+      return "floor((" + *x + ")/" + std::to_string(a.divisor) + ")";
+    }
+    case NatAtomKind::Mod: {
+      auto x = affineIslText(a.args[0], name);
+      if (!x) return std::nullopt;
+      return "((" + *x + ") mod " + std::to_string(a.divisor) + ")";
+    }
+    case NatAtomKind::Min:
+    case NatAtomKind::Max: {
+      auto x = affineIslText(a.args[0], name), y = affineIslText(a.args[1], name);
+      if (!x || !y) return std::nullopt;
+      return std::string(a.kind == NatAtomKind::Min ? "min(" : "max(") + *x + ", " + *y + ")";
+    }
+    case NatAtomKind::Lookup:
+    case NatAtomKind::Cond:
+    case NatAtomKind::Sum: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// Text of sum(c_k * a_k) with integer c_k.
+std::string linearText(const std::vector<std::pair<int64_t, std::string>> &terms) {
+  std::string out;
+  for (const auto &[c, a] : terms) {
+    if (c == 0) continue;
+    int64_t mag = c < 0 ? -c : c;
+    std::string piece = a.empty() ? std::to_string(mag) : (mag == 1 ? a : std::to_string(mag) + "*" + a);
+    if (out.empty()) out = c < 0 ? "-" + piece : piece;
+    else out += (c < 0 ? " - " : " + ") + piece;
+  }
+  return out.empty() ? "0" : out;
+}
+
+}  // namespace
+
+std::optional<std::string> affineIslText(const Nat &n, const IslAtomName &name) {
+  int64_t den = 1;
+  for (const Nat::Term &t : n.terms()) den = den / std::gcd(den, t.coeff.den()) * t.coeff.den();
+  std::vector<std::pair<int64_t, std::string>> terms;
+  for (const Nat::Term &t : n.terms()) {
+    int64_t c = t.coeff.num() * (den / t.coeff.den());
+    if (t.mono.factors.empty()) {
+      terms.push_back({c, ""});
+      continue;
+    }
+    if (t.mono.factors.size() != 1 || t.mono.factors[0].second != 1) return std::nullopt;
+    auto a = atomText(*t.mono.factors[0].first, name);
+    if (!a) return std::nullopt;
+    bool simple = a->find_first_of(" +-*(") == std::string::npos;
+    terms.push_back({c, simple ? *a : "(" + *a + ")"});
+  }
+  std::string lin = linearText(terms);
+  if (den == 1) return lin;
+  return "floor((" + lin + ")/" + std::to_string(den) + ")";
+}
 
 std::optional<Nat> natOfAstExpr(isl_ast_expr *e, const std::map<std::string, Nat> &ids) {
   switch (isl_ast_expr_get_type(e)) {
@@ -74,6 +140,171 @@ std::optional<Nat> natOfAstExpr(isl_ast_expr *e, const std::map<std::string, Nat
     }
     default: return std::nullopt;
   }
+}
+
+// ---- isl's AST as CIN ---------------------------------------------------------------------------
+
+namespace {
+
+std::string idName(isl_ast_expr *e) {
+  isl_id *id = isl_ast_expr_get_id(e);
+  std::string name = id ? isl_id_get_name(id) : "";
+  isl_id_free(id);
+  return name;
+}
+
+}  // namespace
+
+std::optional<cin::StmtP> AstToCin::translate(isl_ast_node *n, std::string &why) {
+  why_.clear();
+  depth_ = 0;
+  std::optional<cin::StmtP> s = node(n);
+  if (!s) why = why_.empty() ? "isl's AST could not be read back" : why_;
+  return s;
+}
+
+std::optional<cin::StmtP> AstToCin::node(isl_ast_node *n) {
+  switch (isl_ast_node_get_type(n)) {
+    case isl_ast_node_block: {
+      isl_ast_node_list *list = isl_ast_node_block_get_children(n);
+      std::vector<cin::StmtP> out;
+      bool ok = true;
+      for (int k = 0; ok && k < isl_ast_node_list_n_ast_node(list); ++k) {
+        isl_ast_node *c = isl_ast_node_list_get_ast_node(list, k);
+        std::optional<cin::StmtP> s = node(c);
+        isl_ast_node_free(c);
+        if (s) out.push_back(*s);
+        ok = s.has_value();
+      }
+      isl_ast_node_list_free(list);
+      if (!ok) return std::nullopt;
+      return cin::block(out);
+    }
+    case isl_ast_node_mark: {
+      isl_ast_node *c = isl_ast_node_mark_get_node(n);
+      std::optional<cin::StmtP> s = node(c);
+      isl_ast_node_free(c);
+      return s;
+    }
+    case isl_ast_node_for: return forNode(n);
+    case isl_ast_node_if: return ifNode(n);
+    case isl_ast_node_user: return userNode(n);
+    default: return fail("isl's AST holds a node kind the translation does not take");
+  }
+}
+
+std::optional<cin::StmtP> AstToCin::forNode(isl_ast_node *n) {
+  isl_ast_expr *it = isl_ast_node_for_get_iterator(n);
+  std::string iter = idName(it);
+  isl_ast_expr_free(it);
+  isl_ast_expr *init = isl_ast_node_for_get_init(n);
+  std::optional<Nat> lo = natOfAstExpr(init, ids_);
+  isl_ast_expr_free(init);
+  if (!lo) return fail("isl's loop `" + iter + "` has a lower bound the translation does not take");
+  std::optional<AstLoop> loop = loop_(iter, depth_);
+  if (!loop) return fail("isl's AST has a loop `" + iter + "` where none was expected");
+  auto body = [&]() -> std::optional<cin::StmtP> {
+    isl_ast_node *b = isl_ast_node_for_get_body(n);
+    ++depth_;
+    std::optional<cin::StmtP> s = node(b);
+    --depth_;
+    isl_ast_node_free(b);
+    return s;
+  };
+  if (isl_ast_node_for_is_degenerate(n) == isl_bool_true) {
+    ids_[iter] = *lo;  // one iteration: the iterator is its value
+    return body();
+  }
+  isl_ast_expr *cond = isl_ast_node_for_get_cond(n), *inc = isl_ast_node_for_get_inc(n);
+  std::optional<Nat> step = natOfAstExpr(inc, ids_), hi;
+  // The condition is `iter <= e` or `iter < e`.
+  if (isl_ast_expr_get_type(cond) == isl_ast_expr_op && isl_ast_expr_get_op_n_arg(cond) == 2) {
+    isl_ast_expr *rhs = isl_ast_expr_get_op_arg(cond, 1);
+    std::optional<Nat> e = natOfAstExpr(rhs, ids_);
+    isl_ast_expr_free(rhs);
+    isl_ast_expr_op_type op = isl_ast_expr_get_op_type(cond);
+    if (e && op == isl_ast_expr_op_le) hi = *e + Nat(1);
+    if (e && op == isl_ast_expr_op_lt) hi = *e;
+  }
+  isl_ast_expr_free(cond);
+  isl_ast_expr_free(inc);
+  if (!hi || !step || step->asConst() != std::optional<int64_t>(1))
+    return fail("isl's loop `" + iter + "` has bounds or a stride the translation does not take");
+  ids_[iter] = Nat::var(loop->var);
+  std::optional<cin::StmtP> b = body();
+  if (!b) return std::nullopt;
+  return cin::forall(loop->var.id, loop->name, *lo, *hi, *b, loop->kind, loc_);
+}
+
+std::optional<cin::ExprP> AstToCin::condition(isl_ast_expr *e) {
+  if (isl_ast_expr_get_type(e) != isl_ast_expr_op || isl_ast_expr_get_op_n_arg(e) != 2) return std::nullopt;
+  isl_ast_expr *a = isl_ast_expr_get_op_arg(e, 0), *b = isl_ast_expr_get_op_arg(e, 1);
+  std::optional<cin::ExprP> out;
+  auto compare = [&](ast::BinOp op) {
+    std::optional<Nat> x = natOfAstExpr(a, ids_), y = natOfAstExpr(b, ids_);
+    if (x && y) out = cin::binary(op, cin::natExpr(*x), cin::natExpr(*y), cin::Scalar::Bool);
+  };
+  auto join = [&](ast::BinOp op) {
+    std::optional<cin::ExprP> x = condition(a), y = condition(b);
+    if (x && y) out = cin::binary(op, *x, *y, cin::Scalar::Bool);
+  };
+  switch (isl_ast_expr_get_op_type(e)) {
+    case isl_ast_expr_op_and:
+    case isl_ast_expr_op_and_then: join(ast::BinOp::And); break;
+    case isl_ast_expr_op_or:
+    case isl_ast_expr_op_or_else: join(ast::BinOp::Or); break;
+    case isl_ast_expr_op_eq: compare(ast::BinOp::Eq); break;
+    case isl_ast_expr_op_le: compare(ast::BinOp::Le); break;
+    case isl_ast_expr_op_lt: compare(ast::BinOp::Lt); break;
+    case isl_ast_expr_op_ge: compare(ast::BinOp::Ge); break;
+    case isl_ast_expr_op_gt: compare(ast::BinOp::Gt); break;
+    default: break;
+  }
+  isl_ast_expr_free(a);
+  isl_ast_expr_free(b);
+  return out;
+}
+
+std::optional<cin::StmtP> AstToCin::ifNode(isl_ast_node *n) {
+  isl_ast_expr *c = isl_ast_node_if_get_cond(n);
+  std::optional<cin::ExprP> cond = condition(c);
+  isl_ast_expr_free(c);
+  if (!cond) return fail("isl's AST holds a guard the translation does not take");
+  isl_ast_node *t = isl_ast_node_if_get_then_node(n);
+  std::optional<cin::StmtP> then = node(t);
+  isl_ast_node_free(t);
+  if (!then) return std::nullopt;
+  cin::StmtP otherwise;
+  if (isl_ast_node_if_has_else_node(n) == isl_bool_true) {
+    isl_ast_node *e = isl_ast_node_if_get_else_node(n);
+    std::optional<cin::StmtP> s = node(e);
+    isl_ast_node_free(e);
+    if (!s) return std::nullopt;
+    otherwise = *s;
+  }
+  return cin::ifThen(*cond, *then, otherwise);
+}
+
+std::optional<cin::StmtP> AstToCin::userNode(isl_ast_node *n) {
+  isl_ast_expr *call = isl_ast_node_user_get_expr(n);
+  isl_ast_expr *fn = isl_ast_expr_get_op_arg(call, 0);
+  std::string name = idName(fn);
+  isl_ast_expr_free(fn);
+  std::vector<Nat> args;
+  bool ok = true;
+  for (int k = 1; ok && k < isl_ast_expr_get_op_n_arg(call); ++k) {
+    isl_ast_expr *a = isl_ast_expr_get_op_arg(call, k);
+    std::optional<Nat> x = natOfAstExpr(a, ids_);
+    isl_ast_expr_free(a);
+    if (x) args.push_back(*x);
+    ok = x.has_value();
+  }
+  isl_ast_expr_free(call);
+  if (!ok) return fail("isl's statement instance " + name + " has index expressions the translation does not take");
+  std::string why;
+  std::optional<cin::StmtP> s = instance_(name, args, why);
+  if (!s) return fail(why);
+  return s;
 }
 
 }  // namespace spl::poly

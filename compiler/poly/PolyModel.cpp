@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "poly/IslAst.h"
 #include "support/Error.h"
 
 namespace spl::poly {
@@ -70,14 +71,6 @@ std::string join(const std::vector<std::string> &v, const std::string &sep) {
   return out;
 }
 
-int64_t gcd64(int64_t a, int64_t b) {
-  while (b) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a < 0 ? -a : a;
-}
 
 /// `x < bound`, known to hold where it is recorded.
 struct Fact {
@@ -148,7 +141,8 @@ class ModelBuilder {
   // ---- Nats ----
   bool isNatParam(int64_t id) const { return natParams_.count(id) != 0; }
   std::optional<std::string> affineText(const Nat &n, const IterMap &it) const;
-  std::optional<std::string> atomAffine(const NatAtom &a, const IterMap &it) const;
+  /// The isl name of a Var or Value atom: a loop dimension or a nat parameter.
+  std::optional<std::string> atomName(const NatAtom &a, const IterMap &it) const;
   bool invariant(const Nat &n, std::set<int64_t> bound = {}) const;
   bool invariantAtom(const NatAtom &a, std::set<int64_t> &bound) const;
   bool readOnlyLookups(const Nat &n) const;
@@ -239,75 +233,17 @@ void ModelBuilder::assignedLocals(const StmtP &s, std::set<int64_t> &out) {
 
 // ---- Nats ----------------------------------------------------------------------------------------
 
-std::optional<std::string> ModelBuilder::atomAffine(const NatAtom &a, const IterMap &it) const {
-  switch (a.kind) {
-    case NatAtomKind::Var: {
-      auto i = it.find(a.var.id);
-      if (i != it.end()) return i->second;
-      auto p = natParams_.find(a.var.id);
-      if (p != natParams_.end()) return p->second;
-      return std::nullopt;
-    }
-    case NatAtomKind::Div: {
-      auto x = affineText(a.args[0], it);
-      if (!x) return std::nullopt;
-      return "floor((" + *x + ")/" + std::to_string(a.divisor) + ")";
-    }
-    case NatAtomKind::Mod: {
-      auto x = affineText(a.args[0], it);
-      if (!x) return std::nullopt;
-      return "((" + *x + ") mod " + std::to_string(a.divisor) + ")";
-    }
-    case NatAtomKind::Min:
-    case NatAtomKind::Max: {
-      auto x = affineText(a.args[0], it), y = affineText(a.args[1], it);
-      if (!x || !y) return std::nullopt;
-      return std::string(a.kind == NatAtomKind::Min ? "min(" : "max(") + *x + ", " + *y + ")";
-    }
-    case NatAtomKind::Value: {
-      auto i = it.find(a.var.id);  // a loop variable read as a run-time value
-      if (i != it.end()) return i->second;
-      return std::nullopt;
-    }
-    case NatAtomKind::Lookup:
-    case NatAtomKind::Cond:
-    case NatAtomKind::Sum: return std::nullopt;
-  }
+std::optional<std::string> ModelBuilder::atomName(const NatAtom &a, const IterMap &it) const {
+  auto i = it.find(a.var.id);  // a loop dimension (a Value atom: a loop variable read at run time)
+  if (i != it.end()) return i->second;
+  if (a.kind != NatAtomKind::Var) return std::nullopt;
+  auto p = natParams_.find(a.var.id);
+  if (p != natParams_.end()) return p->second;
   return std::nullopt;
 }
 
-/// Text of sum(c_k * a_k) with integer c_k.
-std::string linearText(const std::vector<std::pair<int64_t, std::string>> &terms) {
-  std::string out;
-  for (const auto &[c, a] : terms) {
-    if (c == 0) continue;
-    int64_t mag = c < 0 ? -c : c;
-    std::string piece = a.empty() ? std::to_string(mag) : (mag == 1 ? a : std::to_string(mag) + "*" + a);
-    if (out.empty()) out = c < 0 ? "-" + piece : piece;
-    else out += (c < 0 ? " - " : " + ") + piece;
-  }
-  return out.empty() ? "0" : out;
-}
-
 std::optional<std::string> ModelBuilder::affineText(const Nat &n, const IterMap &it) const {
-  int64_t den = 1;
-  for (const Nat::Term &t : n.terms()) den = den / gcd64(den, t.coeff.den()) * t.coeff.den();
-  std::vector<std::pair<int64_t, std::string>> terms;
-  for (const Nat::Term &t : n.terms()) {
-    int64_t c = t.coeff.num() * (den / t.coeff.den());
-    if (t.mono.factors.empty()) {
-      terms.push_back({c, ""});
-      continue;
-    }
-    if (t.mono.factors.size() != 1 || t.mono.factors[0].second != 1) return std::nullopt;
-    auto a = atomAffine(*t.mono.factors[0].first, it);
-    if (!a) return std::nullopt;
-    bool simple = a->find_first_of(" +-*(") == std::string::npos;
-    terms.push_back({c, simple ? *a : "(" + *a + ")"});
-  }
-  std::string lin = linearText(terms);
-  if (den == 1) return lin;
-  return "floor((" + lin + ")/" + std::to_string(den) + ")";
+  return affineIslText(n, [&](const NatAtom &a) { return atomName(a, it); });
 }
 
 bool ModelBuilder::invariantAtom(const NatAtom &a, std::set<int64_t> &bound) const {
@@ -360,22 +296,13 @@ bool ModelBuilder::readOnlyLookups(const Nat &n) const {
 }
 
 std::pair<std::string, Nat> ModelBuilder::splitAffine(const Nat &n, const IterMap &it) const {
-  std::vector<std::pair<int64_t, std::string>> terms;
-  std::vector<Nat::Term> rest;
+  std::vector<Nat::Term> affine, rest;
   for (const Nat::Term &t : n.terms()) {
-    if (t.coeff.isInt() && t.mono.factors.empty()) {
-      terms.push_back({t.coeff.num(), ""});
-      continue;
-    }
-    if (t.coeff.isInt() && t.mono.factors.size() == 1 && t.mono.factors[0].second == 1)
-      if (auto a = atomAffine(*t.mono.factors[0].first, it)) {
-        bool simple = a->find_first_of(" +-*(") == std::string::npos;
-        terms.push_back({t.coeff.num(), simple ? *a : "(" + *a + ")"});
-        continue;
-      }
-    rest.push_back(t);
+    bool single = t.mono.factors.empty() || (t.mono.factors.size() == 1 && t.mono.factors[0].second == 1);
+    bool isAffine = t.coeff.isInt() && single && affineText(Nat::fromTerms({t}), it).has_value();
+    (isAffine ? affine : rest).push_back(t);
   }
-  return {linearText(terms), Nat::fromTerms(rest)};
+  return {*affineText(Nat::fromTerms(affine), it), Nat::fromTerms(rest)};
 }
 
 std::string ModelBuilder::opaqueParam(PolyParam::Kind kind, const Nat &rest) {

@@ -16,7 +16,6 @@
 #include <isl/val.h>
 
 #include <map>
-#include <sstream>
 
 namespace spl::poly {
 namespace {
@@ -24,152 +23,26 @@ namespace {
 using cin::Stmt;
 using cin::StmtP;
 
-/// Names for the atoms of affine bounds: every Var atom is an isl parameter or one of the two
-/// nest dimensions.
+/// Names for the atoms of affine bounds: the two nest dimensions are `i` and `j`, every other
+/// Var atom is an isl parameter.
 struct AffineNames {
   int64_t outerVar = 0, innerVar = 0;
   std::map<int64_t, std::string> params;  // Var atom id -> isl parameter name
-  std::map<std::string, NatVarId> back;   // isl parameter name -> the Var
-};
+  std::map<std::string, Nat> back;        // isl parameter name -> the Var
 
-std::optional<std::string> affineText(const Nat &n, AffineNames &names) {
-  std::ostringstream os;
-  bool first = true;
-  for (const Nat::Term &t : n.terms()) {
-    auto c = t.coeff.isInt() ? std::optional<int64_t>(t.coeff.num()) : std::nullopt;
-    if (!c) return std::nullopt;
-    std::string atom;
-    if (t.mono.factors.empty()) {
-      atom = "";
-    } else if (t.mono.factors.size() == 1 && t.mono.factors[0].second == 1 && t.mono.factors[0].first->kind == NatAtomKind::Var) {
-      const NatVarId &v = t.mono.factors[0].first->var;
-      if (v.id == names.outerVar) atom = "i";
-      else if (v.id == names.innerVar) atom = "j";
-      else {
-        auto it = names.params.find(v.id);
-        if (it == names.params.end()) {
-          std::string p = "p" + std::to_string(names.params.size());
-          it = names.params.emplace(v.id, p).first;
-          names.back.emplace(p, v);
-        }
-        atom = it->second;
+  std::optional<std::string> text(const Nat &n) {
+    return affineIslText(n, [this](const NatAtom &a) -> std::optional<std::string> {
+      if (a.kind != NatAtomKind::Var) return std::nullopt;
+      if (a.var.id == outerVar) return std::string("i");
+      if (a.var.id == innerVar) return std::string("j");
+      auto it = params.find(a.var.id);
+      if (it == params.end()) {
+        std::string p = "p" + std::to_string(params.size());
+        it = params.emplace(a.var.id, p).first;
+        back.emplace(p, Nat::var(a.var));
       }
-    } else {
-      return std::nullopt;  // a product of atoms, a lookup, a min/max...: not handled here
-    }
-    int64_t mag = *c < 0 ? -*c : *c;
-    os << (*c < 0 ? (first ? "-" : " - ") : (first ? "" : " + ")) << mag << (atom.empty() ? "" : "*" + atom);
-    first = false;
-  }
-  if (first) os << "0";
-  return os.str();
-}
-
-/// An isl AST expression as a Nat: iterators by `iters`, parameters by `names`.
-std::optional<Nat> natOf(isl_ast_expr *e, const std::map<std::string, Nat> &iters, const AffineNames &names) {
-  std::map<std::string, Nat> ids = iters;
-  for (const auto &[p, v] : names.back) ids.emplace(p, Nat::var(v));
-  return natOfAstExpr(e, ids);
-}
-
-struct Translator {
-  const Stmt &outer, &inner;
-  AffineNames names;
-  std::vector<NatVarId> loopVars;        // per AST depth: tile i, tile j, point i, point j
-  std::vector<std::string> loopNames;
-  std::vector<cin::ForallKind> loopKinds;
-  std::map<std::string, Nat> iters;      // isl iterator name -> the forall variable
-  int depth = 0;
-  std::string why;
-
-  std::optional<StmtP> node(isl_ast_node *n) {
-    switch (isl_ast_node_get_type(n)) {
-      case isl_ast_node_block: {
-        isl_ast_node_list *list = isl_ast_node_block_get_children(n);
-        std::vector<StmtP> out;
-        for (int k = 0; k < isl_ast_node_list_n_ast_node(list); ++k) {
-          isl_ast_node *c = isl_ast_node_list_get_ast_node(list, k);
-          std::optional<StmtP> s = node(c);
-          isl_ast_node_free(c);
-          if (!s) {
-            isl_ast_node_list_free(list);
-            return std::nullopt;
-          }
-          out.push_back(*s);
-        }
-        isl_ast_node_list_free(list);
-        return cin::block(out);
-      }
-      case isl_ast_node_mark: {
-        isl_ast_node *c = isl_ast_node_mark_get_node(n);
-        std::optional<StmtP> s = node(c);
-        isl_ast_node_free(c);
-        return s;
-      }
-      case isl_ast_node_for: return forNode(n);
-      case isl_ast_node_user: return userNode(n);
-      default: why = "isl's AST holds a guard or a node kind the translation does not take"; return std::nullopt;
-    }
-  }
-
-  std::optional<StmtP> forNode(isl_ast_node *n) {
-    if (depth >= static_cast<int>(loopVars.size())) {
-      why = "isl's AST is deeper than the tiled band";
-      return std::nullopt;
-    }
-    isl_ast_expr *it = isl_ast_node_for_get_iterator(n);
-    isl_id *id = isl_ast_expr_get_id(it);
-    std::string iter = isl_id_get_name(id);
-    isl_id_free(id);
-    isl_ast_expr_free(it);
-    isl_ast_expr *init = isl_ast_node_for_get_init(n), *cond = isl_ast_node_for_get_cond(n), *inc = isl_ast_node_for_get_inc(n);
-    std::optional<Nat> lo = natOf(init, iters, names), step = natOf(inc, iters, names);
-    // The condition is `iter <= e` or `iter < e`.
-    std::optional<Nat> hi;
-    if (isl_ast_expr_get_type(cond) == isl_ast_expr_op && isl_ast_expr_get_op_n_arg(cond) == 2) {
-      isl_ast_expr *rhs = isl_ast_expr_get_op_arg(cond, 1);
-      std::optional<Nat> e = natOf(rhs, iters, names);
-      isl_ast_expr_free(rhs);
-      isl_ast_expr_op_type op = isl_ast_expr_get_op_type(cond);
-      if (e && op == isl_ast_expr_op_le) hi = *e + Nat(1);
-      if (e && op == isl_ast_expr_op_lt) hi = *e;
-    }
-    isl_ast_expr_free(init);
-    isl_ast_expr_free(cond);
-    isl_ast_expr_free(inc);
-    if (!lo || !hi || !step || step->asConst() != std::optional<int64_t>(1)) {
-      why = "isl's loop `" + iter + "` has bounds or a stride the translation does not take";
-      return std::nullopt;
-    }
-    int d = depth++;
-    iters[iter] = Nat::var(loopVars[d]);
-    isl_ast_node *body = isl_ast_node_for_get_body(n);
-    std::optional<StmtP> b = node(body);
-    isl_ast_node_free(body);
-    --depth;
-    if (!b) return std::nullopt;
-    return cin::forall(loopVars[d].id, loopNames[d], *lo, *hi, *b, loopKinds[d], outer.loc);
-  }
-
-  std::optional<StmtP> userNode(isl_ast_node *n) {
-    isl_ast_expr *call = isl_ast_node_user_get_expr(n);
-    std::optional<Nat> i, j;
-    if (isl_ast_expr_get_op_n_arg(call) == 3) {
-      isl_ast_expr *a = isl_ast_expr_get_op_arg(call, 1), *b = isl_ast_expr_get_op_arg(call, 2);
-      i = natOf(a, iters, names);
-      j = natOf(b, iters, names);
-      isl_ast_expr_free(a);
-      isl_ast_expr_free(b);
-    }
-    isl_ast_expr_free(call);
-    if (!i || !j) {
-      why = "isl's statement instance has index expressions the translation does not take";
-      return std::nullopt;
-    }
-    NatSubst sub;
-    sub.vars.emplace(outer.var, *i);
-    sub.vars.emplace(inner.var, *j);
-    return cin::substitute(inner.body[0], sub);
+      return it->second;
+    });
   }
 };
 
@@ -177,21 +50,21 @@ struct Translator {
 
 std::optional<StmtP> tileNest(const Stmt &outer, const Stmt &inner, int64_t outerTile, int64_t innerTile,
                               const std::string &outerTileName, const std::string &innerTileName, std::string &why) {
-  Translator tr{outer, inner, {}, {}, {}, {}, {}, 0, {}};
-  tr.names.outerVar = outer.var;
-  tr.names.innerVar = inner.var;
-  auto loI = affineText(outer.lo, tr.names), hiI = affineText(outer.hi, tr.names);
-  auto loJ = affineText(inner.lo, tr.names), hiJ = affineText(inner.hi, tr.names);
+  AffineNames names;
+  names.outerVar = outer.var;
+  names.innerVar = inner.var;
+  auto loI = names.text(outer.lo), hiI = names.text(outer.hi);
+  auto loJ = names.text(inner.lo), hiJ = names.text(inner.hi);
   if (!loI || !hiI || !loJ || !hiJ) {
     why = "the loop bounds are not affine in the kernel's nats and the outer index";
     return std::nullopt;
   }
   std::string params;
-  for (const auto &[id, p] : tr.names.params) params += (params.empty() ? "" : ", ") + p;
+  for (const auto &[id, p] : names.params) params += (params.empty() ? "" : ", ") + p;
   std::string domainText = "[" + params + "] -> { S[i, j] : " + *loI + " <= i < " + *hiI + " and " + *loJ + " <= j < " + *hiJ + " }";
   std::string contextText = "[" + params + "] -> { : ";
   bool any = false;
-  for (const auto &[id, p] : tr.names.params) {
+  for (const auto &[id, p] : names.params) {
     contextText += (any ? " and " : "") + p + " >= 0";
     any = true;
   }
@@ -226,12 +99,26 @@ std::optional<StmtP> tileNest(const Stmt &outer, const Stmt &inner, int64_t oute
     if (!ast) {
       why = "isl could not tile the nest";
     } else {
-      NatVarId ti = freshNatVar(outerTileName), tj = freshNatVar(innerTileName);
-      tr.loopVars = {ti, tj, NatVarId{outer.var, outer.varName}, NatVarId{inner.var, inner.varName}};
-      tr.loopNames = {outerTileName, innerTileName, outer.varName, inner.varName};
-      tr.loopKinds = {outer.forall, inner.forall, outer.forall, inner.forall};
-      result = tr.node(ast);
-      if (!result) why = tr.why;
+      // The AST's loops, outermost first: tile i, tile j, point i, point j.
+      std::vector<AstLoop> loops = {{freshNatVar(outerTileName), outerTileName, outer.forall},
+                                    {freshNatVar(innerTileName), innerTileName, inner.forall},
+                                    {NatVarId{outer.var, outer.varName}, outer.varName, outer.forall},
+                                    {NatVarId{inner.var, inner.varName}, inner.varName, inner.forall}};
+      AstToCin tr(
+          names.back,
+          [&](const std::string &, int depth) -> std::optional<AstLoop> {
+            if (depth >= static_cast<int>(loops.size())) return std::nullopt;
+            return loops[static_cast<size_t>(depth)];
+          },
+          [&](const std::string &, const std::vector<Nat> &at, std::string &) -> std::optional<StmtP> {
+            // S(i, j): the inner body at the AST's indices.
+            NatSubst sub;
+            sub.vars.emplace(outer.var, at.at(0));
+            sub.vars.emplace(inner.var, at.at(1));
+            return cin::substitute(inner.body[0], sub);
+          },
+          outer.loc);
+      result = tr.translate(ast, why);
       isl_ast_node_free(ast);
     }
   }

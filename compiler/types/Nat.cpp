@@ -695,7 +695,11 @@ Nat substAtom(const NatAtomP &ap, const NatSubst &s) {
       if (fn != s.arrayFns.end()) return fn->second(idx);
       auto it = s.arrays.find(a.var.id);
       NatVarId arr = it != s.arrays.end() ? it->second : a.var;
-      if (arr.id == a.var.id && idx == a.args[0]) return NatImpl::atom(ap);
+      // Unchanged: the same atom. (Equal keys are not enough: a variable renamed to a new name
+      // with the same id keeps its key, and the index should print the new name.)
+      bool renamed = false;
+      for (const auto &[id, n] : s.vars) renamed = renamed || a.args[0].mentions(id);
+      if (arr.id == a.var.id && idx == a.args[0] && !renamed) return NatImpl::atom(ap);
       return Nat::lookup(arr, idx);
     }
     case NatAtomKind::Min: return Nat::min(substitute(a.args[0], s), substitute(a.args[1], s));

@@ -41,6 +41,34 @@ TEST(Schedules, FusedTuple) {
   }
 }
 
+// Fused through isl: the count and the scan of dense2csr in one loop, and loops of different
+// lengths (the shorter body guarded), against the unfused definitions computed here.
+TEST(Schedules, IslFusedCountScanAndRaggedLoops) {
+  for (auto [n, m] : std::vector<std::pair<int64_t, int64_t>>{{0, 4}, {1, 1}, {5, 0}, {7, 9}, {300, 41}}) {
+    std::vector<float> dense = randomF(n * m, 11);
+    for (size_t k = 0; k < dense.size(); ++k)
+      if (k % 3 != 0) dense[k] = 0.0f;  // some zeros, some empty rows when m is small
+    std::vector<int32_t> offs(static_cast<size_t>(n) + 2, -1), want(static_cast<size_t>(n) + 1, 0);
+    for (int64_t i = 0; i < n; ++i) {
+      int32_t c = 0;
+      for (int64_t j = 0; j < m; ++j) c += dense[i * m + j] != 0.0f;
+      want[i + 1] = want[i] + c;
+    }
+    ASSERT_EQ(spl_sched_fuse_count_scan(n, m, dense.data(), offs.data()), SPL_OK);
+    for (int64_t i = 0; i <= n; ++i) ASSERT_EQ(offs[i], want[i]) << n << "x" << m << " row " << i;
+    EXPECT_EQ(offs[n + 1], -1) << "written past the offsets";
+  }
+  for (int64_t n : {0, 1, 2, 33}) {
+    std::vector<float> x = randomF(n, 12), y = randomF(n + 2, 13), a(static_cast<size_t>(n) + 1, -1.0f),
+                       b(static_cast<size_t>(n) + 3, -1.0f);
+    ASSERT_EQ(spl_sched_fuse_ragged(n, x.data(), y.data(), a.data(), b.data()), SPL_OK);
+    for (int64_t k = 0; k < n; ++k) ASSERT_FLOAT_EQ(a[k], x[k] * 2.0f) << k;
+    for (int64_t k = 0; k < n + 2; ++k) ASSERT_FLOAT_EQ(b[k], y[k] + 1.0f) << k;
+    EXPECT_EQ(a[n], -1.0f);
+    EXPECT_EQ(b[n + 2], -1.0f);
+  }
+}
+
 // The CSC product scatters each column into y: with the columns on the thread pool the adds
 // race, and the atomics strategy must keep every one of them (compared with a double reference
 // on the real matrices read by columns, at 1 and 2 threads).
