@@ -130,6 +130,10 @@ class Lowerer {
   Kernel kernel_;
   std::vector<std::vector<StmtP>> blocks_;
   int inlineDepth_ = 0;
+  /// Set while a producer (a join's rows, a scan) delivers its elements to a consumer that
+  /// needs them in order (fold, scan): the producer's loops then run in order (Serial), or as a
+  /// Reduction for a reassociable reduce, whatever kind the producer asked for.
+  std::optional<ForallKind> producerOrder_;
 };
 
 }  // namespace spl::cin::lower

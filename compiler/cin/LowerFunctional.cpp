@@ -42,6 +42,7 @@ StmtP Lowerer::popBlock() {
 void Lowerer::loop(const std::string &name, const Nat &lo, const Nat &hi, ForallKind kind,
                    const std::function<void(const Nat &)> &body, SourceLoc loc) {
   if (hi == lo) return;
+  if (producerOrder_ && kind != ForallKind::Serial) kind = *producerOrder_;
   NatVarId v = freshNatVar(name);
   pushBlock();
   body(Nat::var(v));
@@ -291,7 +292,16 @@ ValP Lowerer::accumulate(const ValP &op, const ValP &init, const ValP &arr0, boo
     if (after) after(acc, i + Nat(1));
   };
   if (arr->produce) {
-    arr->produce(step);
+    // The producer's loops deliver the elements in order; what each step computes is free.
+    std::optional<ForallKind> outer = producerOrder_;
+    producerOrder_ = reassoc ? ForallKind::Reduction : ForallKind::Serial;
+    arr->produce([&](const Nat &i, const ValP &x) {
+      std::optional<ForallKind> inOrder = producerOrder_;
+      producerOrder_ = outer;
+      step(i, x);
+      producerOrder_ = inOrder;
+    });
+    producerOrder_ = outer;
   } else {
     loop("k", Nat(0), arr->len, reassoc ? ForallKind::Reduction : ForallKind::Serial,
          [&](const Nat &i) { step(i, arr->elem(i)); }, loc);

@@ -10,14 +10,34 @@ namespace spl::cin {
 
 namespace {
 
+/// The offsets array T when `n` reads T@(i + 1) for the row variable i (inside min, max or a
+/// division too: a tiled row loop's bounds), else 0.
+int64_t rowLookupIn(const Nat &n, int64_t rowVar) {
+  Nat next = Nat::var(NatVarId{rowVar, ""}) + Nat(1);
+  for (const Nat::Term &t : n.terms())
+    for (const auto &f : t.mono.factors) {
+      const NatAtom &a = *f.first;
+      if (a.kind == NatAtomKind::Lookup && a.args[0] == next) return a.var.id;
+      if (a.kind == NatAtomKind::Min || a.kind == NatAtomKind::Max || a.kind == NatAtomKind::Div)
+        for (const Nat &x : a.args)
+          if (int64_t arr = rowLookupIn(x, rowVar)) return arr;
+    }
+  return 0;
+}
+
 /// The offsets array `T` when a loop nested in `s` runs over [0, T@(i+1) - T@i) for the
-/// position i of `s`: the work of iteration i is then that row's nonzero count.
-int64_t rowOffsetsOf(const StmtP &s, int64_t var) {
+/// position i of `s`: the work of iteration i is then that row's nonzero count. With `loose`
+/// (the CPU's chunking, which only needs the work), a loop whose bounds read T@(i + 1) counts
+/// too: the loops of a tiled row.
+int64_t rowOffsetsOf(const StmtP &s, int64_t var, bool loose) {
   if (!s) return 0;
-  if (s->kind == StmtKind::Forall)
+  if (s->kind == StmtKind::Forall) {
     if (int64_t t = compressedRowOffsets(*s, var)) return t;
+    if (loose)
+      if (int64_t t = rowLookupIn(s->hi, var)) return t;
+  }
   for (const StmtP &b : s->body)
-    if (int64_t t = rowOffsetsOf(b, var)) return t;
+    if (int64_t t = rowOffsetsOf(b, var, loose)) return t;
   return 0;
 }
 
@@ -28,7 +48,7 @@ StmtP rewrite(const StmtP &s, bool insideParallel) {
     inner = inner || s->forall == ForallKind::Parallel;
   } else if (s->kind == StmtKind::Forall && s->forall == ForallKind::Parallel) {
     if (insideParallel) copy->forall = ForallKind::Serial;
-    else if (s->lo.isZero()) copy->balanceBy = rowOffsetsOf(s->body[0], s->var);
+    else if (s->lo.isZero()) copy->balanceBy = rowOffsetsOf(s->body[0], s->var, /*loose=*/true);
     inner = true;
   }
   if (s->kind == StmtKind::Forall && s->forall != ForallKind::Parallel && !s->userKind) {
@@ -198,7 +218,7 @@ StmtP gpuRewrite(const StmtP &s, bool inside) {
     } else if (s->forall == ForallKind::Parallel) {
       copy->forall = inside ? ForallKind::Serial : ForallKind::GpuGlobal;
       // Rows of a compressed level: the CUDA back end may give each row a vector of lanes.
-      if (!inside && s->lo.isZero()) copy->balanceBy = rowOffsetsOf(s->body[0], s->var);
+      if (!inside && s->lo.isZero()) copy->balanceBy = rowOffsetsOf(s->body[0], s->var, /*loose=*/false);
       inner = true;
     } else {
       inner = true;  // a serial loop runs in one thread: what it contains does too

@@ -263,26 +263,43 @@ class Scheduler {
     auto b = integer(c, 3, "the tile size of the inner loop");
     if (!outer || !inner || !a || !b) return;
     std::string what = "tile(" + outer->varName + ", " + inner->varName + ", " + std::to_string(*a) + ", " + std::to_string(*b) + ")";
-    // Legality: tiles run row tile by row tile, each row's inner iterations still in their
-    // order (tile by tile, then within the tile), so every dependence between iterations of
-    // one outer index is kept; the outer loop must carry none.
-    std::string why = analysis(outer->var).verdict == poly::LoopVerdict::Reduction
-                          ? "loop " + outer->varName + " accumulates into one value (a reduce)"
-                          : dependence(*outer);
-    if (!why.empty()) return error(c.loc, what + ": tiles run in another order than the loops: " + why);
     std::string outerName = outer->varName + "_tile", innerName = inner->varName + "_tile";
     for (std::string *n : {&outerName, &innerName})
       while (find(k_.body, *n)) *n += "_";
-    const StmtP &ob = outer->body[0];
-    const Stmt *direct = ob->kind == StmtKind::Forall ? ob.get()
-                         : ob->kind == StmtKind::Block && ob->body.size() == 1 ? ob->body[0].get()
-                                                                                : nullptr;
-    if (direct == inner) {
-      std::optional<StmtP> tiled = poly::tileNest(*outer, *inner, *a, *b, outerName, innerName, why);
-      if (!tiled) return error(c.loc, what + ": " + why);
-      k_.body = replace(k_.body, outer, [&](const StmtP &) { return std::vector<StmtP>{*tiled}; });
+    std::string why;
+    if (std::optional<StmtP> nest = perfectNest(*outer, *inner)) {
+      // A perfect nest (after sinking): tiled when the band is permutable.
+      StmtP saved = k_.body;
+      k_.body = replace(k_.body, outer, [&](const StmtP &) { return std::vector<StmtP>{*nest}; });
+      const Stmt *o = findVar(k_.body, outer->var), *i = findVar(k_.body, inner->var);
+      poly::PolyModel model;
+      poly::DependenceAnalysis deps;
+      analysis(o->var, &model, &deps);
+      int lo = -1, li = -1;
+      for (size_t l = 0; l < model.loops.size(); ++l) {
+        if (model.loops[l].var == o->var) lo = static_cast<int>(l);
+        if (model.loops[l].var == i->var) li = static_cast<int>(l);
+      }
+      why = lo < 0 || li < 0 ? "the loops are not in the polyhedral model" : poly::checkPermutableBand(model, deps, lo, li);
+      if (!why.empty()) {
+        k_.body = saved;
+        return error(c.loc, what + ": tiles run in another order than the loops: " + why);
+      }
+      std::optional<StmtP> tiled = poly::tileNest(*o, *i, *a, *b, outerName, innerName, why);
+      if (!tiled) {
+        k_.body = saved;
+        return error(c.loc, what + ": " + why);
+      }
+      k_.body = replace(k_.body, o, [&](const StmtP &) { return std::vector<StmtP>{*tiled}; });
       return;
     }
+    // Otherwise a row accumulator sits between the loops: every row's inner iterations keep
+    // their order (tile by tile, then within the tile), so every dependence between iterations
+    // of one outer index is kept; the outer loop must carry none.
+    why = analysis(outer->var).verdict == poly::LoopVerdict::Reduction
+              ? "loop " + outer->varName + " accumulates into one value (a reduce)"
+              : dependence(*outer);
+    if (!why.empty()) return error(c.loc, what + ": tiles run in another order than the loops: " + why);
     // `acc = init; forall inner {... acc = f(acc, ...) ...}; T[x] = acc` (gemv's rows): the
     // accumulator becomes an array over the outer index (scalar expansion), which makes the
     // middle a perfect nest for isl to tile, between a loop that initialises and one that stores.
@@ -351,6 +368,45 @@ class Scheduler {
 
   /// The loop directly inside a row loop's body (alone, or between its accumulator's
   /// declaration and store), with the statements around it.
+  /// The nest of `outer` and `inner` as a perfect nest: `inner` is outer's only statement, or
+  /// follows declarations `x = e` that move into inner's body (recomputed per inner
+  /// iteration: a CSR column index `t = A[i, p].1` before SpMM's dense loop). A declaration
+  /// moves when its value reads no local of the nest but the declarations before it and no
+  /// tensor the nest writes, and neither inner's bounds nor another statement reassign or
+  /// bound on it. nullopt when the nest is not of that form.
+  std::optional<StmtP> perfectNest(const Stmt &outer, const Stmt &inner) {
+    const StmtP &ob = outer.body[0];
+    if (ob.get() == &inner) return std::make_shared<Stmt>(outer);
+    if (ob->kind != StmtKind::Block || ob->body.empty() || ob->body.back().get() != &inner) return std::nullopt;
+    std::vector<StmtP> decls(ob->body.begin(), ob->body.end() - 1);
+    std::set<int64_t> written, declared;
+    std::set<int64_t> nestLocals;
+    forEachStmt(ob, [&](const StmtP &s) {
+      if (s->kind == StmtKind::Assign && s->lhs && s->lhs->kind == ExprKind::Access) written.insert(s->lhs->tensor->id);
+      if (s->kind == StmtKind::DeclLocal || s->kind == StmtKind::SetLocal) nestLocals.insert(s->local);
+    });
+    for (const StmtP &d : decls) {
+      if (d->kind != StmtKind::DeclLocal || !d->value) return std::nullopt;
+      for (int64_t l : nestLocals)
+        if (!declared.count(l) && readsLocal(d->value, l)) return std::nullopt;
+      for (int64_t t : written)
+        if (readsTensor(d->value, t)) return std::nullopt;
+      if (inner.lo.mentions(d->local) || inner.hi.mentions(d->local)) return std::nullopt;
+      bool reassigned = false;
+      forEachStmt(inner.body[0], [&](const StmtP &s) {
+        reassigned = reassigned || (s->kind == StmtKind::SetLocal && s->local == d->local);
+      });
+      if (reassigned) return std::nullopt;
+      declared.insert(d->local);
+    }
+    auto in = std::make_shared<Stmt>(inner);
+    decls.push_back(inner.body[0]);
+    in->body = {block(decls)};
+    auto out = std::make_shared<Stmt>(outer);
+    out->body = {in};
+    return out;
+  }
+
   struct RowShape {
     const Stmt *row = nullptr;
     StmtP decl, store;  // the accumulator pattern, or null

@@ -179,8 +179,9 @@ class CpuGen : public LoopCodeGen {
     std::vector<int> vars, bufs;
     for (int v : u.vars)
       if (!u.declared.count(v) && v != s.var && frame().vars.count(v)) vars.push_back(v);
+    // A temporary allocated inside the body is each iteration's own (allocated there).
     for (int bid : u.buffers)
-      if (frame().buffers.count(bid) || frame().tempSlots.count(bid)) bufs.push_back(bid);
+      if (!u.allocated.count(bid) && (frame().buffers.count(bid) || frame().tempSlots.count(bid))) bufs.push_back(bid);
     std::vector<llvm::Type *> fields{b_.getPtrTy()};  // field 0: the error slot
     for (int v : vars) fields.push_back(ty(frame().vars[v].type));
     for (size_t k = 0; k < bufs.size(); ++k) fields.push_back(b_.getPtrTy());

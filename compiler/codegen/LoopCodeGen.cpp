@@ -21,6 +21,7 @@ void usesExpr(const ExprP &e, Uses &u) {
 void usesOf(const StmtP &s, Uses &u) {
   if (!s) return;
   if (s->kind == StmtKind::Decl || s->kind == StmtKind::For) u.declared.insert(s->var);
+  if (s->kind == StmtKind::Alloc) u.allocated.insert(s->buffer);
   if (s->kind == StmtKind::Store || s->kind == StmtKind::Free || s->kind == StmtKind::SigmaPrefix ||
       s->kind == StmtKind::Alloc)
     u.buffers.insert(s->buffer);

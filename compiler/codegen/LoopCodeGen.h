@@ -20,9 +20,10 @@
 
 namespace spl::codegen {
 
-/// Free variables and buffers of a statement (what an outlined body must capture).
+/// Free variables and buffers of a statement (what an outlined body must capture): `declared`
+/// variables and `allocated` temporaries are the statement's own.
 struct Uses {
-  std::set<int> vars, buffers, declared;
+  std::set<int> vars, buffers, declared, allocated;
 };
 void usesOf(const loopir::StmtP &s, Uses &u);
 

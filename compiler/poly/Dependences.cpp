@@ -371,4 +371,31 @@ FusionCheck checkFusion(const PolyModel &m, const DependenceAnalysis &d, int a, 
   return out;
 }
 
+std::string checkPermutableBand(const PolyModel &m, const DependenceAnalysis &d, int outer, int inner) {
+  if (d.quotaExceeded) return "the dependences could not be decided (isl ran out of its operations quota)";
+  IslContext ctx(DependenceOptions{}.maxOperations);
+  const int depth = m.loops[outer].depth;
+  std::set<int> band(m.loops[inner].statements.begin(), m.loops[inner].statements.end());
+  // The outer loop's reassociable accumulators (a reduce): their updates may run in any order.
+  std::set<int> reassociable;
+  if (d.loops[outer].verdict == LoopVerdict::Reduction)
+    reassociable.insert(d.loops[outer].accumulators.begin(), d.loops[outer].accumulators.end());
+  for (const PolyDependence &x : d.deps) {
+    if (!band.count(x.source) || !band.count(x.sink) || reassociable.count(x.array)) continue;
+    const PolyStatement &src = m.statements[x.source], &dst = m.statements[x.sink];
+    std::string c;
+    for (int j = 0; j < depth; ++j) c += "a" + std::to_string(j) + " = b" + std::to_string(j) + " and ";
+    std::string o = std::to_string(depth), i = std::to_string(depth + 1);
+    c += "(a" + o + " > b" + o + " or a" + i + " > b" + i + ")";
+    isl::map backwards = isl::map(ctx.get(), x.relation)
+                             .intersect(isl::map(ctx.get(), m.paramSpace + " -> { " + src.name + "[" +
+                                                                dims("a", src.dims.size()) + "] -> " + dst.name + "[" +
+                                                                dims("b", dst.dims.size()) + "] : " + c + " }"));
+    if (!backwards.is_empty())
+      return describeDependence(m, x) + " goes backwards in " + m.loops[outer].name + " or " + m.loops[inner].name + ": " +
+             islText(backwards.coalesce());
+  }
+  return "";
+}
+
 }  // namespace spl::poly

@@ -96,4 +96,13 @@ struct FusionCheck {
 };
 FusionCheck checkFusion(const PolyModel &m, const DependenceAnalysis &d, int a, int b, const std::vector<int> &between);
 
+/// Tiling the band of `outer` and `inner` (indices into PolyModel::loops; inner is the only
+/// statement of outer, every statement of the band inside inner) keeps every dependence when the
+/// band is permutable: within one iteration of the loops around it, no dependence between
+/// statements of the band goes backwards in either loop (a source at a later outer or a later
+/// inner index than its sink), except on the outer loop's reassociable accumulators (its
+/// verdict is a reduction: their updates may run in any order). "" when permutable, else that
+/// dependence in words.
+std::string checkPermutableBand(const PolyModel &m, const DependenceAnalysis &d, int outer, int inner);
+
 }  // namespace spl::poly

@@ -44,6 +44,18 @@ struct AffineNames {
       return it->second;
     });
   }
+
+  /// A bound that is affine, or else invariant in the band (no i or j: CSR's
+  /// `offs@(i + 1) - offs@i` inside a row): the whole bound is then one isl parameter.
+  std::optional<std::string> bound(const Nat &n) {
+    if (auto t = text(n)) return t;
+    if (n.mentions(outerVar) || n.mentions(innerVar)) return std::nullopt;
+    std::string p = "q" + std::to_string(opaque++);
+    params.emplace(-opaque, p);  // listed with the parameters (negative keys: no Var atom)
+    back.emplace(p, n);
+    return p;
+  }
+  int64_t opaque = 0;
 };
 
 }  // namespace
@@ -53,10 +65,10 @@ std::optional<StmtP> tileNest(const Stmt &outer, const Stmt &inner, int64_t oute
   AffineNames names;
   names.outerVar = outer.var;
   names.innerVar = inner.var;
-  auto loI = names.text(outer.lo), hiI = names.text(outer.hi);
-  auto loJ = names.text(inner.lo), hiJ = names.text(inner.hi);
+  auto loI = names.bound(outer.lo), hiI = names.bound(outer.hi);
+  auto loJ = names.bound(inner.lo), hiJ = names.bound(inner.hi);
   if (!loI || !hiI || !loJ || !hiJ) {
-    why = "the loop bounds are not affine in the kernel's nats and the outer index";
+    why = "the inner loop's bounds are not affine in the outer index";
     return std::nullopt;
   }
   std::string params;

@@ -1,8 +1,10 @@
 /// \file Tile.h: tiling of a perfect nest of two loops through isl (schedule tree + AST).
 ///
-/// Takes:      a CIN forall `outer` whose body is exactly one forall `inner`, both with affine
-///             bounds (Var atoms: kernel nats, enclosing loop variables, the outer variable),
-///             and the tile sizes.
+/// Takes:      a CIN forall `outer` whose body is exactly one forall `inner`, and the tile
+///             sizes. Bounds are affine (Var atoms: kernel nats, enclosing loop variables, the
+///             outer variable) or invariant in the band (no outer or inner variable, e.g. a CSR
+///             row's length `offs@(i + 1) - offs@i` inside row i): such a bound is one isl
+///             parameter.
 /// Gives:      the tiled nest as CIN, generated from isl's AST: the nest's domain
 ///             { S[i, j] : lo_i <= i < hi_i and lo_j <= j < hi_j } gets the band schedule
 ///             S[i, j] -> [i, j], isl_schedule_band_tile splits it into tile loops (over tile

@@ -143,6 +143,74 @@ TEST(Schedules, PrecomputedLetMatchesReference) {
   }
 }
 
+TEST(Schedules, IslTiledSpmmMatchesReference) {
+  for (const spl_e2e::NamedMatrix &nm : spl_e2e::testMatrices()) {
+    const spl_csr &a = nm.m;
+    spl_csr_f32 a32;  // for its int32 offsets
+    ASSERT_EQ(spl_csr_to_f32(&a, &a32), 0);
+    for (int64_t k : {1, 5, 8, 37}) {
+      std::vector<double> bm(static_cast<size_t>(a.cols * k) + 1), want(static_cast<size_t>(a.rows * k) + 1, 0.0),
+          scale(want.size(), 0.0);
+      spl_random_vector(6, a.cols * k, bm.data());
+      for (int64_t i = 0; i < a.rows; ++i)
+        for (int64_t p = a.offs[i]; p < a.offs[i + 1]; ++p)
+          for (int64_t l = 0; l < k; ++l) {
+            double v = a.vals[p] * bm[a.cols_idx[p] * k + l];
+            want[i * k + l] += v;
+            scale[i * k + l] += std::fabs(v);
+          }
+      std::vector<double> c(static_cast<size_t>(a.rows * k) + 1, -7.0);
+      ASSERT_EQ(spl_sched_tile_spmm(a.rows, a.cols, k, a32.offs, a.vals, a.cols_idx, bm.data(), c.data()), SPL_OK);
+      for (int64_t e = 0; e < a.rows * k; ++e)
+        ASSERT_LE(std::fabs(c[e] - want[e]), 1e-13 * (scale[e] + 1e-300)) << nm.name << " k " << k << " entry " << e;
+      EXPECT_EQ(c[a.rows * k], -7.0);
+    }
+    spl_csr_f32_free(&a32);
+  }
+}
+
+TEST(Schedules, IslTiledBcsrSumAndOrderedFoldOverJoin) {
+  // Random BCSR: block rows with 0 .. 6 blocks (some empty), b = 1, 2, 3 (tiles of 2 x 3 leave
+  // partial tiles).
+  for (int64_t b : {1, 2, 3}) {
+    const int64_t nb = 23, mb = 9;
+    std::vector<int32_t> offs = {0}, cols;
+    uint64_t r = 0x9e3779b97f4a7c15ull * static_cast<uint64_t>(b);
+    auto next = [&r]() { return (r = r * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+    for (int64_t i = 0; i < nb; ++i) {
+      int64_t cnt = static_cast<int64_t>(next() % 7);
+      for (int64_t q = 0; q < cnt; ++q) cols.push_back(static_cast<int32_t>(next() % mb));
+      offs.push_back(static_cast<int32_t>(cols.size()));
+    }
+    std::vector<double> blocks(cols.size() * b * b + 1), x(static_cast<size_t>(mb * b) + 1);
+    spl_random_vector(7, static_cast<int64_t>(cols.size() * b * b), blocks.data());
+    spl_random_vector(8, mb * b, x.data());
+    std::vector<double> want(static_cast<size_t>(nb * b), 0.0), y(static_cast<size_t>(nb * b) + 1, -7.0);
+    for (int64_t i = 0; i < nb; ++i)
+      for (int64_t p = offs[i]; p < offs[i + 1]; ++p)
+        for (int64_t rr = 0; rr < b; ++rr)
+          for (int64_t cc = 0; cc < b; ++cc) want[i * b + rr] += blocks[(p * b + rr) * b + cc] * x[cols[p] * b + cc];
+    ASSERT_EQ(spl_sched_tile_bcsr(nb, mb, b, offs.data(), blocks.data(), cols.data(), x.data(), y.data()), SPL_OK);
+    for (int64_t e = 0; e < nb * b; ++e) ASSERT_NEAR(y[e], want[e], 1e-12 * (1 + std::fabs(want[e]))) << "b " << b << " row " << e;
+    EXPECT_EQ(y[nb * b], -7.0);
+  }
+  for (auto [n, m] : std::vector<std::pair<int64_t, int64_t>>{{0, 3}, {1, 1}, {7, 5}, {301, 17}}) {
+    std::vector<double> a(static_cast<size_t>(n * m) + 1);
+    spl_random_vector(9, n * m, a.data());
+    double sum = 0, scale = 0, horner = 0;
+    for (int64_t e = 0; e < n * m; ++e) sum += a[e], scale += std::fabs(a[e]), horner = horner * 0.5 + a[e];
+    for (int threads : {1, 2}) {
+      spl_set_num_threads(threads);
+      double got = -7;
+      ASSERT_EQ(spl_sched_tile_sum(n, m, a.data(), &got), SPL_OK);
+      EXPECT_LE(std::fabs(got - sum), 1e-13 * (scale + 1e-300)) << n << "x" << m;
+      ASSERT_EQ(spl_sched_fold_join(n, m, a.data(), &got), SPL_OK);
+      EXPECT_NEAR(got, horner, 1e-12 * (1 + std::fabs(horner))) << n << "x" << m << " threads " << threads;
+    }
+  }
+  spl_set_num_threads(0);
+}
+
 }  // namespace
 
 namespace {

@@ -182,6 +182,28 @@ export total as t_total for cpu;
   EXPECT_EQ(verdicts(analyze(rs[0])), (V{"reduction"})) << report(rs[0]);
 }
 
+// A fold over a join consumes the rows' elements in order: the join's loops must run in order
+// too (they were once lowered parallel, racing on the fold's accumulator); a reduce over a join
+// reassociates, so its loops are reductions. The lowering's kinds must hold under isl.
+TEST(PolyVerdicts, FoldOverJoinRunsItsRowsInOrder) {
+  const char *src = R"(
+def horner {n: nat} {m: nat} (A: n.m.f64) : f64 = A |> join |> fold(0.0, (s, v) => s * 0.5 + v);
+def total {n: nat} {m: nat} (A: n.m.f64) : f64 = A |> join |> reduce(+, 0.0);
+def prefix {n: nat} {m: nat} (A: n.m.i32) : (n*m+1).i32 = A |> join |> scan(+, 0);
+export horner as t_horner for cpu;
+export total as t_total for cpu;
+export prefix as t_prefix for cpu;
+)";
+  auto ks = lowerSource("fold_join.spl", src);
+  ASSERT_EQ(ks.size(), 3u);
+  std::vector<V> want = {{"sequential", "sequential"}, {"reduction", "reduction"}, {"sequential", "sequential"}};
+  for (size_t k = 0; k < ks.size(); ++k) {
+    Analyzed a = analyze(ks[k]);
+    EXPECT_EQ(verdicts(a), want[k]) << report(ks[k]);
+    EXPECT_TRUE(poly::checkLoopKinds(a.model, a.deps).empty()) << report(ks[k]);
+  }
+}
+
 TEST(PolyVerdicts, SpmvDeppairFoldNonzerosSequential) {
   auto ks = lowerSource(SPL_CONTRACT_DIR "/spmv_deppair.spl", readFile(SPL_CONTRACT_DIR "/spmv_deppair.spl"));
   const cin::Kernel &k = kernelNamed(ks, "spl_spmv_deppair");
