@@ -169,6 +169,18 @@ class Scheduler {
     return found;
   }
 
+  /// The model and dependences of the kernel as it stands, and the model's indices of the
+  /// loops with variables `x` and `y` (-1 for a loop not in the model).
+  std::pair<int, int> modelLoops(int64_t x, int64_t y, poly::PolyModel &model, poly::DependenceAnalysis &deps) {
+    analysis(x, &model, &deps);
+    int ix = -1, iy = -1;
+    for (size_t l = 0; l < model.loops.size(); ++l) {
+      if (model.loops[l].var == x) ix = static_cast<int>(l);
+      if (model.loops[l].var == y) iy = static_cast<int>(l);
+    }
+    return {ix, iy};
+  }
+
   /// Why a loop cannot run its iterations independently, or "" when it can. With
   /// `reductionOk`, a loop that only reassociates a reduction is accepted too.
   std::string dependence(const Stmt &l, bool reductionOk = false) {
@@ -274,12 +286,7 @@ class Scheduler {
       const Stmt *o = findVar(k_.body, outer->var), *i = findVar(k_.body, inner->var);
       poly::PolyModel model;
       poly::DependenceAnalysis deps;
-      analysis(o->var, &model, &deps);
-      int lo = -1, li = -1;
-      for (size_t l = 0; l < model.loops.size(); ++l) {
-        if (model.loops[l].var == o->var) lo = static_cast<int>(l);
-        if (model.loops[l].var == i->var) li = static_cast<int>(l);
-      }
+      auto [lo, li] = modelLoops(o->var, i->var, model, deps);
       why = lo < 0 || li < 0 ? "the loops are not in the polyhedral model" : poly::checkPermutableBand(model, deps, lo, li);
       if (!why.empty()) {
         k_.body = saved;
@@ -597,12 +604,7 @@ class Scheduler {
     // Legality on the kernel as it stands.
     poly::PolyModel model;
     poly::DependenceAnalysis deps;
-    analysis(a->var, &model, &deps);
-    int la = -1, lb = -1;
-    for (size_t i = 0; i < model.loops.size(); ++i) {
-      if (model.loops[i].var == a->var) la = static_cast<int>(i);
-      if (model.loops[i].var == b->var) lb = static_cast<int>(i);
-    }
+    auto [la, lb] = modelLoops(a->var, b->var, model, deps);
     if (la < 0 || lb < 0) return error(c.loc, pair + ": the loops are not in the polyhedral model");
     const std::vector<int> &sa = model.loops[la].statements, &sb = model.loops[lb].statements;
     if (sa.empty() || sb.empty()) return error(c.loc, pair + ": a loop without statements has nothing to fuse");
