@@ -178,6 +178,14 @@ StmtP ifThen(ExprP cond, StmtP then, StmtP otherwise) {
   s->body = {std::move(then), std::move(otherwise)};
   return s;
 }
+StmtP failWith(int code, SourceLoc loc) {
+  auto s = std::make_shared<Stmt>();
+  s->kind = StmtKind::Fail;
+  s->code = code;
+  s->loc = loc;
+  return s;
+}
+
 StmtP allocTemp(TensorP t, StmtP body) {
   auto s = mks(StmtKind::Alloc);
   s->tensor = std::move(t);

@@ -162,6 +162,8 @@ StmtP declLocal(int64_t id, std::string name, Scalar t, ExprP init);
 StmtP setLocal(int64_t id, ExprP v, Scalar t);
 StmtP ifThen(ExprP cond, StmtP then, StmtP otherwise = nullptr);
 StmtP allocTemp(TensorP t, StmtP body);
+/// `fail code`: the kernel returns `code` (1 = SPL_ERR_BAD_INPUT, a --checked validation).
+StmtP failWith(int code, SourceLoc loc = {});
 
 /// One parameter of the kernel's C function, linked to the tensor or nat it carries.
 struct KernelParam {

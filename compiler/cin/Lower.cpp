@@ -36,15 +36,6 @@ StmtP uniqueLoopNames(const StmtP &s, std::map<std::string, int> &seen) {
   return c;
 }
 
-std::shared_ptr<Tensor> makeTensor(Tensor::Kind kind, int64_t id, const std::string &name, TypeP type) {
-  auto t = std::make_shared<Tensor>();
-  t->kind = kind;
-  t->id = id;
-  t->name = name;
-  t->type = std::move(type);
-  return t;
-}
-
 TypeP natsType() { return types::array(Nat(0), types::idx(Nat(0))); }
 
 bool isOutputRole(tir::AbiParam::Role r) {
@@ -53,6 +44,15 @@ bool isOutputRole(tir::AbiParam::Role r) {
 }
 
 }  // namespace
+
+std::shared_ptr<Tensor> makeTensor(Tensor::Kind kind, int64_t id, const std::string &name, TypeP type) {
+  auto t = std::make_shared<Tensor>();
+  t->kind = kind;
+  t->id = id;
+  t->name = name;
+  t->type = std::move(type);
+  return t;
+}
 
 Kernel Lowerer::run() {
   const tir::Def &d = *ex_.def;
@@ -235,12 +235,7 @@ std::vector<KernelParam> Lowerer::sizeFunctionParams(const std::vector<KernelPar
 }
 
 void Lowerer::validateInputs(const std::vector<KernelParam> &params) {
-  auto fail = [&](ExprP bad) {
-    auto f = std::make_shared<Stmt>();
-    f->kind = StmtKind::Fail;
-    f->code = 1;  // SPL_ERR_BAD_INPUT
-    emit(ifThen(bad, f));
-  };
+  auto fail = [&](ExprP bad) { emit(ifThen(bad, failWith(1 /* SPL_ERR_BAD_INPUT */))); };
   for (const KernelParam &p : params)
     if (p.abi.role == tir::AbiParam::Nat && p.natVar)
       fail(binary(ast::BinOp::Lt, natExpr(Nat::var(NatVarId{p.natVar, p.abi.name})), constInt(0), Scalar::Bool));

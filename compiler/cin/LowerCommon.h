@@ -64,6 +64,10 @@ struct Bound {
 /// Loops that run on the threads of one GPU block.
 bool isGpuThreadLevel(ForallKind k);
 
+/// A tensor of a kernel: its kind, id (a fresh NatVarId's, or the Var it stands for), name and
+/// type.
+std::shared_ptr<Tensor> makeTensor(Tensor::Kind kind, int64_t id, const std::string &name, TypeP type);
+
 class Lowerer {
  public:
   Lowerer(const tir::Export &ex, const tir::Abi &abi, const LowerOptions &opts)

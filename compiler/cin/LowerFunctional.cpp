@@ -728,11 +728,8 @@ void Lowerer::checkIndex(const Nat &pos, const Nat &len, SourceLoc loc) {
   // --checked: `@` in range. Positions are nats, so only the upper bound can fail.
   ExprP ok = binary(ast::BinOp::Lt, natExpr(pos), natExpr(len), Scalar::Bool);
   ExprP nonneg = binary(ast::BinOp::Ge, natExpr(pos), constInt(0), Scalar::Bool);
-  auto fail = std::make_shared<Stmt>();
-  fail->kind = StmtKind::Fail;
-  fail->code = 1;
-  fail->loc = loc;
-  emit(ifThen(unary(ast::UnOp::Not, binary(ast::BinOp::And, nonneg, ok, Scalar::Bool), Scalar::Bool), fail));
+  emit(ifThen(unary(ast::UnOp::Not, binary(ast::BinOp::And, nonneg, ok, Scalar::Bool), Scalar::Bool),
+              failWith(1 /* SPL_ERR_BAD_INPUT */, loc)));
 }
 
 }  // namespace lower

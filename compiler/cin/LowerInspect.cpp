@@ -34,21 +34,10 @@ namespace lower {
 namespace {
 
 std::shared_ptr<Tensor> newTensor(Tensor::Kind kind, const std::string &name, TypeP type) {
-  auto t = std::make_shared<Tensor>();
-  t->kind = kind;
-  t->id = freshNatVar(name).id;
-  t->name = name;
-  t->type = std::move(type);
-  return t;
+  return makeTensor(kind, freshNatVar(name).id, name, std::move(type));
 }
 
-StmtP failBadInput(SourceLoc loc) {
-  auto f = std::make_shared<Stmt>();
-  f->kind = StmtKind::Fail;
-  f->code = 1;  // SPL_ERR_BAD_INPUT
-  f->loc = loc;
-  return f;
-}
+StmtP failBadInput(SourceLoc loc) { return failWith(1 /* SPL_ERR_BAD_INPUT */, loc); }
 
 ExprP i64(const Nat &n) { return natExpr(n); }
 ExprP lt(ExprP a, ExprP b) { return binary(ast::BinOp::Lt, std::move(a), std::move(b), Scalar::Bool); }
