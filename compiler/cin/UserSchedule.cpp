@@ -14,8 +14,8 @@
 ///                             bounds do not depend on the outer index
 ///   fuse(i, j)                merges two loops of one block (i first) into one loop through
 ///                             isl's schedule tree (poly/Fuse.h): iteration x runs i's body at x
-///                             then j's; the statements between them move before i; different
-///                             bounds get guards. Refused when a dependence forbids that order
+///                             then j's; the statements between them move before i; where the
+///                             bounds differ, the rest of the longer range is a loop NAME_rest. Refused when a dependence forbids that order
 ///                             (j at x reading what i produces at a later x, or a statement in
 ///                             between depending on i); a fused loop that carries a dependence
 ///                             runs in order
@@ -576,8 +576,8 @@ class Scheduler {
   }
 
   /// fuse(a, b): through isl (poly/Fuse.h). The loops are statements of one block, a first;
-  /// the statements between them move before a; the bounds may differ (isl guards the bodies
-  /// where only one runs). Legal when no dependence forbids that order (poly::checkFusion).
+  /// the statements between them move before a; the bounds may differ (isl splits off the range
+  /// where only one body runs). Legal when no dependence forbids that order (poly::checkFusion).
   void fuse(const ast::ScheduleCmd &c) {
     const Stmt *a = loop(c, 0);
     const Stmt *b = loop(c, 1);

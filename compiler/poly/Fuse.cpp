@@ -65,6 +65,9 @@ std::optional<cin::StmtP> fuseLoops(const cin::Stmt &a, const cin::Stmt &b, cin:
     isl_multi_union_pw_aff *band =
         isl_multi_union_pw_aff_read_from_str(ctx, (space + "[{ A[x] -> [(x)]; B[x] -> [(x)] }]").c_str());
     node = isl_schedule_node_insert_partial_schedule(node, band);
+    // Separate: where the ranges differ isl splits the loop (the common range runs both bodies
+    // unguarded, the rest only one) instead of guarding the bodies in every iteration.
+    node = isl_schedule_node_band_member_set_ast_loop_type(node, 0, isl_ast_loop_separate);
     isl_union_set_list *filters = isl_union_set_list_alloc(ctx, 2);
     filters = isl_union_set_list_add(filters, isl_union_set_read_from_str(ctx, (space + "{ A[x] }").c_str()));
     filters = isl_union_set_list_add(filters, isl_union_set_read_from_str(ctx, (space + "{ B[x] }").c_str()));
@@ -79,15 +82,16 @@ std::optional<cin::StmtP> fuseLoops(const cin::Stmt &a, const cin::Stmt &b, cin:
     if (!ast) {
       why = "isl could not generate the fused loop";
     } else {
-      // The first loop keeps a's variable; a loop isl adds for iterations of one body only
-      // (a peeled range) gets a fresh one of the same name.
-      bool first = true;
+      // The first loop keeps a's variable and name; a loop isl adds for the iterations of one
+      // body only (the rest of the longer range) gets a fresh one, named NAME_rest.
+      int loops = 0;
       AstToCin tr(
           back,
           [&](const std::string &, int depth) -> std::optional<AstLoop> {
             if (depth != 0) return std::nullopt;
-            AstLoop l{first ? NatVarId{a.var, a.varName} : freshNatVar(a.varName), a.varName, kind};
-            first = false;
+            std::string name = loops == 0 ? a.varName : a.varName + "_rest" + (loops > 1 ? std::to_string(loops) : "");
+            AstLoop l{loops == 0 ? NatVarId{a.var, a.varName} : freshNatVar(name), name, kind};
+            ++loops;
             return l;
           },
           [&](const std::string &stmt, const std::vector<Nat> &at, std::string &) -> std::optional<cin::StmtP> {

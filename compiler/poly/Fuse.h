@@ -7,9 +7,11 @@
 ///             { A[x] : lo_a <= x < hi_a; B[x] : lo_b <= x < hi_b } gets the schedule tree
 ///             band { A[x] -> [x]; B[x] -> [x] } above a sequence (filter A, then filter B), so
 ///             iteration x runs a's body at x and then b's; isl_ast_build_node_from_schedule
-///             generates the loop over the union of the ranges, with guards (or peeled
-///             iterations) where only one of the bodies runs. a's variable and name are kept
-///             for the loop; b's body is rewritten with the loop's index.
+///             generates the loops; the band member is `separate`, so where the ranges differ
+///             the common range is one loop running both bodies and the rest loops (named
+///             NAME_rest) run one body each (isl may still keep guards; they are read back as
+///             ifs). a's variable and name are kept for the first loop; the bodies are
+///             rewritten with each loop's index.
 /// Assumes:    the caller checked legality (poly::checkFusion in Dependences.h).
 /// Fails:      nullopt with `why` when a bound is not affine or isl's AST holds something the
 ///             translation (IslAst.h) does not take.

@@ -66,6 +66,13 @@ TEST(Schedules, IslFusedCountScanAndRaggedLoops) {
     for (int64_t k = 0; k < n + 2; ++k) ASSERT_FLOAT_EQ(b[k], y[k] + 1.0f) << k;
     EXPECT_EQ(a[n], -1.0f);
     EXPECT_EQ(b[n + 2], -1.0f);
+    // The longer loop first: the rest of the range runs the first body only.
+    std::vector<float> c(static_cast<size_t>(n) + 3, -1.0f), d(static_cast<size_t>(n) + 1, -1.0f);
+    ASSERT_EQ(spl_sched_fuse_ragged_first(n, x.data(), y.data(), c.data(), d.data()), SPL_OK);
+    for (int64_t k = 0; k < n + 2; ++k) ASSERT_FLOAT_EQ(c[k], y[k] + 1.0f) << k;
+    for (int64_t k = 0; k < n; ++k) ASSERT_FLOAT_EQ(d[k], x[k] * 2.0f) << k;
+    EXPECT_EQ(c[n + 2], -1.0f);
+    EXPECT_EQ(d[n], -1.0f);
   }
 }
 
