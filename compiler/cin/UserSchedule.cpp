@@ -15,10 +15,10 @@
 ///   fuse(i, j)                merges two loops of one block (i first) into one loop through
 ///                             isl's schedule tree (poly/Fuse.h): iteration x runs i's body at x
 ///                             then j's; the statements between them move before i; where the
-///                             bounds differ, the rest of the longer range is a loop NAME_rest. Refused when a dependence forbids that order
-///                             (j at x reading what i produces at a later x, or a statement in
-///                             between depending on i); a fused loop that carries a dependence
-///                             runs in order
+///                             bounds differ, the rest of the longer range is a loop NAME_rest.
+///                             Refused when a dependence forbids that order (j at x reading what
+///                             i produces at a later x, or a statement in between depending on
+///                             i); a fused loop that carries a dependence runs in order
 ///   parallelize(i, kind[, race])  kind: cpu_threads | serial | simd | gpu_block | gpu_warp |
 ///                             gpu_thread | gpu_lane | gpu_global. race (taco's output race strategies):
 ///                               no_races (default): only loops whose iterations are
@@ -373,8 +373,6 @@ class Scheduler {
 
   // ---- position split ---------------------------------------------------------------------------
 
-  /// The loop directly inside a row loop's body (alone, or between its accumulator's
-  /// declaration and store), with the statements around it.
   /// The nest of `outer` and `inner` as a perfect nest: `inner` is outer's only statement, or
   /// follows declarations `x = e` that move into inner's body (recomputed per inner
   /// iteration: a CSR column index `t = A[i, p].1` before SpMM's dense loop). A declaration
@@ -414,6 +412,8 @@ class Scheduler {
     return out;
   }
 
+  /// The loop directly inside a row loop's body (alone, or between its accumulator's
+  /// declaration and store), with the statements around it.
   struct RowShape {
     const Stmt *row = nullptr;
     StmtP decl, store;  // the accumulator pattern, or null
@@ -589,7 +589,7 @@ class Scheduler {
       if (!s || parent) return;
       for (size_t i = 0; i < s->body.size(); ++i)
         for (size_t j = i + 1; j < s->body.size(); ++j)
-          if (s->body[i].get() == a && s->body[j].get() == b && (s->kind == StmtKind::Block || s->kind == StmtKind::Alloc)) {
+          if (s->kind == StmtKind::Block && s->body[i].get() == a && s->body[j].get() == b) {
             parent = s.get();
             ia = i;
             ib = j;

@@ -10,37 +10,12 @@
 #include <set>
 #include <sstream>
 
+#include "poly/IslSupport.h"
 #include "support/Error.h"
 
 namespace spl::poly {
 
 namespace {
-
-/// isl's text of a map or set (isl_*_to_str gives a malloc'd string).
-std::string islText(const isl::map &m) {
-  char *s = isl_map_to_str(m.get());
-  std::string out = s ? s : "";
-  free(s);
-  return out;
-}
-
-/// Owns one isl_ctx for one analysis (an isl_ctx belongs to one thread; every isl object made
-/// in it is gone before the destructor runs, since they live in an inner scope).
-class IslContext {
- public:
-  explicit IslContext(unsigned long maxOperations) : ctx_(isl_ctx_alloc()) {
-    internal_assert(ctx_) << "cannot allocate an isl_ctx";
-    isl_options_set_on_error(ctx_, ISL_ON_ERROR_CONTINUE);
-    isl_ctx_set_max_operations(ctx_, maxOperations);
-  }
-  ~IslContext() { isl_ctx_free(ctx_); }
-  IslContext(const IslContext &) = delete;
-  IslContext &operator=(const IslContext &) = delete;
-  isl::ctx get() const { return isl::ctx(ctx_); }
-
- private:
-  isl_ctx *ctx_;
-};
 
 std::string dims(const std::string &prefix, size_t n) {
   std::string s;
@@ -138,7 +113,7 @@ class Analyzer {
       d.array = array;
       d.source = statementIndex(isl_map_get_tuple_name(map.get(), isl_dim_in));
       d.sink = statementIndex(isl_map_get_tuple_name(map.get(), isl_dim_out));
-      d.relation = islText(map.coalesce());
+      d.relation = islText(map.coalesce().get());
       out_.deps.push_back(d);
     });
   }
@@ -186,7 +161,7 @@ class Analyzer {
       isl::map carried = isl::map(ctx_, d.relation).intersect(filter);
       if (carried.is_empty()) continue;
       la.carried.push_back(static_cast<int>(i));
-      la.carriedRelations.push_back(islText(carried.coalesce()));
+      la.carriedRelations.push_back(islText(carried.coalesce().get()));
     }
     if (la.carried.empty()) {
       la.verdict = LoopVerdict::Parallel;
@@ -264,7 +239,7 @@ DependenceAnalysis analyzeDependences(const PolyModel &m, const DependenceOption
   {
     IslContext ctx(opts.maxOperations);
     try {
-      Analyzer(ctx.get(), m, out).run();
+      Analyzer(isl::ctx(ctx.raw()), m, out).run();
     } catch (const isl::exception_quota &) {
       out.quotaExceeded = true;
     } catch (const isl::exception &e) {
@@ -330,7 +305,8 @@ FusionCheck checkFusion(const PolyModel &m, const DependenceAnalysis &d, int a, 
     out.conflict = "the dependences could not be decided (isl ran out of its operations quota)";
     return out;
   }
-  IslContext ctx(DependenceOptions{}.maxOperations);
+  IslContext owner(DependenceOptions{}.maxOperations);
+  isl::ctx ctx(owner.raw());
   const int depth = m.loops[a].depth;
   std::set<int> inA(m.loops[a].statements.begin(), m.loops[a].statements.end());
   std::set<int> inB(m.loops[b].statements.begin(), m.loops[b].statements.end());
@@ -344,8 +320,8 @@ FusionCheck checkFusion(const PolyModel &m, const DependenceAnalysis &d, int a, 
     const PolyStatement &src = m.statements[x.source], &dst = m.statements[x.sink];
     std::string filter = m.paramSpace + " -> { " + src.name + "[" + dims("a", src.dims.size()) + "] -> " + dst.name + "[" +
                          dims("b", dst.dims.size()) + "]" + (c.empty() ? "" : " : " + c) + " }";
-    isl::map r = isl::map(ctx.get(), x.relation).intersect(isl::map(ctx.get(), filter));
-    return r.is_empty() ? std::string() : islText(r.coalesce());
+    isl::map r = isl::map(ctx, x.relation).intersect(isl::map(ctx, filter));
+    return r.is_empty() ? std::string() : islText(r.coalesce().get());
   };
   for (const PolyDependence &x : d.deps) {
     if (!inA.count(x.source)) continue;
@@ -373,7 +349,8 @@ FusionCheck checkFusion(const PolyModel &m, const DependenceAnalysis &d, int a, 
 
 std::string checkPermutableBand(const PolyModel &m, const DependenceAnalysis &d, int outer, int inner) {
   if (d.quotaExceeded) return "the dependences could not be decided (isl ran out of its operations quota)";
-  IslContext ctx(DependenceOptions{}.maxOperations);
+  IslContext owner(DependenceOptions{}.maxOperations);
+  isl::ctx ctx(owner.raw());
   const int depth = m.loops[outer].depth;
   std::set<int> band(m.loops[inner].statements.begin(), m.loops[inner].statements.end());
   // The outer loop's reassociable accumulators (a reduce): their updates may run in any order.
@@ -387,13 +364,13 @@ std::string checkPermutableBand(const PolyModel &m, const DependenceAnalysis &d,
     for (int j = 0; j < depth; ++j) c += "a" + std::to_string(j) + " = b" + std::to_string(j) + " and ";
     std::string o = std::to_string(depth), i = std::to_string(depth + 1);
     c += "(a" + o + " > b" + o + " or a" + i + " > b" + i + ")";
-    isl::map backwards = isl::map(ctx.get(), x.relation)
-                             .intersect(isl::map(ctx.get(), m.paramSpace + " -> { " + src.name + "[" +
+    isl::map backwards = isl::map(ctx, x.relation)
+                             .intersect(isl::map(ctx, m.paramSpace + " -> { " + src.name + "[" +
                                                                 dims("a", src.dims.size()) + "] -> " + dst.name + "[" +
                                                                 dims("b", dst.dims.size()) + "] : " + c + " }"));
     if (!backwards.is_empty())
       return describeDependence(m, x) + " goes backwards in " + m.loops[outer].name + " or " + m.loops[inner].name + ": " +
-             islText(backwards.coalesce());
+             islText(backwards.coalesce().get());
   }
   return "";
 }

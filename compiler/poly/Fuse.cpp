@@ -5,7 +5,6 @@
 #include <isl/aff.h>
 #include <isl/ast_build.h>
 #include <isl/ctx.h>
-#include <isl/options.h>
 #include <isl/schedule.h>
 #include <isl/schedule_node.h>
 #include <isl/set.h>
@@ -15,44 +14,27 @@
 #include <map>
 
 #include "poly/IslAst.h"
+#include "poly/IslSupport.h"
 
 namespace spl::poly {
 
 std::optional<cin::StmtP> fuseLoops(const cin::Stmt &a, const cin::Stmt &b, cin::ForallKind kind, std::string &why) {
   // Every Var atom of the bounds is an isl parameter (the kernel's nats, enclosing loops).
-  std::map<int64_t, std::string> params;
-  std::map<std::string, Nat> back;
-  auto text = [&](const Nat &n) {
-    return affineIslText(n, [&](const NatAtom &atom) -> std::optional<std::string> {
-      if (atom.kind != NatAtomKind::Var) return std::nullopt;
-      auto it = params.find(atom.var.id);
-      if (it == params.end()) {
-        std::string p = "p" + std::to_string(params.size());
-        it = params.emplace(atom.var.id, p).first;
-        back.emplace(p, Nat::var(atom.var));
-      }
-      return it->second;
-    });
-  };
-  auto loA = text(a.lo), hiA = text(a.hi), loB = text(b.lo), hiB = text(b.hi);
+  IslParams names({});
+  auto loA = names.text(a.lo), hiA = names.text(a.hi), loB = names.text(b.lo), hiB = names.text(b.hi);
   if (!loA || !hiA || !loB || !hiB) {
     why = "the loop bounds are not affine in the kernel's nats and the enclosing loops";
     return std::nullopt;
   }
-  std::string ps, context;
-  for (const auto &[id, p] : params) {
-    ps += (ps.empty() ? "" : ", ") + p;
-    context += (context.empty() ? "" : " and ") + p + " >= 0";
-  }
-  std::string space = "[" + ps + "] -> ";
+  std::string space = names.space();
   std::string domainText =
       space + "{ A[x] : " + *loA + " <= x < " + *hiA + "; B[x] : " + *loB + " <= x < " + *hiB + " }";
 
-  isl_ctx *ctx = isl_ctx_alloc();
-  isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
+  IslContext owner;
+  isl_ctx *ctx = owner.raw();
   std::optional<cin::StmtP> result;
   isl_union_set *domain = isl_union_set_read_from_str(ctx, domainText.c_str());
-  isl_set *ctxSet = isl_set_read_from_str(ctx, (space + "{ : " + (context.empty() ? "true" : context) + " }").c_str());
+  isl_set *ctxSet = isl_set_read_from_str(ctx, names.context().c_str());
   if (!domain || !ctxSet) {
     why = "isl could not read the loops' domain `" + domainText + "`";
     isl_union_set_free(domain);
@@ -86,7 +68,7 @@ std::optional<cin::StmtP> fuseLoops(const cin::Stmt &a, const cin::Stmt &b, cin:
       // body only (the rest of the longer range) gets a fresh one, named NAME_rest.
       int loops = 0;
       AstToCin tr(
-          back,
+          names.meanings(),
           [&](const std::string &, int depth) -> std::optional<AstLoop> {
             if (depth != 0) return std::nullopt;
             std::string name = loops == 0 ? a.varName : a.varName + "_rest" + (loops > 1 ? std::to_string(loops) : "");
@@ -105,7 +87,6 @@ std::optional<cin::StmtP> fuseLoops(const cin::Stmt &a, const cin::Stmt &b, cin:
       isl_ast_node_free(ast);
     }
   }
-  isl_ctx_free(ctx);
   return result;
 }
 

@@ -16,17 +16,11 @@
 #include <memory>
 
 #include "poly/IslAst.h"
+#include "poly/IslSupport.h"
 #include "support/Error.h"
 
 namespace spl::poly {
 namespace {
-
-/// An isl context freed on every path (errors are thrown from inside the derivation).
-struct Ctx {
-  isl_ctx *ctx;
-  Ctx() : ctx(isl_ctx_alloc()) { isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE); }
-  ~Ctx() { isl_ctx_free(ctx); }
-};
 
 struct Loop {
   std::string name;
@@ -195,9 +189,9 @@ InspectorLayout deriveInspectorLayout(const std::vector<ast::ScheduleCmd> &scrip
   if (out.compacted > 1)
     throw CompileError(out.compactLoc, "inspector: at most one loop may lie outside the compacted one (found " + std::to_string(out.compacted) + ")");
 
-  Ctx ctx;
+  IslContext ctx;
   out.mapText = "[n, m] -> { [i0, j0] -> [" + joinIsl(loops) + "] : 0 <= i0 < n and 0 <= j0 < m }";
-  isl_map *map = isl_map_read_from_str(ctx.ctx, out.mapText.c_str());
+  isl_map *map = isl_map_read_from_str(ctx.raw(), out.mapText.c_str());
   if (!map) throw CompileError(out.compactLoc, "inspector: isl cannot read the transformation `" + out.mapText + "` (is it affine?)");
   // Injective on the dense space: then slots collide only where the source stores one (row,
   // column) twice, which the inspector checks at run time.
@@ -207,11 +201,11 @@ InspectorLayout deriveInspectorLayout(const std::vector<ast::ScheduleCmd> &scrip
     throw CompileError(out.compactLoc, "inspector: the transformation maps two matrix entries to one slot (isl: `" +
                                            out.mapText + "` is not injective)");
   }
-  isl_set *image = isl_set_intersect_params(isl_map_range(map), isl_set_read_from_str(ctx.ctx, "[n, m] -> { : n >= 1 and m >= 1 }"));
+  isl_set *image = isl_set_intersect_params(isl_map_range(map), isl_set_read_from_str(ctx.raw(), "[n, m] -> { : n >= 1 and m >= 1 }"));
   const std::string paramsContext = "[n, m] -> { : n >= 1 and m >= 1 }";
   std::map<std::string, Nat> sizes = {{"n", n}, {"m", m}};
   try {
-    boundsAndExpressions(ctx.ctx, image, loops, sizes, paramsContext, row, column, out);
+    boundsAndExpressions(ctx.raw(), image, loops, sizes, paramsContext, row, column, out);
   } catch (...) {
     isl_set_free(image);
     throw;
@@ -253,10 +247,10 @@ cin::StmtP generateInspectorLoops(const InspectorLayout &layout, const std::vect
     }
     text += (text.empty() ? "" : "; ") + piece;
   }
-  Ctx ctx;
-  isl_union_map *schedule = isl_union_map_read_from_str(ctx.ctx, ("[n, m] -> { " + text + " }").c_str());
+  IslContext ctx;
+  isl_union_map *schedule = isl_union_map_read_from_str(ctx.raw(), ("[n, m] -> { " + text + " }").c_str());
   if (!schedule) throw InternalError("inspector: isl cannot read the phase schedule " + text);
-  isl_ast_build *build = isl_ast_build_from_context(isl_set_read_from_str(ctx.ctx, "[n, m] -> { : n >= 0 and m >= 0 }"));
+  isl_ast_build *build = isl_ast_build_from_context(isl_set_read_from_str(ctx.raw(), "[n, m] -> { : n >= 0 and m >= 0 }"));
   isl_ast_node *ast = isl_ast_build_node_from_schedule_map(build, schedule);
   isl_ast_build_free(build);
   if (!ast) throw InternalError("inspector: isl could not build the phase loops");

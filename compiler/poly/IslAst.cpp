@@ -142,6 +142,43 @@ std::optional<Nat> natOfAstExpr(isl_ast_expr *e, const std::map<std::string, Nat
   }
 }
 
+std::optional<std::string> IslParams::text(const Nat &n) {
+  return affineIslText(n, [this](const NatAtom &a) -> std::optional<std::string> {
+    if (a.kind != NatAtomKind::Var) return std::nullopt;
+    if (auto d = dims_.find(a.var.id); d != dims_.end()) return d->second;
+    auto it = byVar_.find(a.var.id);
+    if (it == byVar_.end()) {
+      std::string p = "p" + std::to_string(byVar_.size());
+      it = byVar_.emplace(a.var.id, p).first;
+      order_.push_back(p);
+      meanings_.emplace(p, Nat::var(a.var));
+    }
+    return it->second;
+  });
+}
+
+std::optional<std::string> IslParams::invariant(const Nat &n) {
+  if (auto t = text(n)) return t;
+  for (const auto &[id, name] : dims_)
+    if (n.mentions(id)) return std::nullopt;
+  std::string p = "q" + std::to_string(order_.size() - byVar_.size());
+  order_.push_back(p);
+  meanings_.emplace(p, n);
+  return p;
+}
+
+std::string IslParams::space() const {
+  std::string s;
+  for (const std::string &p : order_) s += (s.empty() ? "" : ", ") + p;
+  return "[" + s + "] -> ";
+}
+
+std::string IslParams::context() const {
+  std::string c;
+  for (const std::string &p : order_) c += (c.empty() ? "" : " and ") + p + " >= 0";
+  return space() + "{ : " + (c.empty() ? "true" : c) + " }";
+}
+
 // ---- isl's AST as CIN ---------------------------------------------------------------------------
 
 namespace {

@@ -13,25 +13,13 @@
 #include <sstream>
 
 #include "poly/IslAst.h"
+#include "poly/IslSupport.h"
 #include "support/Error.h"
 
 namespace spl::poly {
 
 namespace {
 
-/// isl's text of a map or set (isl_*_to_str gives a malloc'd string).
-std::string islText(const isl::map &m) {
-  char *s = isl_map_to_str(m.get());
-  std::string out = s ? s : "";
-  free(s);
-  return out;
-}
-std::string islText(const isl::set &m) {
-  char *s = isl_set_to_str(m.get());
-  std::string out = s ? s : "";
-  free(s);
-  return out;
-}
 
 using cin::ExprKind;
 using cin::ExprP;
@@ -959,15 +947,13 @@ void ModelBuilder::finishTexts() {
 /// Reads every text back with isl (a check that the texts are well formed) and keeps isl's
 /// simplified form.
 void ModelBuilder::canonicalize() {
-  isl_ctx *raw = isl_ctx_alloc();
-  internal_assert(raw) << "cannot allocate an isl_ctx";
-  isl_options_set_on_error(raw, ISL_ON_ERROR_CONTINUE);
-  isl_ctx_set_max_operations(raw, kCanonicalQuota);
+  IslContext owner(kCanonicalQuota);
+  isl_ctx *raw = owner.raw();
   {
     isl::ctx ctx(raw);
     auto norm = [&](std::string &text, bool isSet) {
       try {
-        text = isSet ? islText(isl::set(ctx, text).coalesce()) : islText(isl::map(ctx, text).coalesce());
+        text = isSet ? islText(isl::set(ctx, text).coalesce().get()) : islText(isl::map(ctx, text).coalesce().get());
       } catch (const isl::exception_quota &) {
         isl_ctx_reset_operations(raw);
       } catch (const isl::exception &e) {
@@ -980,7 +966,6 @@ void ModelBuilder::canonicalize() {
       for (PolyAccess &a : st.accesses) norm(a.relation, false);
     }
   }
-  isl_ctx_free(raw);
 }
 
 PolyModel ModelBuilder::build() {
