@@ -116,6 +116,11 @@ bool isSafe(const ExprP &e) {
   }
 }
 
+bool isGpuLevel(ForallKind k) {
+  return k == ForallKind::GpuBlock || k == ForallKind::GpuThread || k == ForallKind::GpuWarp || k == ForallKind::GpuLane ||
+         k == ForallKind::GpuGlobal;
+}
+
 const char *forallKindName(ForallKind k) {
   switch (k) {
     case ForallKind::Serial: return "serial";

@@ -105,6 +105,8 @@ enum class ForallKind {
   GpuBlock, GpuThread, GpuWarp, GpuLane, GpuGlobal,
 };
 const char *forallKindName(ForallKind k);
+/// A level of the GPU's grid (block, thread, warp, lane, global thread).
+bool isGpuLevel(ForallKind k);
 
 enum class StmtKind {
   Block,      // stmts in order

@@ -204,11 +204,6 @@ StmtP defaultCpuSchedule(const StmtP &body) { return rewrite(interchangeAll(body
 
 namespace {
 
-bool isGpuLevel(ForallKind k) {
-  return k == ForallKind::GpuBlock || k == ForallKind::GpuThread || k == ForallKind::GpuWarp || k == ForallKind::GpuLane ||
-         k == ForallKind::GpuGlobal;
-}
-
 StmtP gpuRewrite(const StmtP &s, bool inside) {
   auto copy = std::make_shared<Stmt>(*s);
   bool inner = inside;

@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -21,6 +23,7 @@
 #include "loopir/GuardRange.h"
 #include "loopir/SegmentVersioning.h"
 #include "poly/Dependences.h"
+#include "poly/IslCodegen.h"
 #include "codegen/CodeGen.h"
 #include "codegen/Header.h"
 
@@ -67,11 +70,47 @@ bool writeText(const Options &opts, const std::string &text, std::ostream &err) 
   return true;
 }
 
+/// --time-passes: the wall time of each stage, printed to stderr when the compilation ends
+/// (also when it fails: the stages that ran).
+class StageTimes {
+ public:
+  StageTimes(bool enabled, std::ostream &err) : enabled_(enabled), err_(err), last_(Clock::now()) {}
+  ~StageTimes() {
+    if (!enabled_ || times_.empty()) return;
+    double total = 0;
+    for (const auto &[stage, seconds] : times_) total += seconds;
+    err_ << "splc: time per stage (wall, ms)\n";
+    for (const auto &[stage, seconds] : times_) {
+      char line[128];
+      std::snprintf(line, sizeof line, "  %-28s %9.2f  %5.1f%%\n", stage.c_str(), seconds * 1e3,
+                    total > 0 ? 100.0 * seconds / total : 0.0);
+      err_ << line;
+    }
+    char line[128];
+    std::snprintf(line, sizeof line, "  %-28s %9.2f\n", "total", total * 1e3);
+    err_ << line;
+  }
+  /// The time since the previous stage ended is `stage`'s.
+  void done(const std::string &stage) {
+    Clock::time_point now = Clock::now();
+    times_.emplace_back(stage, std::chrono::duration<double>(now - last_).count());
+    last_ = now;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  bool enabled_;
+  std::ostream &err_;
+  Clock::time_point last_;
+  std::vector<std::pair<std::string, double>> times_;
+};
+
 }  // namespace
 
 int runCompiler(const Options &opts, std::ostream &err) {
   SourceManager sm;
   Diagnostics diags(sm);
+  StageTimes times(opts.timePasses, err);
   try {
     std::string text;
     if (opts.sourceText) {
@@ -82,6 +121,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
     }
     uint32_t file = sm.addFile(opts.input, std::move(text));
     std::optional<ast::Module> module = parseFile(sm, file, diags);
+    times.done("parse (ANTLR) -> AST");
     if (!module) {
       diags.flush(err);
       return 1;
@@ -93,6 +133,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
     copts.includeDirs = opts.includeDirs;
     copts.stdlibDir = stdlibDir(opts);
     std::optional<tir::Program> program = checkProgram(*module, sm, diags, copts);
+    times.done("type check -> typed IR");
     if (!program) {
       diags.flush(err);
       return 1;
@@ -137,6 +178,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
       }
       if (he.cpu || he.cuda) headerEntries.push_back(he);
     }
+    times.done("lower to CIN + schedules");
     if (scheduleFailed) {
       diags.flush(err);
       return 1;
@@ -150,17 +192,23 @@ int runCompiler(const Options &opts, std::ostream &err) {
     }
     if (opts.emit == Emit::Isl) {  // poly/: domains, schedule, accesses, dependences, verdicts
       std::string text;
-      for (const cin::Kernel &k : kernels) text += poly::emitIsl(k) + "\n";
+      for (const cin::Kernel &k : kernels) text += poly::emitIsl(k) + (opts.islCodegen ? poly::emitIslAst(k) : "") + "\n";
       return writeText(opts, text, err) ? 0 : 1;
     }
     loopir::Module lm;
-    for (const cin::Kernel &k : kernels) {
+    // poly/: the loops of the loop IR are isl's (whole kernels, region by region).
+    if (opts.islCodegen) {
+      for (cin::Kernel &k : kernels) k.body = poly::generateFromIsl(k);
+      times.done("isl AST -> loops");
+    }
+    for (cin::Kernel &k : kernels) {
       lm.functions.push_back(loopir::flatten(k, opts.indexBits));
       if (opts.optLevel > 0) {
         loopir::restrictGuardedLoops(lm.functions.back());
         loopir::versionSegmentReductions(lm.functions.back());
       }
     }
+    times.done("loop IR (flatten + passes)");
     if (opts.emit == Emit::LoopIr) {
       std::string text;
       for (const loopir::Function &f : lm.functions) text += loopir::print(f) + "\n";
@@ -175,6 +223,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
         err << "splc: error: " << ptxError << "\n";
         return 1;
       }
+      times.done("LLVM IR -> PTX");
       return writeText(opts, ptx, err) ? 0 : 1;
     }
     codegen::OutputKind kind = opts.emit == Emit::Ll ? codegen::OutputKind::LlvmIr
@@ -185,6 +234,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
       err << "splc: error: " << cgError << "\n";
       return 1;
     }
+    times.done("LLVM IR -> object (+ PTX)");
     if (kind == codegen::OutputKind::Object && (opts.output.empty() || opts.output == "-") && !opts.emitGiven) {
       err << "splc: error: an object file needs -o FILE\n";
       return 1;

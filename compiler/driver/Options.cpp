@@ -29,6 +29,7 @@ options:
   --index-bits=32|64      width of idx[_] values and nats in the C ABI (default 32)
   --checked               kernels validate their inputs and return SPL_ERR_BAD_INPUT
   --gpu-arch=sm_XX        PTX target architecture (default sm_90)
+  --no-isl-codegen        lower the scheduled loops directly, not through isl's AST
   --time-passes           print the time spent in each stage to stderr
   --help                  print this text
   --version               print the version
@@ -146,6 +147,8 @@ ParsedArgs parseArgs(const std::vector<std::string> &args) {
       else return fail("--index-bits must be 32 or 64, got '" + v + "'");
     } else if (a == "--checked") {
       o.checked = true;
+    } else if (a == "--no-isl-codegen") {
+      o.islCodegen = false;
     } else if (a == "--gpu-arch" || a.rfind("--gpu-arch=", 0) == 0) {
       if (!valueOf("--gpu-arch", v)) return fail("--gpu-arch needs a value such as sm_90");
       if (v.rfind("sm_", 0) != 0 || v.size() < 5) return fail("--gpu-arch must look like sm_80 or sm_90, got '" + v + "'");

@@ -69,7 +69,7 @@ std::optional<cin::StmtP> fuseLoops(const cin::Stmt &a, const cin::Stmt &b, cin:
       int loops = 0;
       AstToCin tr(
           names.meanings(),
-          [&](const std::string &, int depth) -> std::optional<AstLoop> {
+          [&](const std::string &, int depth, const std::string &) -> std::optional<AstLoop> {
             if (depth != 0) return std::nullopt;
             std::string name = loops == 0 ? a.varName : a.varName + "_rest" + (loops > 1 ? std::to_string(loops) : "");
             AstLoop l{loops == 0 ? NatVarId{a.var, a.varName} : freshNatVar(name), name, kind};

@@ -265,7 +265,7 @@ cin::StmtP generateInspectorLoops(const InspectorLayout &layout, const std::vect
   }
   AstToCin tr(
       {{"n", n}, {"m", m}},
-      [&](const std::string &iter, int) -> std::optional<AstLoop> {
+      [&](const std::string &iter, int, const std::string &) -> std::optional<AstLoop> {
         std::string name = loopNames.count(iter) ? loopNames[iter] : iter;
         return AstLoop{freshNatVar(name), name, cin::ForallKind::Serial};
       },

@@ -75,6 +75,35 @@ std::optional<std::string> affineIslText(const Nat &n, const IslAtomName &name) 
   return "floor((" + lin + ")/" + std::to_string(den) + ")";
 }
 
+NatCondP natCondOfAstExpr(isl_ast_expr *e, const std::map<std::string, Nat> &ids) {
+  if (isl_ast_expr_get_type(e) != isl_ast_expr_op || isl_ast_expr_get_op_n_arg(e) != 2) return nullptr;
+  isl_ast_expr *a = isl_ast_expr_get_op_arg(e, 0), *b = isl_ast_expr_get_op_arg(e, 1);
+  NatCondP out;
+  auto compare = [&](const char *op) {
+    std::optional<Nat> x = natOfAstExpr(a, ids), y = natOfAstExpr(b, ids);
+    if (x && y) out = NatCond::compare(op, *x, *y);
+  };
+  auto join = [&](bool conj) {
+    NatCondP x = natCondOfAstExpr(a, ids), y = natCondOfAstExpr(b, ids);
+    if (x && y) out = conj ? NatCond::conj(x, y) : NatCond::disj(x, y);
+  };
+  switch (isl_ast_expr_get_op_type(e)) {
+    case isl_ast_expr_op_and:
+    case isl_ast_expr_op_and_then: join(true); break;
+    case isl_ast_expr_op_or:
+    case isl_ast_expr_op_or_else: join(false); break;
+    case isl_ast_expr_op_eq: compare("=="); break;
+    case isl_ast_expr_op_le: compare("<="); break;
+    case isl_ast_expr_op_lt: compare("<"); break;
+    case isl_ast_expr_op_ge: compare(">="); break;
+    case isl_ast_expr_op_gt: compare(">"); break;
+    default: break;
+  }
+  isl_ast_expr_free(a);
+  isl_ast_expr_free(b);
+  return out;
+}
+
 std::optional<Nat> natOfAstExpr(isl_ast_expr *e, const std::map<std::string, Nat> &ids) {
   switch (isl_ast_expr_get_type(e)) {
     case isl_ast_expr_int: {
@@ -92,6 +121,18 @@ std::optional<Nat> natOfAstExpr(isl_ast_expr *e, const std::map<std::string, Nat
     }
     case isl_ast_expr_op: {
       int n = isl_ast_expr_get_op_n_arg(e);
+      isl_ast_expr_op_type op = isl_ast_expr_get_op_type(e);
+      if (op == isl_ast_expr_op_select || op == isl_ast_expr_op_cond) {
+        // c ? a : b, isl's bound of a union of pieces (a loop to max(1, m) is `m == 0 ? 0 : m - 1`).
+        isl_ast_expr *c = isl_ast_expr_get_op_arg(e, 0), *a = isl_ast_expr_get_op_arg(e, 1), *b = isl_ast_expr_get_op_arg(e, 2);
+        NatCondP cond = natCondOfAstExpr(c, ids);
+        std::optional<Nat> x = natOfAstExpr(a, ids), y = natOfAstExpr(b, ids);
+        isl_ast_expr_free(c);
+        isl_ast_expr_free(a);
+        isl_ast_expr_free(b);
+        if (!cond || !x || !y) return std::nullopt;
+        return Nat::cond(cond, *x, *y);
+      }
       std::vector<Nat> args;
       for (int k = 0; k < n; ++k) {
         isl_ast_expr *a = isl_ast_expr_get_op_arg(e, k);
@@ -159,6 +200,11 @@ std::optional<std::string> IslParams::text(const Nat &n) {
 
 std::optional<std::string> IslParams::invariant(const Nat &n) {
   if (auto t = text(n)) return t;
+  return opaque(n);
+}
+
+std::optional<std::string> IslParams::opaque(const Nat &n) {
+  if (n.asConst()) return text(n);
   for (const auto &[id, name] : dims_)
     if (n.mentions(id)) return std::nullopt;
   std::string p = "q" + std::to_string(order_.size() - byVar_.size());
@@ -168,6 +214,7 @@ std::optional<std::string> IslParams::invariant(const Nat &n) {
 }
 
 std::string IslParams::space() const {
+  if (order_.empty()) return "";  // isl reads no `[] ->` before a multi_union_pw_aff
   std::string s;
   for (const std::string &p : order_) s += (s.empty() ? "" : ", ") + p;
   return "[" + s + "] -> ";
@@ -194,6 +241,8 @@ std::string idName(isl_ast_expr *e) {
 
 std::optional<cin::StmtP> AstToCin::translate(isl_ast_node *n, std::string &why) {
   why_.clear();
+  mark_.clear();
+  markTaken_.clear();
   depth_ = 0;
   std::optional<cin::StmtP> s = node(n);
   if (!s) why = why_.empty() ? "isl's AST could not be read back" : why_;
@@ -218,10 +267,21 @@ std::optional<cin::StmtP> AstToCin::node(isl_ast_node *n) {
       return cin::block(out);
     }
     case isl_ast_node_mark: {
+      isl_id *id = isl_ast_node_mark_get_id(n);
+      std::string mark = id ? isl_id_get_name(id) : "";
+      isl_id_free(id);
+      mark_ = mark;
       isl_ast_node *c = isl_ast_node_mark_get_node(n);
       std::optional<cin::StmtP> s = node(c);
       isl_ast_node_free(c);
-      return s;
+      mark_.clear();
+      if (!s || mark.empty() || markTaken_.count(mark)) return s;
+      // No for node took the mark: isl bound the loop's one iteration to its value. A loop
+      // that must stay (a GPU level) runs its body once, the body as isl wrote it.
+      std::optional<AstLoop> loop = loop_("", depth_, mark);
+      if (!loop || !loop->keepDegenerate) return s;
+      markTaken_.insert(mark);
+      return cin::forall(loop->var.id, loop->name, Nat(0), Nat(1), *s, loop->kind, loop->like ? loop->like->loc : loc_);
     }
     case isl_ast_node_for: return forNode(n);
     case isl_ast_node_if: return ifNode(n);
@@ -238,8 +298,21 @@ std::optional<cin::StmtP> AstToCin::forNode(isl_ast_node *n) {
   std::optional<Nat> lo = natOfAstExpr(init, ids_);
   isl_ast_expr_free(init);
   if (!lo) return fail("isl's loop `" + iter + "` has a lower bound the translation does not take");
-  std::optional<AstLoop> loop = loop_(iter, depth_);
+  std::optional<AstLoop> loop = loop_(iter, depth_, mark_);
+  if (!mark_.empty()) markTaken_.insert(mark_);
+  mark_.clear();
   if (!loop) return fail("isl's AST has a loop `" + iter + "` where none was expected");
+  SourceLoc loc = loop->like ? loop->like->loc : loc_;
+  auto make = [&](Nat hi, cin::StmtP b) {
+    cin::StmtP f = cin::forall(loop->var.id, loop->name, *lo, std::move(hi), std::move(b), loop->kind, loc);
+    if (!loop->like) return f;
+    auto withHints = std::make_shared<cin::Stmt>(*f);
+    withHints->balanceBy = loop->like->balanceBy;
+    withHints->userKind = loop->like->userKind;
+    withHints->vectorize = loop->like->vectorize;
+    withHints->unroll = loop->like->unroll;
+    return cin::StmtP(withHints);
+  };
   auto body = [&]() -> std::optional<cin::StmtP> {
     isl_ast_node *b = isl_ast_node_for_get_body(n);
     ++depth_;
@@ -249,6 +322,12 @@ std::optional<cin::StmtP> AstToCin::forNode(isl_ast_node *n) {
     return s;
   };
   if (isl_ast_node_for_is_degenerate(n) == isl_bool_true) {
+    if (loop->keepDegenerate) {
+      ids_[iter] = Nat::var(loop->var);
+      std::optional<cin::StmtP> b = body();
+      if (!b) return std::nullopt;
+      return make(*lo + Nat(1), *b);
+    }
     ids_[iter] = *lo;  // one iteration: the iterator is its value
     return body();
   }
@@ -258,10 +337,10 @@ std::optional<cin::StmtP> AstToCin::forNode(isl_ast_node *n) {
   if (isl_ast_expr_get_type(cond) == isl_ast_expr_op && isl_ast_expr_get_op_n_arg(cond) == 2) {
     isl_ast_expr *rhs = isl_ast_expr_get_op_arg(cond, 1);
     std::optional<Nat> e = natOfAstExpr(rhs, ids_);
-    isl_ast_expr_free(rhs);
     isl_ast_expr_op_type op = isl_ast_expr_get_op_type(cond);
-    if (e && op == isl_ast_expr_op_le) hi = *e + Nat(1);
+    if (op == isl_ast_expr_op_le) hi = successor(rhs);
     if (e && op == isl_ast_expr_op_lt) hi = *e;
+    isl_ast_expr_free(rhs);
   }
   isl_ast_expr_free(cond);
   isl_ast_expr_free(inc);
@@ -270,7 +349,27 @@ std::optional<cin::StmtP> AstToCin::forNode(isl_ast_node *n) {
   ids_[iter] = Nat::var(loop->var);
   std::optional<cin::StmtP> b = body();
   if (!b) return std::nullopt;
-  return cin::forall(loop->var.id, loop->name, *lo, *hi, *b, loop->kind, loc_);
+  return make(*hi, *b);
+}
+
+std::optional<Nat> AstToCin::successor(isl_ast_expr *e) {
+  // isl writes `i <= min(a, b)`; the bound is min(a + 1, b + 1), which Nats simplify (a tile's
+  // `min(n - 1, 4095 + 4096 t) + 1` is min(n, 4096 + 4096 t)).
+  isl_ast_expr_op_type op = isl_ast_expr_get_type(e) == isl_ast_expr_op ? isl_ast_expr_get_op_type(e) : isl_ast_expr_op_error;
+  if (op != isl_ast_expr_op_min && op != isl_ast_expr_op_max) {
+    std::optional<Nat> x = natOfAstExpr(e, ids_);
+    if (!x) return std::nullopt;
+    return *x + Nat(1);
+  }
+  std::optional<Nat> out;
+  for (int k = 0; k < isl_ast_expr_get_op_n_arg(e); ++k) {
+    isl_ast_expr *a = isl_ast_expr_get_op_arg(e, k);
+    std::optional<Nat> x = successor(a);
+    isl_ast_expr_free(a);
+    if (!x) return std::nullopt;
+    out = !out ? *x : op == isl_ast_expr_op_min ? Nat::min(*out, *x) : Nat::max(*out, *x);
+  }
+  return out;
 }
 
 std::optional<cin::ExprP> AstToCin::condition(isl_ast_expr *e) {

@@ -14,16 +14,19 @@
 ///   Takes:    an isl_ast_expr and the meaning of its identifiers (loop iterators and isl
 ///             parameters) as Nats.
 ///   Gives:    the expression as a Nat: sums, differences, products, negation, min, max, floor
-///             division and remainder by positive constants.
+///             division and remainder by positive constants, and `c ? a : b` (a Cond atom).
 ///   Fails:    nullopt for anything else (a comparison, an unknown identifier, a division by a
 ///             non-constant).
 ///
 /// AstToCin
 ///   Takes:    an isl AST (isl_ast_build_node_from_schedule / _from_schedule_map), what each of
-///             its loops becomes (variable, name, kind: by iterator and depth) and what each
-///             statement instance `S(e1, .., ek)` becomes (a callback given the e's as Nats).
+///             its loops becomes (variable, name, kind: by iterator, depth and the name of the
+///             nearest mark above it that no other loop took; the iterator is empty when isl
+///             built no for node under a mark) and what each statement instance
+///             `S(e1, .., ek)` becomes (a callback given the e's as Nats).
 ///   Gives:    CIN: blocks, foralls (unit stride; a degenerate loop binds its iterator to its
-///             single value), guards (`if` nodes with comparisons of affine expressions joined
+///             single value; where AstLoop::keepDegenerate it is a loop of one iteration, also
+///             when isl built no for node under its mark), guards (`if` nodes with comparisons of affine expressions joined
 ///             by && and ||, and their else branches), the callbacks' statements.
 ///   Fails:    nullopt with `why` for a stride other than 1, a bound or condition that is not
 ///             affine, or a node kind not listed.
@@ -32,6 +35,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -60,7 +64,9 @@ class IslParams {
   std::optional<std::string> text(const Nat &n);
   /// text(n), or, when n is not affine but mentions no dimension, a parameter standing for it.
   std::optional<std::string> invariant(const Nat &n);
-  /// "[p0, p1, q0] -> " (the parameter space prefix of a set or map text).
+  /// A parameter standing for `n` (a constant stays itself), when n mentions no dimension.
+  std::optional<std::string> opaque(const Nat &n);
+  /// "[p0, p1, q0] -> " (the parameter space prefix of a set or map text; "" without any).
   std::string space() const;
   /// "[..] -> { : p0 >= 0 and ... }".
   std::string context() const;
@@ -75,18 +81,27 @@ class IslParams {
 };
 
 std::optional<Nat> natOfAstExpr(isl_ast_expr *e, const std::map<std::string, Nat> &ids);
+/// A comparison (==, <, <=, >, >=) of natOfAstExpr's expressions, or && and || of them; null
+/// for anything else.
+NatCondP natCondOfAstExpr(isl_ast_expr *e, const std::map<std::string, Nat> &ids);
 
 /// What one of isl's generated loops becomes in CIN.
 struct AstLoop {
   NatVarId var;
   std::string name;
   cin::ForallKind kind = cin::ForallKind::Serial;
+  /// The forall this loop regenerates: its hints (balanceBy, userKind, vectorize, unroll) and
+  /// source location carry over (null: none).
+  const cin::Stmt *like = nullptr;
+  /// A loop of one iteration stays a loop (a GPU level: the mapping must stay).
+  bool keepDegenerate = false;
 };
 
 class AstToCin {
  public:
   /// nullopt: no loop was expected there (the translation fails).
-  using LoopFn = std::function<std::optional<AstLoop>(const std::string &iterator, int depth)>;
+  using LoopFn =
+      std::function<std::optional<AstLoop>(const std::string &iterator, int depth, const std::string &mark)>;
   using InstanceFn = std::function<std::optional<cin::StmtP>(const std::string &statement, const std::vector<Nat> &args,
                                                              std::string &why)>;
 
@@ -102,6 +117,7 @@ class AstToCin {
   std::optional<cin::StmtP> ifNode(isl_ast_node *n);
   std::optional<cin::StmtP> userNode(isl_ast_node *n);
   std::optional<cin::ExprP> condition(isl_ast_expr *e);
+  std::optional<Nat> successor(isl_ast_expr *e);  // e + 1, pushed into min and max
   std::optional<cin::StmtP> fail(const std::string &why) {
     if (why_.empty()) why_ = why;
     return std::nullopt;
@@ -112,6 +128,8 @@ class AstToCin {
   InstanceFn instance_;
   SourceLoc loc_;
   int depth_ = 0;
+  std::string mark_;  // the nearest mark above, until a loop takes it
+  std::set<std::string> markTaken_;  // the marks a loop took
   std::string why_;
 };
 

@@ -75,7 +75,7 @@ std::optional<StmtP> tileNest(const Stmt &outer, const Stmt &inner, int64_t oute
                                     {NatVarId{inner.var, inner.varName}, inner.varName, inner.forall}};
       AstToCin tr(
           names.meanings(),
-          [&](const std::string &, int depth) -> std::optional<AstLoop> {
+          [&](const std::string &, int depth, const std::string &) -> std::optional<AstLoop> {
             if (depth >= static_cast<int>(loops.size())) return std::nullopt;
             return loops[static_cast<size_t>(depth)];
           },
