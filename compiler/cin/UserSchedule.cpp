@@ -10,8 +10,9 @@
 ///                             (isl_schedule_band_tile) and the loops come from isl's AST
 ///                             (poly/Tile.h): tile loops i_tile, j_tile over point loops i, j;
 ///                             legal when both loops are independent (a permutable band)
-///   reorder(i, j)             interchanges a perfect nest of independent loops whose inner
-///                             bounds do not depend on the outer index
+///   reorder(i, j)             interchanges a perfect nest of independent loops through isl
+///                             (the band S[i, j] -> [j, i], poly/Tile.h); inner bounds may be
+///                             affine in the outer index (a triangle)
 ///   fuse(i, j)                merges two loops of one block (i first) into one loop through
 ///                             isl's schedule tree (poly/Fuse.h): iteration x runs i's body at x
 ///                             then j's; the statements between them move before i; where the
@@ -554,25 +555,19 @@ class Scheduler {
                        innerTarget->varName + " must be the only statement of " + outer->varName + ")");
       return;
     }
-    if (innerTarget->lo.mentions(outer->var) || innerTarget->hi.mentions(outer->var)) {
-      error(c.loc, "reorder(" + outer->varName + ", " + innerTarget->varName + "): the bounds of " + innerTarget->varName +
-                       " [" + innerTarget->lo.str() + ", " + innerTarget->hi.str() + ") depend on " + outer->varName);
-      return;
-    }
+    std::string pair = "reorder(" + outer->varName + ", " + innerTarget->varName + ")";
     for (const Stmt *l : {outer, innerTarget}) {
       std::string why = dependence(*l);
-      if (!why.empty()) {
-        error(c.loc, "reorder(" + outer->varName + ", " + innerTarget->varName + "): " + why);
-        return;
-      }
+      if (!why.empty()) return error(c.loc, pair + ": " + why);
     }
-    k_.body = replace(k_.body, outer, [&](const StmtP &s) {
-      auto in = std::make_shared<Stmt>(*innerTarget);
-      auto out = std::make_shared<Stmt>(*s);
-      out->body = {innerTarget->body[0]};
-      in->body = {out};
-      return std::vector<StmtP>{in};
-    });
+    // Through isl: the band S[i, j] -> [j, i] and its AST, which also exchanges the bounds of a
+    // triangle (j <= i: j in [0, n), i in [j, n)).
+    std::string why;
+    std::optional<StmtP> exchanged = poly::interchangeNest(*outer, *innerTarget, why);
+    if (!exchanged)
+      return error(c.loc, pair + ": the bounds of " + innerTarget->varName + " [" + innerTarget->lo.str() + ", " +
+                              innerTarget->hi.str() + ") depend on " + outer->varName + " other than affinely (" + why + ")");
+    k_.body = replace(k_.body, outer, [&](const StmtP &) { return std::vector<StmtP>{*exchanged}; });
   }
 
   /// fuse(a, b): through isl (poly/Fuse.h). The loops are statements of one block, a first;

@@ -1,4 +1,5 @@
-/// \file Tile.cpp: tiling of a perfect nest through isl's schedule trees and AST (see Tile.h).
+/// \file Tile.cpp: tiling and interchange of a perfect nest through isl's schedule trees and AST
+/// (see Tile.h).
 #include "poly/Tile.h"
 
 #include "poly/IslAst.h"
@@ -16,6 +17,7 @@
 #include <isl/union_set.h>
 #include <isl/val.h>
 
+#include <functional>
 #include <map>
 
 namespace spl::poly {
@@ -24,10 +26,12 @@ namespace {
 using cin::Stmt;
 using cin::StmtP;
 
-}  // namespace
-
-std::optional<StmtP> tileNest(const Stmt &outer, const Stmt &inner, int64_t outerTile, int64_t innerTile,
-                              const std::string &outerTileName, const std::string &innerTileName, std::string &why) {
+/// The nest outer { inner } as the domain { S[i, j] }, a band `band` (isl text of a
+/// multi_union_pw_aff over S) that `shape` may transform (tile), and isl's AST of it read back
+/// with `loops` (outermost first) and the inner body at S(i, j).
+std::optional<StmtP> nestFromIsl(const Stmt &outer, const Stmt &inner, const std::string &band,
+                                 const std::function<isl_schedule_node *(isl_schedule_node *)> &shape,
+                                 const std::vector<AstLoop> &loops, std::string &why) {
   // The bounds: affine in i (and the kernel's nats, enclosing loops), or invariant in the band.
   IslParams names({{outer.var, "i"}, {inner.var, "j"}});
   auto loI = names.invariant(outer.lo), hiI = names.invariant(outer.hi);
@@ -50,29 +54,19 @@ std::optional<StmtP> tileNest(const Stmt &outer, const Stmt &inner, int64_t oute
     why = "isl could not read the nest's domain `" + domainText + "`";
   } else {
     isl_schedule *sched = isl_schedule_from_domain(isl_union_set_copy(domain));
-    isl_multi_union_pw_aff *band =
-        isl_multi_union_pw_aff_read_from_str(ctx, (names.space() + "[{ S[i, j] -> [(i)] }, { S[i, j] -> [(j)] }]").c_str());
+    isl_multi_union_pw_aff *mupa = isl_multi_union_pw_aff_read_from_str(ctx, (names.space() + band).c_str());
     isl_schedule_node *root = isl_schedule_get_root(sched);
     isl_schedule_free(sched);
-    isl_schedule_node *leaf = isl_schedule_node_child(root, 0);  // below the domain node
-    leaf = isl_schedule_node_insert_partial_schedule(leaf, band);
-    isl_multi_val *sizes = isl_multi_val_zero(isl_schedule_node_band_get_space(leaf));
-    sizes = isl_multi_val_set_val(sizes, 0, isl_val_int_from_si(ctx, outerTile));
-    sizes = isl_multi_val_set_val(sizes, 1, isl_val_int_from_si(ctx, innerTile));
-    leaf = isl_schedule_node_band_tile(leaf, sizes);
-    isl_schedule *tiled = isl_schedule_node_get_schedule(leaf);
-    isl_schedule_node_free(leaf);
+    isl_schedule_node *node = isl_schedule_node_child(root, 0);  // below the domain node
+    node = shape(isl_schedule_node_insert_partial_schedule(node, mupa));
+    isl_schedule *shaped = isl_schedule_node_get_schedule(node);
+    isl_schedule_node_free(node);
     isl_ast_build *build = isl_ast_build_from_context(isl_set_copy(context));
-    isl_ast_node *ast = tiled ? isl_ast_build_node_from_schedule(build, tiled) : nullptr;
+    isl_ast_node *ast = shaped ? isl_ast_build_node_from_schedule(build, shaped) : nullptr;
     isl_ast_build_free(build);
     if (!ast) {
-      why = "isl could not tile the nest";
+      why = "isl could not generate the nest's loops";
     } else {
-      // The AST's loops, outermost first: tile i, tile j, point i, point j.
-      std::vector<AstLoop> loops = {{freshNatVar(outerTileName), outerTileName, outer.forall},
-                                    {freshNatVar(innerTileName), innerTileName, inner.forall},
-                                    {NatVarId{outer.var, outer.varName}, outer.varName, outer.forall},
-                                    {NatVarId{inner.var, inner.varName}, inner.varName, inner.forall}};
       AstToCin tr(
           names.meanings(),
           [&](const std::string &, int depth, const std::string &) -> std::optional<AstLoop> {
@@ -94,6 +88,34 @@ std::optional<StmtP> tileNest(const Stmt &outer, const Stmt &inner, int64_t oute
   isl_union_set_free(domain);
   isl_set_free(context);
   return result;
+}
+
+/// The loop `f` regenerated: its variable, name, kind and hints.
+AstLoop loopOf(const Stmt &f) { return {NatVarId{f.var, f.varName}, f.varName, f.forall, &f}; }
+
+}  // namespace
+
+std::optional<StmtP> tileNest(const Stmt &outer, const Stmt &inner, int64_t outerTile, int64_t innerTile,
+                              const std::string &outerTileName, const std::string &innerTileName, std::string &why) {
+  // The AST's loops, outermost first: tile i, tile j, point i, point j (no hints: the kinds
+  // apply to the tile and the point loops alike).
+  std::vector<AstLoop> loops = {{freshNatVar(outerTileName), outerTileName, outer.forall},
+                                {freshNatVar(innerTileName), innerTileName, inner.forall},
+                                {NatVarId{outer.var, outer.varName}, outer.varName, outer.forall},
+                                {NatVarId{inner.var, inner.varName}, inner.varName, inner.forall}};
+  auto tile = [&](isl_schedule_node *band) {
+    isl_ctx *ctx = isl_schedule_node_get_ctx(band);
+    isl_multi_val *sizes = isl_multi_val_zero(isl_schedule_node_band_get_space(band));
+    sizes = isl_multi_val_set_val(sizes, 0, isl_val_int_from_si(ctx, outerTile));
+    sizes = isl_multi_val_set_val(sizes, 1, isl_val_int_from_si(ctx, innerTile));
+    return isl_schedule_node_band_tile(band, sizes);
+  };
+  return nestFromIsl(outer, inner, "[{ S[i, j] -> [(i)] }, { S[i, j] -> [(j)] }]", tile, loops, why);
+}
+
+std::optional<StmtP> interchangeNest(const Stmt &outer, const Stmt &inner, std::string &why) {
+  return nestFromIsl(outer, inner, "[{ S[i, j] -> [(j)] }, { S[i, j] -> [(i)] }]",
+                     [](isl_schedule_node *band) { return band; }, {loopOf(inner), loopOf(outer)}, why);
 }
 
 }  // namespace spl::poly

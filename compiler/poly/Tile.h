@@ -1,4 +1,5 @@
-/// \file Tile.h: tiling of a perfect nest of two loops through isl (schedule tree + AST).
+/// \file Tile.h: tiling and interchange of a perfect nest of two loops through isl (schedule
+/// tree + AST).
 ///
 /// Takes:      a CIN forall `outer` whose body is exactly one forall `inner`, and the tile
 ///             sizes. Bounds are affine (Var atoms: kernel nats, enclosing loop variables, the
@@ -26,6 +27,11 @@
 #include "cin/Cin.h"
 
 namespace spl::poly {
+
+/// interchangeNest: the same nest with the band S[i, j] -> [j, i]; isl's AST gives the bounds of
+/// the exchanged loops (a triangle 0 <= j <= i < n becomes j in [0, n), i in [j, n)). The loops
+/// keep their variables, names and kinds. Assumes the caller checked legality.
+std::optional<cin::StmtP> interchangeNest(const cin::Stmt &outer, const cin::Stmt &inner, std::string &why);
 
 std::optional<cin::StmtP> tileNest(const cin::Stmt &outer, const cin::Stmt &inner, int64_t outerTile, int64_t innerTile,
                                    const std::string &outerTileName, const std::string &innerTileName, std::string &why);

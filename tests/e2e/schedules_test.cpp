@@ -289,3 +289,20 @@ TEST(Schedules, IslTiledGemvWithExpandedAccumulator) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Schedules, IslInterchangedAndTiledTriangle) {
+  for (int64_t n : {0, 1, 2, 3, 7, 33, 100}) {
+    int64_t size = n * (n + 1) / 2;
+    std::vector<float> l = randomF(size, 41);
+    for (auto kernel : {spl_sched_tri_reorder, spl_sched_tri_tile}) {
+      std::vector<float> out(static_cast<size_t>(size) + 1, -7.0f);
+      ASSERT_EQ(kernel(n, l.data(), out.data()), SPL_OK);
+      for (int64_t k = 0; k < size; ++k) ASSERT_FLOAT_EQ(out[k], l[k] * 2.0f + 1.0f) << "n = " << n << " at " << k;
+      EXPECT_EQ(out[size], -7.0f) << "n = " << n;
+    }
+  }
+}
+
+}  // namespace
