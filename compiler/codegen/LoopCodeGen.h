@@ -53,6 +53,8 @@ class LoopCodeGen {
   virtual void sigmaStmt(const loopir::Stmt &s) = 0;
   virtual void emitReturn(llvm::Value *code) = 0;
   virtual void barrier() = 0;
+  /// A Prefetch statement: llvm.prefetch of the element's address (the NVPTX back end drops it).
+  void prefetch(const loopir::Stmt &s);
 
   Frame &frame() { return *frames_.back(); }
   llvm::Type *ty(loopir::Ty t);

@@ -22,6 +22,7 @@
 #include "loopir/Flatten.h"
 #include "loopir/GuardRange.h"
 #include "loopir/SegmentVersioning.h"
+#include "loopir/StreamPrefetch.h"
 #include "poly/Dependences.h"
 #include "poly/IslCodegen.h"
 #include "codegen/CodeGen.h"
@@ -205,6 +206,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
       lm.functions.push_back(loopir::flatten(k, opts.indexBits));
       if (opts.optLevel > 0) {
         loopir::restrictGuardedLoops(lm.functions.back());
+        loopir::insertStreamPrefetches(lm.functions.back());
         loopir::versionSegmentReductions(lm.functions.back());
       }
     }

@@ -199,6 +199,14 @@ StmtP ifThen(ExprP c, StmtP then, StmtP otherwise) {
   return s;
 }
 
+StmtP prefetch(int buffer, ExprP index, int field) {
+  auto s = mks(StmtKind::Prefetch);
+  s->buffer = buffer;
+  s->a = std::move(index);
+  s->field = field;
+  return s;
+}
+
 const Buffer *Function::buffer(int id) const {
   for (const Buffer &b : buffers)
     if (b.id == id) return &b;
@@ -295,6 +303,7 @@ void printStmt(std::ostringstream &os, const StmtP &s, int indent) {
       break;
     case StmtKind::Return: os << pad << "return " << s->code << "\n"; break;
     case StmtKind::Barrier: os << pad << "barrier\n"; break;
+    case StmtKind::Prefetch: os << pad << "prefetch b" << s->buffer << "[" << print(s->a) << "]\n"; break;
   }
 }
 

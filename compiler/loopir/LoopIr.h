@@ -71,7 +71,9 @@ ExprP mm(bool isMax, ExprP a, ExprP b);
 
 struct Stmt;
 using StmtP = std::shared_ptr<const Stmt>;
-enum class StmtKind { Block, For, Store, Decl, Assign, If, Alloc, Free, SigmaPrefix, Return, Barrier };
+/// Prefetch: a hint that buffer[a] will be read soon (no effect on results; the index may lie
+/// past the buffer's end).
+enum class StmtKind { Block, For, Store, Decl, Assign, If, Alloc, Free, SigmaPrefix, Return, Barrier, Prefetch };
 /// Serial/Reduction run in order (a Reduction may reassociate); Parallel runs on the CPU pool;
 /// the Gpu kinds map a loop onto the GPU's hierarchy (Global: one thread per iteration over
 /// the whole grid; Block/Thread: successive grid and block dimensions, innermost = x;
@@ -88,8 +90,9 @@ struct Stmt {
   std::string name;
   Ty type = Ty::I64;         // Decl
   ExprP a, b;                // For: lo, hi; Store: index, value; Decl/Assign: value (Decl may be null)
-                             // If: condition in a; Alloc: element count in a; SigmaPrefix: count in a
-  int buffer = 0;            // Store, Alloc, Free, SigmaPrefix (destination)
+                             // If: condition in a; Alloc: element count in a; SigmaPrefix: count in a;
+                             // Prefetch: index in a
+  int buffer = 0;            // Store, Alloc, Free, SigmaPrefix (destination), Prefetch
   int source = 0;            // SigmaPrefix: the lengths buffer
   int field = -1;            // Store to a struct buffer
   AtomicOp atomic = AtomicOp::None;  // Store: an atomic update by `b` (a schedule's race strategy)
@@ -112,6 +115,7 @@ StmtP atomicUpdate(int buffer, ExprP index, AtomicOp op, ExprP value);
 StmtP decl(int var, std::string name, Ty t, ExprP init);
 StmtP assignVar(int var, ExprP value);
 StmtP ifThen(ExprP c, StmtP then, StmtP otherwise = nullptr);
+StmtP prefetch(int buffer, ExprP index, int field = -1);
 
 /// A scalar parameter of the C function (nats counts, nats as int64_t, scalars by value).
 struct ScalarParam {

@@ -58,13 +58,8 @@ StmtP rewrite(const StmtP &s, int &count) {
     }
   }
   StmtP cur = c ? StmtP(c) : s;
-  if (cur->kind != StmtKind::For || cur->loop != LoopKind::Reduction || cur->vectorize || cur->vectorWidth ||
-      cur->interleave || cur->unroll || cur->userKind)
+  if (!isSegmentGather(*cur) || cur->vectorize || cur->vectorWidth || cur->interleave || cur->unroll || cur->userKind)
     return cur;
-  if (!hasLoad(cur->a) && !hasLoad(cur->b)) return cur;  // not a segment read from memory
-  std::vector<int> loaded;
-  loadedVars(cur->body[0], loaded);
-  if (!gathers(cur->body[0], loaded)) return cur;
   auto scalar = std::make_shared<Stmt>(*cur);
   scalar->vectorWidth = 1;
   scalar->interleave = 1;
@@ -75,6 +70,14 @@ StmtP rewrite(const StmtP &s, int &count) {
 }
 
 }  // namespace
+
+bool isSegmentGather(const Stmt &loop) {
+  if (loop.kind != StmtKind::For || loop.loop != LoopKind::Reduction) return false;
+  if (!hasLoad(loop.a) && !hasLoad(loop.b)) return false;  // not a segment read from memory
+  std::vector<int> loaded;
+  loadedVars(loop.body[0], loaded);
+  return gathers(loop.body[0], loaded);
+}
 
 int versionSegmentReductions(Function &f) {
   if (f.cuda) return 0;

@@ -26,6 +26,10 @@ namespace spl::loopir {
 /// Segments at least this long take the vectorised version.
 constexpr int64_t kLongSegment = 64;
 
+/// A Reduction loop whose bounds are read from memory and whose body gathers through an index
+/// read from memory (CSR SpMV's nonzero loop): the loops this pass and StreamPrefetch take.
+bool isSegmentGather(const Stmt &loop);
+
 /// Rewrites every eligible loop of `f`. Returns how many it versioned.
 int versionSegmentReductions(Function &f);
 

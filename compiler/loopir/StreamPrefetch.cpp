@@ -1,0 +1,91 @@
+/// \file StreamPrefetch.cpp: software prefetch of the arrays a segment loop streams (see the
+/// header).
+#include "loopir/StreamPrefetch.h"
+
+#include <map>
+
+#include "loopir/SegmentVersioning.h"
+
+namespace spl::loopir {
+
+namespace {
+
+bool mentions(const ExprP &e, int v) {
+  if (!e) return false;
+  if (e->kind == ExprKind::Var && e->var == v) return true;
+  for (const ExprP &a : e->args)
+    if (mentions(a, v)) return true;
+  return false;
+}
+
+/// `index` as base + v (base free of v; null base = 0), or false.
+bool unitStride(const ExprP &index, int v, ExprP &base) {
+  if (index->kind == ExprKind::Var && index->var == v) {
+    base = nullptr;
+    return true;
+  }
+  if (index->kind != ExprKind::Binary || index->binop != BinOp::Add) return false;
+  for (int side = 0; side < 2; ++side) {
+    const ExprP &rest = index->args[1 - side];
+    ExprP inner;
+    if (!mentions(rest, v) && unitStride(index->args[side], v, inner)) {
+      base = inner ? bin(BinOp::Add, rest, inner) : rest;
+      return true;
+    }
+  }
+  return false;
+}
+
+/// The buffers the loop body reads at base + v, with their bases (first found).
+void streams(const ExprP &e, int v, std::map<int, ExprP> &out) {
+  if (!e) return;
+  ExprP base;
+  if (e->kind == ExprKind::Load && e->field < 0 && !out.count(e->buffer) && unitStride(e->args[0], v, base))
+    out.emplace(e->buffer, base ? base : cInt(0));
+  for (const ExprP &a : e->args) streams(a, v, out);
+}
+
+void streams(const StmtP &s, int v, std::map<int, ExprP> &out) {
+  if (!s) return;
+  streams(s->a, v, out);
+  streams(s->b, v, out);
+  for (const StmtP &b : s->body) streams(b, v, out);
+}
+
+StmtP rewrite(const StmtP &s, const Function &f, int &count) {
+  if (!s) return s;
+  std::shared_ptr<Stmt> c;
+  for (size_t k = 0; k < s->body.size(); ++k) {
+    StmtP b = rewrite(s->body[k], f, count);
+    if (b != s->body[k]) {
+      if (!c) c = std::make_shared<Stmt>(*s);
+      c->body[k] = b;
+    }
+  }
+  StmtP cur = c ? StmtP(c) : s;
+  if (!isSegmentGather(*cur)) return cur;
+  std::map<int, ExprP> streamed;
+  streams(cur->body[0], cur->var, streamed);
+  std::vector<StmtP> out;
+  for (const auto &[buffer, base] : streamed) {
+    const Buffer *b = f.buffer(buffer);
+    if (!b || !b->fields.empty()) continue;
+    ExprP ahead = cInt(kPrefetchBytes / tyBytes(b->elem));
+    out.push_back(prefetch(buffer, bin(BinOp::Add, bin(BinOp::Add, base, cur->a), ahead)));
+  }
+  if (out.empty()) return cur;
+  ++count;
+  // Only short segments: on longer ones the hardware prefetchers keep up and the hints cost.
+  return block({ifThen(bin(BinOp::Lt, bin(BinOp::Sub, cur->b, cur->a), cInt(kPrefetchBelow)), block(std::move(out))), cur});
+}
+
+}  // namespace
+
+int insertStreamPrefetches(Function &f) {
+  if (f.cuda) return 0;
+  int count = 0;
+  f.body = rewrite(f.body, f, count);
+  return count;
+}
+
+}  // namespace spl::loopir
