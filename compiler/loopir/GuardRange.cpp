@@ -409,35 +409,22 @@ int maxVarId(const StmtP &s) {
   return m;
 }
 
-StmtP rewrite(const StmtP &s, int &nextVar, int &count) {
-  if (!s) return s;
-  std::shared_ptr<Stmt> c;
-  for (size_t k = 0; k < s->body.size(); ++k) {
-    StmtP b = rewrite(s->body[k], nextVar, count);
-    if (b != s->body[k]) {
-      if (!c) c = std::make_shared<Stmt>(*s);
-      c->body[k] = b;
-    }
-  }
-  StmtP cur = c ? StmtP(c) : s;
-  if (cur->kind == StmtKind::For &&
-      (cur->loop == LoopKind::Serial || cur->loop == LoopKind::Reduction || cur->loop == LoopKind::Vector)) {
-    LoopNarrower n(*cur, nextVar);
-    if (StmtP r = n.run()) {
-      ++count;
-      return r;
-    }
-  }
-  return cur;
-}
-
 }  // namespace
 
 int restrictGuardedLoops(Function &f) {
   int nextVar = maxVarId(f.body) + 1;
   for (const ScalarParam &p : f.scalars) nextVar = std::max(nextVar, p.var + 1);
   int count = 0;
-  f.body = rewrite(f.body, nextVar, count);
+  f.body = rewriteBottomUp(f.body, [&](const StmtP &s) -> StmtP {
+    if (s->kind == StmtKind::For && (s->loop == LoopKind::Serial || s->loop == LoopKind::Reduction || s->loop == LoopKind::Vector)) {
+      LoopNarrower n(*s, nextVar);
+      if (StmtP r = n.run()) {
+        ++count;
+        return r;
+      }
+    }
+    return s;
+  });
   return count;
 }
 

@@ -207,6 +207,19 @@ StmtP prefetch(int buffer, ExprP index, int field) {
   return s;
 }
 
+StmtP rewriteBottomUp(const StmtP &s, const std::function<StmtP(const StmtP &)> &rewrite) {
+  if (!s) return s;
+  std::shared_ptr<Stmt> copy;
+  for (size_t k = 0; k < s->body.size(); ++k) {
+    StmtP b = rewriteBottomUp(s->body[k], rewrite);
+    if (b != s->body[k]) {
+      if (!copy) copy = std::make_shared<Stmt>(*s);
+      copy->body[k] = b;
+    }
+  }
+  return rewrite(copy ? StmtP(copy) : s);
+}
+
 const Buffer *Function::buffer(int id) const {
   for (const Buffer &b : buffers)
     if (b.id == id) return &b;

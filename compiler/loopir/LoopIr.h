@@ -8,6 +8,7 @@
 ///             enclosing block; a Select evaluates only the chosen arm, && and || short-circuit.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -116,6 +117,11 @@ StmtP decl(int var, std::string name, Ty t, ExprP init);
 StmtP assignVar(int var, ExprP value);
 StmtP ifThen(ExprP c, StmtP then, StmtP otherwise = nullptr);
 StmtP prefetch(int buffer, ExprP index, int field = -1);
+
+/// The loop IR's mutator: `s` with `rewrite` applied to every statement, children first (the
+/// statement `rewrite` sees already holds its rewritten children; subtrees it leaves as they
+/// are stay shared, not copied).
+StmtP rewriteBottomUp(const StmtP &s, const std::function<StmtP(const StmtP &)> &rewrite);
 
 /// A scalar parameter of the C function (nats counts, nats as int64_t, scalars by value).
 struct ScalarParam {

@@ -47,17 +47,8 @@ bool gathers(const StmtP &s, const std::vector<int> &loaded) {
   return false;
 }
 
-StmtP rewrite(const StmtP &s, int &count) {
-  if (!s) return s;
-  std::shared_ptr<Stmt> c;
-  for (size_t k = 0; k < s->body.size(); ++k) {
-    StmtP b = rewrite(s->body[k], count);
-    if (b != s->body[k]) {
-      if (!c) c = std::make_shared<Stmt>(*s);
-      c->body[k] = b;
-    }
-  }
-  StmtP cur = c ? StmtP(c) : s;
+/// The two versions of a segment gather, or `s` itself.
+StmtP version(const StmtP &cur, int &count) {
   if (!isSegmentGather(*cur) || cur->vectorize || cur->vectorWidth || cur->interleave || cur->unroll || cur->userKind)
     return cur;
   auto scalar = std::make_shared<Stmt>(*cur);
@@ -82,7 +73,7 @@ bool isSegmentGather(const Stmt &loop) {
 int versionSegmentReductions(Function &f) {
   if (f.cuda) return 0;
   int count = 0;
-  f.body = rewrite(f.body, count);
+  f.body = rewriteBottomUp(f.body, [&](const StmtP &s) { return version(s, count); });
   return count;
 }
 

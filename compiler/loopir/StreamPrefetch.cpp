@@ -52,17 +52,8 @@ void streams(const StmtP &s, int v, std::map<int, ExprP> &out) {
   for (const StmtP &b : s->body) streams(b, v, out);
 }
 
-StmtP rewrite(const StmtP &s, const Function &f, int &count) {
-  if (!s) return s;
-  std::shared_ptr<Stmt> c;
-  for (size_t k = 0; k < s->body.size(); ++k) {
-    StmtP b = rewrite(s->body[k], f, count);
-    if (b != s->body[k]) {
-      if (!c) c = std::make_shared<Stmt>(*s);
-      c->body[k] = b;
-    }
-  }
-  StmtP cur = c ? StmtP(c) : s;
+/// The segment gather `cur` behind its prefetches, or `cur` itself.
+StmtP withPrefetches(const StmtP &cur, const Function &f, int &count) {
   if (!isSegmentGather(*cur)) return cur;
   std::map<int, ExprP> streamed;
   streams(cur->body[0], cur->var, streamed);
@@ -84,7 +75,7 @@ StmtP rewrite(const StmtP &s, const Function &f, int &count) {
 int insertStreamPrefetches(Function &f) {
   if (f.cuda) return 0;
   int count = 0;
-  f.body = rewrite(f.body, f, count);
+  f.body = rewriteBottomUp(f.body, [&](const StmtP &s) { return withPrefetches(s, f, count); });
   return count;
 }
 
