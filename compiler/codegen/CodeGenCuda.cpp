@@ -11,6 +11,12 @@
 /// `NAME_cuda(void *stream, ...)` launches its kernels with spl_cuda_launch, which loads the
 /// module once per context (the runtime's module cache, via one slot per object). A size
 /// function's `sizes` is host memory: its kernel writes a device copy that is copied back.
+/// --checked: a check on scalars (`if (n < 0) return 1`) runs on the host; a check reading
+/// device memory runs in its kernel, which records the first failing code in a device error
+/// word (atomic compare-and-swap from 0) and ends that thread. Every kernel of the function
+/// first reads the word and does nothing once it is set, so no kernel after a failed check
+/// touches the bad input; the stub copies the word back at the end (which waits for the
+/// stream) and returns it.
 #include <functional>
 #include <map>
 #include <optional>
@@ -46,11 +52,47 @@ bool hasLoad(const ExprP &e) {
   return false;
 }
 
-/// Statements the host can run itself: scalar declarations and assignments without loads.
+/// Statements the host can run itself: scalar declarations and assignments without loads, and
+/// --checked's checks of scalars (`if (n < 0) return 1`).
 bool hostOnly(const StmtP &s) {
+  if (!s) return true;
   if (s->kind == StmtKind::Decl) return !s->a || !hasLoad(s->a);
   if (s->kind == StmtKind::Assign) return !hasLoad(s->a);
+  if (s->kind == StmtKind::Return) return true;
+  if (s->kind == StmtKind::Block) {
+    for (const StmtP &b : s->body)
+      if (!hostOnly(b)) return false;
+    return true;
+  }
+  if (s->kind == StmtKind::If) return !hasLoad(s->a) && hostOnly(s->body[0]) && hostOnly(s->body[1]);
   return s->kind == StmtKind::Alloc || s->kind == StmtKind::Free || s->kind == StmtKind::SigmaPrefix;
+}
+
+bool hasReturn(const StmtP &s) {
+  if (!s) return false;
+  if (s->kind == StmtKind::Return) return true;
+  for (const StmtP &b : s->body)
+    if (hasReturn(b)) return true;
+  return false;
+}
+
+/// The function with its device error word (a temporary of one i32) when a check reads device
+/// memory (--checked), else the function itself; `errorBuffer` is the word's id or -1.
+Function withErrorWord(const Function &f, int &errorBuffer) {
+  errorBuffer = -1;
+  bool deviceCheck = false;
+  std::vector<StmtP> top = f.body->kind == StmtKind::Block ? f.body->body : std::vector<StmtP>{f.body};
+  for (const StmtP &s : top) deviceCheck = deviceCheck || (!hostOnly(s) && hasReturn(s));
+  if (!deviceCheck) return f;
+  Function g = f;
+  int id = 0;
+  for (const Buffer &b : f.buffers) id = std::max(id, b.id);
+  Buffer word;
+  word.id = errorBuffer = id + 1;
+  word.name = "spl_error";
+  word.elem = Ty::I32;
+  g.buffers.push_back(word);
+  return g;
 }
 
 bool isGridLoop(const StmtP &s) {
@@ -200,7 +242,21 @@ class DeviceGen : public LoopCodeGen {
       lf->addParamAttr(a->getArgNo(), llvm::Attribute::NoAlias);
       frame.buffers[seg.bufs[i]] = a;
     }
-    if (seg.kind == Segment::Grid && vectorRowPattern(*seg.stmts[0])) {
+    bool checks = false;
+    for (const StmtP &st : seg.stmts) checks = checks || hasReturn(st);
+    if (errorBuffer_ >= 0) {
+      // Nothing to do once an earlier check failed (kernels of one stream run in order).
+      llvm::Value *word = b_.CreateLoad(b_.getInt32Ty(), bufferPtr(errorBuffer_));
+      auto *run = llvm::BasicBlock::Create(ctx_, "checks.ok", lf);
+      auto *stop = llvm::BasicBlock::Create(ctx_, "checks.failed", lf);
+      b_.CreateCondBr(b_.CreateICmpEQ(word, b_.getInt32(0)), run, stop);
+      b_.SetInsertPoint(stop);
+      b_.CreateRetVoid();
+      b_.SetInsertPoint(run);
+    }
+    if (checks && seg.kind == Segment::Mapped && containsBarrierOrLevel(seg.stmts[0]))
+      throw NotSupported(f.loc, "--checked validation inside a mapBlock/mapThread nest (a thread leaving early would miss its block's barriers)");
+    if (seg.kind == Segment::Grid && !checks && vectorRowPattern(*seg.stmts[0])) {
       vectorPerRow(*seg.stmts[0]);
     } else if (seg.kind == Segment::Grid) {
       const Stmt &loop = *seg.stmts[0];
@@ -529,9 +585,16 @@ class DeviceGen : public LoopCodeGen {
   }
   void freeStmt(const Stmt &) override {}
   void sigmaStmt(const Stmt &) override { throw InternalError("codegen: Sigma precomputation inside a kernel"); }
-  void emitReturn(llvm::Value *) override {
-    throw NotSupported(fn_->loc, "--checked input validation in cuda kernels");
+  /// A failed check: the first failing code goes into the error word; the thread ends.
+  void emitReturn(llvm::Value *code) override {
+    if (errorBuffer_ < 0) throw InternalError("codegen: a check in a kernel without an error word");
+    b_.CreateAtomicCmpXchg(bufferPtr(errorBuffer_), b_.getInt32(0), code, llvm::MaybeAlign(4), llvm::AtomicOrdering::Monotonic,
+                           llvm::AtomicOrdering::Monotonic);
+    b_.CreateRetVoid();
   }
+
+ public:
+  int errorBuffer_ = -1;  // the error word's buffer id (--checked), or -1
   void barrier() override { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all, {b_.getInt32(0)}); }
 };
 
@@ -586,6 +649,14 @@ class HostGen : public LoopCodeGen {
         checked(b_.CreateCall(runtime("spl_cuda_alloc", b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getPtrTy()}),
                               {slot, b_.getInt64(8 * 8), stream_}));
       }
+    if (errorBuffer_ >= 0) {  // the error word, 0 until a check fails
+      llvm::AllocaInst *zero = entryAlloca(b_.getInt32Ty(), "spl_error.init");
+      b_.CreateStore(b_.getInt32(0), zero);
+      checked(b_.CreateCall(runtime("spl_cuda_alloc", b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getPtrTy()}),
+                            {frame.tempSlots.at(errorBuffer_), b_.getInt64(4), stream_}));
+      checked(b_.CreateCall(runtime("spl_cuda_memcpy", b_.getInt32Ty(), {b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty(), b_.getInt32Ty(), b_.getPtrTy()}),
+                            {bufferPtr(errorBuffer_), zero, b_.getInt64(4), b_.getInt32(0), stream_}));
+    }
     for (const Segment &seg : segs) {
       if (seg.kind == Segment::Host) {
         for (const StmtP &s : seg.stmts) stmt(s);
@@ -599,9 +670,18 @@ class HostGen : public LoopCodeGen {
       checked(b_.CreateCall(runtime("spl_cuda_memcpy", b_.getInt32Ty(), {b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty(), b_.getInt32Ty(), b_.getPtrTy()}),
                             {hostSizes_, dev, b_.getInt64(count * 8), b_.getInt32(1), stream_}));
     }
+    if (errorBuffer_ >= 0 && !b_.GetInsertBlock()->getTerminator()) {
+      // The checks' verdict (the copy back waits for the stream).
+      llvm::AllocaInst *code = entryAlloca(b_.getInt32Ty(), "spl_error.code");
+      checked(b_.CreateCall(runtime("spl_cuda_memcpy", b_.getInt32Ty(), {b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty(), b_.getInt32Ty(), b_.getPtrTy()}),
+                            {code, bufferPtr(errorBuffer_), b_.getInt64(4), b_.getInt32(1), stream_}));
+      emitReturn(b_.CreateLoad(b_.getInt32Ty(), code));
+    }
     if (!b_.GetInsertBlock()->getTerminator()) emitReturn(b_.getInt32(0));
     frames_.pop_back();
   }
+
+  int errorBuffer_ = -1;  // the error word's buffer id (--checked), or -1
 
  protected:
   /// Returns the code from the stub if it is not SPL_OK.
@@ -729,10 +809,12 @@ std::map<int, Ty> varTypesOf(const Function &f) {
   return types;
 }
 
-/// Fills each kernel segment's parameters: the scalars and buffers it uses but does not define.
-void captureOf(Segment &seg, const Function &f) {
+/// Fills each kernel segment's parameters: the scalars and buffers it uses but does not define,
+/// and the error word of a checked function (every kernel reads it first).
+void captureOf(Segment &seg, const Function &f, int errorBuffer) {
   Uses u;
   for (const StmtP &s : seg.stmts) usesOf(s, u);
+  if (errorBuffer >= 0) u.buffers.insert(errorBuffer);
   std::set<int> params;
   for (const ScalarParam &p : f.scalars) params.insert(p.var);
   for (int v : u.vars)
@@ -747,14 +829,17 @@ bool buildPtx(const loopir::Module &m, const CodeGenOptions &opts, std::string &
   llvm::Module dev("spl_device", ctx);
   if (!prepareDeviceModule(dev, opts, error)) return false;
   bool any = false;
-  for (const loopir::Function &f : m.functions) {
-    if (!f.cuda) continue;
+  for (const loopir::Function &original : m.functions) {
+    if (!original.cuda) continue;
+    int errorBuffer = -1;
+    Function f = withErrorWord(original, errorBuffer);
     std::vector<Segment> segs = segmentsOf(f);
     std::map<int, Ty> vt = varTypesOf(f);
     DeviceGen g(ctx, dev);
+    g.errorBuffer_ = errorBuffer;
     for (Segment &s : segs) {
       if (s.kind == Segment::Host) continue;
-      captureOf(s, f);
+      captureOf(s, f, errorBuffer);
       g.kernel(f, s, vt);
       any = true;
     }
@@ -783,12 +868,15 @@ bool addCudaStubs(llvm::Module &host, const loopir::Module &m, const CodeGenOpti
   auto *ptxVar = new llvm::GlobalVariable(host, text->getType(), true, llvm::GlobalValue::PrivateLinkage, text, "spl_ptx");
   auto *slot = new llvm::GlobalVariable(host, llvm::PointerType::get(ctx, 0), false, llvm::GlobalValue::InternalLinkage,
                                         llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx, 0)), "spl_module_slot");
-  for (const loopir::Function &f : m.functions) {
-    if (!f.cuda) continue;
+  for (const loopir::Function &original : m.functions) {
+    if (!original.cuda) continue;
+    int errorBuffer = -1;
+    Function f = withErrorWord(original, errorBuffer);
     std::vector<Segment> segs = segmentsOf(f);
     for (Segment &s : segs)
-      if (s.kind != Segment::Host) captureOf(s, f);
+      if (s.kind != Segment::Host) captureOf(s, f, errorBuffer);
     HostGen g(ctx, host, ptxVar, slot);
+    g.errorBuffer_ = errorBuffer;
     g.stub(f, segs, varTypesOf(f));
   }
   return true;
