@@ -45,13 +45,6 @@ struct Segment {
   std::vector<int> bufs;     // ...then buffers
 };
 
-bool hasLoad(const ExprP &e) {
-  if (e->kind == ExprKind::Load) return true;
-  for (const ExprP &a : e->args)
-    if (hasLoad(a)) return true;
-  return false;
-}
-
 /// Statements the host can run itself: scalar declarations and assignments without loads, and
 /// --checked's checks of scalars (`if (n < 0) return 1`).
 bool hostOnly(const StmtP &s) {
@@ -69,11 +62,7 @@ bool hostOnly(const StmtP &s) {
 }
 
 bool hasReturn(const StmtP &s) {
-  if (!s) return false;
-  if (s->kind == StmtKind::Return) return true;
-  for (const StmtP &b : s->body)
-    if (hasReturn(b)) return true;
-  return false;
+  return anyStmt(s, [](const Stmt &x) { return x.kind == StmtKind::Return; });
 }
 
 /// The function with its device error word (a temporary of one i32) when a check reads device

@@ -207,6 +207,22 @@ StmtP prefetch(int buffer, ExprP index, int field) {
   return s;
 }
 
+bool anyExpr(const ExprP &e, const std::function<bool(const Expr &)> &pred) {
+  if (!e) return false;
+  if (pred(*e)) return true;
+  for (const ExprP &a : e->args)
+    if (anyExpr(a, pred)) return true;
+  return false;
+}
+
+bool anyStmt(const StmtP &s, const std::function<bool(const Stmt &)> &pred) {
+  if (!s) return false;
+  if (pred(*s)) return true;
+  for (const StmtP &b : s->body)
+    if (anyStmt(b, pred)) return true;
+  return false;
+}
+
 StmtP rewriteBottomUp(const StmtP &s, const std::function<StmtP(const StmtP &)> &rewrite) {
   if (!s) return s;
   std::shared_ptr<Stmt> copy;

@@ -118,6 +118,16 @@ StmtP assignVar(int var, ExprP value);
 StmtP ifThen(ExprP c, StmtP then, StmtP otherwise = nullptr);
 StmtP prefetch(int buffer, ExprP index, int field = -1);
 
+/// Does `pred` hold for `e` or one of its subexpressions (null: no)?
+bool anyExpr(const ExprP &e, const std::function<bool(const Expr &)> &pred);
+/// Does `pred` hold for `s` or a statement nested in it (null: no)? Statements only, not their
+/// expressions.
+bool anyStmt(const StmtP &s, const std::function<bool(const Stmt &)> &pred);
+/// A load anywhere in `e`.
+inline bool hasLoad(const ExprP &e) {
+  return anyExpr(e, [](const Expr &x) { return x.kind == ExprKind::Load; });
+}
+
 /// The loop IR's mutator: `s` with `rewrite` applied to every statement, children first (the
 /// statement `rewrite` sees already holds its rewritten children; subtrees it leaves as they
 /// are stay shared, not copied).

@@ -1,17 +1,11 @@
 /// \file SegmentVersioning.cpp: scalar and vector versions of segment reductions (see the header).
 #include "loopir/SegmentVersioning.h"
 
+#include <algorithm>
+
 namespace spl::loopir {
 
 namespace {
-
-bool hasLoad(const ExprP &e) {
-  if (!e) return false;
-  if (e->kind == ExprKind::Load) return true;
-  for (const ExprP &a : e->args)
-    if (hasLoad(a)) return true;
-  return false;
-}
 
 /// Variables of the loop body declared with a value read from memory (j = cols[k]).
 void loadedVars(const StmtP &s, std::vector<int> &out) {
@@ -21,13 +15,9 @@ void loadedVars(const StmtP &s, std::vector<int> &out) {
 }
 
 bool mentionsAny(const ExprP &e, const std::vector<int> &vars) {
-  if (!e) return false;
-  if (e->kind == ExprKind::Var)
-    for (int v : vars)
-      if (e->var == v) return true;
-  for (const ExprP &a : e->args)
-    if (mentionsAny(a, vars)) return true;
-  return false;
+  return anyExpr(e, [&](const Expr &x) {
+    return x.kind == ExprKind::Var && std::find(vars.begin(), vars.end(), x.var) != vars.end();
+  });
 }
 
 /// Does some load index through a value read from memory (x[cols[k]], or x[j] with j so read)?

@@ -11,11 +11,7 @@ namespace spl::loopir {
 namespace {
 
 bool mentions(const ExprP &e, int v) {
-  if (!e) return false;
-  if (e->kind == ExprKind::Var && e->var == v) return true;
-  for (const ExprP &a : e->args)
-    if (mentions(a, v)) return true;
-  return false;
+  return anyExpr(e, [v](const Expr &x) { return x.kind == ExprKind::Var && x.var == v; });
 }
 
 /// `index` as base + v (base free of v; null base = 0), or false.
