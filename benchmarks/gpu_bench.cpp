@@ -1,0 +1,340 @@
+// spl-gpu-bench: GPU CSR SpMV and dense-to-CSR of SPL against cuSPARSE, in one process, beside
+// the device's measured copy bandwidth (issue 7's GPU part; run it on a machine with a device).
+//
+//   spl-gpu-bench [--runs N] [--csv FILE] MATRIX.mtx ...
+//
+// Per matrix:
+//   - CSR SpMV f32 and f64: SPL's spl_spmv_csr_{f32,f64}_cuda (stdlib/spmv.spl, the default GPU
+//     schedule) against cusparseSpMV with CUSPARSE_SPMV_ALG_DEFAULT and CUSPARSE_SPMV_CSR_ALG2;
+//   - dense to CSR f32 (the matrix as a dense array, when it has at most 2^28 entries): SPL's
+//     two-kernel pipeline spl_dense2csr_offsets_cuda + spl_dense2csr_cuda
+//     (tests/contract/dense2csr.spl) against cusparseDenseToSparse (analysis + convert, the
+//     offsets and the entries).
+// Every result is copied back and checked against a double-precision reference on the host before
+// anything is timed; a mismatch aborts. Timing: CUDA events around each call, `--runs` (default
+// 200, at least 100) calls after 10 warm-up calls; the median is reported. Inputs rotate among
+// copies so that each call reads data that is not in L2 (copies of x and y for SpMV until they
+// exceed twice the L2 size, at most 64; the matrix itself once it is larger than the L2). GB/s
+// counts compulsory traffic (values, column indices, offsets, x, y once). The bound beside it is
+// a device-to-device copy of 256 MiB measured in the same run (read + write bytes / time).
+//
+// Without a CUDA device it prints why and exits 77.
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "dense2csr.h"
+#include "spl_matrix.h"
+#include "spl_runtime.h"
+#include "spmv.h"
+
+namespace {
+
+[[noreturn]] void die(const std::string &why) {
+  std::fprintf(stderr, "spl-gpu-bench: %s\n", why.c_str());
+  std::exit(1);
+}
+
+void cudaCheck(cudaError_t e, const char *what) {
+  if (e != cudaSuccess) die(std::string(what) + ": " + cudaGetErrorString(e));
+}
+void sparseCheck(cusparseStatus_t s, const char *what) {
+  if (s != CUSPARSE_STATUS_SUCCESS) die(std::string(what) + ": " + cusparseGetErrorString(s));
+}
+void splCheck(int rc, const char *what) {
+  if (rc != SPL_OK) die(std::string(what) + ": " + spl_error_string(rc) + " " + spl_cuda_last_error());
+}
+
+/// Device memory freed on scope exit.
+struct DeviceArray {
+  void *p = nullptr;
+  size_t bytes = 0;
+  explicit DeviceArray(size_t n) : bytes(std::max<size_t>(n, 1)) { cudaCheck(cudaMalloc(&p, bytes), "cudaMalloc"); }
+  template <typename T>
+  explicit DeviceArray(const std::vector<T> &host) : DeviceArray(host.size() * sizeof(T)) {
+    if (!host.empty()) cudaCheck(cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  }
+  DeviceArray(const DeviceArray &) = delete;
+  DeviceArray(DeviceArray &&o) noexcept : p(o.p), bytes(o.bytes) { o.p = nullptr; }
+  ~DeviceArray() { cudaFree(p); }
+  template <typename T>
+  T *as() const {
+    return static_cast<T *>(p);
+  }
+  template <typename T>
+  std::vector<T> download(size_t n) const {
+    std::vector<T> out(n);
+    if (n) cudaCheck(cudaMemcpy(out.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost), "download");
+    return out;
+  }
+};
+
+/// The median time in ms of `runs` calls of `call(k)` (k = the call's index, for rotating
+/// inputs), each between two events, after 10 warm-up calls.
+double medianMs(cudaStream_t stream, int runs, const std::function<void(int)> &call) {
+  for (int k = 0; k < 10; ++k) call(k);
+  cudaCheck(cudaStreamSynchronize(stream), "warm-up");
+  cudaEvent_t start, stop;
+  cudaCheck(cudaEventCreate(&start), "cudaEventCreate");
+  cudaCheck(cudaEventCreate(&stop), "cudaEventCreate");
+  std::vector<double> ms;
+  for (int k = 0; k < runs; ++k) {
+    cudaCheck(cudaEventRecord(start, stream), "cudaEventRecord");
+    call(k);
+    cudaCheck(cudaEventRecord(stop, stream), "cudaEventRecord");
+    cudaCheck(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float t = 0;
+    cudaCheck(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
+    ms.push_back(t);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+/// Device-to-device copy bandwidth in GB/s (bytes read + written per second).
+double copyBandwidth(cudaStream_t stream, int runs) {
+  size_t bytes = size_t(256) << 20;
+  DeviceArray a(bytes), b(bytes);
+  double ms = medianMs(stream, runs, [&](int k) {
+    cudaCheck(cudaMemcpyAsync(k % 2 ? a.p : b.p, k % 2 ? b.p : a.p, bytes, cudaMemcpyDeviceToDevice, stream), "copy");
+  });
+  return 2.0 * static_cast<double>(bytes) / (ms * 1e6);
+}
+
+struct Row {
+  std::string matrix, kernel, impl;
+  double ms, gbs, ofBound;
+};
+
+template <typename T>
+double maxRelError(const std::vector<T> &got, const std::vector<double> &want) {
+  double scale = 1, err = 0;
+  for (double w : want) scale = std::max(scale, std::fabs(w));
+  for (size_t i = 0; i < want.size(); ++i) err = std::max(err, std::fabs(static_cast<double>(got[i]) - want[i]));
+  return err / scale;
+}
+
+/// CSR SpMV in precision T: SPL and cuSPARSE (two algorithms).
+template <typename T>
+void spmv(const spl_csr &a, cudaStream_t stream, cusparseHandle_t handle, int runs, size_t l2, double bound,
+          const std::string &name, std::vector<Row> &rows) {
+  const bool f32 = std::is_same_v<T, float>;
+  const char *prec = f32 ? "f32" : "f64";
+  std::vector<int32_t> offs(a.offs, a.offs + a.rows + 1);
+  std::vector<int32_t> cols(a.cols_idx, a.cols_idx + a.nnz);
+  std::vector<T> vals(a.vals, a.vals + a.nnz);
+  std::vector<double> x64(static_cast<size_t>(a.cols));
+  spl_random_vector(7, a.cols, x64.data());
+  std::vector<T> x(x64.begin(), x64.end());
+  std::vector<double> want(static_cast<size_t>(a.rows), 0.0);
+  for (int64_t i = 0; i < a.rows; ++i)
+    for (int64_t k = offs[i]; k < offs[i + 1]; ++k) want[i] += static_cast<double>(vals[k]) * static_cast<double>(x[cols[k]]);
+  double bytes = static_cast<double>(a.nnz) * (sizeof(T) + 4) + (a.rows + 1) * 4.0 + (a.rows + a.cols) * sizeof(T);
+
+  // Copies: the matrix once it exceeds the L2 on its own, else copies of everything.
+  double matrixBytes = static_cast<double>(a.nnz) * (sizeof(T) + 4) + (a.rows + 1) * 4.0;
+  int copies = matrixBytes > l2 ? 1 : static_cast<int>(std::min<double>(64, std::ceil(2.0 * l2 / bytes)));
+  std::vector<DeviceArray> dOffs, dCols, dVals, dx, dy;
+  for (int c = 0; c < copies; ++c) {
+    dOffs.emplace_back(offs);
+    dCols.emplace_back(cols);
+    dVals.emplace_back(vals);
+    dx.emplace_back(x);
+    dy.emplace_back(std::vector<T>(static_cast<size_t>(a.rows) + 1, T(-1)));
+  }
+  auto check = [&](const char *impl) {
+    cudaCheck(cudaStreamSynchronize(stream), impl);
+    double err = maxRelError(dy[0].download<T>(static_cast<size_t>(a.rows)), want);
+    double tol = f32 ? 1e-4 : 1e-12;
+    if (err > tol) die(name + " " + prec + " " + impl + ": wrong result (relative error " + std::to_string(err) + ")");
+  };
+  auto record = [&](const char *impl, double ms) {
+    double gbs = bytes / (ms * 1e6);
+    rows.push_back({name, std::string("csr ") + prec, impl, ms, gbs, gbs / bound});
+    std::printf("  csr %s %-16s %9.4f ms %8.1f GB/s %6.1f%% of copy bandwidth\n", prec, impl, ms, gbs, 100 * gbs / bound);
+  };
+
+  auto splCall = [&](int k) {
+    int c = k % copies;
+    int rc = f32 ? spl_spmv_csr_f32_cuda(stream, a.rows, a.cols, dOffs[c].as<int32_t>(), dCols[c].as<int32_t>(),
+                                         reinterpret_cast<float *>(dVals[c].p), reinterpret_cast<float *>(dx[c].p),
+                                         reinterpret_cast<float *>(dy[c].p))
+                 : spl_spmv_csr_f64_cuda(stream, a.rows, a.cols, dOffs[c].as<int32_t>(), dCols[c].as<int32_t>(),
+                                         reinterpret_cast<double *>(dVals[c].p), reinterpret_cast<double *>(dx[c].p),
+                                         reinterpret_cast<double *>(dy[c].p));
+    splCheck(rc, "spl_spmv_csr_cuda");
+  };
+  splCall(0);
+  check("spl");
+  record("spl", medianMs(stream, runs, splCall));
+
+  cudaDataType vt = f32 ? CUDA_R_32F : CUDA_R_64F;
+  std::vector<cusparseSpMatDescr_t> mats(copies);
+  std::vector<cusparseDnVecDescr_t> xs(copies), ys(copies);
+  for (int c = 0; c < copies; ++c) {
+    sparseCheck(cusparseCreateCsr(&mats[c], a.rows, a.cols, a.nnz, dOffs[c].p, dCols[c].p, dVals[c].p, CUSPARSE_INDEX_32I,
+                                  CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, vt),
+                "cusparseCreateCsr");
+    sparseCheck(cusparseCreateDnVec(&xs[c], a.cols, dx[c].p, vt), "cusparseCreateDnVec");
+    sparseCheck(cusparseCreateDnVec(&ys[c], a.rows, dy[c].p, vt), "cusparseCreateDnVec");
+  }
+  T alpha = 1, beta = 0;
+  for (auto [alg, label] : {std::pair{CUSPARSE_SPMV_ALG_DEFAULT, "cusparse default"}, std::pair{CUSPARSE_SPMV_CSR_ALG2, "cusparse alg2"}}) {
+    size_t bufferBytes = 0;
+    sparseCheck(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mats[0], xs[0], &beta, ys[0], vt, alg,
+                                        &bufferBytes),
+                "cusparseSpMV_bufferSize");
+    DeviceArray buffer(bufferBytes);
+    auto call = [&](int k) {
+      int c = k % copies;
+      sparseCheck(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mats[c], xs[c], &beta, ys[c], vt, alg, buffer.p),
+                  "cusparseSpMV");
+    };
+    call(0);
+    check(label);
+    record(label, medianMs(stream, runs, call));
+  }
+  for (int c = 0; c < copies; ++c) {
+    cusparseDestroySpMat(mats[c]);
+    cusparseDestroyDnVec(xs[c]);
+    cusparseDestroyDnVec(ys[c]);
+  }
+}
+
+/// Dense to CSR f32: SPL's count + scan + fill pipeline and cusparseDenseToSparse.
+void denseToCsr(const spl_csr &a, cudaStream_t stream, cusparseHandle_t handle, int runs, double bound,
+                const std::string &name, std::vector<Row> &rows) {
+  float *dense = spl_csr_to_dense_f32(&a);
+  if (!dense) die("out of memory for the dense form of " + name);
+  std::vector<float> host(dense, dense + a.rows * a.cols);
+  std::free(dense);
+  DeviceArray dDense(host), offsets(static_cast<size_t>(a.rows + 1) * 4), outOffs(static_cast<size_t>(a.rows + 1) * 4),
+      outVals(static_cast<size_t>(a.nnz) * 4), outCols(static_cast<size_t>(a.nnz) * 4);
+  double bytes = static_cast<double>(a.rows) * a.cols * 4 + a.nnz * 8.0 + (a.rows + 1) * 4.0;
+  auto record = [&](const char *impl, double ms) {
+    double gbs = bytes / (ms * 1e6);
+    rows.push_back({name, "dense2csr f32", impl, ms, gbs, gbs / bound});
+    std::printf("  dense2csr f32 %-16s %9.4f ms %8.1f GB/s %6.1f%% of copy bandwidth\n", impl, ms, gbs, 100 * gbs / bound);
+  };
+  auto checkResult = [&](const char *impl) {
+    cudaCheck(cudaStreamSynchronize(stream), impl);
+    std::vector<int32_t> o = outOffs.download<int32_t>(static_cast<size_t>(a.rows + 1));
+    std::vector<int32_t> c = outCols.download<int32_t>(static_cast<size_t>(a.nnz));
+    std::vector<float> v = outVals.download<float>(static_cast<size_t>(a.nnz));
+    for (int64_t i = 0; i <= a.rows; ++i)
+      if (o[i] != a.offs[i]) die(name + " dense2csr " + impl + ": wrong offsets at row " + std::to_string(i));
+    for (int64_t k = 0; k < a.nnz; ++k)
+      if (c[k] != a.cols_idx[k] || v[k] != static_cast<float>(a.vals[k]))
+        die(name + " dense2csr " + impl + ": wrong entry " + std::to_string(k));
+  };
+  // SPL skips stored zeros (the dense form has none to find): compare on the nonzero pattern.
+  for (int64_t k = 0; k < a.nnz; ++k)
+    if (a.vals[k] == 0) die(name + ": stored zeros, dense2csr cannot reproduce the pattern");
+
+  auto splCall = [&](int) {
+    splCheck(spl_dense2csr_offsets_cuda(stream, a.rows, a.cols, dDense.as<float>(), offsets.as<int32_t>()), "offsets");
+    splCheck(spl_dense2csr_cuda(stream, a.rows, a.cols, offsets.as<int32_t>(), dDense.as<float>(), outOffs.as<int32_t>(),
+                                outVals.as<float>(), outCols.as<int32_t>()),
+             "dense2csr");
+  };
+  splCall(0);
+  checkResult("spl");
+  record("spl", medianMs(stream, runs, splCall));
+
+  cusparseDnMatDescr_t matA;
+  cusparseSpMatDescr_t matB;
+  sparseCheck(cusparseCreateDnMat(&matA, a.rows, a.cols, a.cols, dDense.p, CUDA_R_32F, CUSPARSE_ORDER_ROW), "cusparseCreateDnMat");
+  sparseCheck(cusparseCreateCsr(&matB, a.rows, a.cols, 0, outOffs.p, nullptr, nullptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F),
+              "cusparseCreateCsr");
+  size_t bufferBytes = 0;
+  sparseCheck(cusparseDenseToSparse_bufferSize(handle, matA, matB, CUSPARSE_DENSETOSPARSE_ALG_DEFAULT, &bufferBytes),
+              "cusparseDenseToSparse_bufferSize");
+  DeviceArray buffer(bufferBytes);
+  auto call = [&](int) {
+    sparseCheck(cusparseDenseToSparse_analysis(handle, matA, matB, CUSPARSE_DENSETOSPARSE_ALG_DEFAULT, buffer.p),
+                "cusparseDenseToSparse_analysis");
+    sparseCheck(cusparseCsrSetPointers(matB, outOffs.p, outCols.p, outVals.p), "cusparseCsrSetPointers");
+    sparseCheck(cusparseDenseToSparse_convert(handle, matA, matB, CUSPARSE_DENSETOSPARSE_ALG_DEFAULT, buffer.p),
+                "cusparseDenseToSparse_convert");
+  };
+  call(0);
+  checkResult("cusparse");
+  record("cusparse", medianMs(stream, runs, call));
+  cusparseDestroyDnMat(matA);
+  cusparseDestroySpMat(matB);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  int runs = 200;
+  std::string csvPath;
+  std::vector<std::string> matrices;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--runs" && i + 1 < argc) {
+      runs = std::max(100, std::atoi(argv[++i]));
+    } else if (arg == "--csv" && i + 1 < argc) {
+      csvPath = argv[++i];
+    } else if (arg == "--help" || arg == "-h") {
+      std::printf("usage: spl-gpu-bench [--runs N (>= 100)] [--csv FILE] MATRIX.mtx ...\n");
+      return 0;
+    } else {
+      matrices.push_back(arg);
+    }
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0 || !spl_cuda_available()) {
+    std::printf("spl-gpu-bench: no CUDA device: nothing measured\n");
+    return 77;
+  }
+  cudaDeviceProp prop{};
+  cudaCheck(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  cudaStream_t stream;
+  cudaCheck(cudaStreamCreate(&stream), "cudaStreamCreate");
+  cusparseHandle_t handle;
+  sparseCheck(cusparseCreate(&handle), "cusparseCreate");
+  sparseCheck(cusparseSetStream(handle, stream), "cusparseSetStream");
+  size_t l2 = static_cast<size_t>(prop.l2CacheSize);
+  double bound = copyBandwidth(stream, runs);
+  std::printf("device: %s, %d SMs, L2 %zu MiB; device-to-device copy %.1f GB/s; %d runs per median\n", prop.name,
+              prop.multiProcessorCount, l2 >> 20, bound, runs);
+
+  std::vector<Row> rows;
+  for (const std::string &path : matrices) {
+    spl_csr a;
+    char err[256];
+    if (spl_read_matrix(path.c_str(), &a, err, sizeof err) != SPL_MATRIX_OK) die(path + ": " + err);
+    std::string name = path.substr(path.find_last_of('/') + 1);
+    std::printf("%s: %lld x %lld, %lld entries\n", name.c_str(), static_cast<long long>(a.rows), static_cast<long long>(a.cols),
+                static_cast<long long>(a.nnz));
+    spmv<float>(a, stream, handle, runs, l2, bound, name, rows);
+    spmv<double>(a, stream, handle, runs, l2, bound, name, rows);
+    bool hasZeros = false;
+    for (int64_t k = 0; k < a.nnz; ++k) hasZeros = hasZeros || a.vals[k] == 0;
+    if (a.rows * a.cols <= (int64_t(1) << 28) && !hasZeros) denseToCsr(a, stream, handle, runs, bound, name, rows);
+    spl_csr_free(&a);
+  }
+  if (!csvPath.empty()) {
+    FILE *f = std::fopen(csvPath.c_str(), "w");
+    if (!f) die("cannot write " + csvPath);
+    std::fprintf(f, "# device=%s copy_gbs=%.2f runs=%d\nmatrix,kernel,impl,ms,gbs,of_copy_bandwidth\n", prop.name, bound, runs);
+    for (const Row &r : rows)
+      std::fprintf(f, "%s,%s,%s,%.6f,%.3f,%.4f\n", r.matrix.c_str(), r.kernel.c_str(), r.impl.c_str(), r.ms, r.gbs, r.ofBound);
+    std::fclose(f);
+  }
+  cusparseDestroy(handle);
+  cudaStreamDestroy(stream);
+  return 0;
+}
