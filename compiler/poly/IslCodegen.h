@@ -12,7 +12,10 @@
 ///                 from a local): each such bound is one isl parameter (it is evaluated where
 ///                 the loop starts, as before);
 ///               - it takes in every forall below it, through blocks, whose bounds are affine
-///                 in the region's loops, the kernel's nats and the enclosing loops;
+///                 in the region's loops, the kernel's nats and the enclosing loops, and one
+///                 convex piece (no max in an upper bound, no min in a lower one: isl would run
+///                 such a union as a hull with a guard in every iteration; that loop starts a
+///                 region of its own, where the bound is a parameter);
 ///               - everything else below it (assignments, locals, guards, allocations, the
 ///                 foralls with non-affine bounds) is a statement of the region, an opaque box
 ///                 whose instances are the iterations of the region loops around it; its inside
@@ -25,9 +28,10 @@
 ///             source locations come back through the marks.
 /// Assumes:    nothing beyond CIN's own rules (a bound is evaluated once, where its loop
 ///             starts; Var atoms are constant through the kernel except loop variables).
-/// Guarantees: every statement of the input appears once, in its order and under the same
-///             loops; a region isl's AST cannot express in CIN (a non-unit stride, a guard
-///             that is not affine) keeps its original loops, and `kept` says why.
+/// Guarantees: every statement of the input with instances appears once (a statement under an
+///             empty loop may disappear with it), in its order and under the same loops; a
+///             region isl's AST cannot express in CIN (a non-unit stride, a guard that is not
+///             affine) or that exceeds isl's quota keeps its original loops, and `kept` says why.
 /// Fails:      never with a user error.
 #pragma once
 
