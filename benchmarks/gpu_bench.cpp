@@ -9,7 +9,12 @@
 //   - dense to CSR f32 (the matrix as a dense array, when it has at most 2^28 entries): SPL's
 //     two-kernel pipeline spl_dense2csr_offsets_cuda + spl_dense2csr_cuda
 //     (tests/contract/dense2csr.spl) against cusparseDenseToSparse (analysis + convert, the
-//     offsets and the entries).
+//     offsets and the entries);
+//   - the BFS frontier step (square matrices, read as graphs: row i's columns are i's children;
+//     tests/contract/bfs.spl's spl_bfs_count_cuda + spl_bfs_frontier_cuda) with every fourth
+//     vertex in the frontier and a seeded half of the vertices seen, as edges examined per second,
+//     beside two limits measured in the same run: coalesced (the device-to-device copy) and
+//     uncoalesced (cusparseGather of 4-byte values at random indices, GB/s of values and indices).
 // Every result is copied back and checked against a double-precision reference on the host before
 // anything is timed; a mismatch aborts. Timing: CUDA events around each call, `--runs` (default
 // 200, at least 100) calls after 10 warm-up calls; the median is reported. Inputs rotate among
@@ -31,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "bfs.h"
 #include "dense2csr.h"
 #include "spl_matrix.h"
 #include "spl_runtime.h"
@@ -275,6 +281,76 @@ void denseToCsr(const spl_csr &a, cudaStream_t stream, cusparseHandle_t handle, 
   cusparseDestroySpMat(matB);
 }
 
+/// Uncoalesced bandwidth: cusparseGather of n floats at random indices (GB/s of the gathered
+/// values, their indices and the written values).
+double gatherBandwidth(cudaStream_t stream, cusparseHandle_t handle, int runs) {
+  int64_t n = int64_t(1) << 25;
+  std::vector<int32_t> idx(static_cast<size_t>(n));
+  uint64_t state = 99;
+  for (int64_t k = 0; k < n; ++k) idx[k] = static_cast<int32_t>(spl_splitmix64_next(&state) % static_cast<uint64_t>(n));
+  DeviceArray dIdx(idx), src(static_cast<size_t>(n) * 4), dst(static_cast<size_t>(n) * 4);
+  cudaCheck(cudaMemset(src.p, 0, src.bytes), "cudaMemset");
+  cusparseDnVecDescr_t y;
+  cusparseSpVecDescr_t x;
+  sparseCheck(cusparseCreateDnVec(&y, n, src.p, CUDA_R_32F), "cusparseCreateDnVec");
+  sparseCheck(cusparseCreateSpVec(&x, n, n, dIdx.p, dst.p, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F),
+              "cusparseCreateSpVec");
+  double ms = medianMs(stream, runs, [&](int) { sparseCheck(cusparseGather(handle, y, x), "cusparseGather"); });
+  cusparseDestroyDnVec(y);
+  cusparseDestroySpVec(x);
+  return 12.0 * static_cast<double>(n) / (ms * 1e6);
+}
+
+/// One BFS frontier step (count + expand) on the graph of a square matrix.
+void bfsStep(const spl_csr &a, cudaStream_t stream, int runs, double coalesced, double uncoalesced, const std::string &name,
+             std::vector<Row> &rows) {
+  int64_t n = a.rows;
+  std::vector<int32_t> nodes(a.offs, a.offs + n + 1), edges(a.cols_idx, a.cols_idx + a.nnz), frontier;
+  std::vector<uint8_t> seen(static_cast<size_t>(n));
+  uint64_t state = 5;
+  for (int64_t v = 0; v < n; ++v) seen[v] = spl_splitmix64_next(&state) & 1;
+  for (int64_t v = 0; v < n; v += 4) frontier.push_back(static_cast<int32_t>(v));
+  int64_t m = static_cast<int64_t>(frontier.size());
+  // The CPU result first: the counts' scan and the next frontier.
+  std::vector<int32_t> wantOffsets(static_cast<size_t>(m + 1));
+  const bool *seenHost = reinterpret_cast<const bool *>(seen.data());
+  splCheck(spl_bfs_count(n, nodes.data(), edges.data(), seenHost, m, frontier.data(), wantOffsets.data()), "spl_bfs_count");
+  int64_t k = wantOffsets[m] - wantOffsets[0];
+  std::vector<int32_t> wantNext(static_cast<size_t>(k) + 1);
+  int64_t wantK = -1;
+  splCheck(spl_bfs_frontier(n, nodes.data(), edges.data(), seenHost, m, frontier.data(), wantOffsets.data(), &wantK, wantNext.data()),
+           "spl_bfs_frontier");
+  int64_t examined = 0;
+  for (int32_t v : frontier) examined += nodes[v + 1] - nodes[v];
+
+  DeviceArray dNodes(nodes), dEdges(edges), dSeen(seen), dFrontier(frontier), dOffsets(static_cast<size_t>(m + 1) * 4),
+      dK(8), dNext(static_cast<size_t>(k + 1) * 4);
+  auto call = [&](int) {
+    splCheck(spl_bfs_count_cuda(stream, n, dNodes.as<int32_t>(), dEdges.as<int32_t>(), dSeen.as<bool>(), m, dFrontier.as<int32_t>(),
+                                dOffsets.as<int32_t>()),
+             "spl_bfs_count_cuda");
+    splCheck(spl_bfs_frontier_cuda(stream, n, dNodes.as<int32_t>(), dEdges.as<int32_t>(), dSeen.as<bool>(), m,
+                                   dFrontier.as<int32_t>(), dOffsets.as<int32_t>(), dK.as<int64_t>(), dNext.as<int32_t>()),
+             "spl_bfs_frontier_cuda");
+  };
+  call(0);
+  cudaCheck(cudaStreamSynchronize(stream), "bfs");
+  if (dOffsets.download<int32_t>(static_cast<size_t>(m + 1)) != wantOffsets) die(name + " bfs: wrong write offsets");
+  if (dK.download<int64_t>(1)[0] != wantK) die(name + " bfs: wrong frontier length");
+  std::vector<int32_t> next = dNext.download<int32_t>(static_cast<size_t>(k));
+  if (!std::equal(next.begin(), next.end(), wantNext.begin())) die(name + " bfs: wrong next frontier");
+  double ms = medianMs(stream, runs, call);
+  // The limits: the frontier's vertices, offsets (2 per vertex) and edges read coalesced, twice
+  // (count, then expand), the new frontier written once; one random read of a seen flag per edge,
+  // twice, each costing what one element of the random gather costs (12 bytes at its GB/s).
+  double coalescedBytes = 2.0 * (m * 12.0 + examined * 4.0) + k * 4.0, randomReads = 2.0 * examined;
+  double limitMs = coalescedBytes / (coalesced * 1e6) + randomReads * 12.0 / (uncoalesced * 1e6);
+  double edgesPerSecond = examined / (ms * 1e-3);
+  rows.push_back({name, "bfs step", "spl", ms, edgesPerSecond / 1e9, limitMs / ms});
+  std::printf("  bfs step %-16s %9.4f ms %8.2f Gedges/s (%lld edges, %lld new); %.0f%% of the bandwidth limits' time\n", "spl", ms,
+              edgesPerSecond / 1e9, static_cast<long long>(examined), static_cast<long long>(k), 100 * limitMs / ms);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -308,8 +384,9 @@ int main(int argc, char **argv) {
   sparseCheck(cusparseSetStream(handle, stream), "cusparseSetStream");
   size_t l2 = static_cast<size_t>(prop.l2CacheSize);
   double bound = copyBandwidth(stream, runs);
-  std::printf("device: %s, %d SMs, L2 %zu MiB; device-to-device copy %.1f GB/s; %d runs per median\n", prop.name,
-              prop.multiProcessorCount, l2 >> 20, bound, runs);
+  double gather = gatherBandwidth(stream, handle, runs);
+  std::printf("device: %s, %d SMs, L2 %zu MiB; device-to-device copy %.1f GB/s, random gather %.1f GB/s; %d runs per median\n",
+              prop.name, prop.multiProcessorCount, l2 >> 20, bound, gather, runs);
 
   std::vector<Row> rows;
   for (const std::string &path : matrices) {
@@ -324,12 +401,15 @@ int main(int argc, char **argv) {
     bool hasZeros = false;
     for (int64_t k = 0; k < a.nnz; ++k) hasZeros = hasZeros || a.vals[k] == 0;
     if (a.rows * a.cols <= (int64_t(1) << 28) && !hasZeros) denseToCsr(a, stream, handle, runs, bound, name, rows);
+    if (a.rows == a.cols) bfsStep(a, stream, runs, bound, gather, name, rows);
     spl_csr_free(&a);
   }
   if (!csvPath.empty()) {
     FILE *f = std::fopen(csvPath.c_str(), "w");
     if (!f) die("cannot write " + csvPath);
-    std::fprintf(f, "# device=%s copy_gbs=%.2f runs=%d\nmatrix,kernel,impl,ms,gbs,of_copy_bandwidth\n", prop.name, bound, runs);
+    // bfs step rows: gbs holds Gedges/s and of_copy_bandwidth the bandwidth limits' time over the step's.
+    std::fprintf(f, "# device=%s copy_gbs=%.2f gather_gbs=%.2f runs=%d\nmatrix,kernel,impl,ms,gbs,of_copy_bandwidth\n", prop.name, bound,
+                 gather, runs);
     for (const Row &r : rows)
       std::fprintf(f, "%s,%s,%s,%.6f,%.3f,%.4f\n", r.matrix.c_str(), r.kernel.c_str(), r.impl.c_str(), r.ms, r.gbs, r.ofBound);
     std::fclose(f);

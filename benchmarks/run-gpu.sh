@@ -55,7 +55,9 @@ for kernel in sorted({k for _, k in by}):
         xs = [float(v[base]["ms"]) / float(v["spl"]["ms"]) for (m, k), v in by.items() if k == kernel and base in v and "spl" in v]
         if xs:
             out.append(f"| {kernel} | {base} | {geo(xs):.2f}x | {len(xs)} |")
-out += ["", "| matrix | kernel | impl | ms | GB/s | of copy bandwidth |", "|---|---|---|---|---|---|"]
+out += ["", "For `bfs step` rows the GB/s column is edges examined per second (billions) and the last one the time the",
+        "coalesced and uncoalesced bandwidth limits allow over the step's time.", "",
+        "| matrix | kernel | impl | ms | GB/s | of copy bandwidth |", "|---|---|---|---|---|---|"]
 for r in rows:
     out.append(f"| {r['matrix']} | {r['kernel']} | {r['impl']} | {float(r['ms']):.4f} | {float(r['gbs']):.1f} | {100*float(r['of_copy_bandwidth']):.0f}% |")
 open(dst, "w").write("\n".join(out) + "\n")
