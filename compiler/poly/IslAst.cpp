@@ -281,7 +281,7 @@ std::optional<cin::StmtP> AstToCin::node(isl_ast_node *n) {
       std::optional<AstLoop> loop = loop_("", depth_, mark);
       if (!loop || !loop->keepDegenerate) return s;
       markTaken_.insert(mark);
-      return cin::forall(loop->var.id, loop->name, Nat(0), Nat(1), *s, loop->kind, loop->like ? loop->like->loc : loc_);
+      return loopStmt(*loop, Nat(0), Nat(1), *s);
     }
     case isl_ast_node_for: return forNode(n);
     case isl_ast_node_if: return ifNode(n);
@@ -302,17 +302,6 @@ std::optional<cin::StmtP> AstToCin::forNode(isl_ast_node *n) {
   if (!mark_.empty()) markTaken_.insert(mark_);
   mark_.clear();
   if (!loop) return fail("isl's AST has a loop `" + iter + "` where none was expected");
-  SourceLoc loc = loop->like ? loop->like->loc : loc_;
-  auto make = [&](Nat hi, cin::StmtP b) {
-    cin::StmtP f = cin::forall(loop->var.id, loop->name, *lo, std::move(hi), std::move(b), loop->kind, loc);
-    if (!loop->like) return f;
-    auto withHints = std::make_shared<cin::Stmt>(*f);
-    withHints->balanceBy = loop->like->balanceBy;
-    withHints->userKind = loop->like->userKind;
-    withHints->vectorize = loop->like->vectorize;
-    withHints->unroll = loop->like->unroll;
-    return cin::StmtP(withHints);
-  };
   auto body = [&]() -> std::optional<cin::StmtP> {
     isl_ast_node *b = isl_ast_node_for_get_body(n);
     ++depth_;
@@ -326,7 +315,7 @@ std::optional<cin::StmtP> AstToCin::forNode(isl_ast_node *n) {
       ids_[iter] = Nat::var(loop->var);
       std::optional<cin::StmtP> b = body();
       if (!b) return std::nullopt;
-      return make(*lo + Nat(1), *b);
+      return loopStmt(*loop, *lo, *lo + Nat(1), *b);
     }
     ids_[iter] = *lo;  // one iteration: the iterator is its value
     return body();
@@ -336,10 +325,9 @@ std::optional<cin::StmtP> AstToCin::forNode(isl_ast_node *n) {
   // The condition is `iter <= e` or `iter < e`.
   if (isl_ast_expr_get_type(cond) == isl_ast_expr_op && isl_ast_expr_get_op_n_arg(cond) == 2) {
     isl_ast_expr *rhs = isl_ast_expr_get_op_arg(cond, 1);
-    std::optional<Nat> e = natOfAstExpr(rhs, ids_);
     isl_ast_expr_op_type op = isl_ast_expr_get_op_type(cond);
     if (op == isl_ast_expr_op_le) hi = successor(rhs);
-    if (e && op == isl_ast_expr_op_lt) hi = *e;
+    if (op == isl_ast_expr_op_lt) hi = natOfAstExpr(rhs, ids_);
     isl_ast_expr_free(rhs);
   }
   isl_ast_expr_free(cond);
@@ -349,7 +337,19 @@ std::optional<cin::StmtP> AstToCin::forNode(isl_ast_node *n) {
   ids_[iter] = Nat::var(loop->var);
   std::optional<cin::StmtP> b = body();
   if (!b) return std::nullopt;
-  return make(*hi, *b);
+  return loopStmt(*loop, *lo, *hi, *b);
+}
+
+cin::StmtP AstToCin::loopStmt(const AstLoop &loop, Nat lo, Nat hi, cin::StmtP body) const {
+  cin::StmtP f = cin::forall(loop.var.id, loop.name, std::move(lo), std::move(hi), std::move(body), loop.kind,
+                             loop.like ? loop.like->loc : loc_);
+  if (!loop.like) return f;
+  auto withHints = std::make_shared<cin::Stmt>(*f);
+  withHints->balanceBy = loop.like->balanceBy;
+  withHints->userKind = loop.like->userKind;
+  withHints->vectorize = loop.like->vectorize;
+  withHints->unroll = loop.like->unroll;
+  return withHints;
 }
 
 std::optional<Nat> AstToCin::successor(isl_ast_expr *e) {

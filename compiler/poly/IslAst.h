@@ -118,6 +118,8 @@ class AstToCin {
   std::optional<cin::StmtP> userNode(isl_ast_node *n);
   std::optional<cin::ExprP> condition(isl_ast_expr *e);
   std::optional<Nat> successor(isl_ast_expr *e);  // e + 1, pushed into min and max
+  /// The forall `loop` over [lo, hi), with the hints of the loop it regenerates.
+  cin::StmtP loopStmt(const AstLoop &loop, Nat lo, Nat hi, cin::StmtP body) const;
   std::optional<cin::StmtP> fail(const std::string &why) {
     if (why_.empty()) why_ = why;
     return std::nullopt;
