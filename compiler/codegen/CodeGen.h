@@ -22,6 +22,9 @@ struct CodeGenOptions {
   std::string cpu;       // empty: the host CPU
   std::string features;  // empty: the host CPU's features
   std::string gpuArch = "sm_90";  // the PTX target (--gpu-arch)
+  /// --gpu-emulator: the object carries the device module as LLVM bitcode (an image headed
+  /// "SPLEMU01" and its size) instead of PTX; only the CPU emulator of the driver can load it.
+  bool gpuEmulatorImage = false;
 };
 
 enum class OutputKind { LlvmIr, Assembly, Object };

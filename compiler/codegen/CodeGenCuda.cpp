@@ -27,6 +27,7 @@
 #include "codegen/LoopCodeGen.h"
 #include "support/Error.h"
 
+#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
@@ -811,13 +812,14 @@ void captureOf(Segment &seg, const Function &f, int errorBuffer) {
   for (int b : u.buffers) seg.bufs.push_back(b);
 }
 
-}  // namespace
-
-bool buildPtx(const loopir::Module &m, const CodeGenOptions &opts, std::string &ptx, std::string &error) {
-  llvm::LLVMContext ctx;
-  llvm::Module dev("spl_device", ctx);
+/// Builds into `dev` the device module of every cuda function of `m` (verified, not yet
+/// optimised); `any` says whether it has a kernel at all (every cuda function may run on the
+/// host). False, with `error`, when the NVPTX target is missing.
+bool buildDeviceModule(const loopir::Module &m, const CodeGenOptions &opts, llvm::Module &dev, std::string &error,
+                       bool &any) {
+  any = false;
   if (!prepareDeviceModule(dev, opts, error)) return false;
-  bool any = false;
+  llvm::LLVMContext &ctx = dev.getContext();
   for (const loopir::Function &original : m.functions) {
     if (!original.cuda) continue;
     int errorBuffer = -1;
@@ -833,28 +835,61 @@ bool buildPtx(const loopir::Module &m, const CodeGenOptions &opts, std::string &
       any = true;
     }
   }
-  if (!any) {
-    ptx.clear();
-    return true;
-  }
+  if (!any) return true;
   std::string verifyErrors;
   llvm::raw_string_ostream vs(verifyErrors);
   if (llvm::verifyModule(dev, &vs)) {
     vs.flush();
     throw InternalError("codegen: the device module does not verify:\n" + verifyErrors);
   }
+  return true;
+}
+
+}  // namespace
+
+bool buildPtx(const loopir::Module &m, const CodeGenOptions &opts, std::string &ptx, std::string &error) {
+  llvm::LLVMContext ctx;
+  llvm::Module dev("spl_device", ctx);
+  bool any = false;
+  if (!buildDeviceModule(m, opts, dev, error, any)) return false;
+  ptx.clear();
+  if (!any) return true;
   return emitPtx(dev, opts, ptx, error);
 }
+
+namespace {
+
+/// The bytes the host stubs hand to cuModuleLoadDataEx: NUL-terminated PTX, or for the emulator
+/// "SPLEMU01", the bitcode's size as a little-endian u64, then the bitcode of the device module.
+bool deviceImage(const loopir::Module &m, const CodeGenOptions &opts, std::string &image, std::string &error) {
+  if (!opts.gpuEmulatorImage) return buildPtx(m, opts, image, error);
+  llvm::LLVMContext ctx;
+  llvm::Module dev("spl_device", ctx);
+  bool any = false;
+  if (!buildDeviceModule(m, opts, dev, error, any)) return false;
+  std::string bitcode;
+  if (any) {
+    llvm::raw_string_ostream os(bitcode);
+    llvm::WriteBitcodeToFile(dev, os);
+  }
+  image = "SPLEMU01";
+  for (int byte = 0; byte < 8; ++byte) image.push_back(static_cast<char>((uint64_t(bitcode.size()) >> (8 * byte)) & 0xff));
+  image += bitcode;
+  return true;
+}
+
+}  // namespace
 
 bool addCudaStubs(llvm::Module &host, const loopir::Module &m, const CodeGenOptions &opts, std::string &error) {
   bool anyCuda = false;
   for (const loopir::Function &f : m.functions) anyCuda = anyCuda || f.cuda;
   if (!anyCuda) return true;
-  std::string ptx;
-  if (!buildPtx(m, opts, ptx, error)) return false;
+  std::string image;
+  if (!deviceImage(m, opts, image, error)) return false;
   llvm::LLVMContext &ctx = host.getContext();
-  llvm::Constant *text = llvm::ConstantDataArray::getString(ctx, ptx, true);
+  llvm::Constant *text = llvm::ConstantDataArray::getString(ctx, image, true);
   auto *ptxVar = new llvm::GlobalVariable(host, text->getType(), true, llvm::GlobalValue::PrivateLinkage, text, "spl_ptx");
+  ptxVar->setAlignment(llvm::Align(8));
   auto *slot = new llvm::GlobalVariable(host, llvm::PointerType::get(ctx, 0), false, llvm::GlobalValue::InternalLinkage,
                                         llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx, 0)), "spl_module_slot");
   for (const loopir::Function &original : m.functions) {

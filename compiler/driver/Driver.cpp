@@ -219,6 +219,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
     codegen::CodeGenOptions cg;
     cg.optLevel = opts.optLevel;
     cg.gpuArch = opts.gpuArch;
+    cg.gpuEmulatorImage = opts.gpuEmulator;
     if (opts.emit == Emit::Ptx) {
       std::string ptx, ptxError;
       if (!codegen::buildPtx(lm, cg, ptx, ptxError)) {

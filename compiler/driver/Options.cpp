@@ -29,6 +29,8 @@ options:
   --index-bits=32|64      width of idx[_] values and nats in the C ABI (default 32)
   --checked               kernels validate their inputs and return SPL_ERR_BAD_INPUT
   --gpu-arch=sm_XX        PTX target architecture (default sm_90)
+  --gpu-emulator          embed the kernels as LLVM bitcode instead of PTX, for the CPU
+                          emulator of the CUDA driver (SPL_CUDA_DRIVER; testing only)
   --no-isl-codegen        lower the scheduled loops directly, not through isl's AST
   --time-passes           print the time spent in each stage to stderr
   --help                  print this text
@@ -153,6 +155,8 @@ ParsedArgs parseArgs(const std::vector<std::string> &args) {
       if (!valueOf("--gpu-arch", v)) return fail("--gpu-arch needs a value such as sm_90");
       if (v.rfind("sm_", 0) != 0 || v.size() < 5) return fail("--gpu-arch must look like sm_80 or sm_90, got '" + v + "'");
       o.gpuArch = v;
+    } else if (a == "--gpu-emulator") {
+      o.gpuEmulator = true;
     } else if (a == "--time-passes") {
       o.timePasses = true;
     } else if (a == "--stdlib-dir" || a.rfind("--stdlib-dir=", 0) == 0) {

@@ -24,6 +24,7 @@ struct Options {
   bool checked = false;               // --checked
   bool islCodegen = true;             // --no-isl-codegen turns it off
   std::string gpuArch = "sm_90";      // --gpu-arch
+  bool gpuEmulator = false;           // --gpu-emulator: embed kernel bitcode for the CPU emulator
   bool timePasses = false;            // --time-passes
   std::string stdlibDir;              // --stdlib-dir (default: installed or source stdlib)
   /// The source itself, for in-process callers (the fuzzer, tests); otherwise read from `input`.

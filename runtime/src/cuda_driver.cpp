@@ -1,6 +1,9 @@
 /* cuda_driver.cpp: loads libcuda.so.1 with dlopen, keeps the per-thread last error, and finds
  * a context for the calling thread. See cuda_driver.h for why the toolkit is not used.
  *
+ * SPL_CUDA_DRIVER, when set, names the library to load instead of libcuda.so.1: the tests point
+ * it at libspl_cuda_emulator.so, which runs objects built with `splc --gpu-emulator` on the CPU.
+ *
  * Loading runs once per process under std::call_once; its outcome (the function table or the
  * reason it failed) is immutable afterwards, so readers need no lock. The library handle is
  * never closed: modules and contexts created through it live until the process exits.
@@ -10,6 +13,7 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <mutex>
@@ -24,11 +28,13 @@ Driver loaded_driver;
 bool driver_ok = false;
 char load_failure[512];
 
+const char *driver_path = "libcuda.so.1";
+
 template <typename Fn> bool resolve(void *lib, const char *symbol, Fn *&fn) {
   fn = reinterpret_cast<Fn *>(dlsym(lib, symbol));
   if (fn != nullptr)
     return true;
-  snprintf(load_failure, sizeof load_failure, "libcuda.so.1 lacks %s", symbol);
+  snprintf(load_failure, sizeof load_failure, "%s lacks %s", driver_path, symbol);
   return false;
 }
 
@@ -46,10 +52,13 @@ bool all_devices_support_memory_pools(const Driver &d, int device_count) {
 }
 
 void load_driver() {
-  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  const char *override_path = getenv("SPL_CUDA_DRIVER");
+  if (override_path != nullptr && override_path[0] != '\0')
+    driver_path = override_path;
+  void *lib = dlopen(driver_path, RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     const char *why = dlerror();
-    snprintf(load_failure, sizeof load_failure, "libcuda.so.1 could not be loaded: %s",
+    snprintf(load_failure, sizeof load_failure, "%s could not be loaded: %s", driver_path,
              why ? why : "unknown reason");
     return;
   }

@@ -1,0 +1,697 @@
+/* cuda_emulator.cpp: libspl_cuda_emulator.so, a stand-in for libcuda.so.1 that runs SPL's
+ * kernels on the CPU, so that the GPU execution tests run (and can fail) on machines without a
+ * GPU, CI included.
+ *
+ * What it takes: objects built with `splc --gpu-emulator`, whose host stubs hand the driver an
+ * image "SPLEMU01" + u64 size + the LLVM bitcode of the device module (the NVPTX module before
+ * PTX emission). The runtime loads this library instead of libcuda.so.1 when SPL_CUDA_DRIVER
+ * names it. Other PTX images (objects built without --gpu-emulator) are refused with
+ * CUDA_ERROR_NOT_SUPPORTED and a message in the JIT log, except the runtime's own hand-written
+ * Sigma scan (spl_rt_sigma_prefix_i32), which a C++ scan with its contract stands in for (an
+ * exclusive prefix sum of n i32 lengths into n + 1 i64 values), so that the kernels consuming
+ * it are tested too.
+ *
+ * How it runs a kernel: the module is retargeted to the host (triple, data layout, kernels'
+ * PTX_Kernel calling convention to C, NVPTX function attributes dropped), every llvm.nvvm.*
+ * intrinsic it calls becomes a call into this file (special registers, shfl.sync, bar.sync),
+ * each kernel gets an entry `void spl_emu_entry.K(void **params)` that unpacks cuLaunchKernel's
+ * parameter array, and ORC's LLJIT compiles it. A launch runs the blocks one after another;
+ * the threads of a block are fibers (ucontext) on the calling thread, switched only at
+ * shuffles and barriers, so a kernel without them runs each thread straight through.
+ *
+ * What it checks that a GPU would not report: a shuffle or barrier reached from different
+ * call sites by the threads of one warp/block (divergence), a shuffle whose mask names a lane
+ * that has exited, and a block in which no thread can go on (deadlock); each fails the launch
+ * with CUDA_ERROR_LAUNCH_FAILED and a line on stderr. Fresh allocations are filled with 0xff
+ * bytes (NaN, -1), so reading memory nobody wrote shows in the results.
+ *
+ * What it does not model: concurrency between threads (fibers run in turn, so races do not
+ * show), timing, dynamic shared memory, streams (everything is synchronous), several devices.
+ */
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/ExecutionEngine/Orc/AbsoluteSymbols.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+
+namespace {
+
+typedef int CUresult;
+constexpr CUresult CUDA_SUCCESS = 0;
+constexpr CUresult CUDA_ERROR_INVALID_VALUE = 1;
+constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
+constexpr CUresult CUDA_ERROR_INVALID_IMAGE = 200;
+constexpr CUresult CUDA_ERROR_INVALID_HANDLE = 400;
+constexpr CUresult CUDA_ERROR_NOT_FOUND = 500;
+constexpr CUresult CUDA_ERROR_LAUNCH_FAILED = 719;
+constexpr CUresult CUDA_ERROR_NOT_SUPPORTED = 801;
+
+constexpr int kJitErrorLogBuffer = 5;      // CU_JIT_ERROR_LOG_BUFFER
+constexpr int kJitErrorLogBufferSize = 6;  // CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
+constexpr size_t kFiberStack = 256 * 1024;
+
+std::mutex emulator_mutex;  // one launch or module load at a time
+
+// ---- kernels, modules --------------------------------------------------------------------------
+
+struct EmuFunction {
+  std::string name;
+  void (*entry)(void **params) = nullptr;
+  bool synchronises = false;  // calls a shuffle or barrier: its threads need fibers
+  bool wholeGrid = false;     // a stand-in run once per launch, not once per thread
+};
+
+/// Stands in for the runtime's PTX kernel spl_rt_sigma_prefix_i32(lens, n, out).
+void sigmaPrefixI32(void **params) {
+  const int32_t *lens = *static_cast<const int32_t **>(params[0]);
+  int64_t n = *static_cast<int64_t *>(params[1]);
+  int64_t *out = *static_cast<int64_t **>(params[2]);
+  out[0] = 0;
+  for (int64_t i = 0; i < n; ++i) out[i + 1] = out[i] + lens[i];
+}
+
+struct EmuModule {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::map<std::string, std::unique_ptr<EmuFunction>> functions;
+};
+
+// ---- the launch being run ----------------------------------------------------------------------
+
+/// A rendezvous of a warp (shuffles) or a block (barriers): everyone expected arrives from one
+/// call site, then the generation moves on and all continue.
+struct SyncPoint {
+  unsigned expected = 0, arrived = 0;
+  uint64_t generation = 0;
+  const void *site = nullptr;
+};
+
+struct Fiber {
+  ucontext_t context;
+  unsigned tid[3] = {0, 0, 0};
+  unsigned warp = 0, lane = 0;
+  bool done = false;
+};
+
+struct Warp {
+  SyncPoint sync;
+  unsigned members = 0;  // threads of the block in this warp
+  uint64_t slots[32] = {};
+};
+
+struct Launch {
+  EmuFunction *function = nullptr;
+  void **params = nullptr;
+  unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1}, ctaid[3] = {0, 0, 0};
+  std::vector<Fiber> fibers;
+  std::vector<Warp> warps;
+  SyncPoint barrier;
+  Fiber *current = nullptr;
+  ucontext_t scheduler;
+  uint64_t progress = 0;
+  bool failed = false;
+  std::string failure;
+};
+
+Launch *active = nullptr;
+
+void fail(const std::string &why) {
+  if (!active->failed) {
+    active->failed = true;
+    active->failure = why;
+  }
+}
+
+/// Back to the scheduler; a failed launch never resumes this fiber.
+void yield() {
+  Fiber &f = *active->current;
+  swapcontext(&f.context, &active->scheduler);
+}
+
+void arrive(SyncPoint &s, const void *site, const char *what) {
+  Launch &l = *active;
+  if (s.arrived == 0)
+    s.site = site;
+  else if (s.site != site)
+    fail(std::string("divergent ") + what + ": threads reached it from two different places");
+  ++s.arrived;
+  ++l.progress;
+  uint64_t generation = s.generation;
+  if (s.arrived >= s.expected) {
+    s.arrived = 0;
+    ++s.generation;
+    return;
+  }
+  while (s.generation == generation) {
+    yield();
+    if (l.failed) {
+      for (;;) yield();
+    }
+  }
+}
+
+unsigned linearThread(const Fiber &f) {
+  return f.tid[0] + active->block[0] * (f.tid[1] + active->block[1] * f.tid[2]);
+}
+
+// ---- what the llvm.nvvm.* intrinsics become ------------------------------------------------------
+
+extern "C" {
+int32_t spl_emu_tid_x() { return static_cast<int32_t>(active->current->tid[0]); }
+int32_t spl_emu_tid_y() { return static_cast<int32_t>(active->current->tid[1]); }
+int32_t spl_emu_tid_z() { return static_cast<int32_t>(active->current->tid[2]); }
+int32_t spl_emu_ntid_x() { return static_cast<int32_t>(active->block[0]); }
+int32_t spl_emu_ntid_y() { return static_cast<int32_t>(active->block[1]); }
+int32_t spl_emu_ntid_z() { return static_cast<int32_t>(active->block[2]); }
+int32_t spl_emu_ctaid_x() { return static_cast<int32_t>(active->ctaid[0]); }
+int32_t spl_emu_ctaid_y() { return static_cast<int32_t>(active->ctaid[1]); }
+int32_t spl_emu_ctaid_z() { return static_cast<int32_t>(active->ctaid[2]); }
+int32_t spl_emu_nctaid_x() { return static_cast<int32_t>(active->grid[0]); }
+int32_t spl_emu_nctaid_y() { return static_cast<int32_t>(active->grid[1]); }
+int32_t spl_emu_nctaid_z() { return static_cast<int32_t>(active->grid[2]); }
+int32_t spl_emu_laneid() { return static_cast<int32_t>(active->current->lane); }
+int32_t spl_emu_warpsize() { return 32; }
+
+void spl_emu_barrier(int32_t) {
+  const void *site = __builtin_return_address(0);
+  arrive(active->barrier, site, "barrier");
+}
+}
+
+enum class ShuffleMode { Up, Down, Butterfly, Index };
+
+/// shfl.sync as PTX defines it: c packs the clamp (bits 0-4) and the segment mask (bits 8-12);
+/// a source lane outside [minLane, maxLane] (or past the block) leaves the own value.
+template <ShuffleMode Mode>
+uint64_t shuffle(uint32_t mask, uint64_t value, uint32_t b, uint32_t c, const void *site) {
+  Launch &l = *active;
+  Fiber &f = *l.current;
+  Warp &w = l.warps[f.warp];
+  for (unsigned lane = 0; lane < w.members; ++lane) {
+    bool named = (mask >> lane) & 1u;
+    if (named && l.fibers[f.warp * 32 + lane].done) fail("shfl.sync names a lane that has exited");
+  }
+  if (!((mask >> f.lane) & 1u)) fail("shfl.sync by a lane missing from its own mask");
+  w.slots[f.lane] = value;
+  arrive(w.sync, site, "shfl.sync");
+  unsigned lane = f.lane, bval = b & 31u, clamp = c & 31u, segmask = (c >> 8) & 31u;
+  unsigned maxLane = (lane & segmask) | (clamp & ~segmask), minLane = lane & segmask;
+  int source = static_cast<int>(lane);
+  bool inRange = true;
+  switch (Mode) {
+    case ShuffleMode::Up:
+      source = static_cast<int>(lane) - static_cast<int>(bval);
+      inRange = source >= static_cast<int>(minLane);
+      break;
+    case ShuffleMode::Down:
+      source = static_cast<int>(lane + bval);
+      inRange = source <= static_cast<int>(maxLane);
+      break;
+    case ShuffleMode::Butterfly:
+      source = static_cast<int>(lane ^ bval);
+      inRange = source <= static_cast<int>(maxLane);
+      break;
+    case ShuffleMode::Index:
+      source = static_cast<int>(minLane | (bval & ~segmask));
+      inRange = source <= static_cast<int>(maxLane);
+      break;
+  }
+  uint64_t result = value;
+  if (inRange && source >= 0 && static_cast<unsigned>(source) < w.members && ((mask >> source) & 1u))
+    result = w.slots[source];
+  // Nobody may overwrite a slot before every lane has read the one it needs.
+  arrive(w.sync, static_cast<const char *>(site) + 1, "shfl.sync");
+  return result;
+}
+
+template <ShuffleMode Mode>
+int32_t shuffleI32(uint32_t mask, int32_t v, uint32_t b, uint32_t c) {
+  uint64_t bits = static_cast<uint32_t>(v);
+  return static_cast<int32_t>(static_cast<uint32_t>(shuffle<Mode>(mask, bits, b, c, __builtin_return_address(0))));
+}
+
+template <ShuffleMode Mode>
+float shuffleF32(uint32_t mask, float v, uint32_t b, uint32_t c) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  bits = static_cast<uint32_t>(shuffle<Mode>(mask, bits, b, c, __builtin_return_address(0)));
+  float out;
+  std::memcpy(&out, &bits, 4);
+  return out;
+}
+
+struct Replacement {
+  const char *intrinsic;
+  void *address;
+  bool synchronises;
+};
+
+const std::vector<Replacement> &replacements() {
+  static const std::vector<Replacement> table = {
+      {"llvm.nvvm.read.ptx.sreg.tid.x", reinterpret_cast<void *>(&spl_emu_tid_x), false},
+      {"llvm.nvvm.read.ptx.sreg.tid.y", reinterpret_cast<void *>(&spl_emu_tid_y), false},
+      {"llvm.nvvm.read.ptx.sreg.tid.z", reinterpret_cast<void *>(&spl_emu_tid_z), false},
+      {"llvm.nvvm.read.ptx.sreg.ntid.x", reinterpret_cast<void *>(&spl_emu_ntid_x), false},
+      {"llvm.nvvm.read.ptx.sreg.ntid.y", reinterpret_cast<void *>(&spl_emu_ntid_y), false},
+      {"llvm.nvvm.read.ptx.sreg.ntid.z", reinterpret_cast<void *>(&spl_emu_ntid_z), false},
+      {"llvm.nvvm.read.ptx.sreg.ctaid.x", reinterpret_cast<void *>(&spl_emu_ctaid_x), false},
+      {"llvm.nvvm.read.ptx.sreg.ctaid.y", reinterpret_cast<void *>(&spl_emu_ctaid_y), false},
+      {"llvm.nvvm.read.ptx.sreg.ctaid.z", reinterpret_cast<void *>(&spl_emu_ctaid_z), false},
+      {"llvm.nvvm.read.ptx.sreg.nctaid.x", reinterpret_cast<void *>(&spl_emu_nctaid_x), false},
+      {"llvm.nvvm.read.ptx.sreg.nctaid.y", reinterpret_cast<void *>(&spl_emu_nctaid_y), false},
+      {"llvm.nvvm.read.ptx.sreg.nctaid.z", reinterpret_cast<void *>(&spl_emu_nctaid_z), false},
+      {"llvm.nvvm.read.ptx.sreg.laneid", reinterpret_cast<void *>(&spl_emu_laneid), false},
+      {"llvm.nvvm.read.ptx.sreg.warpsize", reinterpret_cast<void *>(&spl_emu_warpsize), false},
+      {"llvm.nvvm.barrier.cta.sync.aligned.all", reinterpret_cast<void *>(&spl_emu_barrier), true},
+      {"llvm.nvvm.barrier0", reinterpret_cast<void *>(&spl_emu_barrier), true},
+      {"llvm.nvvm.shfl.sync.down.i32", reinterpret_cast<void *>(&shuffleI32<ShuffleMode::Down>), true},
+      {"llvm.nvvm.shfl.sync.down.f32", reinterpret_cast<void *>(&shuffleF32<ShuffleMode::Down>), true},
+      {"llvm.nvvm.shfl.sync.up.i32", reinterpret_cast<void *>(&shuffleI32<ShuffleMode::Up>), true},
+      {"llvm.nvvm.shfl.sync.up.f32", reinterpret_cast<void *>(&shuffleF32<ShuffleMode::Up>), true},
+      {"llvm.nvvm.shfl.sync.bfly.i32", reinterpret_cast<void *>(&shuffleI32<ShuffleMode::Butterfly>), true},
+      {"llvm.nvvm.shfl.sync.bfly.f32", reinterpret_cast<void *>(&shuffleF32<ShuffleMode::Butterfly>), true},
+      {"llvm.nvvm.shfl.sync.idx.i32", reinterpret_cast<void *>(&shuffleI32<ShuffleMode::Index>), true},
+      {"llvm.nvvm.shfl.sync.idx.f32", reinterpret_cast<void *>(&shuffleF32<ShuffleMode::Index>), true},
+  };
+  return table;
+}
+
+std::string emulatedName(const std::string &intrinsic) { return "spl_emu." + intrinsic.substr(5); }
+
+// ---- loading a module ----------------------------------------------------------------------------
+
+void writeLog(unsigned numOptions, const int *options, void **values, const std::string &text) {
+  char *buffer = nullptr;
+  size_t size = 0;
+  for (unsigned i = 0; i < numOptions; ++i) {
+    if (options[i] == kJitErrorLogBuffer) buffer = static_cast<char *>(values[i]);
+    if (options[i] == kJitErrorLogBufferSize) size = reinterpret_cast<uintptr_t>(values[i]);
+  }
+  if (buffer != nullptr && size > 0) std::snprintf(buffer, size, "%s", text.c_str());
+}
+
+/// Retargets the NVPTX module to the host and adds the entries; the kernels it had, or an error.
+bool prepareForHost(llvm::Module &m, const llvm::DataLayout &layout, const llvm::Triple &triple,
+                    std::vector<std::pair<std::string, bool>> &kernels, std::string &error) {
+  std::map<std::string, bool> synchronising;
+  for (llvm::Function &f : llvm::make_early_inc_range(m.functions())) {
+    f.removeFnAttr("target-cpu");
+    f.removeFnAttr("target-features");
+    if (!f.isDeclaration() || !f.getName().starts_with("llvm.nvvm.")) continue;
+    std::string name = f.getName().str();
+    const Replacement *r = nullptr;
+    for (const Replacement &candidate : replacements())
+      if (name == candidate.intrinsic) r = &candidate;
+    if (r == nullptr) {
+      error = "the emulator does not know the intrinsic " + name;
+      return false;
+    }
+    llvm::Function *host =
+        llvm::Function::Create(f.getFunctionType(), llvm::GlobalValue::ExternalLinkage, emulatedName(name), m);
+    synchronising[host->getName().str()] = r->synchronises;
+    f.replaceAllUsesWith(host);
+    f.eraseFromParent();
+  }
+  m.setTargetTriple(triple);
+  m.setDataLayout(layout);
+  std::vector<llvm::Function *> entries;
+  for (llvm::Function &f : m.functions())
+    if (f.getCallingConv() == llvm::CallingConv::PTX_Kernel) entries.push_back(&f);
+  llvm::LLVMContext &ctx = m.getContext();
+  for (llvm::Function *k : entries) {
+    k->setCallingConv(llvm::CallingConv::C);
+    bool syncs = false;
+    for (llvm::BasicBlock &bb : *k)
+      for (llvm::Instruction &inst : bb)
+        if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst))
+          if (llvm::Function *callee = call->getCalledFunction())
+            if (synchronising.count(callee->getName().str()) && synchronising[callee->getName().str()]) syncs = true;
+    for (llvm::BasicBlock &bb : *k)
+      for (llvm::Instruction &inst : bb)
+        if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst))
+          if (call->getCallingConv() == llvm::CallingConv::PTX_Kernel) call->setCallingConv(llvm::CallingConv::C);
+    auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {llvm::PointerType::get(ctx, 0)}, false);
+    auto *entry = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, "spl_emu_entry." + k->getName(), m);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
+    std::vector<llvm::Value *> args;
+    for (llvm::Argument &a : k->args()) {
+      llvm::Value *slot = b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), entry->getArg(0), a.getArgNo()));
+      args.push_back(b.CreateLoad(a.getType(), slot));
+    }
+    b.CreateCall(k, args);
+    b.CreateRetVoid();
+    kernels.emplace_back(k->getName().str(), syncs);
+  }
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  if (llvm::verifyModule(m, &os)) {
+    error = "the retargeted module does not verify: " + os.str();
+    return false;
+  }
+  return true;
+}
+
+CUresult loadImage(EmuModule &out, const void *image, std::string &error) {
+  const char *bytes = static_cast<const char *>(image);
+  bool bitcode = std::memcmp(bytes, "SPLEMU01", 8) == 0;
+  if (!bitcode && std::strstr(bytes, ".entry spl_rt_sigma_prefix_i32(") != nullptr) {
+    auto function = std::make_unique<EmuFunction>();
+    function->name = "spl_rt_sigma_prefix_i32";
+    function->entry = &sigmaPrefixI32;
+    function->wholeGrid = true;
+    out.functions[function->name] = std::move(function);
+    return CUDA_SUCCESS;
+  }
+  if (!bitcode) {
+    error = "the SPL CUDA emulator runs images built with splc --gpu-emulator, not PTX or cubin";
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  uint64_t size = 0;
+  for (int i = 0; i < 8; ++i) size |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+  static std::once_flag targets;
+  std::call_once(targets, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  auto jit = llvm::orc::LLJITBuilder().create();
+  if (!jit) {
+    error = "LLJIT: " + llvm::toString(jit.takeError());
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
+  auto context = std::make_unique<llvm::LLVMContext>();
+  llvm::MemoryBufferRef buffer(llvm::StringRef(bytes + 16, size), "spl_device");
+  auto module = llvm::parseBitcodeFile(buffer, *context);
+  if (!module) {
+    error = "bitcode: " + llvm::toString(module.takeError());
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
+  std::vector<std::pair<std::string, bool>> kernels;
+  if (!prepareForHost(**module, (*jit)->getDataLayout(), (*jit)->getTargetTriple(), kernels, error))
+    return CUDA_ERROR_INVALID_IMAGE;
+  llvm::orc::JITDylib &dylib = (*jit)->getMainJITDylib();
+  llvm::orc::SymbolMap symbols;
+  for (const Replacement &r : replacements())
+    symbols[(*jit)->mangleAndIntern(emulatedName(r.intrinsic))] = {
+        llvm::orc::ExecutorAddr::fromPtr(r.address), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  if (llvm::Error e = dylib.define(llvm::orc::absoluteSymbols(symbols))) {
+    error = "JIT symbols: " + llvm::toString(std::move(e));
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
+  if (!process) {
+    error = "JIT process symbols: " + llvm::toString(process.takeError());
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
+  dylib.addGenerator(std::move(*process));
+  if (llvm::Error e = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(*module), std::move(context)))) {
+    error = "JIT: " + llvm::toString(std::move(e));
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
+  for (const auto &[name, syncs] : kernels) {
+    auto address = (*jit)->lookup("spl_emu_entry." + name);
+    if (!address) {
+      error = "JIT lookup of " + name + ": " + llvm::toString(address.takeError());
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+    auto function = std::make_unique<EmuFunction>();
+    function->name = name;
+    function->entry = address->toPtr<void (*)(void **)>();
+    function->synchronises = syncs;
+    out.functions[name] = std::move(function);
+  }
+  out.jit = std::move(*jit);
+  return CUDA_SUCCESS;
+}
+
+// ---- running a launch ----------------------------------------------------------------------------
+
+void fiberMain() {
+  Launch &l = *active;
+  Fiber &f = *l.current;
+  l.function->entry(l.params);
+  f.done = true;
+  ++l.progress;
+  // An exited thread no longer counts at barriers (as on sm_70 and later).
+  if (l.barrier.expected > 0) --l.barrier.expected;
+  if (l.barrier.arrived > 0 && l.barrier.arrived >= l.barrier.expected) {
+    l.barrier.arrived = 0;
+    ++l.barrier.generation;
+  }
+  // Back to the scheduler through uc_link.
+}
+
+/// Runs one block. With fibers when the kernel synchronises, else each thread to its end.
+bool runBlock(Launch &l, char *stacks) {
+  unsigned threads = l.block[0] * l.block[1] * l.block[2];
+  unsigned warpCount = (threads + 31) / 32;
+  l.fibers.assign(threads, Fiber());
+  l.warps.assign(warpCount, Warp());
+  for (unsigned w = 0; w < warpCount; ++w) {
+    l.warps[w].members = std::min(32u, threads - 32 * w);
+    l.warps[w].sync.expected = l.warps[w].members;
+  }
+  l.barrier = SyncPoint();
+  l.barrier.expected = threads;
+  for (unsigned t = 0; t < threads; ++t) {
+    Fiber &f = l.fibers[t];
+    f.tid[0] = t % l.block[0];
+    f.tid[1] = (t / l.block[0]) % l.block[1];
+    f.tid[2] = t / (l.block[0] * l.block[1]);
+    f.warp = t / 32;
+    f.lane = t % 32;
+  }
+  if (!l.function->synchronises) {
+    for (Fiber &f : l.fibers) {
+      l.current = &f;
+      l.function->entry(l.params);
+      f.done = true;
+    }
+    return true;
+  }
+  for (unsigned t = 0; t < threads; ++t) {
+    Fiber &f = l.fibers[t];
+    getcontext(&f.context);
+    f.context.uc_stack.ss_sp = stacks + static_cast<size_t>(t) * kFiberStack;
+    f.context.uc_stack.ss_size = kFiberStack;
+    f.context.uc_link = &l.scheduler;
+    makecontext(&f.context, fiberMain, 0);
+  }
+  for (;;) {
+    bool anyLive = false;
+    uint64_t before = l.progress;
+    for (Fiber &f : l.fibers) {
+      if (f.done) continue;
+      anyLive = true;
+      l.current = &f;
+      swapcontext(&l.scheduler, &f.context);
+      if (l.failed) return false;
+    }
+    if (!anyLive) return true;
+    if (l.progress == before) {
+      fail("deadlock: every thread of the block waits at a shuffle or barrier that cannot complete");
+      return false;
+    }
+  }
+}
+
+CUresult runLaunch(Launch &l) {
+  if (l.function->wholeGrid) {
+    l.function->entry(l.params);
+    return CUDA_SUCCESS;
+  }
+  unsigned threads = l.block[0] * l.block[1] * l.block[2];
+  char *stacks = nullptr;
+  size_t stackBytes = static_cast<size_t>(threads) * kFiberStack;
+  if (l.function->synchronises) {
+    void *mapped = mmap(nullptr, stackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mapped == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
+    stacks = static_cast<char *>(mapped);
+  }
+  bool ok = true;
+  for (unsigned z = 0; z < l.grid[2] && ok; ++z)
+    for (unsigned y = 0; y < l.grid[1] && ok; ++y)
+      for (unsigned x = 0; x < l.grid[0] && ok; ++x) {
+        l.ctaid[0] = x;
+        l.ctaid[1] = y;
+        l.ctaid[2] = z;
+        ok = runBlock(l, stacks);
+      }
+  if (stacks != nullptr) munmap(stacks, stackBytes);
+  if (!ok) {
+    std::fprintf(stderr, "spl cuda emulator: kernel %s, block (%u, %u, %u): %s\n", l.function->name.c_str(), l.ctaid[0],
+                 l.ctaid[1], l.ctaid[2], l.failure.c_str());
+    return CUDA_ERROR_LAUNCH_FAILED;
+  }
+  return CUDA_SUCCESS;
+}
+
+int primary_context_cell;  // the one context's address
+thread_local void *current_context = nullptr;
+
+}  // namespace
+
+// ---- the driver API --------------------------------------------------------------------------------
+
+extern "C" {
+
+CUresult cuInit(unsigned int) { return CUDA_SUCCESS; }
+
+CUresult cuGetErrorName(CUresult error, const char **name) {
+  if (name == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  switch (error) {
+    case CUDA_SUCCESS: *name = "CUDA_SUCCESS"; break;
+    case CUDA_ERROR_INVALID_VALUE: *name = "CUDA_ERROR_INVALID_VALUE"; break;
+    case CUDA_ERROR_OUT_OF_MEMORY: *name = "CUDA_ERROR_OUT_OF_MEMORY"; break;
+    case CUDA_ERROR_INVALID_IMAGE: *name = "CUDA_ERROR_INVALID_IMAGE"; break;
+    case CUDA_ERROR_INVALID_HANDLE: *name = "CUDA_ERROR_INVALID_HANDLE"; break;
+    case CUDA_ERROR_NOT_FOUND: *name = "CUDA_ERROR_NOT_FOUND"; break;
+    case CUDA_ERROR_LAUNCH_FAILED: *name = "CUDA_ERROR_LAUNCH_FAILED"; break;
+    case CUDA_ERROR_NOT_SUPPORTED: *name = "CUDA_ERROR_NOT_SUPPORTED"; break;
+    default: *name = nullptr; return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetCount(int *count) {
+  if (count == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *count = 1;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGet(int *device, int ordinal) {
+  if (device == nullptr || ordinal != 0) return CUDA_ERROR_INVALID_VALUE;
+  *device = 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetAttribute(int *value, int attribute, int) {
+  if (value == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  switch (attribute) {
+    case 1: *value = 1024; break;   // max threads per block
+    case 10: *value = 32; break;    // warp size
+    case 16: *value = 4; break;     // multiprocessors
+    case 115: *value = 1; break;    // memory pools supported
+    default: *value = 0; break;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxRetain(void **ctx, int) {
+  if (ctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *ctx = &primary_context_cell;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetCurrent(void **ctx) {
+  if (ctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *ctx = current_context;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSetCurrent(void *ctx) {
+  current_context = ctx;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned int numOptions, int *options, void **values) {
+  if (module == nullptr || image == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> lock(emulator_mutex);
+  auto loaded = std::make_unique<EmuModule>();
+  std::string error;
+  CUresult result = loadImage(*loaded, image, error);
+  if (result != CUDA_SUCCESS) {
+    writeLog(numOptions, options, values, error);
+    return result;
+  }
+  *module = loaded.release();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
+  if (function == nullptr || module == nullptr || name == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  auto *m = static_cast<EmuModule *>(module);
+  auto it = m->functions.find(name);
+  if (it == m->functions.end()) return CUDA_ERROR_NOT_FOUND;
+  *function = it->second.get();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned, void *, void **params, void **extra) {
+  if (function == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if (extra != nullptr || gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 ||
+      static_cast<uint64_t>(bx) * by * bz > 1024)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> lock(emulator_mutex);
+  Launch l;
+  l.function = static_cast<EmuFunction *>(function);
+  l.params = params;
+  l.grid[0] = gx;
+  l.grid[1] = gy;
+  l.grid[2] = gz;
+  l.block[0] = bx;
+  l.block[1] = by;
+  l.block[2] = bz;
+  active = &l;
+  CUresult result = runLaunch(l);
+  active = nullptr;
+  return result;
+}
+
+CUresult cuMemAlloc_v2(unsigned long long *dptr, size_t bytes) {
+  if (dptr == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  size_t rounded = (std::max<size_t>(bytes, 1) + 255) / 256 * 256;
+  void *p = std::aligned_alloc(256, rounded);
+  if (p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  std::memset(p, 0xff, rounded);
+  *dptr = reinterpret_cast<uintptr_t>(p);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemFree_v2(unsigned long long dptr) {
+  std::free(reinterpret_cast<void *>(static_cast<uintptr_t>(dptr)));
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemAllocAsync(unsigned long long *dptr, size_t bytes, void *) { return cuMemAlloc_v2(dptr, bytes); }
+CUresult cuMemFreeAsync(unsigned long long dptr, void *) { return cuMemFree_v2(dptr); }
+
+CUresult cuMemcpyHtoDAsync_v2(unsigned long long dst, const void *src, size_t bytes, void *) {
+  std::memcpy(reinterpret_cast<void *>(static_cast<uintptr_t>(dst)), src, bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyDtoHAsync_v2(void *dst, unsigned long long src, size_t bytes, void *) {
+  std::memcpy(dst, reinterpret_cast<const void *>(static_cast<uintptr_t>(src)), bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyDtoDAsync_v2(unsigned long long dst, unsigned long long src, size_t bytes, void *) {
+  std::memmove(reinterpret_cast<void *>(static_cast<uintptr_t>(dst)), reinterpret_cast<const void *>(static_cast<uintptr_t>(src)),
+               bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamSynchronize(void *) { return CUDA_SUCCESS; }
+
+}  // extern "C"
