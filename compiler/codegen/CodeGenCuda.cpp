@@ -44,7 +44,27 @@ struct Segment {
   std::string kernel;        // Grid/Mapped/Serial: the kernel's name
   std::vector<int> vars;     // kernel parameters: scalars first...
   std::vector<int> bufs;     // ...then buffers
+  /// Grid segments whose rows run as vectors of lanes and whose long rows go to a second,
+  /// nonzero-balanced kernel NAME_long: the scratch buffer the two share (then the kernels take
+  /// it and an epoch after `bufs`), else -1.
+  int splitScratch = -1;
 };
+
+/// The long-row split (CodeGenCuda's nonzero-balanced default for skewed rows). The nonzeros
+/// are cut into chunks of C positions, C = max(kMinChunk, ceil(nnz / kSplitChunks)); a row is
+/// long when it has more than T = max(C, kLongFactor * average) nonzeros, so a chunk meets at
+/// most two long rows: one that began before it (its "continuing" row) and one that begins in
+/// it (its "head" row).
+constexpr int64_t kSplitChunks = 4096;
+constexpr int64_t kMinChunk = 512;
+constexpr int64_t kLongFactor = 8;
+constexpr int64_t kLongBlock = 256;  // threads per block of NAME_long
+constexpr int64_t kLongGrid = 1024;  // its blocks (they stride over the chunks)
+
+/// Scratch layout: [flag i64][head owner i64 x K][continuing owner i64 x K][count i32 x K]
+/// [partial acc x 2K] (slot 2c: chunk c's part of its continuing row, 2c + 1: of its head row).
+constexpr int64_t kOwnersAt = 8, kCountsAt = 8 + 16 * kSplitChunks, kPartialsAt = kCountsAt + 4 * kSplitChunks;
+constexpr int64_t kScratchBytes = kPartialsAt + 16 * kSplitChunks;
 
 /// Statements the host can run itself: scalar declarations and assignments without loads, and
 /// --checked's checks of scalars (`if (n < 0) return 1`).
@@ -208,13 +228,19 @@ class DeviceGen : public LoopCodeGen {
   using LoopCodeGen::LoopCodeGen;
 
   /// Generates the kernel of one segment. `varTypes` gives the type of each captured scalar.
-  void kernel(const Function &f, const Segment &seg, const std::map<int, Ty> &varTypes) {
+  /// With `longRows`, the segment's second kernel NAME_long (see longRowsKernel).
+  void kernel(const Function &f, const Segment &seg, const std::map<int, Ty> &varTypes, bool longRows = false) {
     fn_ = &f;
     std::vector<llvm::Type *> params;
     for (int v : seg.vars) params.push_back(ty(varTypes.at(v)));
     for (size_t i = 0; i < seg.bufs.size(); ++i) params.push_back(b_.getPtrTy());
+    if (seg.splitScratch >= 0) {
+      params.push_back(b_.getPtrTy());    // the scratch
+      params.push_back(b_.getInt64Ty());  // the epoch
+    }
     auto *ft = llvm::FunctionType::get(b_.getVoidTy(), params, false);
-    llvm::Function *lf = llvm::Function::Create(ft, llvm::GlobalValue::ExternalLinkage, seg.kernel, m_);
+    llvm::Function *lf =
+        llvm::Function::Create(ft, llvm::GlobalValue::ExternalLinkage, seg.kernel + (longRows ? "_long" : ""), m_);
     lf->setCallingConv(llvm::CallingConv::PTX_Kernel);
     lf->addFnAttr(llvm::Attribute::NoUnwind);
     Frame frame;
@@ -232,6 +258,12 @@ class DeviceGen : public LoopCodeGen {
       lf->addParamAttr(a->getArgNo(), llvm::Attribute::NoAlias);
       frame.buffers[seg.bufs[i]] = a;
     }
+    llvm::Value *scratch = nullptr, *epoch = nullptr;
+    if (seg.splitScratch >= 0) {
+      size_t at = seg.vars.size() + seg.bufs.size();
+      scratch = lf->getArg(static_cast<unsigned>(at));
+      epoch = lf->getArg(static_cast<unsigned>(at + 1));
+    }
     bool checks = false;
     for (const StmtP &st : seg.stmts) checks = checks || hasReturn(st);
     if (errorBuffer_ >= 0) {
@@ -246,8 +278,10 @@ class DeviceGen : public LoopCodeGen {
     }
     if (checks && seg.kind == Segment::Mapped && containsBarrierOrLevel(seg.stmts[0]))
       throw NotSupported(f.loc, "--checked validation inside a mapBlock/mapThread nest (a thread leaving early would miss its block's barriers)");
-    if (seg.kind == Segment::Grid && !checks && vectorRowPattern(*seg.stmts[0])) {
-      vectorPerRow(*seg.stmts[0]);
+    if (longRows) {
+      longRowsKernel(*seg.stmts[0], scratch, epoch);
+    } else if (seg.kind == Segment::Grid && !checks && vectorRowPattern(*seg.stmts[0])) {
+      vectorPerRow(*seg.stmts[0], scratch, epoch);
     } else if (seg.kind == Segment::Grid) {
       const Stmt &loop = *seg.stmts[0];
       llvm::Value *tid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {});
@@ -391,7 +425,7 @@ class DeviceGen : public LoopCodeGen {
     return false;
   }
 
-  bool matchRow(const Stmt &loop, RowShape &shape) {
+  static bool matchRow(const Stmt &loop, RowShape &shape) {
     if (loop.balanceBy < 0 || loop.userKind || loop.a->kind != ExprKind::Const || loop.a->ival != 0) return false;
     const StmtP &body = loop.body[0];
     std::vector<StmtP> items = body->kind == StmtKind::Block ? body->body : std::vector<StmtP>{body};
@@ -438,30 +472,120 @@ class DeviceGen : public LoopCodeGen {
     return true;
   }
 
-  bool vectorRowPattern(const Stmt &loop) {
+  static bool vectorRowPattern(const Stmt &loop) {
     RowShape shape;
     return matchRow(loop, shape);
   }
 
-  llvm::Value *shuffleDown(llvm::Value *v, llvm::Value *offset, llvm::Value *clamp, Ty t) {
-    llvm::Value *mask = b_.getInt32(0xffffffffu);
-    if (t == Ty::F32) return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_down_f32, {mask, v, offset, clamp});
-    if (t == Ty::I32) return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_down_i32, {mask, v, offset, clamp});
-    // 64-bit values: two 32-bit halves.
-    llvm::Value *bits = t == Ty::F64 ? b_.CreateBitCast(v, b_.getInt64Ty()) : v;
-    llvm::Value *lo = b_.CreateTrunc(bits, b_.getInt32Ty());
-    llvm::Value *hi = b_.CreateTrunc(b_.CreateLShr(bits, 32), b_.getInt32Ty());
-    lo = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_down_i32, {mask, lo, offset, clamp});
-    hi = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_down_i32, {mask, hi, offset, clamp});
-    llvm::Value *joined = b_.CreateOr(b_.CreateZExt(lo, b_.getInt64Ty()), b_.CreateShl(b_.CreateZExt(hi, b_.getInt64Ty()), 32));
-    return t == Ty::F64 ? b_.CreateBitCast(joined, b_.getDoubleTy()) : joined;
+  /// Whether `e` is T[i + 1] (plusOne) or T[i], widened or not.
+  static bool isOffsetLoad(const ExprP &e, int offs, int row, bool plusOne) {
+    const Expr *x = e->kind == ExprKind::Cast ? e->args[0].get() : e.get();
+    if (x->kind != ExprKind::Load || x->buffer != offs) return false;
+    const ExprP &ix = x->args[0];
+    if (!plusOne) return ix->kind == ExprKind::Var && ix->var == row;
+    if (ix->kind != ExprKind::Binary || ix->binop != BinOp::Add) return false;
+    for (int k = 0; k < 2; ++k)
+      if (ix->args[k]->kind == ExprKind::Var && ix->args[k]->var == row && ix->args[1 - k]->kind == ExprKind::Const &&
+          ix->args[1 - k]->ival == 1)
+        return true;
+    return false;
   }
+
+  /// The reduction runs over [0, T[i+1] - T[i]), so its iteration k is position T[i] + k: what
+  /// the long-row kernel needs to cut a row at chunk boundaries.
+  static bool reducesOverTheRow(const Stmt &loop, const RowShape &shape) {
+    const Stmt &red = *shape.reduction;
+    if (red.a->kind != ExprKind::Const || red.a->ival != 0) return false;
+    const ExprP &b = red.b;
+    if (b->kind != ExprKind::Binary || b->binop != BinOp::Add) return false;
+    for (int k = 0; k < 2; ++k) {
+      const ExprP &hi = b->args[k], &lo = b->args[1 - k];
+      if (!isOffsetLoad(hi, loop.balanceBy, loop.var, true)) continue;
+      if (lo->kind == ExprKind::Binary && lo->binop == BinOp::Mul)
+        for (int j = 0; j < 2; ++j)
+          if (lo->args[j]->kind == ExprKind::Const && lo->args[j]->ival == -1 &&
+              isOffsetLoad(lo->args[1 - j], loop.balanceBy, loop.var, false))
+            return true;
+    }
+    return false;
+  }
+
+ public:
+  /// A vector-per-row loop whose long rows can go to the nonzero-balanced kernel.
+  static bool splitsLongRows(const Stmt &loop) {
+    RowShape shape;
+    return matchRow(loop, shape) && reducesOverTheRow(loop, shape);
+  }
+  /// The accumulator type of such a loop (the partials' type).
+  static Ty accumulatorOf(const Stmt &loop) {
+    RowShape shape;
+    matchRow(loop, shape);
+    return shape.accTy;
+  }
+
+ protected:
+  /// The identity of the row's combining operator: every lane but a row's first, and every
+  /// partial of a long row, starts there (the row's initial value enters once).
+  llvm::Value *identityOf(const RowShape &shape) {
+    const Expr &c = *shape.combine;
+    llvm::Type *t = ty(shape.accTy);
+    bool fp = isFloatTy(shape.accTy);
+    if (c.kind == ExprKind::Binary) {
+      int64_t unit = c.binop == BinOp::Mul ? 1 : 0;
+      return fp ? llvm::ConstantFP::get(t, static_cast<double>(unit)) : llvm::ConstantInt::get(t, static_cast<uint64_t>(unit), true);
+    }
+    if (fp) return llvm::ConstantFP::getInfinity(t, /*Negative=*/c.isMax);
+    unsigned bits = t->getIntegerBitWidth();
+    return llvm::ConstantInt::get(ctx_, c.isMax ? llvm::APInt::getSignedMinValue(bits) : llvm::APInt::getSignedMaxValue(bits));
+  }
+
+  /// acc = acc op v (the row's own combining operator).
+  void combineInto(const RowShape &shape, llvm::AllocaInst *accSlot, llvm::Value *v) {
+    llvm::AllocaInst *tmp = entryAlloca(ty(shape.accTy), "combine.val");
+    b_.CreateStore(v, tmp);
+    frame().vars[kShuffled] = {tmp, shape.accTy};
+    frame().vars[shape.acc] = {accSlot, shape.accTy};
+    b_.CreateStore(expr(shape.combine), accSlot);
+  }
+
+  /// What the vector and the long-row kernels both derive from the offsets: the first position,
+  /// the chunk size C and the long-row threshold T (see kSplitChunks).
+  struct SplitGeometry {
+    llvm::Value *base, *chunk, *threshold, *total;
+  };
+  SplitGeometry splitGeometry(int offs, llvm::Value *n) {
+    const Buffer &ob = bufferInfo(offs);
+    SplitGeometry g;
+    g.base = castTo(b_.CreateLoad(ty(ob.elem), elementPtrOf(offs, b_.getInt64(0))), ob.elem, Ty::I64);
+    g.total = b_.CreateSub(castTo(b_.CreateLoad(ty(ob.elem), elementPtrOf(offs, n)), ob.elem, Ty::I64), g.base);
+    llvm::Value *perChunk = b_.CreateSDiv(b_.CreateAdd(g.total, b_.getInt64(kSplitChunks - 1)), b_.getInt64(kSplitChunks));
+    g.chunk = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, perChunk, b_.getInt64(kMinChunk));
+    llvm::Value *avg = b_.CreateSDiv(g.total, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, n, b_.getInt64(1)));
+    g.threshold = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, g.chunk, b_.CreateMul(avg, b_.getInt64(kLongFactor)));
+    return g;
+  }
+  llvm::Value *offsetAt(int offs, llvm::Value *i) {
+    const Buffer &ob = bufferInfo(offs);
+    return castTo(b_.CreateLoad(ty(ob.elem), elementPtrOf(offs, i)), ob.elem, Ty::I64);
+  }
+  llvm::Value *scratchAt(llvm::Value *scratch, int64_t byteOffset, llvm::Type *elem, llvm::Value *index) {
+    llvm::Value *region = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), scratch, static_cast<uint64_t>(byteOffset));
+    return b_.CreateInBoundsGEP(elem, region, index);
+  }
+  llvm::Value *headOwner(llvm::Value *scratch, llvm::Value *c) { return scratchAt(scratch, kOwnersAt, b_.getInt64Ty(), c); }
+  llvm::Value *contOwner(llvm::Value *scratch, llvm::Value *c) {
+    return scratchAt(scratch, kOwnersAt + 8 * kSplitChunks, b_.getInt64Ty(), c);
+  }
+  llvm::Value *chunkCount(llvm::Value *scratch, llvm::Value *c) { return scratchAt(scratch, kCountsAt, b_.getInt32Ty(), c); }
+  llvm::Value *partialAt(llvm::Value *scratch, Ty accTy, llvm::Value *slot) { return scratchAt(scratch, kPartialsAt, ty(accTy), slot); }
 
   /// Each row gets W lanes (W = the average row length rounded up to a power of two, at most
   /// a warp), which stride over its nonzeros; the partial results combine with shuffles and
   /// the row's first lane runs the rest. Warps walk groups of 32/W rows with a trip count
   /// that is the same for every lane, so each shuffle has the whole warp.
-  void vectorPerRow(const Stmt &loop) {
+  /// With `scratch` (the long-row split), rows longer than T are left to NAME_long: their first
+  /// lane claims them (the chunk owners, a zero count, the flag = epoch) and no lane sums them.
+  void vectorPerRow(const Stmt &loop, llvm::Value *scratch, llvm::Value *epoch) {
     RowShape shape;
     matchRow(loop, shape);
     llvm::Function *fn = frame().fn;
@@ -478,6 +602,8 @@ class DeviceGen : public LoopCodeGen {
     llvm::Value *w64 = b_.CreateSelect(b_.CreateICmpEQ(avg, b_.getInt64(1)), b_.getInt64(1),
                                        b_.CreateShl(b_.getInt64(1), b_.CreateSub(b_.getInt64(64), lz)));
     llvm::Value *w = b_.CreateTrunc(w64, b_.getInt32Ty());
+    std::optional<SplitGeometry> geometry;
+    if (scratch) geometry = splitGeometry(loop.balanceBy, n);
     llvm::Value *tid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {});
     llvm::Value *ntid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x, {});
     llvm::Value *ctaid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {});
@@ -497,6 +623,7 @@ class DeviceGen : public LoopCodeGen {
     frame().vars[loop.var] = {row, Ty::I64};
     llvm::AllocaInst *accSlot = entryAlloca(ty(shape.accTy), "acc");
     frame().vars[shape.acc] = {accSlot, shape.accTy};
+    llvm::AllocaInst *longSlot = entryAlloca(b_.getInt1Ty(), "row.long");
     auto *header = llvm::BasicBlock::Create(ctx_, "rows.header", fn);
     auto *bodyBB = llvm::BasicBlock::Create(ctx_, "rows.body", fn);
     auto *exit = llvm::BasicBlock::Create(ctx_, "rows.exit", fn);
@@ -508,12 +635,48 @@ class DeviceGen : public LoopCodeGen {
     llvm::Value *r = b_.CreateAdd(bv, sub);
     b_.CreateStore(r, row);
     llvm::Value *valid = b_.CreateICmpSLT(r, n);
-    // Lanes of rows past n still take part in the shuffles: give their accumulator a value.
-    b_.CreateStore(llvm::Constant::getNullValue(ty(shape.accTy)), accSlot);
-    guarded(valid, [&] {
+    b_.CreateStore(b_.getFalse(), longSlot);
+    if (geometry) {
+      guarded(valid, [&] {
+        llvm::Value *start = offsetAt(loop.balanceBy, r), *end = offsetAt(loop.balanceBy, b_.CreateAdd(r, b_.getInt64(1)));
+        llvm::Value *isLong = b_.CreateICmpSGT(b_.CreateSub(end, start), geometry->threshold);
+        b_.CreateStore(isLong, longSlot);
+        guarded(isLong, [&] {
+          // Claim the row for NAME_long: its head chunk c0 and continuing chunks (c0, c1].
+          llvm::Value *c0 = b_.CreateSDiv(b_.CreateSub(start, geometry->base), geometry->chunk);
+          llvm::Value *c1 = b_.CreateSDiv(b_.CreateSub(b_.CreateSub(end, b_.getInt64(1)), geometry->base), geometry->chunk);
+          guarded(b_.CreateICmpEQ(lane, b_.getInt64(0)), [&] {
+            b_.CreateStore(b_.getInt32(0), chunkCount(scratch, c0));
+            b_.CreateStore(r, headOwner(scratch, c0));
+            b_.CreateStore(epoch, scratch);
+          });
+          llvm::AllocaInst *c = entryAlloca(b_.getInt64Ty(), "claim.c");
+          b_.CreateStore(b_.CreateAdd(b_.CreateAdd(c0, b_.getInt64(1)), lane), c);
+          auto *ch = llvm::BasicBlock::Create(ctx_, "claim.header", fn);
+          auto *cb = llvm::BasicBlock::Create(ctx_, "claim.body", fn);
+          auto *ce = llvm::BasicBlock::Create(ctx_, "claim.exit", fn);
+          b_.CreateBr(ch);
+          b_.SetInsertPoint(ch);
+          llvm::Value *cv = b_.CreateLoad(b_.getInt64Ty(), c);
+          b_.CreateCondBr(b_.CreateICmpSLE(cv, c1), cb, ce);
+          b_.SetInsertPoint(cb);
+          b_.CreateStore(r, contOwner(scratch, cv));
+          b_.CreateStore(b_.CreateAdd(cv, w64), c);
+          b_.CreateBr(ch);
+          b_.SetInsertPoint(ce);
+        });
+      });
+    }
+    llvm::Value *summed = b_.CreateAnd(valid, b_.CreateNot(b_.CreateLoad(b_.getInt1Ty(), longSlot)));
+    // Lanes of rows past n (and of long rows) still take part in the shuffles: give their
+    // accumulator the identity.
+    b_.CreateStore(identityOf(shape), accSlot);
+    guarded(summed, [&] {
       for (const StmtP &d : shape.prefix) {
         if (d->var == shape.acc) {
-          if (d->a) b_.CreateStore(castTo(expr(d->a), d->a->type, shape.accTy), accSlot);
+          // The row's initial value enters once, through its first lane.
+          if (d->a)
+            guarded(b_.CreateICmpEQ(lane, b_.getInt64(0)), [&] { b_.CreateStore(castTo(expr(d->a), d->a->type, shape.accTy), accSlot); });
         } else {
           stmt(d);
         }
@@ -533,20 +696,197 @@ class DeviceGen : public LoopCodeGen {
     b_.CreateCondBr(b_.CreateICmpUGT(o, b_.getInt32(0)), sb, se);
     b_.SetInsertPoint(sb);
     llvm::Value *mine = b_.CreateLoad(ty(shape.accTy), accSlot);
-    llvm::Value *theirs = shuffleDown(mine, o, clamp, shape.accTy);
-    llvm::AllocaInst *tmp = entryAlloca(ty(shape.accTy), "shfl.val");
-    b_.CreateStore(theirs, tmp);
-    frame().vars[kShuffled] = {tmp, shape.accTy};
-    b_.CreateStore(expr(shape.combine), accSlot);
+    combineInto(shape, accSlot, shuffleDown(mine, o, clamp, shape.accTy));
     b_.CreateStore(b_.CreateLShr(o, 1), off);
     b_.CreateBr(sh);
     b_.SetInsertPoint(se);
-    guarded(b_.CreateAnd(valid, b_.CreateICmpEQ(lane, b_.getInt64(0))), [&] {
+    guarded(b_.CreateAnd(summed, b_.CreateICmpEQ(lane, b_.getInt64(0))), [&] {
       for (const StmtP &st : shape.suffix) stmt(st);
     });
     b_.CreateStore(b_.CreateAdd(bv, b_.CreateMul(warps, rowsPerWarp)), base);
     b_.CreateBr(header);
     b_.SetInsertPoint(exit);
+  }
+
+  /// NAME_long: the long rows the vector kernel left, over chunks of C nonzeros. Blocks stride
+  /// over the chunks; for each, threads 0 and 32 read and check its two owners (a slot this
+  /// call did not write holds anything: an owner counts only if it is a long row that meets
+  /// the chunk where the slot says), the block sums its part of each owner row (threads stride
+  /// over the positions, then shuffles and shared memory), thread 0 stores the partial, and the
+  /// last chunk of a row to finish (a counter per row, after a fence) combines the row's
+  /// partials in chunk order and runs the row's suffix. Nothing runs unless the vector kernel
+  /// of this call set the flag to this call's epoch.
+  void longRowsKernel(const Stmt &loop, llvm::Value *scratch, llvm::Value *epoch) {
+    RowShape shape;
+    matchRow(loop, shape);
+    llvm::Function *fn = frame().fn;
+    auto *stop = llvm::BasicBlock::Create(ctx_, "long.none", fn);
+    auto *go = llvm::BasicBlock::Create(ctx_, "long.run", fn);
+    llvm::LoadInst *flag = b_.CreateLoad(b_.getInt64Ty(), scratch);
+    flag->setVolatile(true);
+    b_.CreateCondBr(b_.CreateICmpEQ(flag, epoch), go, stop);
+    b_.SetInsertPoint(stop);
+    b_.CreateRetVoid();
+    b_.SetInsertPoint(go);
+
+    llvm::Value *n = expr(loop.b);
+    SplitGeometry g = splitGeometry(loop.balanceBy, n);
+    llvm::Value *chunks = b_.CreateSDiv(b_.CreateAdd(g.total, b_.CreateSub(g.chunk, b_.getInt64(1))), g.chunk);
+    llvm::Value *tid = threadIdx(0);
+    llvm::Value *ntid = b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x, {}), b_.getInt64Ty());
+    llvm::Value *nctaid = b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {}), b_.getInt64Ty());
+    llvm::Value *laneId = b_.CreateAnd(tid, b_.getInt64(31));
+    llvm::Value *warpId = b_.CreateLShr(tid, 5);
+    llvm::Value *warpsPerBlock = b_.CreateLShr(ntid, 5);
+    auto sharedArray = [&](llvm::Type *t, uint64_t count, const std::string &name) {
+      auto *arrTy = llvm::ArrayType::get(t, count);
+      auto *gv = new llvm::GlobalVariable(m_, arrTy, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(arrTy),
+                                          frame().fn->getName().str() + "." + name, nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+      gv->setAlignment(llvm::Align(16));
+      return b_.CreateAddrSpaceCast(gv, b_.getPtrTy());
+    };
+    llvm::Value *ownersSh = sharedArray(b_.getInt64Ty(), 2, "owners");
+    llvm::Value *warpSums = sharedArray(ty(shape.accTy), kLongBlock / 32, "partials");
+
+    llvm::AllocaInst *chunkSlot = entryAlloca(b_.getInt64Ty(), "chunk");
+    b_.CreateStore(blockIdx(0), chunkSlot);
+    auto *ch = llvm::BasicBlock::Create(ctx_, "chunks.header", fn);
+    auto *cb = llvm::BasicBlock::Create(ctx_, "chunks.body", fn);
+    auto *ce = llvm::BasicBlock::Create(ctx_, "chunks.exit", fn);
+    b_.CreateBr(ch);
+    b_.SetInsertPoint(ch);
+    llvm::Value *c = b_.CreateLoad(b_.getInt64Ty(), chunkSlot);
+    b_.CreateCondBr(b_.CreateICmpSLT(c, chunks), cb, ce);
+    b_.SetInsertPoint(cb);
+    llvm::Value *p0 = b_.CreateAdd(g.base, b_.CreateMul(c, g.chunk));
+    llvm::Value *p1 = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(p0, g.chunk), b_.CreateAdd(g.base, g.total));
+    // Owner slot 0: the continuing row (read by thread 0), 1: the head row (thread 32).
+    for (int kind = 0; kind < 2; ++kind) {
+      guarded(b_.CreateICmpEQ(tid, b_.getInt64(32 * kind)), [&] {
+        llvm::AllocaInst *owner = entryAlloca(b_.getInt64Ty(), "owner");
+        b_.CreateStore(b_.getInt64(-1), owner);
+        llvm::LoadInst *claimed = b_.CreateLoad(b_.getInt64Ty(), kind == 0 ? contOwner(scratch, c) : headOwner(scratch, c));
+        llvm::Value *inRange = b_.CreateAnd(b_.CreateICmpSGE(claimed, b_.getInt64(0)), b_.CreateICmpSLT(claimed, n));
+        guarded(inRange, [&] {
+          llvm::Value *start = offsetAt(loop.balanceBy, claimed);
+          llvm::Value *end = offsetAt(loop.balanceBy, b_.CreateAdd(claimed, b_.getInt64(1)));
+          llvm::Value *isLong = b_.CreateICmpSGT(b_.CreateSub(end, start), g.threshold);
+          llvm::Value *c0 = b_.CreateSDiv(b_.CreateSub(start, g.base), g.chunk);
+          llvm::Value *c1 = b_.CreateSDiv(b_.CreateSub(b_.CreateSub(end, b_.getInt64(1)), g.base), g.chunk);
+          llvm::Value *meets = kind == 0 ? b_.CreateAnd(b_.CreateICmpSLT(c0, c), b_.CreateICmpSLE(c, c1)) : b_.CreateICmpEQ(c0, c);
+          b_.CreateStore(b_.CreateSelect(b_.CreateAnd(isLong, meets), claimed, b_.getInt64(-1)), owner);
+        });
+        b_.CreateStore(b_.CreateLoad(b_.getInt64Ty(), owner), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), ownersSh, kind));
+      });
+    }
+    barrier();
+    for (int kind = 0; kind < 2; ++kind) {
+      llvm::Value *r = b_.CreateLoad(b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), ownersSh, kind));
+      guarded(b_.CreateICmpSGE(r, b_.getInt64(0)), [&] { longRowPart(loop, shape, scratch, g, c, kind, r, p0, p1, tid, ntid,
+                                                                      laneId, warpId, warpsPerBlock, warpSums); });
+    }
+    // Thread 0 rewrites the owners of the next chunk: everyone must have read these.
+    barrier();
+    b_.CreateStore(b_.CreateAdd(c, nctaid), chunkSlot);
+    b_.CreateBr(ch);
+    b_.SetInsertPoint(ce);
+  }
+
+  /// One chunk's part of long row r (kind 0: continuing, 1: head), see longRowsKernel.
+  void longRowPart(const Stmt &loop, const RowShape &shape, llvm::Value *scratch, const SplitGeometry &g, llvm::Value *c, int kind,
+                   llvm::Value *r, llvm::Value *p0, llvm::Value *p1, llvm::Value *tid, llvm::Value *ntid, llvm::Value *laneId,
+                   llvm::Value *warpId, llvm::Value *warpsPerBlock, llvm::Value *warpSums) {
+    llvm::AllocaInst *row = entryAlloca(b_.getInt64Ty(), loop.name);
+    b_.CreateStore(r, row);
+    frame().vars[loop.var] = {row, Ty::I64};
+    llvm::AllocaInst *accSlot = entryAlloca(ty(shape.accTy), "acc");
+    frame().vars[shape.acc] = {accSlot, shape.accTy};
+    for (const StmtP &d : shape.prefix)
+      if (d->var != shape.acc) stmt(d);
+    b_.CreateStore(identityOf(shape), accSlot);
+    llvm::Value *start = offsetAt(loop.balanceBy, r), *end = offsetAt(loop.balanceBy, b_.CreateAdd(r, b_.getInt64(1)));
+    llvm::Value *from = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, p0, start);
+    llvm::Value *to = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, p1, end);
+    // Iteration k of the row's reduction is position start + k.
+    const Stmt &red = *shape.reduction;
+    serialLoop(red, b_.CreateAdd(b_.CreateSub(from, start), tid), b_.CreateSub(to, start), ntid);
+    llvm::Value *fullClamp = b_.getInt32(0x1f);
+    for (int offset = 16; offset >= 1; offset /= 2) {
+      llvm::Value *mine = b_.CreateLoad(ty(shape.accTy), accSlot);
+      combineInto(shape, accSlot, shuffleDown(mine, b_.getInt32(static_cast<uint32_t>(offset)), fullClamp, shape.accTy));
+    }
+    guarded(b_.CreateICmpEQ(laneId, b_.getInt64(0)), [&] {
+      b_.CreateStore(b_.CreateLoad(ty(shape.accTy), accSlot), b_.CreateInBoundsGEP(ty(shape.accTy), warpSums, warpId));
+    });
+    barrier();
+    guarded(b_.CreateICmpEQ(tid, b_.getInt64(0)), [&] {
+      llvm::AllocaInst *part = entryAlloca(ty(shape.accTy), "part");
+      b_.CreateStore(identityOf(shape), part);
+      countedLoop(b_.getInt64(0), warpsPerBlock, [&](llvm::Value *wi) {
+        combineInto(shape, part, b_.CreateLoad(ty(shape.accTy), b_.CreateInBoundsGEP(ty(shape.accTy), warpSums, wi)));
+      });
+      llvm::Value *slot = b_.CreateAdd(b_.CreateMul(c, b_.getInt64(2)), b_.getInt64(kind));
+      b_.CreateStore(b_.CreateLoad(ty(shape.accTy), part), partialAt(scratch, shape.accTy, slot));
+      b_.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent, ctx_.getOrInsertSyncScopeID("device"));
+      llvm::Value *c0 = b_.CreateSDiv(b_.CreateSub(start, g.base), g.chunk);
+      llvm::Value *c1 = b_.CreateSDiv(b_.CreateSub(b_.CreateSub(end, b_.getInt64(1)), g.base), g.chunk);
+      llvm::Value *done = b_.CreateAtomicRMW(llvm::AtomicRMWInst::Add, chunkCount(scratch, c0), b_.getInt32(1), llvm::MaybeAlign(4),
+                                             llvm::AtomicOrdering::Monotonic);
+      llvm::Value *last = b_.CreateICmpEQ(b_.CreateZExt(done, b_.getInt64Ty()), b_.CreateSub(c1, c0));
+      guarded(last, [&] {
+        b_.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent, ctx_.getOrInsertSyncScopeID("device"));
+        // The row's initial value, then its partials in chunk order (the same sum every run).
+        b_.CreateStore(identityOf(shape), accSlot);
+        for (const StmtP &d : shape.prefix)
+          if (d->var == shape.acc && d->a) b_.CreateStore(castTo(expr(d->a), d->a->type, shape.accTy), accSlot);
+        auto volatileLoad = [&](llvm::Value *ptr) {
+          llvm::LoadInst *v = b_.CreateLoad(ty(shape.accTy), ptr);
+          v->setVolatile(true);
+          return v;
+        };
+        combineInto(shape, accSlot, volatileLoad(partialAt(scratch, shape.accTy, b_.CreateAdd(b_.CreateMul(c0, b_.getInt64(2)), b_.getInt64(1)))));
+        countedLoop(b_.CreateAdd(c0, b_.getInt64(1)), b_.CreateAdd(c1, b_.getInt64(1)), [&](llvm::Value *cc) {
+          combineInto(shape, accSlot, volatileLoad(partialAt(scratch, shape.accTy, b_.CreateMul(cc, b_.getInt64(2)))));
+        });
+        frame().vars[shape.acc] = {accSlot, shape.accTy};
+        for (const StmtP &st : shape.suffix) stmt(st);
+      });
+    });
+    // warpSums is reused by the chunk's other row.
+    barrier();
+  }
+
+  llvm::Value *shuffleDown(llvm::Value *v, llvm::Value *offset, llvm::Value *clamp, Ty t) {
+    llvm::Value *mask = b_.getInt32(0xffffffffu);
+    if (t == Ty::F32) return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_down_f32, {mask, v, offset, clamp});
+    if (t == Ty::I32) return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_down_i32, {mask, v, offset, clamp});
+    // 64-bit values: two 32-bit halves.
+    llvm::Value *bits = t == Ty::F64 ? b_.CreateBitCast(v, b_.getInt64Ty()) : v;
+    llvm::Value *lo = b_.CreateTrunc(bits, b_.getInt32Ty());
+    llvm::Value *hi = b_.CreateTrunc(b_.CreateLShr(bits, 32), b_.getInt32Ty());
+    lo = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_down_i32, {mask, lo, offset, clamp});
+    hi = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_down_i32, {mask, hi, offset, clamp});
+    llvm::Value *joined = b_.CreateOr(b_.CreateZExt(lo, b_.getInt64Ty()), b_.CreateShl(b_.CreateZExt(hi, b_.getInt64Ty()), 32));
+    return t == Ty::F64 ? b_.CreateBitCast(joined, b_.getDoubleTy()) : joined;
+  }
+
+  /// for (i = lo; i < hi; ++i) body(i), in LLVM directly.
+  void countedLoop(llvm::Value *lo, llvm::Value *hi, const std::function<void(llvm::Value *)> &body) {
+    llvm::Function *fn = frame().fn;
+    llvm::AllocaInst *iv = entryAlloca(b_.getInt64Ty(), "i");
+    b_.CreateStore(lo, iv);
+    auto *h = llvm::BasicBlock::Create(ctx_, "count.header", fn);
+    auto *bb = llvm::BasicBlock::Create(ctx_, "count.body", fn);
+    auto *e = llvm::BasicBlock::Create(ctx_, "count.exit", fn);
+    b_.CreateBr(h);
+    b_.SetInsertPoint(h);
+    llvm::Value *i = b_.CreateLoad(b_.getInt64Ty(), iv);
+    b_.CreateCondBr(b_.CreateICmpSLT(i, hi), bb, e);
+    b_.SetInsertPoint(bb);
+    body(i);
+    b_.CreateStore(b_.CreateAdd(i, b_.getInt64(1)), iv);
+    b_.CreateBr(h);
+    b_.SetInsertPoint(e);
   }
 
   llvm::Value *elementPtrOf(int buffer, llvm::Value *index) {
@@ -686,7 +1026,7 @@ class HostGen : public LoopCodeGen {
 
   void launch(const Segment &seg, const std::map<int, Ty> &varTypes) {
     // The kernel's arguments: an array of pointers to each value.
-    size_t n = seg.vars.size() + seg.bufs.size();
+    size_t n = seg.vars.size() + seg.bufs.size() + (seg.splitScratch >= 0 ? 2 : 0);
     llvm::ArrayType *argsTy = llvm::ArrayType::get(b_.getPtrTy(), std::max<size_t>(n, 1));
     llvm::AllocaInst *args = entryAlloca(argsTy, seg.kernel + ".args");
     size_t k = 0;
@@ -702,6 +1042,26 @@ class HostGen : public LoopCodeGen {
       llvm::AllocaInst *cell = entryAlloca(b_.getPtrTy(), "arg");
       b_.CreateStore(bufferPtr(bid), cell);
       b_.CreateStore(cell, b_.CreateConstInBoundsGEP2_32(argsTy, args, 0, static_cast<unsigned>(k++)));
+    }
+    if (seg.splitScratch >= 0) {
+      // The long-row split: its scratch (freed with the other temporaries on return) and this
+      // call's epoch (a process-wide counter of this object), which marks what the vector
+      // kernel of this call wrote.
+      checked(b_.CreateCall(runtime("spl_cuda_alloc", b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getPtrTy()}),
+                            {frame().tempSlots.at(seg.splitScratch), b_.getInt64(kScratchBytes), stream_}));
+      llvm::AllocaInst *scratchCell = entryAlloca(b_.getPtrTy(), "arg");
+      b_.CreateStore(bufferPtr(seg.splitScratch), scratchCell);
+      b_.CreateStore(scratchCell, b_.CreateConstInBoundsGEP2_32(argsTy, args, 0, static_cast<unsigned>(k++)));
+      llvm::GlobalVariable *counter = m_.getGlobalVariable("spl_long_rows_epoch", true);
+      if (!counter)
+        counter = new llvm::GlobalVariable(m_, b_.getInt64Ty(), false, llvm::GlobalValue::InternalLinkage, b_.getInt64(0),
+                                           "spl_long_rows_epoch");
+      llvm::Value *epoch = b_.CreateAdd(b_.CreateAtomicRMW(llvm::AtomicRMWInst::Add, counter, b_.getInt64(1), llvm::MaybeAlign(8),
+                                                           llvm::AtomicOrdering::Monotonic),
+                                        b_.getInt64(1));
+      llvm::AllocaInst *epochCell = entryAlloca(b_.getInt64Ty(), "arg");
+      b_.CreateStore(epoch, epochCell);
+      b_.CreateStore(epochCell, b_.CreateConstInBoundsGEP2_32(argsTy, args, 0, static_cast<unsigned>(k++)));
     }
     llvm::Value *grid = b_.getInt32(1), *block = b_.getInt32(1);
     llvm::Value *gridDim[3] = {b_.getInt32(1), b_.getInt32(1), b_.getInt32(1)};
@@ -741,6 +1101,15 @@ class HostGen : public LoopCodeGen {
         {ptx_, name, slot_, seg.kind == Segment::Mapped ? gridDim[0] : grid, gridDim[1], gridDim[2],
          seg.kind == Segment::Mapped ? blockDim[0] : block, blockDim[1], blockDim[2], b_.getInt32(0), stream_, args});
     checked(rc);
+    if (seg.splitScratch >= 0) {
+      llvm::Constant *longName = b_.CreateGlobalString(seg.kernel + "_long", seg.kernel + "_long.name", 0, &m_);
+      checked(b_.CreateCall(
+          runtime("spl_cuda_launch", b_.getInt32Ty(),
+                  {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(),
+                   b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getPtrTy(), b_.getPtrTy()}),
+          {ptx_, longName, slot_, b_.getInt32(kLongGrid), b_.getInt32(1), b_.getInt32(1), b_.getInt32(kLongBlock), b_.getInt32(1),
+           b_.getInt32(1), b_.getInt32(0), stream_, args}));
+    }
   }
 
   void freeTemps() {
@@ -785,6 +1154,22 @@ class HostGen : public LoopCodeGen {
   int sizesBuffer_ = -1;
 };
 
+/// Gives every grid segment whose rows run as vectors of lanes (and may be cut at chunk
+/// boundaries) the scratch buffer of the long-row split; the buffer joins f's temporaries, so the
+/// stub frees it on return. Called in the same way for the device module and the stubs.
+void planLongRowSplits(Function &f, std::vector<Segment> &segs) {
+  for (Segment &seg : segs) {
+    if (seg.kind != Segment::Grid || hasReturn(seg.stmts[0]) || !DeviceGen::splitsLongRows(*seg.stmts[0])) continue;
+    int id = 0;
+    for (const Buffer &b : f.buffers) id = std::max(id, b.id);
+    Buffer scratch;
+    scratch.id = seg.splitScratch = id + 1;
+    scratch.name = "spl_long_rows";
+    scratch.elem = Ty::I64;
+    f.buffers.push_back(scratch);
+  }
+}
+
 /// The types of every variable a kernel may capture: scalar parameters and host declarations.
 std::map<int, Ty> varTypesOf(const Function &f) {
   std::map<int, Ty> types;
@@ -828,10 +1213,13 @@ bool buildDeviceModule(const loopir::Module &m, const CodeGenOptions &opts, llvm
     std::map<int, Ty> vt = varTypesOf(f);
     DeviceGen g(ctx, dev);
     g.errorBuffer_ = errorBuffer;
+    for (Segment &s : segs)
+      if (s.kind != Segment::Host) captureOf(s, f, errorBuffer);
+    planLongRowSplits(f, segs);
     for (Segment &s : segs) {
       if (s.kind == Segment::Host) continue;
-      captureOf(s, f, errorBuffer);
       g.kernel(f, s, vt);
+      if (s.splitScratch >= 0) g.kernel(f, s, vt, /*longRows=*/true);
       any = true;
     }
   }
@@ -899,6 +1287,7 @@ bool addCudaStubs(llvm::Module &host, const loopir::Module &m, const CodeGenOpti
     std::vector<Segment> segs = segmentsOf(f);
     for (Segment &s : segs)
       if (s.kind != Segment::Host) captureOf(s, f, errorBuffer);
+    planLongRowSplits(f, segs);
     HostGen g(ctx, host, ptxVar, slot);
     g.errorBuffer_ = errorBuffer;
     g.stub(f, segs, varTypesOf(f));

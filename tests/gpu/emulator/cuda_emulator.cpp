@@ -16,8 +16,11 @@
  * intrinsic it calls becomes a call into this file (special registers, shfl.sync, bar.sync),
  * each kernel gets an entry `void spl_emu_entry.K(void **params)` that unpacks cuLaunchKernel's
  * parameter array, and ORC's LLJIT compiles it. A launch runs the blocks one after another;
- * the threads of a block are fibers (ucontext) on the calling thread, switched only at
- * shuffles and barriers, so a kernel without them runs each thread straight through.
+ * the threads of a block are fibers on the calling thread, switched only at shuffles and
+ * barriers (a kernel without them runs each thread straight through). On x86-64 a fiber switch
+ * is six pushes, a stack swap and six pops (ucontext's swapcontext makes a system call per
+ * switch, which made a test with millions of shuffles take a minute); elsewhere it is
+ * swapcontext.
  *
  * What it checks that a GPU would not report: a shuffle or barrier reached from different
  * call sites by the threads of one warp/block (divergence), a shuffle whose mask names a lane
@@ -107,7 +110,8 @@ struct SyncPoint {
 };
 
 struct Fiber {
-  ucontext_t context;
+  ucontext_t context;   // the swapcontext fallback
+  void *sp = nullptr;   // x86-64: the saved stack pointer
   unsigned tid[3] = {0, 0, 0};
   unsigned warp = 0, lane = 0;
   bool done = false;
@@ -128,12 +132,45 @@ struct Launch {
   SyncPoint barrier;
   Fiber *current = nullptr;
   ucontext_t scheduler;
+  void *schedulerSp = nullptr;
   uint64_t progress = 0;
   bool failed = false;
   std::string failure;
 };
 
 Launch *active = nullptr;
+
+#if defined(__x86_64__)
+constexpr bool kFastSwitch = true;
+// Saves the callee-saved registers on the current stack, stores its pointer in *from, and
+// continues on the stack `to` (whose top holds the same six registers and a return address).
+extern "C" void spl_emu_switch(void **from, void *to);
+asm(R"(
+  .text
+  .p2align 4
+  .type spl_emu_switch,@function
+spl_emu_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size spl_emu_switch, .-spl_emu_switch
+)");
+#else
+constexpr bool kFastSwitch = false;
+extern "C" void spl_emu_switch(void **, void *) { std::abort(); }
+#endif
 
 void fail(const std::string &why) {
   if (!active->failed) {
@@ -145,7 +182,10 @@ void fail(const std::string &why) {
 /// Back to the scheduler; a failed launch never resumes this fiber.
 void yield() {
   Fiber &f = *active->current;
-  swapcontext(&f.context, &active->scheduler);
+  if (kFastSwitch)
+    spl_emu_switch(&f.sp, active->schedulerSp);
+  else
+    swapcontext(&f.context, &active->scheduler);
 }
 
 void arrive(SyncPoint &s, const void *site, const char *what) {
@@ -457,7 +497,25 @@ void fiberMain() {
     l.barrier.arrived = 0;
     ++l.barrier.generation;
   }
-  // Back to the scheduler through uc_link.
+  // Back to the scheduler (through uc_link for ucontext); never resumed.
+  if (kFastSwitch) spl_emu_switch(&f.sp, l.schedulerSp);
+}
+
+/// Where a fiber starts on x86-64 (spl_emu_switch returns into it on a fresh stack).
+[[noreturn]] void fiberStart() {
+  fiberMain();
+  std::abort();
+}
+
+/// A fresh x86-64 fiber stack: six zero registers under fiberStart's address, so that the
+/// first switch to it "returns" into fiberStart with the stack aligned as after a call.
+void *freshStack(char *stackBase, size_t size) {
+  auto top = reinterpret_cast<uintptr_t>(stackBase + size) & ~uintptr_t(15);
+  auto *words = reinterpret_cast<void **>(top);
+  words[-1] = nullptr;                                      // fiberStart's (unused) return address
+  words[-2] = reinterpret_cast<void *>(&fiberStart);        // where spl_emu_switch returns
+  for (int k = 3; k <= 8; ++k) words[-k] = nullptr;         // rbp, rbx, r12 .. r15
+  return &words[-8];
 }
 
 /// Runs one block. With fibers when the kernel synchronises, else each thread to its end.
@@ -490,8 +548,13 @@ bool runBlock(Launch &l, char *stacks) {
   }
   for (unsigned t = 0; t < threads; ++t) {
     Fiber &f = l.fibers[t];
+    char *stack = stacks + static_cast<size_t>(t) * kFiberStack;
+    if (kFastSwitch) {
+      f.sp = freshStack(stack, kFiberStack);
+      continue;
+    }
     getcontext(&f.context);
-    f.context.uc_stack.ss_sp = stacks + static_cast<size_t>(t) * kFiberStack;
+    f.context.uc_stack.ss_sp = stack;
     f.context.uc_stack.ss_size = kFiberStack;
     f.context.uc_link = &l.scheduler;
     makecontext(&f.context, fiberMain, 0);
@@ -503,7 +566,10 @@ bool runBlock(Launch &l, char *stacks) {
       if (f.done) continue;
       anyLive = true;
       l.current = &f;
-      swapcontext(&l.scheduler, &f.context);
+      if (kFastSwitch)
+        spl_emu_switch(&l.schedulerSp, f.sp);
+      else
+        swapcontext(&l.scheduler, &f.context);
       if (l.failed) return false;
     }
     if (!anyLive) return true;
@@ -520,12 +586,18 @@ CUresult runLaunch(Launch &l) {
     return CUDA_SUCCESS;
   }
   unsigned threads = l.block[0] * l.block[1] * l.block[2];
-  char *stacks = nullptr;
-  size_t stackBytes = static_cast<size_t>(threads) * kFiberStack;
-  if (l.function->synchronises) {
-    void *mapped = mmap(nullptr, stackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  // Fiber stacks: one mapping, grown when a launch needs more, kept for the next launches.
+  static char *stacks = nullptr;
+  static size_t stackBytes = 0;
+  size_t needed = static_cast<size_t>(threads) * kFiberStack;
+  if (l.function->synchronises && needed > stackBytes) {
+    if (stacks != nullptr) munmap(stacks, stackBytes);
+    void *mapped = mmap(nullptr, needed, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    stacks = nullptr;
+    stackBytes = 0;
     if (mapped == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
     stacks = static_cast<char *>(mapped);
+    stackBytes = needed;
   }
   bool ok = true;
   for (unsigned z = 0; z < l.grid[2] && ok; ++z)
@@ -536,7 +608,6 @@ CUresult runLaunch(Launch &l) {
         l.ctaid[2] = z;
         ok = runBlock(l, stacks);
       }
-  if (stacks != nullptr) munmap(stacks, stackBytes);
   if (!ok) {
     std::fprintf(stderr, "spl cuda emulator: kernel %s, block (%u, %u, %u): %s\n", l.function->name.c_str(), l.ctaid[0],
                  l.ctaid[1], l.ctaid[2], l.failure.c_str());
