@@ -564,6 +564,8 @@ class DeviceGen : public LoopCodeGen {
     g.threshold = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, g.chunk, b_.CreateMul(avg, b_.getInt64(kLongFactor)));
     return g;
   }
+  /// The chunk holding position p.
+  llvm::Value *chunkOf(llvm::Value *p, const SplitGeometry &g) { return b_.CreateSDiv(b_.CreateSub(p, g.base), g.chunk); }
   llvm::Value *offsetAt(int offs, llvm::Value *i) {
     const Buffer &ob = bufferInfo(offs);
     return castTo(b_.CreateLoad(ty(ob.elem), elementPtrOf(offs, i)), ob.elem, Ty::I64);
@@ -643,27 +645,14 @@ class DeviceGen : public LoopCodeGen {
         b_.CreateStore(isLong, longSlot);
         guarded(isLong, [&] {
           // Claim the row for NAME_long: its head chunk c0 and continuing chunks (c0, c1].
-          llvm::Value *c0 = b_.CreateSDiv(b_.CreateSub(start, geometry->base), geometry->chunk);
-          llvm::Value *c1 = b_.CreateSDiv(b_.CreateSub(b_.CreateSub(end, b_.getInt64(1)), geometry->base), geometry->chunk);
+          llvm::Value *c0 = chunkOf(start, *geometry), *c1 = chunkOf(b_.CreateSub(end, b_.getInt64(1)), *geometry);
           guarded(b_.CreateICmpEQ(lane, b_.getInt64(0)), [&] {
             b_.CreateStore(b_.getInt32(0), chunkCount(scratch, c0));
             b_.CreateStore(r, headOwner(scratch, c0));
             b_.CreateStore(epoch, scratch);
           });
-          llvm::AllocaInst *c = entryAlloca(b_.getInt64Ty(), "claim.c");
-          b_.CreateStore(b_.CreateAdd(b_.CreateAdd(c0, b_.getInt64(1)), lane), c);
-          auto *ch = llvm::BasicBlock::Create(ctx_, "claim.header", fn);
-          auto *cb = llvm::BasicBlock::Create(ctx_, "claim.body", fn);
-          auto *ce = llvm::BasicBlock::Create(ctx_, "claim.exit", fn);
-          b_.CreateBr(ch);
-          b_.SetInsertPoint(ch);
-          llvm::Value *cv = b_.CreateLoad(b_.getInt64Ty(), c);
-          b_.CreateCondBr(b_.CreateICmpSLE(cv, c1), cb, ce);
-          b_.SetInsertPoint(cb);
-          b_.CreateStore(r, contOwner(scratch, cv));
-          b_.CreateStore(b_.CreateAdd(cv, w64), c);
-          b_.CreateBr(ch);
-          b_.SetInsertPoint(ce);
+          countedLoop(b_.CreateAdd(b_.CreateAdd(c0, b_.getInt64(1)), lane), b_.CreateAdd(c1, b_.getInt64(1)),
+                      [&](llvm::Value *cv) { b_.CreateStore(r, contOwner(scratch, cv)); }, w64);
         });
       });
     }
@@ -771,8 +760,7 @@ class DeviceGen : public LoopCodeGen {
           llvm::Value *start = offsetAt(loop.balanceBy, claimed);
           llvm::Value *end = offsetAt(loop.balanceBy, b_.CreateAdd(claimed, b_.getInt64(1)));
           llvm::Value *isLong = b_.CreateICmpSGT(b_.CreateSub(end, start), g.threshold);
-          llvm::Value *c0 = b_.CreateSDiv(b_.CreateSub(start, g.base), g.chunk);
-          llvm::Value *c1 = b_.CreateSDiv(b_.CreateSub(b_.CreateSub(end, b_.getInt64(1)), g.base), g.chunk);
+          llvm::Value *c0 = chunkOf(start, g), *c1 = chunkOf(b_.CreateSub(end, b_.getInt64(1)), g);
           llvm::Value *meets = kind == 0 ? b_.CreateAnd(b_.CreateICmpSLT(c0, c), b_.CreateICmpSLE(c, c1)) : b_.CreateICmpEQ(c0, c);
           b_.CreateStore(b_.CreateSelect(b_.CreateAnd(isLong, meets), claimed, b_.getInt64(-1)), owner);
         });
@@ -828,8 +816,7 @@ class DeviceGen : public LoopCodeGen {
       llvm::Value *slot = b_.CreateAdd(b_.CreateMul(c, b_.getInt64(2)), b_.getInt64(kind));
       b_.CreateStore(b_.CreateLoad(ty(shape.accTy), part), partialAt(scratch, shape.accTy, slot));
       b_.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent, ctx_.getOrInsertSyncScopeID("device"));
-      llvm::Value *c0 = b_.CreateSDiv(b_.CreateSub(start, g.base), g.chunk);
-      llvm::Value *c1 = b_.CreateSDiv(b_.CreateSub(b_.CreateSub(end, b_.getInt64(1)), g.base), g.chunk);
+      llvm::Value *c0 = chunkOf(start, g), *c1 = chunkOf(b_.CreateSub(end, b_.getInt64(1)), g);
       llvm::Value *done = b_.CreateAtomicRMW(llvm::AtomicRMWInst::Add, chunkCount(scratch, c0), b_.getInt32(1), llvm::MaybeAlign(4),
                                              llvm::AtomicOrdering::Monotonic);
       llvm::Value *last = b_.CreateICmpEQ(b_.CreateZExt(done, b_.getInt64Ty()), b_.CreateSub(c1, c0));
@@ -870,8 +857,9 @@ class DeviceGen : public LoopCodeGen {
     return t == Ty::F64 ? b_.CreateBitCast(joined, b_.getDoubleTy()) : joined;
   }
 
-  /// for (i = lo; i < hi; ++i) body(i), in LLVM directly.
-  void countedLoop(llvm::Value *lo, llvm::Value *hi, const std::function<void(llvm::Value *)> &body) {
+  /// for (i = lo; i < hi; i += step) body(i), in LLVM directly.
+  void countedLoop(llvm::Value *lo, llvm::Value *hi, const std::function<void(llvm::Value *)> &body,
+                   llvm::Value *step = nullptr) {
     llvm::Function *fn = frame().fn;
     llvm::AllocaInst *iv = entryAlloca(b_.getInt64Ty(), "i");
     b_.CreateStore(lo, iv);
@@ -884,7 +872,7 @@ class DeviceGen : public LoopCodeGen {
     b_.CreateCondBr(b_.CreateICmpSLT(i, hi), bb, e);
     b_.SetInsertPoint(bb);
     body(i);
-    b_.CreateStore(b_.CreateAdd(i, b_.getInt64(1)), iv);
+    b_.CreateStore(b_.CreateAdd(i, step ? step : b_.getInt64(1)), iv);
     b_.CreateBr(h);
     b_.SetInsertPoint(e);
   }
