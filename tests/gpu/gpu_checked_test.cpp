@@ -3,25 +3,14 @@
 // decreasing offsets or a negative size return SPL_ERR_BAD_INPUT, and the output is not written
 // by the kernels after the failed check. Without a CUDA driver the stubs fail with SPL_ERR_CUDA.
 #include "e2e_support.h"
+#include "gpu_support.h"
 #include "spl_runtime.h"
 #include "spmv_csr.h"
 
 namespace {
 
-template <typename T>
-void *upload(const std::vector<T> &host) {
-  void *p = nullptr;
-  EXPECT_EQ(spl_cuda_alloc(&p, std::max<size_t>(1, host.size() * sizeof(T)), nullptr), SPL_OK);
-  if (!host.empty()) EXPECT_EQ(spl_cuda_memcpy(p, host.data(), host.size() * sizeof(T), 0, nullptr), SPL_OK);
-  return p;
-}
-
-template <typename T>
-std::vector<T> download(const void *p, size_t n) {
-  std::vector<T> out(n);
-  if (n) EXPECT_EQ(spl_cuda_memcpy(out.data(), p, n * sizeof(T), 1, nullptr), SPL_OK);
-  return out;
-}
+using spl_gpu_test::download;
+using spl_gpu_test::upload;
 
 struct Csr {
   std::vector<int32_t> offs, cols;

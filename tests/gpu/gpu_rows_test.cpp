@@ -10,6 +10,7 @@
 
 #include "e2e_support.h"
 #include "gpu_rows.h"
+#include "gpu_support.h"
 #include "spl_runtime.h"
 
 namespace {
@@ -99,20 +100,8 @@ const std::vector<Csr> &rowMatrices() {
 
 constexpr size_t kNumRowMatrices = spl_e2e::kNumTestMatrices + 5;
 
-template <typename T>
-void *upload(const std::vector<T> &host) {
-  void *p = nullptr;
-  EXPECT_EQ(spl_cuda_alloc(&p, std::max<size_t>(1, host.size() * sizeof(T)), nullptr), SPL_OK);
-  if (!host.empty()) EXPECT_EQ(spl_cuda_memcpy(p, host.data(), host.size() * sizeof(T), 0, nullptr), SPL_OK);
-  return p;
-}
-
-template <typename T>
-std::vector<T> download(const void *p, size_t n) {
-  std::vector<T> out(n);
-  if (n) EXPECT_EQ(spl_cuda_memcpy(out.data(), p, n * sizeof(T), 1, nullptr), SPL_OK);
-  return out;
-}
+using spl_gpu_test::download;
+using spl_gpu_test::upload;
 
 /// Device copies of a matrix and of x, freed at the end of the test.
 struct DeviceCsr {

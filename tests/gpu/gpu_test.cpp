@@ -6,6 +6,7 @@
 #include "dense.h"
 #include "e2e_support.h"
 #include "einsum.h"
+#include "gpu_support.h"
 #include "spl_runtime.h"
 #include "spmv_csr.h"
 #include "spmv_csr_gpu.h"
@@ -13,43 +14,14 @@
 
 namespace {
 
-/// A device buffer holding a copy of a host vector.
-class DeviceBuffer {
- public:
-  template <typename T>
-  explicit DeviceBuffer(const std::vector<T> &host) : bytes_(std::max<size_t>(1, host.size() * sizeof(T))) {
-    EXPECT_EQ(spl_cuda_alloc(&ptr_, bytes_, nullptr), SPL_OK);
-    if (!host.empty()) EXPECT_EQ(spl_cuda_memcpy(ptr_, host.data(), host.size() * sizeof(T), 0, nullptr), SPL_OK);
-  }
-  DeviceBuffer(const DeviceBuffer &) = delete;
-  ~DeviceBuffer() { spl_cuda_free(ptr_, nullptr); }
-  template <typename T>
-  T *as() const {
-    return static_cast<T *>(ptr_);
-  }
-  template <typename T>
-  std::vector<T> download(size_t n) const {
-    std::vector<T> out(n);
-    if (n) EXPECT_EQ(spl_cuda_memcpy(out.data(), ptr_, n * sizeof(T), 1, nullptr), SPL_OK);
-    return out;
-  }
-
- private:
-  void *ptr_ = nullptr;
-  size_t bytes_;
-};
+using spl_gpu_test::DeviceBuffer;
 
 template <typename T>
 std::vector<T> vec(const T *p, int64_t n) {
   return std::vector<T>(p, p + n);
 }
 
-double maxRel(const std::vector<float> &got, const std::vector<float> &want) {
-  double scale = 1, err = 0;
-  for (float w : want) scale = std::max(scale, static_cast<double>(std::fabs(w)));
-  for (size_t i = 0; i < want.size(); ++i) err = std::max(err, static_cast<double>(std::fabs(got[i] - want[i])));
-  return err / scale;
-}
+using spl_gpu_test::maxRel;
 
 TEST(GpuStubs, FailCleanlyWithoutADriver) {
   if (spl_cuda_available()) GTEST_SKIP() << "a CUDA driver is present";
