@@ -960,12 +960,19 @@ class HostGen : public LoopCodeGen {
       if (buf.isParam && buf.name == "sizes" && f.name.size() > 5 && f.name.compare(f.name.size() - 5, 5, "_size") == 0) {
         hostSizes_ = frame.buffers[buf.id];
         sizesBuffer_ = buf.id;
+        // One size per output pointer: the function stores sizes[0 .. count) at constant indexes.
+        sizesCount_ = 1;
+        anyStmt(f.body, [&](const Stmt &st) {
+          if (st.kind == StmtKind::Store && st.buffer == buf.id && st.a->kind == ExprKind::Const)
+            sizesCount_ = std::max<int64_t>(sizesCount_, st.a->ival + 1);
+          return false;
+        });
         llvm::AllocaInst *slot = entryAlloca(b_.getPtrTy(), "sizes.dev");
         b_.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), slot);
         frame.tempSlots[buf.id] = slot;
         frame.buffers.erase(buf.id);
         checked(b_.CreateCall(runtime("spl_cuda_alloc", b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getPtrTy()}),
-                              {slot, b_.getInt64(8 * 8), stream_}));
+                              {slot, b_.getInt64(8 * sizesCount_), stream_}));
       }
     if (errorBuffer_ >= 0) {  // the error word, 0 until a check fails
       llvm::AllocaInst *zero = entryAlloca(b_.getInt32Ty(), "spl_error.init");
@@ -984,9 +991,8 @@ class HostGen : public LoopCodeGen {
     }
     if (hostSizes_) {
       llvm::Value *dev = b_.CreateLoad(b_.getPtrTy(), frame.tempSlots[sizesBuffer_]);
-      int64_t count = 3;
       checked(b_.CreateCall(runtime("spl_cuda_memcpy", b_.getInt32Ty(), {b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty(), b_.getInt32Ty(), b_.getPtrTy()}),
-                            {hostSizes_, dev, b_.getInt64(count * 8), b_.getInt32(1), stream_}));
+                            {hostSizes_, dev, b_.getInt64(sizesCount_ * 8), b_.getInt32(1), stream_}));
     }
     if (errorBuffer_ >= 0 && !b_.GetInsertBlock()->getTerminator()) {
       // The checks' verdict (the copy back waits for the stream).
@@ -1140,6 +1146,7 @@ class HostGen : public LoopCodeGen {
   llvm::Value *stream_ = nullptr;
   llvm::Value *hostSizes_ = nullptr;
   int sizesBuffer_ = -1;
+  int64_t sizesCount_ = 1;  // entries of a size function's `sizes`
 };
 
 /// Gives every grid segment whose rows run as vectors of lanes (and may be cut at chunk
