@@ -2,12 +2,15 @@
 ///
 /// A cuda function's top-level statements are cut into segments, run in stream order:
 ///   - an independent loop (GpuGlobal, or Parallel under the default schedule) becomes a
-///     grid-stride kernel, one thread per iteration;
+///     grid-stride kernel, one thread per iteration; rows of a compressed level reduced into one
+///     accumulator get a vector of lanes each (vectorPerRow), and their long rows a second,
+///     nonzero-balanced kernel NAME_long (longRowsKernel; see kSplitChunks);
 ///   - a nest mapped by mapBlock/mapThread becomes a kernel over that grid (GpuBlock);
 ///   - other statements with memory effects become a one-thread kernel (serial code);
 ///   - scalar statements without loads run on the host; device temporaries are allocated on the
 ///     stream (spl_cuda_alloc), and the Sigma precomputation is the runtime's device scan.
-/// The kernels of all exports go into one PTX module, embedded in the object as a string; each
+/// The kernels of all exports go into one PTX module, embedded in the object as a string (with
+/// --gpu-emulator, the module's bitcode, for tests/gpu/emulator); each
 /// `NAME_cuda(void *stream, ...)` launches its kernels with spl_cuda_launch, which loads the
 /// module once per context (the runtime's module cache, via one slot per object). A size
 /// function's `sizes` is host memory: its kernel writes a device copy that is copied back.
