@@ -557,10 +557,9 @@ class DeviceGen : public LoopCodeGen {
     llvm::Value *base, *chunk, *threshold, *total;
   };
   SplitGeometry splitGeometry(int offs, llvm::Value *n) {
-    const Buffer &ob = bufferInfo(offs);
     SplitGeometry g;
-    g.base = castTo(b_.CreateLoad(ty(ob.elem), elementPtrOf(offs, b_.getInt64(0))), ob.elem, Ty::I64);
-    g.total = b_.CreateSub(castTo(b_.CreateLoad(ty(ob.elem), elementPtrOf(offs, n)), ob.elem, Ty::I64), g.base);
+    g.base = offsetAt(offs, b_.getInt64(0));
+    g.total = b_.CreateSub(offsetAt(offs, n), g.base);
     llvm::Value *perChunk = b_.CreateSDiv(b_.CreateAdd(g.total, b_.getInt64(kSplitChunks - 1)), b_.getInt64(kSplitChunks));
     g.chunk = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, perChunk, b_.getInt64(kMinChunk));
     llvm::Value *avg = b_.CreateSDiv(g.total, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, n, b_.getInt64(1)));
@@ -596,9 +595,7 @@ class DeviceGen : public LoopCodeGen {
     llvm::Function *fn = frame().fn;
     llvm::Value *n = expr(loop.b);
     // W from the average row length, (offs@n - offs@0) / n, the same for every thread.
-    const Buffer &offs = bufferInfo(loop.balanceBy);
-    llvm::Value *total = b_.CreateSub(castTo(b_.CreateLoad(ty(offs.elem), elementPtrOf(loop.balanceBy, n)), offs.elem, Ty::I64),
-                                      castTo(b_.CreateLoad(ty(offs.elem), elementPtrOf(loop.balanceBy, b_.getInt64(0))), offs.elem, Ty::I64));
+    llvm::Value *total = b_.CreateSub(offsetAt(loop.balanceBy, n), offsetAt(loop.balanceBy, b_.getInt64(0)));
     llvm::Value *avg = b_.CreateSDiv(total, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, n, b_.getInt64(1)));
     avg = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, avg, b_.getInt64(1));
     avg = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, avg, b_.getInt64(32));
@@ -622,82 +619,71 @@ class DeviceGen : public LoopCodeGen {
     llvm::Value *lane = b_.CreateURem(lane32, w64);
     llvm::Value *clamp = b_.CreateOr(b_.CreateShl(b_.CreateSub(b_.getInt32(32), w), 8), b_.getInt32(0x1f));
 
-    llvm::AllocaInst *base = entryAlloca(b_.getInt64Ty(), "row.base");
-    b_.CreateStore(b_.CreateMul(warp, rowsPerWarp), base);
     llvm::AllocaInst *row = entryAlloca(b_.getInt64Ty(), loop.name);
     frame().vars[loop.var] = {row, Ty::I64};
     llvm::AllocaInst *accSlot = entryAlloca(ty(shape.accTy), "acc");
     frame().vars[shape.acc] = {accSlot, shape.accTy};
     llvm::AllocaInst *longSlot = entryAlloca(b_.getInt1Ty(), "row.long");
-    auto *header = llvm::BasicBlock::Create(ctx_, "rows.header", fn);
-    auto *bodyBB = llvm::BasicBlock::Create(ctx_, "rows.body", fn);
-    auto *exit = llvm::BasicBlock::Create(ctx_, "rows.exit", fn);
-    b_.CreateBr(header);
-    b_.SetInsertPoint(header);
-    llvm::Value *bv = b_.CreateLoad(b_.getInt64Ty(), base);
-    b_.CreateCondBr(b_.CreateICmpSLT(bv, n), bodyBB, exit);
-    b_.SetInsertPoint(bodyBB);
-    llvm::Value *r = b_.CreateAdd(bv, sub);
-    b_.CreateStore(r, row);
-    llvm::Value *valid = b_.CreateICmpSLT(r, n);
-    b_.CreateStore(b_.getFalse(), longSlot);
-    if (geometry) {
-      guarded(valid, [&] {
-        llvm::Value *start = offsetAt(loop.balanceBy, r), *end = offsetAt(loop.balanceBy, b_.CreateAdd(r, b_.getInt64(1)));
-        llvm::Value *isLong = b_.CreateICmpSGT(b_.CreateSub(end, start), geometry->threshold);
-        b_.CreateStore(isLong, longSlot);
-        guarded(isLong, [&] {
-          // Claim the row for NAME_long: its head chunk c0 and continuing chunks (c0, c1].
-          llvm::Value *c0 = chunkOf(start, *geometry), *c1 = chunkOf(b_.CreateSub(end, b_.getInt64(1)), *geometry);
-          guarded(b_.CreateICmpEQ(lane, b_.getInt64(0)), [&] {
-            b_.CreateStore(b_.getInt32(0), chunkCount(scratch, c0));
-            b_.CreateStore(r, headOwner(scratch, c0));
-            b_.CreateStore(epoch, scratch);
+    countedLoop(b_.CreateMul(warp, rowsPerWarp), n, [&](llvm::Value *bv) {
+      llvm::Value *r = b_.CreateAdd(bv, sub);
+      b_.CreateStore(r, row);
+      llvm::Value *valid = b_.CreateICmpSLT(r, n);
+      b_.CreateStore(b_.getFalse(), longSlot);
+      if (geometry) {
+        guarded(valid, [&] {
+          llvm::Value *start = offsetAt(loop.balanceBy, r), *end = offsetAt(loop.balanceBy, b_.CreateAdd(r, b_.getInt64(1)));
+          llvm::Value *isLong = b_.CreateICmpSGT(b_.CreateSub(end, start), geometry->threshold);
+          b_.CreateStore(isLong, longSlot);
+          guarded(isLong, [&] {
+            // Claim the row for NAME_long: its head chunk c0 and continuing chunks (c0, c1].
+            llvm::Value *c0 = chunkOf(start, *geometry), *c1 = chunkOf(b_.CreateSub(end, b_.getInt64(1)), *geometry);
+            guarded(b_.CreateICmpEQ(lane, b_.getInt64(0)), [&] {
+              b_.CreateStore(b_.getInt32(0), chunkCount(scratch, c0));
+              b_.CreateStore(r, headOwner(scratch, c0));
+              b_.CreateStore(epoch, scratch);
+            });
+            countedLoop(b_.CreateAdd(b_.CreateAdd(c0, b_.getInt64(1)), lane), b_.CreateAdd(c1, b_.getInt64(1)),
+                        [&](llvm::Value *cv) { b_.CreateStore(r, contOwner(scratch, cv)); }, w64);
           });
-          countedLoop(b_.CreateAdd(b_.CreateAdd(c0, b_.getInt64(1)), lane), b_.CreateAdd(c1, b_.getInt64(1)),
-                      [&](llvm::Value *cv) { b_.CreateStore(r, contOwner(scratch, cv)); }, w64);
         });
-      });
-    }
-    llvm::Value *summed = b_.CreateAnd(valid, b_.CreateNot(b_.CreateLoad(b_.getInt1Ty(), longSlot)));
-    // Lanes of rows past n (and of long rows) still take part in the shuffles: give their
-    // accumulator the identity.
-    b_.CreateStore(identityOf(shape), accSlot);
-    guarded(summed, [&] {
-      for (const StmtP &d : shape.prefix) {
-        if (d->var == shape.acc) {
-          // The row's initial value enters once, through its first lane.
-          if (d->a)
-            guarded(b_.CreateICmpEQ(lane, b_.getInt64(0)), [&] { b_.CreateStore(castTo(expr(d->a), d->a->type, shape.accTy), accSlot); });
-        } else {
-          stmt(d);
-        }
       }
-      const Stmt &red = *shape.reduction;
-      serialLoop(red, b_.CreateAdd(expr(red.a), lane), expr(red.b), w64);
-    });
-    // Shuffle tree over the W lanes of each row: off = W/2, W/4, ..., 1.
-    llvm::AllocaInst *off = entryAlloca(b_.getInt32Ty(), "shfl.off");
-    b_.CreateStore(b_.CreateLShr(w, 1), off);
-    auto *sh = llvm::BasicBlock::Create(ctx_, "shfl.header", fn);
-    auto *sb = llvm::BasicBlock::Create(ctx_, "shfl.body", fn);
-    auto *se = llvm::BasicBlock::Create(ctx_, "shfl.exit", fn);
-    b_.CreateBr(sh);
-    b_.SetInsertPoint(sh);
-    llvm::Value *o = b_.CreateLoad(b_.getInt32Ty(), off);
-    b_.CreateCondBr(b_.CreateICmpUGT(o, b_.getInt32(0)), sb, se);
-    b_.SetInsertPoint(sb);
-    llvm::Value *mine = b_.CreateLoad(ty(shape.accTy), accSlot);
-    combineInto(shape, accSlot, shuffleDown(mine, o, clamp, shape.accTy));
-    b_.CreateStore(b_.CreateLShr(o, 1), off);
-    b_.CreateBr(sh);
-    b_.SetInsertPoint(se);
-    guarded(b_.CreateAnd(summed, b_.CreateICmpEQ(lane, b_.getInt64(0))), [&] {
-      for (const StmtP &st : shape.suffix) stmt(st);
-    });
-    b_.CreateStore(b_.CreateAdd(bv, b_.CreateMul(warps, rowsPerWarp)), base);
-    b_.CreateBr(header);
-    b_.SetInsertPoint(exit);
+      llvm::Value *summed = b_.CreateAnd(valid, b_.CreateNot(b_.CreateLoad(b_.getInt1Ty(), longSlot)));
+      // Lanes of rows past n (and of long rows) still take part in the shuffles: give their
+      // accumulator the identity.
+      b_.CreateStore(identityOf(shape), accSlot);
+      guarded(summed, [&] {
+        for (const StmtP &d : shape.prefix) {
+          if (d->var == shape.acc) {
+            // The row's initial value enters once, through its first lane.
+            if (d->a)
+              guarded(b_.CreateICmpEQ(lane, b_.getInt64(0)), [&] { b_.CreateStore(castTo(expr(d->a), d->a->type, shape.accTy), accSlot); });
+          } else {
+            stmt(d);
+          }
+        }
+        const Stmt &red = *shape.reduction;
+        serialLoop(red, b_.CreateAdd(expr(red.a), lane), expr(red.b), w64);
+      });
+      // Shuffle tree over the W lanes of each row: off = W/2, W/4, ..., 1.
+      llvm::AllocaInst *off = entryAlloca(b_.getInt32Ty(), "shfl.off");
+      b_.CreateStore(b_.CreateLShr(w, 1), off);
+      auto *sh = llvm::BasicBlock::Create(ctx_, "shfl.header", fn);
+      auto *sb = llvm::BasicBlock::Create(ctx_, "shfl.body", fn);
+      auto *se = llvm::BasicBlock::Create(ctx_, "shfl.exit", fn);
+      b_.CreateBr(sh);
+      b_.SetInsertPoint(sh);
+      llvm::Value *o = b_.CreateLoad(b_.getInt32Ty(), off);
+      b_.CreateCondBr(b_.CreateICmpUGT(o, b_.getInt32(0)), sb, se);
+      b_.SetInsertPoint(sb);
+      llvm::Value *mine = b_.CreateLoad(ty(shape.accTy), accSlot);
+      combineInto(shape, accSlot, shuffleDown(mine, o, clamp, shape.accTy));
+      b_.CreateStore(b_.CreateLShr(o, 1), off);
+      b_.CreateBr(sh);
+      b_.SetInsertPoint(se);
+      guarded(b_.CreateAnd(summed, b_.CreateICmpEQ(lane, b_.getInt64(0))), [&] {
+        for (const StmtP &st : shape.suffix) stmt(st);
+      });
+    }, b_.CreateMul(warps, rowsPerWarp));
   }
 
   /// NAME_long: the long rows the vector kernel left, over chunks of C nonzeros. Blocks stride
@@ -740,47 +726,36 @@ class DeviceGen : public LoopCodeGen {
     llvm::Value *ownersSh = sharedArray(b_.getInt64Ty(), 2, "owners");
     llvm::Value *warpSums = sharedArray(ty(shape.accTy), kLongBlock / 32, "partials");
 
-    llvm::AllocaInst *chunkSlot = entryAlloca(b_.getInt64Ty(), "chunk");
-    b_.CreateStore(blockIdx(0), chunkSlot);
-    auto *ch = llvm::BasicBlock::Create(ctx_, "chunks.header", fn);
-    auto *cb = llvm::BasicBlock::Create(ctx_, "chunks.body", fn);
-    auto *ce = llvm::BasicBlock::Create(ctx_, "chunks.exit", fn);
-    b_.CreateBr(ch);
-    b_.SetInsertPoint(ch);
-    llvm::Value *c = b_.CreateLoad(b_.getInt64Ty(), chunkSlot);
-    b_.CreateCondBr(b_.CreateICmpSLT(c, chunks), cb, ce);
-    b_.SetInsertPoint(cb);
-    llvm::Value *p0 = b_.CreateAdd(g.base, b_.CreateMul(c, g.chunk));
-    llvm::Value *p1 = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(p0, g.chunk), b_.CreateAdd(g.base, g.total));
-    // Owner slot 0: the continuing row (read by thread 0), 1: the head row (thread 32).
-    for (int kind = 0; kind < 2; ++kind) {
-      guarded(b_.CreateICmpEQ(tid, b_.getInt64(32 * kind)), [&] {
-        llvm::AllocaInst *owner = entryAlloca(b_.getInt64Ty(), "owner");
-        b_.CreateStore(b_.getInt64(-1), owner);
-        llvm::LoadInst *claimed = b_.CreateLoad(b_.getInt64Ty(), kind == 0 ? contOwner(scratch, c) : headOwner(scratch, c));
-        llvm::Value *inRange = b_.CreateAnd(b_.CreateICmpSGE(claimed, b_.getInt64(0)), b_.CreateICmpSLT(claimed, n));
-        guarded(inRange, [&] {
-          llvm::Value *start = offsetAt(loop.balanceBy, claimed);
-          llvm::Value *end = offsetAt(loop.balanceBy, b_.CreateAdd(claimed, b_.getInt64(1)));
-          llvm::Value *isLong = b_.CreateICmpSGT(b_.CreateSub(end, start), g.threshold);
-          llvm::Value *c0 = chunkOf(start, g), *c1 = chunkOf(b_.CreateSub(end, b_.getInt64(1)), g);
-          llvm::Value *meets = kind == 0 ? b_.CreateAnd(b_.CreateICmpSLT(c0, c), b_.CreateICmpSLE(c, c1)) : b_.CreateICmpEQ(c0, c);
-          b_.CreateStore(b_.CreateSelect(b_.CreateAnd(isLong, meets), claimed, b_.getInt64(-1)), owner);
+    countedLoop(blockIdx(0), chunks, [&](llvm::Value *c) {
+      llvm::Value *p0 = b_.CreateAdd(g.base, b_.CreateMul(c, g.chunk));
+      llvm::Value *p1 = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(p0, g.chunk), b_.CreateAdd(g.base, g.total));
+      // Owner slot 0: the continuing row (read by thread 0), 1: the head row (thread 32).
+      for (int kind = 0; kind < 2; ++kind) {
+        guarded(b_.CreateICmpEQ(tid, b_.getInt64(32 * kind)), [&] {
+          llvm::AllocaInst *owner = entryAlloca(b_.getInt64Ty(), "owner");
+          b_.CreateStore(b_.getInt64(-1), owner);
+          llvm::LoadInst *claimed = b_.CreateLoad(b_.getInt64Ty(), kind == 0 ? contOwner(scratch, c) : headOwner(scratch, c));
+          llvm::Value *inRange = b_.CreateAnd(b_.CreateICmpSGE(claimed, b_.getInt64(0)), b_.CreateICmpSLT(claimed, n));
+          guarded(inRange, [&] {
+            llvm::Value *start = offsetAt(loop.balanceBy, claimed);
+            llvm::Value *end = offsetAt(loop.balanceBy, b_.CreateAdd(claimed, b_.getInt64(1)));
+            llvm::Value *isLong = b_.CreateICmpSGT(b_.CreateSub(end, start), g.threshold);
+            llvm::Value *c0 = chunkOf(start, g), *c1 = chunkOf(b_.CreateSub(end, b_.getInt64(1)), g);
+            llvm::Value *meets = kind == 0 ? b_.CreateAnd(b_.CreateICmpSLT(c0, c), b_.CreateICmpSLE(c, c1)) : b_.CreateICmpEQ(c0, c);
+            b_.CreateStore(b_.CreateSelect(b_.CreateAnd(isLong, meets), claimed, b_.getInt64(-1)), owner);
+          });
+          b_.CreateStore(b_.CreateLoad(b_.getInt64Ty(), owner), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), ownersSh, kind));
         });
-        b_.CreateStore(b_.CreateLoad(b_.getInt64Ty(), owner), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), ownersSh, kind));
-      });
-    }
-    barrier();
-    for (int kind = 0; kind < 2; ++kind) {
-      llvm::Value *r = b_.CreateLoad(b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), ownersSh, kind));
-      guarded(b_.CreateICmpSGE(r, b_.getInt64(0)), [&] { longRowPart(loop, shape, scratch, g, c, kind, r, p0, p1, tid, ntid,
-                                                                      laneId, warpId, warpsPerBlock, warpSums); });
-    }
-    // Thread 0 rewrites the owners of the next chunk: everyone must have read these.
-    barrier();
-    b_.CreateStore(b_.CreateAdd(c, nctaid), chunkSlot);
-    b_.CreateBr(ch);
-    b_.SetInsertPoint(ce);
+      }
+      barrier();
+      for (int kind = 0; kind < 2; ++kind) {
+        llvm::Value *r = b_.CreateLoad(b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), ownersSh, kind));
+        guarded(b_.CreateICmpSGE(r, b_.getInt64(0)), [&] { longRowPart(loop, shape, scratch, g, c, kind, r, p0, p1, tid, ntid,
+                                                                        laneId, warpId, warpsPerBlock, warpSums); });
+      }
+      // Thread 0 rewrites the owners of the next chunk: everyone must have read these.
+      barrier();
+    }, nctaid);
   }
 
   /// One chunk's part of long row r (kind 0: continuing, 1: head), see longRowsKernel.

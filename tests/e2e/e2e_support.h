@@ -73,6 +73,17 @@ inline const std::vector<NamedMatrix> &testMatrices() {
   return set.all;
 }
 
+/// The matrix padded with zero rows and columns to rows x cols (rows >= m.rows, cols >= m.cols);
+/// the caller frees it.
+inline spl_csr padded(const spl_csr &m, int64_t rows, int64_t cols) {
+  spl_coo coo{};
+  spl_csr out{};
+  EXPECT_EQ(spl_csr_to_coo(&m, &coo), SPL_MATRIX_OK);
+  EXPECT_EQ(spl_csr_from_coo(rows, cols, coo.nnz, coo.row_idx, coo.col_idx, coo.vals, &out), SPL_MATRIX_OK);
+  spl_coo_free(&coo);
+  return out;
+}
+
 /// The number of matrices testMatrices() returns (for INSTANTIATE_TEST_SUITE_P ranges).
 constexpr size_t kNumTestMatrices = 13;
 

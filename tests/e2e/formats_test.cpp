@@ -14,15 +14,7 @@ namespace {
 
 using spl_e2e::kF32Tolerance;
 
-/// The matrix padded with zero rows and columns to rows x cols (rows >= m.rows, cols >= m.cols).
-spl_csr padded(const spl_csr &m, int64_t rows, int64_t cols) {
-  spl_coo coo{};
-  spl_csr out{};
-  EXPECT_EQ(spl_csr_to_coo(&m, &coo), SPL_MATRIX_OK);
-  EXPECT_EQ(spl_csr_from_coo(rows, cols, coo.nnz, coo.row_idx, coo.col_idx, coo.vals, &out), SPL_MATRIX_OK);
-  spl_coo_free(&coo);
-  return out;
-}
+using spl_e2e::padded;
 
 /// Checks y[0 .. a.rows) against A x and y[a.rows .. total) == 0 (padding rows).
 void expectSpmv(const spl_csr &a, const std::vector<double> &xd, const std::vector<float> &y, int64_t total,

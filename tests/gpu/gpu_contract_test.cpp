@@ -26,6 +26,7 @@
 #include "e2e_support.h"
 #include "einsum.h"
 #include "formats.h"
+#include "gpu_support.h"
 #include "spl_runtime.h"
 #include "spmv_csr.h"
 #include "spmv_deppair.h"
@@ -40,36 +41,7 @@ const float kNaN = std::numeric_limits<float>::quiet_NaN();
 #define CPU_OK(call) ASSERT_EQ((call), SPL_OK) << "CPU: " #call
 #define CUDA_OK(call) ASSERT_EQ((call), SPL_OK) << "cuda: " #call << ": " << spl_cuda_last_error()
 
-/// A device buffer: a copy of host data, freed with the object.
-class Dev {
- public:
-  Dev(const void *host, size_t bytes) : bytes_(bytes) {
-    EXPECT_EQ(spl_cuda_alloc(&ptr_, std::max<size_t>(1, bytes), nullptr), SPL_OK) << spl_cuda_last_error();
-    if (bytes != 0 && ptr_ != nullptr)
-      EXPECT_EQ(spl_cuda_memcpy(ptr_, host, bytes, 0, nullptr), SPL_OK) << spl_cuda_last_error();
-  }
-  template <typename T>
-  explicit Dev(const std::vector<T> &host) : Dev(host.data(), host.size() * sizeof(T)) {}
-  Dev(const Dev &) = delete;
-  Dev &operator=(const Dev &) = delete;
-  ~Dev() { spl_cuda_free(ptr_, nullptr); }
-
-  template <typename T>
-  T *as() const {
-    return static_cast<T *>(ptr_);
-  }
-  template <typename T>
-  std::vector<T> download(size_t n) const {
-    std::vector<T> out(n);
-    EXPECT_LE(n * sizeof(T), bytes_);
-    if (n != 0) EXPECT_EQ(spl_cuda_memcpy(out.data(), ptr_, n * sizeof(T), 1, nullptr), SPL_OK) << spl_cuda_last_error();
-    return out;
-  }
-
- private:
-  void *ptr_ = nullptr;
-  size_t bytes_;
-};
+using Dev = spl_gpu_test::DeviceBuffer;
 
 template <typename T>
 bool sameBits(const T &a, const T &b) {
@@ -185,15 +157,7 @@ struct DevCsr {
 
 std::string matrixName(size_t i) { return spl_e2e::testMatrices()[i].name; }
 
-/// The matrix padded with zero rows and columns to rows x cols.
-spl_csr padded(const spl_csr &a, int64_t rows, int64_t cols) {
-  spl_coo coo{};
-  spl_csr out{};
-  EXPECT_EQ(spl_csr_to_coo(&a, &coo), SPL_MATRIX_OK);
-  EXPECT_EQ(spl_csr_from_coo(rows, cols, coo.nnz, coo.row_idx, coo.col_idx, coo.vals, &out), SPL_MATRIX_OK);
-  spl_coo_free(&coo);
-  return out;
-}
+using spl_e2e::padded;
 
 class GpuTest : public ::testing::TestWithParam<size_t> {
  protected:

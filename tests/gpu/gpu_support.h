@@ -28,11 +28,16 @@ std::vector<T> download(const void *p, size_t n) {
   return out;
 }
 
-/// A device buffer holding a copy of a host vector, freed with the object.
+/// A device buffer holding a copy of host data, freed with the object.
 class DeviceBuffer {
  public:
+  DeviceBuffer(const void *host, size_t bytes) : bytes_(bytes) {
+    EXPECT_EQ(spl_cuda_alloc(&ptr_, std::max<size_t>(1, bytes), nullptr), SPL_OK) << spl_cuda_last_error();
+    if (bytes != 0 && ptr_ != nullptr)
+      EXPECT_EQ(spl_cuda_memcpy(ptr_, host, bytes, 0, nullptr), SPL_OK) << spl_cuda_last_error();
+  }
   template <typename T>
-  explicit DeviceBuffer(const std::vector<T> &host) : ptr_(upload(host)) {}
+  explicit DeviceBuffer(const std::vector<T> &host) : DeviceBuffer(host.data(), host.size() * sizeof(T)) {}
   DeviceBuffer(const DeviceBuffer &) = delete;
   DeviceBuffer &operator=(const DeviceBuffer &) = delete;
   ~DeviceBuffer() { spl_cuda_free(ptr_, nullptr); }
@@ -41,13 +46,16 @@ class DeviceBuffer {
     return static_cast<T *>(ptr_);
   }
   void *get() const { return ptr_; }
+  /// The first n elements (n * sizeof(T) must not exceed the buffer).
   template <typename T>
   std::vector<T> download(size_t n) const {
+    EXPECT_LE(n * sizeof(T), std::max<size_t>(1, bytes_));
     return spl_gpu_test::download<T>(ptr_, n);
   }
 
  private:
   void *ptr_ = nullptr;
+  size_t bytes_;
 };
 
 /// The largest difference between got and want, relative to want's largest magnitude (or 1).
