@@ -519,12 +519,6 @@ class DeviceGen : public LoopCodeGen {
     RowShape shape;
     return matchRow(loop, shape) && reducesOverTheRow(loop, shape);
   }
-  /// The accumulator type of such a loop (the partials' type).
-  static Ty accumulatorOf(const Stmt &loop) {
-    RowShape shape;
-    matchRow(loop, shape);
-    return shape.accTy;
-  }
 
  protected:
   /// The identity of the row's combining operator: every lane but a row's first, and every
@@ -1065,23 +1059,21 @@ class HostGen : public LoopCodeGen {
         grid = b_.getInt32(1024);
       }
     }
-    llvm::Constant *name = b_.CreateGlobalString(seg.kernel, seg.kernel + ".name", 0, &m_);
-    llvm::Value *rc = b_.CreateCall(
-        runtime("spl_cuda_launch", b_.getInt32Ty(),
-                {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(),
-                 b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getPtrTy(), b_.getPtrTy()}),
-        {ptx_, name, slot_, seg.kind == Segment::Mapped ? gridDim[0] : grid, gridDim[1], gridDim[2],
-         seg.kind == Segment::Mapped ? blockDim[0] : block, blockDim[1], blockDim[2], b_.getInt32(0), stream_, args});
-    checked(rc);
-    if (seg.splitScratch >= 0) {
-      llvm::Constant *longName = b_.CreateGlobalString(seg.kernel + "_long", seg.kernel + "_long.name", 0, &m_);
-      checked(b_.CreateCall(
-          runtime("spl_cuda_launch", b_.getInt32Ty(),
-                  {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(),
-                   b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getPtrTy(), b_.getPtrTy()}),
-          {ptx_, longName, slot_, b_.getInt32(kLongGrid), b_.getInt32(1), b_.getInt32(1), b_.getInt32(kLongBlock), b_.getInt32(1),
-           b_.getInt32(1), b_.getInt32(0), stream_, args}));
-    }
+    launchKernel(seg.kernel, seg.kind == Segment::Mapped ? gridDim[0] : grid, gridDim[1], gridDim[2],
+                 seg.kind == Segment::Mapped ? blockDim[0] : block, blockDim[1], blockDim[2], args);
+    if (seg.splitScratch >= 0)
+      launchKernel(seg.kernel + "_long", b_.getInt32(kLongGrid), b_.getInt32(1), b_.getInt32(1), b_.getInt32(kLongBlock),
+                   b_.getInt32(1), b_.getInt32(1), args);
+  }
+
+  /// spl_cuda_launch of kernel `name` on the stub's stream; returns its code unless SPL_OK.
+  void launchKernel(const std::string &name, llvm::Value *gx, llvm::Value *gy, llvm::Value *gz, llvm::Value *bx, llvm::Value *by,
+                    llvm::Value *bz, llvm::Value *args) {
+    llvm::Constant *nameText = b_.CreateGlobalString(name, name + ".name", 0, &m_);
+    checked(b_.CreateCall(runtime("spl_cuda_launch", b_.getInt32Ty(),
+                                  {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(),
+                                   b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getPtrTy(), b_.getPtrTy()}),
+                          {ptx_, nameText, slot_, gx, gy, gz, bx, by, bz, b_.getInt32(0), stream_, args}));
   }
 
   void freeTemps() {
