@@ -222,8 +222,26 @@ int spl_cuda_sigma_prefix_i32(const int32_t *lens, int64_t n, int64_t *out, void
     set_last_error("spl_cuda_sigma_prefix_i32: negative length or NULL pointer");
     return SPL_ERR_BAD_INPUT;
   }
-  void *args[] = {&lens, &n, &out};
-  return spl_cuda_launch(spl_rt_scan_ptx, SPL_RT_SCAN_KERNEL, &scan_module, 1, 1, 1,
-                         SPL_RT_SCAN_BLOCK, 1, 1, 0, stream, args);
+  /* Segments of whole tiles, as few as fill SPL_RT_SCAN_MAX_SEGMENTS blocks (sigma_scan.ll). */
+  const int64_t block = SPL_RT_SCAN_BLOCK;
+  const int64_t tiles = (n + block - 1) / block;
+  const int64_t tiles_per_segment =
+      (tiles + SPL_RT_SCAN_MAX_SEGMENTS - 1) / SPL_RT_SCAN_MAX_SEGMENTS;
+  int64_t seg = (tiles_per_segment > 0 ? tiles_per_segment : 1) * block;
+  int64_t segments = (n + seg - 1) / seg;
+  const uint32_t grid = static_cast<uint32_t>(segments);
+  void *scan_args[] = {&lens, &n, &seg, &out};
+  void *offset_args[] = {&out, &n, &seg, &segments};
+  int status = SPL_OK;
+  if (segments > 0)
+    status = spl_cuda_launch(spl_rt_scan_ptx, SPL_RT_SCAN_REDUCE, &scan_module, grid, 1, 1,
+                             SPL_RT_SCAN_BLOCK, 1, 1, 0, stream, scan_args);
+  if (status == SPL_OK)
+    status = spl_cuda_launch(spl_rt_scan_ptx, SPL_RT_SCAN_OFFSETS, &scan_module, 1, 1, 1,
+                             SPL_RT_SCAN_MAX_SEGMENTS, 1, 1, 0, stream, offset_args);
+  if (status == SPL_OK && segments > 0)
+    status = spl_cuda_launch(spl_rt_scan_ptx, SPL_RT_SCAN_WRITE, &scan_module, grid, 1, 1,
+                             SPL_RT_SCAN_BLOCK, 1, 1, 0, stream, scan_args);
+  return status;
 }
 

@@ -3,7 +3,9 @@
 // Without a usable driver every entry must fail cleanly with SPL_ERR_CUDA. With one, the tests
 // copy data through device memory, run the device prefix sum against the CPU reference and
 // exercise the module cache (repeat launches, other threads, bad PTX). The PTX test assembles
-// the runtime's embedded kernel with ptxas when the toolkit is installed.
+// the runtime's embedded kernels with ptxas when the toolkit is installed. tests/gpu builds this
+// file a second time against the CUDA emulator (runtime_emulated_tests, SPL_GPU_EMULATED), which
+// JITs the scan's IR, so the CudaDevice tests run everywhere.
 #include "spl_runtime.h"
 #include "cuda_kernels.h"
 
@@ -44,7 +46,7 @@ TEST(CudaWithoutDriver, EveryEntryFailsWithCudaError) {
   char host[16] = {0};
   EXPECT_EQ(spl_cuda_memcpy(host, host, sizeof host, 0, nullptr), SPL_ERR_CUDA);
   void *slot = nullptr;
-  EXPECT_EQ(spl_cuda_launch(spl_rt_scan_ptx, SPL_RT_SCAN_KERNEL, &slot, 1, 1, 1, 32, 1, 1, 0,
+  EXPECT_EQ(spl_cuda_launch(spl_rt_scan_ptx, SPL_RT_SCAN_OFFSETS, &slot, 1, 1, 1, 32, 1, 1, 0,
                             nullptr, nullptr),
             SPL_ERR_CUDA);
   EXPECT_EQ(slot, nullptr) << "no module cache without a driver";
@@ -121,9 +123,18 @@ TEST(CudaDevice, SigmaPrefixMatchesCpu) {
   if (!have_cuda())
     GTEST_SKIP() << "no CUDA driver: " << spl_cuda_last_error();
   uint64_t seed = 99;
-  for (int64_t n : {int64_t(0), int64_t(1), int64_t(2), int64_t(1023), int64_t(1024),
-                    int64_t(1025), int64_t(100000), int64_t(1 << 20) + 7})
+  /* One tile and its edges, one segment per block up to SPL_RT_SCAN_MAX_SEGMENTS tiles, then
+   * segments of two and more tiles (the last one short). */
+  const int64_t tile = SPL_RT_SCAN_BLOCK, full = tile * SPL_RT_SCAN_MAX_SEGMENTS;
+  for (int64_t n : {int64_t(0), int64_t(1), int64_t(2), tile - 1, tile, tile + 1, 4 * tile + 3,
+                    full - 1, full, full + 1, 2 * full + tile + 5, int64_t(1 << 20) + 7,
+                    int64_t(5000011)}) {
+#ifdef SPL_GPU_EMULATED
+    if (n > (int64_t(1) << 20)) /* the emulator takes seconds per million lengths */
+      continue;
+#endif
     check_device_prefix(n, seed++);
+  }
 }
 
 TEST(CudaDevice, SigmaPrefixFromOtherThreads) {
@@ -149,18 +160,18 @@ TEST(CudaDevice, LaunchCachesModuleAndReportsErrors) {
   if (!have_cuda())
     GTEST_SKIP() << "no CUDA driver: " << spl_cuda_last_error();
   DeviceBuffer d_out(sizeof(int64_t));
-  const int32_t *lens = nullptr;
-  int64_t n = 0;
+  /* The scan's offsets phase with no segments: it only writes out[0] = 0. */
+  int64_t n = 0, seg = SPL_RT_SCAN_BLOCK, segments = 0;
   void *out = d_out.ptr;
-  void *args[] = {&lens, &n, &out};
+  void *args[] = {&out, &n, &seg, &segments};
   void *&slot = *fresh_slot();
-  ASSERT_EQ(spl_cuda_launch(spl_rt_scan_ptx, SPL_RT_SCAN_KERNEL, &slot, 1, 1, 1, 64, 1, 1, 0,
+  ASSERT_EQ(spl_cuda_launch(spl_rt_scan_ptx, SPL_RT_SCAN_OFFSETS, &slot, 1, 1, 1, 64, 1, 1, 0,
                             nullptr, args),
             SPL_OK)
       << spl_cuda_last_error();
   void *cache = slot;
   EXPECT_NE(cache, nullptr) << "first launch installs the module cache";
-  ASSERT_EQ(spl_cuda_launch(spl_rt_scan_ptx, SPL_RT_SCAN_KERNEL, &slot, 1, 1, 1, 64, 1, 1, 0,
+  ASSERT_EQ(spl_cuda_launch(spl_rt_scan_ptx, SPL_RT_SCAN_OFFSETS, &slot, 1, 1, 1, 64, 1, 1, 0,
                             nullptr, args),
             SPL_OK);
   EXPECT_EQ(slot, cache) << "later launches reuse it";
@@ -210,7 +221,9 @@ TEST(CudaKernels, ScanPtxAssemblesWithPtxas) {
   std::remove(log_path.c_str());
   rmdir(dir);
   EXPECT_EQ(status, 0) << "ptxas rejected the scan kernel:\n" << log;
-  EXPECT_NE(std::string(spl_rt_scan_ptx).find(".entry " SPL_RT_SCAN_KERNEL), std::string::npos);
+  for (const char *entry : {SPL_RT_SCAN_REDUCE, SPL_RT_SCAN_OFFSETS, SPL_RT_SCAN_WRITE})
+    EXPECT_NE(std::string(spl_rt_scan_ptx).find(std::string(".entry ") + entry), std::string::npos)
+        << entry;
 }
 
 } // namespace

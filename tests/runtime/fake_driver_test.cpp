@@ -81,13 +81,40 @@ TEST(FakeDriver, SigmaPrefixPassesArgumentsAndLaunchShape) {
   REQUIRE_FAKE(fake);
   std::vector<int32_t> lens = {3, 0, 5, 1};
   std::vector<int64_t> out(5, -1);
+  int launches = fake.stats().launches;
   ASSERT_EQ(spl_cuda_sigma_prefix_i32(lens.data(), 4, out.data(), nullptr), SPL_OK)
       << spl_cuda_last_error();
   EXPECT_EQ(out, (std::vector<int64_t>{0, 3, 3, 8, 9}));
   FakeCudaStats s = fake.stats();
-  EXPECT_EQ(s.last_grid[0] * s.last_grid[1] * s.last_grid[2], 1u) << "one block";
+  EXPECT_EQ(s.launches, launches + 3) << "reduce, offsets, write";
+  EXPECT_EQ(s.last_grid[0] * s.last_grid[1] * s.last_grid[2], 1u) << "one segment";
   EXPECT_EQ(s.last_block[0], static_cast<unsigned>(SPL_RT_SCAN_BLOCK));
   EXPECT_EQ(spl_cuda_sigma_prefix_i32(lens.data(), -1, out.data(), nullptr), SPL_ERR_BAD_INPUT);
+
+  std::vector<int64_t> none(1, -1);
+  launches = fake.stats().launches;
+  ASSERT_EQ(spl_cuda_sigma_prefix_i32(nullptr, 0, none.data(), nullptr), SPL_OK);
+  EXPECT_EQ(none[0], 0);
+  EXPECT_EQ(fake.stats().launches, launches + 1) << "n = 0: the offsets phase alone";
+}
+
+TEST(FakeDriver, SigmaPrefixSegmentsFillTheGrid) {
+  /* Past SPL_RT_SCAN_MAX_SEGMENTS tiles, segments grow by whole tiles and stay under the limit. */
+  REQUIRE_FAKE(fake);
+  for (int64_t n : {int64_t(SPL_RT_SCAN_BLOCK) * SPL_RT_SCAN_MAX_SEGMENTS,
+                    int64_t(SPL_RT_SCAN_BLOCK) * SPL_RT_SCAN_MAX_SEGMENTS + 1, int64_t(3000017)}) {
+    SCOPED_TRACE(n);
+    std::vector<int32_t> lens(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i)
+      lens[static_cast<size_t>(i)] = static_cast<int32_t>((i * 7919) % 13);
+    std::vector<int64_t> out(static_cast<size_t>(n) + 1, -1), expected(out.size());
+    ASSERT_EQ(spl_sigma_prefix_i32(lens.data(), n, expected.data()), SPL_OK);
+    ASSERT_EQ(spl_cuda_sigma_prefix_i32(lens.data(), n, out.data(), nullptr), SPL_OK);
+    EXPECT_EQ(out, expected);
+    FakeCudaStats s = fake.stats();
+    EXPECT_LE(s.last_grid[0], static_cast<unsigned>(SPL_RT_SCAN_MAX_SEGMENTS));
+    EXPECT_GT(s.last_grid[0], static_cast<unsigned>(SPL_RT_SCAN_MAX_SEGMENTS / 2));
+  }
 }
 
 TEST(FakeDriver, ModuleLoadedOncePerContext) {

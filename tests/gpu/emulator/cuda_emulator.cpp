@@ -6,10 +6,10 @@
  * image "SPLEMU01" + u64 size + the LLVM bitcode of the device module (the NVPTX module before
  * PTX emission). The runtime loads this library instead of libcuda.so.1 when SPL_CUDA_DRIVER
  * names it. Other PTX images (objects built without --gpu-emulator) are refused with
- * CUDA_ERROR_NOT_SUPPORTED and a message in the JIT log, except the runtime's own hand-written
- * Sigma scan (spl_rt_sigma_prefix_i32), which a C++ scan with its contract stands in for (an
- * exclusive prefix sum of n i32 lengths into n + 1 i64 values), so that the kernels consuming
- * it are tested too.
+ * CUDA_ERROR_NOT_SUPPORTED and a message in the JIT log, except the PTX of the runtime's own
+ * Sigma scan (entries spl_rt_scan_*): the build generates that PTX from runtime/src/sigma_scan.ll,
+ * whose path it passes in SPL_RT_SCAN_IR_PATH, and the emulator JITs that file instead, so the
+ * runtime's device scan, and the kernels consuming it, are tested too.
  *
  * How it runs a kernel: the module is retargeted to the host (triple, data layout, kernels'
  * PTX_Kernel calling convention to C, NVPTX function attributes dropped), every llvm.nvvm.*
@@ -54,6 +54,8 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/IRReader/IRReader.h>
+#include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -81,18 +83,8 @@ std::mutex emulator_mutex;  // one launch or module load at a time
 struct EmuFunction {
   std::string name;
   void (*entry)(void **params) = nullptr;
-  bool synchronises = false;  // calls a shuffle or barrier: its threads need fibers
-  bool wholeGrid = false;     // a stand-in run once per launch, not once per thread
+  bool synchronises = false;  // reaches a shuffle or barrier: its threads need fibers
 };
-
-/// Stands in for the runtime's PTX kernel spl_rt_sigma_prefix_i32(lens, n, out).
-void sigmaPrefixI32(void **params) {
-  const int32_t *lens = *static_cast<const int32_t **>(params[0]);
-  int64_t n = *static_cast<int64_t *>(params[1]);
-  int64_t *out = *static_cast<int64_t **>(params[2]);
-  out[0] = 0;
-  for (int64_t i = 0; i < n; ++i) out[i + 1] = out[i] + lens[i];
-}
 
 struct EmuModule {
   std::unique_ptr<llvm::orc::LLJIT> jit;
@@ -377,15 +369,26 @@ bool prepareForHost(llvm::Module &m, const llvm::DataLayout &layout, const llvm:
   std::vector<llvm::Function *> entries;
   for (llvm::Function &f : m.functions())
     if (f.getCallingConv() == llvm::CallingConv::PTX_Kernel) entries.push_back(&f);
+  // A function synchronises when it calls one that does (the runtime's scan kernels reach
+  // their shuffles through helper functions): propagate to a fixed point.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (llvm::Function &f : m.functions()) {
+      if (f.isDeclaration() || synchronising[f.getName().str()]) continue;
+      for (llvm::BasicBlock &bb : f)
+        for (llvm::Instruction &inst : bb)
+          if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst))
+            if (llvm::Function *callee = call->getCalledFunction())
+              if (synchronising[callee->getName().str()] && !synchronising[f.getName().str()]) {
+                synchronising[f.getName().str()] = true;
+                changed = true;
+              }
+    }
+  }
   llvm::LLVMContext &ctx = m.getContext();
   for (llvm::Function *k : entries) {
     k->setCallingConv(llvm::CallingConv::C);
-    bool syncs = false;
-    for (llvm::BasicBlock &bb : *k)
-      for (llvm::Instruction &inst : bb)
-        if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst))
-          if (llvm::Function *callee = call->getCalledFunction())
-            if (synchronising.count(callee->getName().str()) && synchronising[callee->getName().str()]) syncs = true;
+    bool syncs = synchronising[k->getName().str()];
     for (llvm::BasicBlock &bb : *k)
       for (llvm::Instruction &inst : bb)
         if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst))
@@ -414,20 +417,11 @@ bool prepareForHost(llvm::Module &m, const llvm::DataLayout &layout, const llvm:
 CUresult loadImage(EmuModule &out, const void *image, std::string &error) {
   const char *bytes = static_cast<const char *>(image);
   bool bitcode = std::memcmp(bytes, "SPLEMU01", 8) == 0;
-  if (!bitcode && std::strstr(bytes, ".entry spl_rt_sigma_prefix_i32(") != nullptr) {
-    auto function = std::make_unique<EmuFunction>();
-    function->name = "spl_rt_sigma_prefix_i32";
-    function->entry = &sigmaPrefixI32;
-    function->wholeGrid = true;
-    out.functions[function->name] = std::move(function);
-    return CUDA_SUCCESS;
-  }
-  if (!bitcode) {
+  bool runtimeScan = !bitcode && std::strstr(bytes, ".entry spl_rt_scan_") != nullptr;
+  if (!bitcode && !runtimeScan) {
     error = "the SPL CUDA emulator runs images built with splc --gpu-emulator, not PTX or cubin";
     return CUDA_ERROR_NOT_SUPPORTED;
   }
-  uint64_t size = 0;
-  for (int i = 0; i < 8; ++i) size |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
   static std::once_flag targets;
   std::call_once(targets, [] {
     llvm::InitializeNativeTarget();
@@ -439,8 +433,22 @@ CUresult loadImage(EmuModule &out, const void *image, std::string &error) {
     return CUDA_ERROR_INVALID_IMAGE;
   }
   auto context = std::make_unique<llvm::LLVMContext>();
-  llvm::MemoryBufferRef buffer(llvm::StringRef(bytes + 16, size), "spl_device");
-  auto module = llvm::parseBitcodeFile(buffer, *context);
+  llvm::Expected<std::unique_ptr<llvm::Module>> module = nullptr;
+  if (runtimeScan) {
+    // The IR the runtime's PTX was generated from (runtime/CMakeLists.txt).
+    llvm::SMDiagnostic diagnostic;
+    std::unique_ptr<llvm::Module> parsed = llvm::parseIRFile(SPL_RT_SCAN_IR_PATH, diagnostic, *context);
+    if (!parsed) {
+      error = std::string(SPL_RT_SCAN_IR_PATH) + ": " + diagnostic.getMessage().str();
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+    module = std::move(parsed);
+  } else {
+    uint64_t size = 0;
+    for (int i = 0; i < 8; ++i) size |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+    llvm::MemoryBufferRef buffer(llvm::StringRef(bytes + 16, size), "spl_device");
+    module = llvm::parseBitcodeFile(buffer, *context);
+  }
   if (!module) {
     error = "bitcode: " + llvm::toString(module.takeError());
     return CUDA_ERROR_INVALID_IMAGE;
@@ -581,10 +589,6 @@ bool runBlock(Launch &l, char *stacks) {
 }
 
 CUresult runLaunch(Launch &l) {
-  if (l.function->wholeGrid) {
-    l.function->entry(l.params);
-    return CUDA_SUCCESS;
-  }
   unsigned threads = l.block[0] * l.block[1] * l.block[2];
   // Fiber stacks: one mapping, grown when a launch needs more, kept for the next launches.
   static char *stacks = nullptr;
