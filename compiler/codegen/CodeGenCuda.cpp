@@ -19,7 +19,9 @@
 /// word (atomic compare-and-swap from 0) and ends that thread. Every kernel of the function
 /// first reads the word and does nothing once it is set, so no kernel after a failed check
 /// touches the bad input; the stub copies the word back at the end (which waits for the
-/// stream) and returns it.
+/// stream) and returns it. In a mapBlock/mapThread nest, whose threads meet at barriers, a
+/// thread does not end: it skips its remaining serial code and still reaches every barrier,
+/// and after each barrier the whole block stops once the word is set (failed_).
 #include <functional>
 #include <map>
 #include <optional>
@@ -269,7 +271,14 @@ class DeviceGen : public LoopCodeGen {
     }
     bool checks = false;
     for (const StmtP &st : seg.stmts) checks = checks || hasReturn(st);
-    if (errorBuffer_ >= 0) {
+    failed_ = nullptr;
+    if (errorBuffer_ >= 0 && seg.kind == Segment::Mapped) {
+      // A mapped nest's threads meet at barriers, so none may end early: a thread that sees
+      // the error word set, or whose check fails, only skips its work (see failed_).
+      failed_ = entryAlloca(b_.getInt1Ty(), "checks.failed");
+      llvm::Value *word = b_.CreateLoad(b_.getInt32Ty(), bufferPtr(errorBuffer_));
+      b_.CreateStore(b_.CreateICmpNE(word, b_.getInt32(0)), failed_);
+    } else if (errorBuffer_ >= 0) {
       // Nothing to do once an earlier check failed (kernels of one stream run in order).
       llvm::Value *word = b_.CreateLoad(b_.getInt32Ty(), bufferPtr(errorBuffer_));
       auto *run = llvm::BasicBlock::Create(ctx_, "checks.ok", lf);
@@ -279,8 +288,6 @@ class DeviceGen : public LoopCodeGen {
       b_.CreateRetVoid();
       b_.SetInsertPoint(run);
     }
-    if (checks && seg.kind == Segment::Mapped && containsBarrierOrLevel(seg.stmts[0]))
-      throw NotSupported(f.loc, "--checked validation inside a mapBlock/mapThread nest (a thread leaving early would miss its block's barriers)");
     if (longRows) {
       longRowsKernel(*seg.stmts[0], scratch, epoch);
     } else if (seg.kind == Segment::Grid && !checks && vectorRowPattern(*seg.stmts[0])) {
@@ -344,7 +351,17 @@ class DeviceGen : public LoopCodeGen {
       case StmtKind::Block:
         for (const StmtP &b : s->body) emitMapped(b, guard, active);
         return;
-      case StmtKind::Barrier: barrier(); return;
+      case StmtKind::Barrier:
+        barrier();
+        if (failed_) {
+          // A check that failed in this block before the barrier is visible after it
+          // (bar.sync orders the block's memory accesses): everyone stops working, so no
+          // thread goes on with shared values the failed thread never wrote.
+          auto *word = b_.CreateLoad(b_.getInt32Ty(), bufferPtr(errorBuffer_));
+          word->setVolatile(true);
+          b_.CreateStore(b_.CreateOr(b_.CreateLoad(b_.getInt1Ty(), failed_), b_.CreateICmpNE(word, b_.getInt32(0))), failed_);
+        }
+        return;
       case StmtKind::Free: return;
       case StmtKind::Alloc: sharedAlloc(*s, active); return;
       case StmtKind::For:
@@ -369,15 +386,27 @@ class DeviceGen : public LoopCodeGen {
     llvm::Value *cond = guard;
     for (int d : info_.threadDims)
       if (!active.count(d)) cond = b_.CreateAnd(cond, b_.CreateICmpEQ(threadIdx(d), b_.getInt64(0)));
+    if (failed_) cond = b_.CreateAnd(cond, b_.CreateNot(b_.CreateLoad(b_.getInt1Ty(), failed_)));
     llvm::Function *fn = frame().fn;
     auto *run = llvm::BasicBlock::Create(ctx_, "mapped.run", fn);
     auto *join = llvm::BasicBlock::Create(ctx_, "mapped.join", fn);
     b_.CreateCondBr(cond, run, join);
     b_.SetInsertPoint(run);
+    leafJoin_ = join;
     stmt(s);
+    leafJoin_ = nullptr;
     if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(join);
     b_.SetInsertPoint(join);
   }
+
+  /// --checked in a mapped nest: set once a check of this thread failed or the error word was
+  /// seen set (at the start, after each barrier); such a thread skips the rest of its serial
+  /// code but still reaches every barrier. Null in other kernels, where a failed check ends the
+  /// thread.
+  llvm::AllocaInst *failed_ = nullptr;
+  /// The join block of the mapped nest's serial statement being emitted: where a failed check
+  /// goes on.
+  llvm::BasicBlock *leafJoin_ = nullptr;
 
   /// A temporary of a mapped nest lives in shared memory: one slot of its (constant upper
   /// bound) size per index of the enclosing thread levels.
@@ -880,6 +909,12 @@ class DeviceGen : public LoopCodeGen {
     if (errorBuffer_ < 0) throw InternalError("codegen: a check in a kernel without an error word");
     b_.CreateAtomicCmpXchg(bufferPtr(errorBuffer_), b_.getInt32(0), code, llvm::MaybeAlign(4), llvm::AtomicOrdering::Monotonic,
                            llvm::AtomicOrdering::Monotonic);
+    if (failed_) {
+      if (!leafJoin_) throw InternalError("codegen: a check outside the serial code of a mapped nest");
+      b_.CreateStore(b_.getTrue(), failed_);
+      b_.CreateBr(leafJoin_);
+      return;
+    }
     b_.CreateRetVoid();
   }
 
