@@ -71,6 +71,13 @@ constexpr int64_t kLongGrid = 1024;  // its blocks (they stride over the chunks)
 constexpr int64_t kOwnersAt = 8, kCountsAt = 8 + 16 * kSplitChunks, kPartialsAt = kCountsAt + 4 * kSplitChunks;
 constexpr int64_t kScratchBytes = kPartialsAt + 16 * kSplitChunks;
 
+/// A kernel's temporary up to this many bytes (by a constant bound on its size) lives in the
+/// thread's local memory; a larger or unbounded one comes from the device heap.
+constexpr int64_t kLocalTempBytes = 4096;
+
+/// Whether the temporary allocated by `alloc` (elements of elemBytes) fits local memory.
+bool localTemp(const Stmt &alloc, int64_t elemBytes);
+
 /// Statements the host can run itself: scalar declarations and assignments without loads, and
 /// --checked's checks of scalars (`if (n < 0) return 1`).
 bool hostOnly(const StmtP &s) {
@@ -91,13 +98,25 @@ bool hasReturn(const StmtP &s) {
   return anyStmt(s, [](const Stmt &x) { return x.kind == StmtKind::Return; });
 }
 
+/// Whether a kernel statement allocates from the device heap (a temporary with no small
+/// constant bound), which can fail.
+bool usesDeviceHeap(const StmtP &s, const Function &f) {
+  return anyStmt(s, [&](const Stmt &x) {
+    if (x.kind != StmtKind::Alloc) return false;
+    for (const Buffer &b : f.buffers)
+      if (b.id == x.buffer) return !localTemp(x, b.fields.empty() ? 8 : 8 * static_cast<int64_t>(b.fields.size()));
+    return true;
+  });
+}
+
 /// The function with its device error word (a temporary of one i32) when a check reads device
-/// memory (--checked), else the function itself; `errorBuffer` is the word's id or -1.
+/// memory (--checked) or a kernel allocates from the device heap, else the function itself;
+/// `errorBuffer` is the word's id or -1.
 Function withErrorWord(const Function &f, int &errorBuffer) {
   errorBuffer = -1;
   bool deviceCheck = false;
   std::vector<StmtP> top = f.body->kind == StmtKind::Block ? f.body->body : std::vector<StmtP>{f.body};
-  for (const StmtP &s : top) deviceCheck = deviceCheck || (!hostOnly(s) && hasReturn(s));
+  for (const StmtP &s : top) deviceCheck = deviceCheck || (!hostOnly(s) && (hasReturn(s) || usesDeviceHeap(s, f)));
   if (!deviceCheck) return f;
   Function g = f;
   int id = 0;
@@ -153,6 +172,11 @@ std::optional<int64_t> constUpper(const ExprP &e) {
     }
     default: return std::nullopt;
   }
+}
+
+bool localTemp(const Stmt &alloc, int64_t elemBytes) {
+  auto cap = constUpper(alloc.a);
+  return cap && *cap * elemBytes <= kLocalTempBytes;
 }
 
 /// Grid and block dimensions of a nest mapped with mapBlock/mapThread: nested levels of one
@@ -899,10 +923,43 @@ class DeviceGen : public LoopCodeGen {
     // the outermost loop onto the grid).
     serialLoop(s, expr(s.a), expr(s.b));
   }
-  void allocStmt(const Stmt &) override {
-    throw NotSupported(fn_->loc, "a temporary array inside a GPU kernel (allocate outside the mapped loops)");
+  /// A temporary inside a kernel's serial code (at a mapped nest's own level it is shared memory:
+  /// sharedAlloc). Each thread gets its own: in local memory (one alloca in the entry block, so
+  /// the loop that allocates reuses it) when the size has a constant bound of at most
+  /// kLocalTempBytes, else from the device heap (malloc; exhausting it records SPL_ERR_ALLOC in
+  /// the error word, which withErrorWord adds for such functions).
+  void allocStmt(const Stmt &s) override {
+    const Buffer &buf = bufferInfo(s.buffer);
+    llvm::Type *et = buf.fields.empty() ? memTy(buf.elem) : static_cast<llvm::Type *>(structOf(buf));
+    auto elemBytes = static_cast<int64_t>(m_.getDataLayout().getTypeAllocSize(et));
+    auto it = frame().tempSlots.find(s.buffer);
+    if (it == frame().tempSlots.end()) it = frame().tempSlots.emplace(s.buffer, entryAlloca(b_.getPtrTy(), buf.name + ".slot")).first;
+    if (localTemp(s, elemBytes)) {
+      auto *arrTy = llvm::ArrayType::get(et, static_cast<uint64_t>(std::max<int64_t>(1, *constUpper(s.a))));
+      llvm::AllocaInst *local = entryAlloca(arrTy, buf.name + ".local");
+      local->setAlignment(llvm::Align(16));
+      b_.CreateStore(local, it->second);
+      return;
+    }
+    heapTemps_.insert(s.buffer);
+    llvm::Value *bytes = b_.CreateMul(expr(s.a), b_.getInt64(elemBytes));
+    llvm::FunctionCallee deviceMalloc = m_.getOrInsertFunction("malloc", b_.getPtrTy(), b_.getInt64Ty());
+    llvm::Value *p = b_.CreateCall(deviceMalloc, {bytes});
+    b_.CreateStore(p, it->second);
+    llvm::Value *failed = b_.CreateAnd(b_.CreateIsNull(p), b_.CreateICmpSGT(bytes, b_.getInt64(0)));
+    auto *fail = llvm::BasicBlock::Create(ctx_, "alloc.fail", frame().fn);
+    auto *ok = llvm::BasicBlock::Create(ctx_, "alloc.ok", frame().fn);
+    b_.CreateCondBr(failed, fail, ok);
+    b_.SetInsertPoint(fail);
+    emitReturn(b_.getInt32(2));  // SPL_ERR_ALLOC
+    b_.SetInsertPoint(ok);
   }
-  void freeStmt(const Stmt &) override {}
+  void freeStmt(const Stmt &s) override {
+    if (!heapTemps_.count(s.buffer)) return;
+    llvm::FunctionCallee deviceFree = m_.getOrInsertFunction("free", b_.getVoidTy(), b_.getPtrTy());
+    b_.CreateCall(deviceFree, {b_.CreateLoad(b_.getPtrTy(), frame().tempSlots.at(s.buffer))});
+  }
+  std::set<int> heapTemps_;  // temporaries of this kernel that come from the device heap
   void sigmaStmt(const Stmt &) override { throw InternalError("codegen: Sigma precomputation inside a kernel"); }
   /// A failed check: the first failing code goes into the error word; the thread ends.
   void emitReturn(llvm::Value *code) override {
@@ -1194,7 +1251,8 @@ void captureOf(Segment &seg, const Function &f, int errorBuffer) {
   for (const ScalarParam &p : f.scalars) params.insert(p.var);
   for (int v : u.vars)
     if (!u.declared.count(v)) seg.vars.push_back(v);
-  for (int b : u.buffers) seg.bufs.push_back(b);
+  for (int b : u.buffers)
+    if (!u.allocated.count(b)) seg.bufs.push_back(b);  // the kernel's own temporaries
 }
 
 /// Builds into `dev` the device module of every cuda function of `m` (verified, not yet
