@@ -209,6 +209,17 @@ bool isGpuThreadLevel(ForallKind k) {
   return k == ForallKind::GpuThread || k == ForallKind::GpuWarp || k == ForallKind::GpuLane;
 }
 
+/// Whether `var` is read inside a function of `e` (a map's or generate's body), i.e. where it
+/// is evaluated once per application rather than once.
+static bool readInsideFunction(const tir::ExprP &e, const tir::VarP &var, bool inside = false) {
+  if (!e) return false;
+  if (e->kind == tir::ExprKind::VarRef && e->var == var) return inside;
+  bool deeper = inside || e->kind == tir::ExprKind::Lambda;
+  for (const tir::ExprP &a : e->args)
+    if (readInsideFunction(a, var, deeper)) return true;
+  return false;
+}
+
 void Lowerer::write(const ValP &v, const TensorP &t, std::vector<Nat> idx, std::vector<int> leaf) {
   switch (v->kind) {
     case Val::Scalar: emit(assign(access(t, idx, leaf, v->scalar->type), v->scalar)); return;
@@ -382,6 +393,10 @@ ValP Lowerer::eval(const tir::ExprP &ep, const Env &env) {
       if (opts_.precompute.count(e.var->name) && v->kind == Val::Array) {
         v = materialize(v, e.var->name);
         kernel_.precomputed.insert(e.var->name);
+      } else if (v->kind == Val::Array && !v->elem && readInsideFunction(e.args[1], e.var)) {
+        // A producer (scan, which) has no random access: read inside a function, it would be
+        // produced again, in full, at every application (quadratic). Produce it once, here.
+        v = materialize(v, e.var->name);
       }
       bindValue(inner, e.var, v);
       return eval(e.args[1], inner);

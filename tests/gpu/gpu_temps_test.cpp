@@ -1,7 +1,8 @@
 // GPU execution tests of temporary arrays inside kernels (ctest labels gpu and gpu_emulated):
 // each row's prefix sum of gpu_temps.spl is a per-thread temporary, from the device heap (k a
-// run-time size) or in local memory (k = 4), read at gathered positions. Each cuda export is
-// compared with its CPU twin on seeded random data, empty and single shapes included.
+// run-time size) or in local memory (k = 4), read at gathered positions. Each CPU export is
+// checked against a double-precision reference computed here, and each cuda export against its
+// CPU twin, on seeded random data, empty and single shapes included.
 #include <random>
 
 #include "gpu_support.h"
@@ -28,6 +29,19 @@ Rows randomRows(int64_t n, int64_t k, uint32_t seed) {
   return r;
 }
 
+/// out[i] = sum over j of (exclusive prefix sum of row i)[p[i][j]], in double precision.
+std::vector<float> reference(int64_t n, int64_t k, const Rows &r) {
+  std::vector<float> out;
+  for (int64_t i = 0; i < n; ++i) {
+    std::vector<double> prefix(static_cast<size_t>(k) + 1, 0.0);
+    for (int64_t j = 0; j < k; ++j) prefix[static_cast<size_t>(j) + 1] = prefix[static_cast<size_t>(j)] + r.a[static_cast<size_t>(i * k + j)];
+    double sum = 0;
+    for (int64_t j = 0; j < k; ++j) sum += prefix[static_cast<size_t>(r.p[static_cast<size_t>(i * k + j)])];
+    out.push_back(static_cast<float>(sum));
+  }
+  return out;
+}
+
 class GpuTemps : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -41,6 +55,7 @@ TEST_F(GpuTemps, HeapTemporaryPerRowMatchesTheCpu) {
     Rows r = randomRows(n, k, static_cast<uint32_t>(n * 31 + k));
     std::vector<float> want(static_cast<size_t>(n), -3.0f);
     ASSERT_EQ(spl_temps_heap(n, k, r.a.data(), r.p.data(), want.data()), SPL_OK);
+    EXPECT_LE(maxRel(want, reference(n, k, r)), 1e-5) << "the CPU export";
     DeviceBuffer a(r.a), p(r.p), out(std::vector<float>(static_cast<size_t>(n), -7.0f));
     ASSERT_EQ(spl_temps_heap_cuda(nullptr, n, k, a.as<float>(), p.as<int32_t>(), out.as<float>()), SPL_OK)
         << spl_cuda_last_error();
@@ -54,6 +69,7 @@ TEST_F(GpuTemps, LocalTemporaryPerRowMatchesTheCpu) {
     Rows r = randomRows(n, 4, static_cast<uint32_t>(n + 3));
     std::vector<float> want(static_cast<size_t>(n), -3.0f);
     ASSERT_EQ(spl_temps_local(n, r.a.data(), r.p.data(), want.data()), SPL_OK);
+    EXPECT_LE(maxRel(want, reference(n, 4, r)), 1e-5) << "the CPU export";
     DeviceBuffer a(r.a), p(r.p), out(std::vector<float>(static_cast<size_t>(n), -7.0f));
     ASSERT_EQ(spl_temps_local_cuda(nullptr, n, a.as<float>(), p.as<int32_t>(), out.as<float>()), SPL_OK)
         << spl_cuda_last_error();
