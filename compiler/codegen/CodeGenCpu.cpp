@@ -90,14 +90,7 @@ class CpuGen : public LoopCodeGen {
       it = frame().tempSlots.emplace(s.buffer, slot).first;
     }
     b_.CreateStore(p, it->second);
-    // spl_alloc returns NULL for 0 bytes: only a NULL for a positive size is a failure.
-    llvm::Value *failed = b_.CreateAnd(b_.CreateIsNull(p), b_.CreateICmpSGT(bytes, b_.getInt64(0)));
-    auto *fail = llvm::BasicBlock::Create(ctx_, "alloc.fail", frame().fn);
-    auto *ok = llvm::BasicBlock::Create(ctx_, "alloc.ok", frame().fn);
-    b_.CreateCondBr(failed, fail, ok);
-    b_.SetInsertPoint(fail);
-    emitReturn(b_.getInt32(2));  // SPL_ERR_ALLOC
-    b_.SetInsertPoint(ok);
+    returnIfAllocFailed(p, bytes);  // spl_alloc returns NULL for 0 bytes
   }
 
   void freeStmt(const Stmt &s) override {

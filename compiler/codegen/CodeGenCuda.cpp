@@ -99,7 +99,8 @@ bool hasReturn(const StmtP &s) {
 }
 
 /// Whether a kernel statement allocates from the device heap (a temporary with no small
-/// constant bound), which can fail.
+/// constant bound), which can fail. Elements are taken as 8 bytes per field, at least their
+/// real size, so a temporary this calls local is local in DeviceGen::allocStmt too.
 bool usesDeviceHeap(const StmtP &s, const Function &f) {
   return anyStmt(s, [&](const Stmt &x) {
     if (x.kind != StmtKind::Alloc) return false;
@@ -946,13 +947,7 @@ class DeviceGen : public LoopCodeGen {
     llvm::FunctionCallee deviceMalloc = m_.getOrInsertFunction("malloc", b_.getPtrTy(), b_.getInt64Ty());
     llvm::Value *p = b_.CreateCall(deviceMalloc, {bytes});
     b_.CreateStore(p, it->second);
-    llvm::Value *failed = b_.CreateAnd(b_.CreateIsNull(p), b_.CreateICmpSGT(bytes, b_.getInt64(0)));
-    auto *fail = llvm::BasicBlock::Create(ctx_, "alloc.fail", frame().fn);
-    auto *ok = llvm::BasicBlock::Create(ctx_, "alloc.ok", frame().fn);
-    b_.CreateCondBr(failed, fail, ok);
-    b_.SetInsertPoint(fail);
-    emitReturn(b_.getInt32(2));  // SPL_ERR_ALLOC
-    b_.SetInsertPoint(ok);
+    returnIfAllocFailed(p, bytes);
   }
   void freeStmt(const Stmt &s) override {
     if (!heapTemps_.count(s.buffer)) return;
@@ -961,7 +956,8 @@ class DeviceGen : public LoopCodeGen {
   }
   std::set<int> heapTemps_;  // temporaries of this kernel that come from the device heap
   void sigmaStmt(const Stmt &) override { throw InternalError("codegen: Sigma precomputation inside a kernel"); }
-  /// A failed check: the first failing code goes into the error word; the thread ends.
+  /// A failed check: the first failing code goes into the error word; the thread ends (in a
+  /// mapped nest it goes on at leafJoin_, marked failed_).
   void emitReturn(llvm::Value *code) override {
     if (errorBuffer_ < 0) throw InternalError("codegen: a check in a kernel without an error word");
     b_.CreateAtomicCmpXchg(bufferPtr(errorBuffer_), b_.getInt32(0), code, llvm::MaybeAlign(4), llvm::AtomicOrdering::Monotonic,

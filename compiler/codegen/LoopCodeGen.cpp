@@ -52,6 +52,16 @@ llvm::AllocaInst *LoopCodeGen::entryAlloca(llvm::Type *t, const std::string &nam
   return eb.CreateAlloca(t, nullptr, name);
 }
 
+void LoopCodeGen::returnIfAllocFailed(llvm::Value *p, llvm::Value *bytes) {
+  llvm::Value *failed = b_.CreateAnd(b_.CreateIsNull(p), b_.CreateICmpSGT(bytes, b_.getInt64(0)));
+  auto *fail = llvm::BasicBlock::Create(ctx_, "alloc.fail", frame().fn);
+  auto *ok = llvm::BasicBlock::Create(ctx_, "alloc.ok", frame().fn);
+  b_.CreateCondBr(failed, fail, ok);
+  b_.SetInsertPoint(fail);
+  emitReturn(b_.getInt32(2));  // SPL_ERR_ALLOC
+  b_.SetInsertPoint(ok);
+}
+
 llvm::Value *LoopCodeGen::bufferPtr(int id) {
   Frame &f = frame();
   if (auto it = f.buffers.find(id); it != f.buffers.end()) return it->second;

@@ -52,6 +52,9 @@ class LoopCodeGen {
   virtual void freeStmt(const loopir::Stmt &s) = 0;
   virtual void sigmaStmt(const loopir::Stmt &s) = 0;
   virtual void emitReturn(llvm::Value *code) = 0;
+  /// After an allocation of `bytes` that gave `p`: returns SPL_ERR_ALLOC (emitReturn) when p is
+  /// NULL for a positive size (allocators may return NULL for 0 bytes).
+  void returnIfAllocFailed(llvm::Value *p, llvm::Value *bytes);
   virtual void barrier() = 0;
   /// A Prefetch statement: llvm.prefetch of the element's address (the NVPTX back end drops it).
   void prefetch(const loopir::Stmt &s);
