@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake ninja-build g++ lld llvm-22-dev antlr4 libantlr4-runtime-dev libisl-dev
+packages=(cmake ninja-build g++ lld llvm-22 llvm-22-dev antlr4 libantlr4-runtime-dev libisl-dev
           libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev python3 pkg-config)
 missing=()
 for p in "${packages[@]}"; do
