@@ -84,6 +84,19 @@ inline spl_csr padded(const spl_csr &m, int64_t rows, int64_t cols) {
   return out;
 }
 
+/// A row-major ELL matrix's values and columns re-laid with row stride w >= ell.width, the extra
+/// slots value 0 / column 0 (plus one spare element, so that empty matrices have a buffer).
+inline void widenEllRows(const spl_ell &ell, int64_t rows, int64_t w, std::vector<float> &vals,
+                         std::vector<int32_t> &cols) {
+  vals.assign(static_cast<size_t>(rows * w) + 1, 0.0f);
+  cols.assign(static_cast<size_t>(rows * w) + 1, 0);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t k = 0; k < ell.width; ++k) {
+      vals[static_cast<size_t>(i * w + k)] = ell.vals_f32[i * ell.width + k];
+      cols[static_cast<size_t>(i * w + k)] = ell.cols_idx[i * ell.width + k];
+    }
+}
+
 /// The number of matrices testMatrices() returns (for INSTANTIATE_TEST_SUITE_P ranges).
 constexpr size_t kNumTestMatrices = 13;
 

@@ -40,13 +40,9 @@ TEST_P(Formats, EllRowMajor) {
   // The same rows padded to a wider width (value 0, column 0 in the extra slots): w is the
   // stride of the rows, not only the trip count.
   const int64_t w = ell.width + 3;
-  std::vector<float> vals(static_cast<size_t>(a.rows * w) + 1, 0.0f);
-  std::vector<int32_t> cols(static_cast<size_t>(a.rows * w) + 1, 0);
-  for (int64_t i = 0; i < a.rows; ++i)
-    for (int64_t k = 0; k < ell.width; ++k) {
-      vals[i * w + k] = ell.vals_f32[i * ell.width + k];
-      cols[i * w + k] = ell.cols_idx[i * ell.width + k];
-    }
+  std::vector<float> vals;
+  std::vector<int32_t> cols;
+  spl_e2e::widenEllRows(ell, a.rows, w, vals, cols);
   std::fill(y.begin(), y.end(), -777.0f);
   ASSERT_EQ(spl_spmv_ell(a.rows, a.cols, w, vals.data(), cols.data(), x.data(), y.data()), SPL_OK);
   expectSpmv(a, spl_e2e::toDouble(x), y, a.rows, nm.name + " ELL width " + std::to_string(w));

@@ -195,13 +195,9 @@ TEST_P(GpuFormats, EllRowMajor) {
   ASSERT_EQ(spl_csr_to_ell(&a, SPL_ELL_ROW_MAJOR, &ell), SPL_MATRIX_OK);
   // The library's width (the longest row), then 3 more slots of value 0 / column 0 per row.
   for (int64_t w : {ell.width, ell.width + 3}) {
-    std::vector<float> vals(static_cast<size_t>(a.rows * w) + 1, 0.0f);
-    std::vector<int32_t> cols(static_cast<size_t>(a.rows * w) + 1, 0);
-    for (int64_t i = 0; i < a.rows; ++i)
-      for (int64_t k = 0; k < ell.width; ++k) {
-        vals[i * w + k] = ell.vals_f32[i * ell.width + k];
-        cols[i * w + k] = ell.cols_idx[i * ell.width + k];
-      }
+    std::vector<float> vals;
+    std::vector<int32_t> cols;
+    spl_e2e::widenEllRows(ell, a.rows, w, vals, cols);
     runEll(spl_spmv_ell, spl_spmv_ell_cuda, w, vals, cols, name() + " ELL width " + std::to_string(w));
   }
   spl_ell_free(&ell);
