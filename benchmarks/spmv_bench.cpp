@@ -66,6 +66,11 @@ namespace {
 
 // ---- Configuration and inputs -----------------------------------------------------------------
 
+/// SELL-C-sigma: stdlib/spmv.spl's default lane counts (the tunables SELL_LANES_F64/F32; a
+/// mismatch fails the result check) and the sorting window (on thermal2's mirror 64 beat 256 and
+/// 1024, which spread a slice's x accesses further, and 8, which pads more).
+constexpr int64_t kSellLanesF64 = 8, kSellLanesF32 = 16, kSellSigma = 64;
+
 struct MatrixSpec {
   std::string name, group, klass, path, origRows, origNnz, generator;
 };
@@ -589,11 +594,81 @@ struct Bench {
       rsb_bench_destroy(r);
     }
 
+    sell(a, mi, chk, threadCounts, offs, x64, x32, v32);
     formats(a, mi, chk, threadCounts, x32);
     spl_csr_free(&a);
     mi.seconds = seconds(std::chrono::steady_clock::now() - tStart);
     std::printf("  (%.1f s)\n", mi.seconds);
     infos.push_back(mi);
+  }
+
+  /// SELL-C-sigma (f64 and f32): SPL's spmv_sell then sell_rows (the result back in row order;
+  /// "spl") and spmv_sell alone ("spl-slices": the result left in slice order, as a solver that
+  /// works in the permuted space uses it; checked through sell_rows), on operands converted once
+  /// by spl_csr_to_sell, against Eigen and the plain C loop on the CSR form, in the same rounds.
+  /// The conversion (an inspector, run once per matrix) is timed apart and reported in the note
+  /// with the slots stored over the entries.
+  void sell(const spl_csr &a, MatrixInfo &mi, const Checker &chk, const std::vector<int> &threadCounts,
+            const std::vector<int32_t> &offs, const std::vector<double> &x64, const std::vector<float> &x32,
+            const std::vector<float> &v32) {
+    const int64_t n = a.rows, mcols = a.cols, nnz = a.nnz;
+    if (nnz == 0)
+      return;
+    const std::string name = mi.spec.name;
+    auto run = [&](auto zero, const char *prec, int64_t lanes, auto kernel, auto rows, auto eigen, auto plain, auto plainOmp,
+                   auto vals, const auto *csrVals, const auto *x, double bytes) {
+      using T = decltype(zero);
+      spl_sell s{};
+      auto c0 = std::chrono::steady_clock::now();
+      if (spl_csr_to_sell(&a, lanes, kSellSigma, &s) != SPL_MATRIX_OK)
+        die("%s: cannot build the SELL form", name.c_str());
+      double convert = seconds(std::chrono::steady_clock::now() - c0);
+      const int64_t stored = static_cast<int64_t>(s.soffs[s.slices]) * lanes, slots = s.slices * lanes;
+      char note[128];
+      std::snprintf(note, sizeof note, "C=%lld sigma=%lld fill %.2f, converted in %.1f ms", (long long)lanes,
+                    (long long)kSellSigma, static_cast<double>(stored) / static_cast<double>(nnz), convert * 1e3);
+      const T *sv = vals(s);
+      const size_t len = static_cast<size_t>(std::max<int64_t>(n, 1)), slen = static_cast<size_t>(std::max<int64_t>(slots, 1));
+      std::vector<T> ys(slen), ysk(slen);
+      std::vector<std::vector<T>> y(4, std::vector<T>(len));
+      for (int t : threadCounts) {
+        auto slices = [&, name](T *out) {
+          int rc = kernel(s.slices, mcols, s.soffs, s.cols_idx, sv, x, out);
+          if (rc != SPL_OK)
+            die("%s: spl_spmv_sell_%s returned %d", name.c_str(), prec, rc);
+        };
+        auto inRows = [&, name](const T *in, T *out) {
+          int rc = rows(n, slots, s.pos, in, out);
+          if (rc != SPL_OK)
+            die("%s: spl_sell_rows_%s returned %d", name.c_str(), prec, rc);
+        };
+        std::vector<Impl> impls;
+        impls.push_back(impl(chk, "sell", prec, "spl", t, y[0].data(), n, stored, [&] {
+          slices(ys.data());
+          inRows(ys.data(), y[0].data());
+        }, note));
+        Impl kernelOnly = impl(chk, "sell", prec, "spl-slices", t, y[1].data(), n, stored, [&] {
+          slices(ysk.data());
+          inRows(ysk.data(), y[1].data());
+        }, note);
+        kernelOnly.fn = [&] { slices(ysk.data()); };
+        impls.push_back(kernelOnly);
+        impls.push_back(impl(chk, "sell", prec, "eigen", t, y[2].data(), n, nnz,
+                             [&] { eigen(n, mcols, nnz, offs.data(), a.cols_idx, csrVals, x, y[2].data()); }));
+        impls.push_back(impl(chk, "sell", prec, "c", t, y[3].data(), n, nnz, [&, t] {
+          if (t == 1)
+            plain(n, offs.data(), a.cols_idx, csrVals, x, y[3].data());
+          else
+            plainOmp(n, offs.data(), a.cols_idx, csrVals, x, y[3].data());
+        }));
+        group(mi, "sell", prec, t, bytes, impls);
+      }
+      spl_sell_free(&s);
+    };
+    run(0.0, "f64", kSellLanesF64, spl_spmv_sell_f64, spl_sell_rows_f64, eigen_spmv_f64, plain_csr_f64, plain_csr_f64_omp,
+        [](const spl_sell &s) { return s.vals; }, a.vals, x64.data(), mi.bytes64);
+    run(0.0f, "f32", kSellLanesF32, spl_spmv_sell_f32, spl_sell_rows_f32, eigen_spmv_f32, plain_csr_f32, plain_csr_f32_omp,
+        [](const spl_sell &s) { return s.vals_f32; }, v32.data(), x32.data(), mi.bytes32);
   }
 
   /// ELL, DIA and BCSR (f32), each where it stores at most kMaxFill times the entries.
@@ -886,24 +961,32 @@ void writeMarkdown(const Config &cfg, const Machine &m, const Bench &b, const Tr
   struct Cfg {
     const char *format, *prec;
     int threads;
+    const char *impl = "spl";
   };
-  std::vector<Cfg> configs = {{"csr", "f64", 1}, {"csr", "f64", all}, {"csr", "f32", 1}, {"csr", "f32", all},
-                              {"ell", "f32", 1}, {"ell", "f32", all}, {"dia", "f32", 1}, {"dia", "f32", all},
-                              {"bcsr", "f32", 1}, {"bcsr", "f32", all}};
-  if (all == 1)
-    configs = {{"csr", "f64", 1}, {"csr", "f32", 1}, {"ell", "f32", 1}, {"dia", "f32", 1}, {"bcsr", "f32", 1}};
+  std::vector<Cfg> configs;
+  for (int t : all == 1 ? std::vector<int>{1} : std::vector<int>{1, all})
+    for (const char *prec : {"f64", "f32"}) {
+      configs.push_back({"csr", prec, t});
+      configs.push_back({"sell", prec, t});
+      configs.push_back({"sell", prec, t, "spl-slices"});
+    }
+  for (int t : all == 1 ? std::vector<int>{1} : std::vector<int>{1, all})
+    for (const char *format : {"ell", "dia", "bcsr"})
+      configs.push_back({format, "f32", t});
   const char *baselines[] = {"eigen", "rsb", "csparse", "cholmod", "c"};
   for (const Cfg &c : configs) {
     f << "| " << c.format << " " << c.prec << ", " << c.threads << (c.threads == 1 ? " thread" : " threads");
+    if (std::string(c.format) == "sell")
+      f << (std::string(c.impl) == "spl" ? ", y in row order" : ", y in slice order");
     std::vector<double> fracs;
     for (const MatrixInfo &mi : b.infos)
-      if (const Result *s = find(b, mi.spec.name, c.format, c.prec, "spl", c.threads))
+      if (const Result *s = find(b, mi.spec.name, c.format, c.prec, c.impl, c.threads))
         if (!mi.fitsL3)
           fracs.push_back(s->frac);
     for (const char *base : baselines) {
       GeoMean g;
       for (const MatrixInfo &mi : b.infos) {
-        const Result *s = find(b, mi.spec.name, c.format, c.prec, "spl", c.threads);
+        const Result *s = find(b, mi.spec.name, c.format, c.prec, c.impl, c.threads);
         const Result *o = find(b, mi.spec.name, c.format, c.prec, base, c.threads);
         if (s && o && averaged(mi))
           g.add(o->t.median / s->t.median);
@@ -915,59 +998,80 @@ void writeMarkdown(const Config &cfg, const Machine &m, const Bench &b, const Tr
       << " |\n";
   }
 
-  // The issue's CPU targets on banded matrices larger than the cache.
-  f << "\n## Targets on banded, stencil and block matrices larger than L3 (CSR)\n\n"
-       "Issue 7 asks for CPU CSR SpMV at least 1.1x Eigen and at least 90% of the triad bound on banded "
-       "matrices larger than the cache.\n\n";
-  f << "| matrix | class | nnz | f64 1T vs Eigen | f64 1T of triad | f64 " << all << "T vs Eigen | f64 " << all
-    << "T of triad | f32 1T vs Eigen | f32 " << all << "T vs Eigen | f32 " << all << "T of triad |\n";
-  f << "|---|---|---|---|---|---|---|---|---|---|\n";
-  int largeBanded = 0;
-  for (const MatrixInfo &mi : b.infos) {
-    if (!isLargeBanded(mi))
-      continue;
-    ++largeBanded;
-    auto ratio = [&](const char *prec, int t) {
-      const Result *s = find(b, mi.spec.name, "csr", prec, "spl", t), *e = find(b, mi.spec.name, "csr", prec, "eigen", t);
-      return s && e ? fmt("%.2fx", e->t.median / s->t.median) : std::string("-");
-    };
-    auto frac = [&](const char *prec, int t) {
-      const Result *s = find(b, mi.spec.name, "csr", prec, "spl", t);
-      return s ? fmt("%.0f%%", 100 * s->frac) : std::string("-");
-    };
-    f << "| " << mi.spec.name << " | " << mi.spec.klass << " | " << commas(mi.nnz) << " | " << ratio("f64", 1) << " | "
-      << frac("f64", 1) << " | " << ratio("f64", all) << " | " << frac("f64", all) << " | " << ratio("f32", 1)
-      << " | " << ratio("f32", all) << " | " << frac("f32", all) << " |\n";
-  }
-  if (!largeBanded)
-    f << "| (none at this scale) | | | | | | | | | |\n";
+  // The issue's CPU targets on banded matrices larger than the cache: CSR, then SELL-C-sigma
+  // (the same matrices converted once; of triad also with y left in slice order).
+  auto targets = [&](const char *format, const std::string &title, const std::string &intro) {
+    const bool sell = std::string(format) == "sell";
+    f << "\n## " << title << "\n\n" << intro << "\n\n";
+    f << "| matrix | class | nnz | f64 1T vs Eigen | f64 1T of triad | f64 " << all << "T vs Eigen | f64 " << all
+      << "T of triad | f32 1T vs Eigen | f32 " << all << "T vs Eigen | f32 " << all << "T of triad |";
+    if (sell)
+      f << " f64 1T of triad, slice order | f64 " << all << "T of triad, slice order |";
+    f << "\n|---|---|---|---|---|---|---|---|---|---|" << (sell ? "---|---|" : "") << "\n";
+    int largeBanded = 0;
+    for (const MatrixInfo &mi : b.infos) {
+      if (!isLargeBanded(mi))
+        continue;
+      ++largeBanded;
+      auto ratio = [&](const char *prec, int t) {
+        const Result *s = find(b, mi.spec.name, format, prec, "spl", t), *e = find(b, mi.spec.name, format, prec, "eigen", t);
+        return s && e ? fmt("%.2fx", e->t.median / s->t.median) : std::string("-");
+      };
+      auto frac = [&](const char *prec, int t, const char *impl = "spl") {
+        const Result *s = find(b, mi.spec.name, format, prec, impl, t);
+        return s ? fmt("%.0f%%", 100 * s->frac) : std::string("-");
+      };
+      f << "| " << mi.spec.name << " | " << mi.spec.klass << " | " << commas(mi.nnz) << " | " << ratio("f64", 1) << " | "
+        << frac("f64", 1) << " | " << ratio("f64", all) << " | " << frac("f64", all) << " | " << ratio("f32", 1)
+        << " | " << ratio("f32", all) << " | " << frac("f32", all) << " |";
+      if (sell)
+        f << " " << frac("f64", 1, "spl-slices") << " | " << frac("f64", all, "spl-slices") << " |";
+      f << "\n";
+    }
+    if (!largeBanded)
+      f << "| (none at this scale) | | | | | | | | | |" << (sell ? " | |" : "") << "\n";
+  };
+  targets("csr", "Targets on banded, stencil and block matrices larger than L3 (CSR)",
+          "Issue 7 asks for CPU CSR SpMV at least 1.1x Eigen and at least 90% of the triad bound on banded "
+          "matrices larger than the cache.");
+  targets("sell", "The same matrices as SELL-C-sigma (converted once; Eigen runs the CSR form)",
+          "SPL's `spmv_sell` then `sell_rows` (y in row order) against Eigen on the CSR form; the last two "
+          "columns are `spmv_sell` alone, its y left in slice order as a solver working in the permuted "
+          "space uses it. GB/s still counts the CSR form's bytes.");
 
   // Per-configuration tables.
-  auto csrTable = [&](const char *prec, int t) {
-    std::vector<std::string> bases = {"eigen", "rsb"};
-    if (t == 1 && std::string(prec) == "f64") {
+  // CSR (SPL against every baseline), or SELL (SPL with y in row order against Eigen and the C
+  // loop on the CSR form, with the conversion's note).
+  auto csrTable = [&](const char *format, const char *prec, int t) {
+    const bool sell = std::string(format) == "sell";
+    std::vector<std::string> bases = {"eigen"};
+    if (!sell)
+      bases.push_back("rsb");
+    if (!sell && t == 1 && std::string(prec) == "f64") {
       bases.push_back("csparse");
       bases.push_back("cholmod");
     }
     bases.push_back("c");
-    f << "\n## CSR " << prec << ", " << t << (t == 1 ? " thread" : " threads") << "\n\n";
+    f << "\n## " << (sell ? "SELL-C-sigma " : "CSR ") << prec << ", " << t << (t == 1 ? " thread" : " threads") << "\n\n";
     f << "| matrix | class | rows | nnz | SPL ms | SPL GB/s | of triad";
     for (const auto &bs : bases)
       f << " | vs " << implName(bs);
+    if (sell)
+      f << " | slice order ms | slice order of triad | form";
     f << " |\n|---|---|---|---|---|---|---";
-    for (size_t i = 0; i < bases.size(); ++i)
+    for (size_t i = 0; i < bases.size() + (sell ? 3 : 0); ++i)
       f << "|---";
     f << "|\n";
     std::vector<GeoMean> g(bases.size());
     for (const MatrixInfo &mi : b.infos) {
-      const Result *s = find(b, mi.spec.name, "csr", prec, "spl", t);
+      const Result *s = find(b, mi.spec.name, format, prec, "spl", t);
       if (!s)
         continue;
       f << "| " << mi.spec.name << (mi.fitsL3 ? "*" : "") << " | " << mi.spec.klass << " | " << commas(mi.rows) << " | "
         << commas(mi.nnz) << " | " << fmt("%.4g", s->t.median * 1e3) << " | " << fmt("%.2f", s->gbps) << " | "
         << fmt("%.0f%%", 100 * s->frac);
       for (size_t i = 0; i < bases.size(); ++i) {
-        const Result *o = find(b, mi.spec.name, "csr", prec, bases[i].c_str(), t);
+        const Result *o = find(b, mi.spec.name, format, prec, bases[i].c_str(), t);
         if (o) {
           double r = o->t.median / s->t.median;
           if (averaged(mi))
@@ -977,18 +1081,24 @@ void writeMarkdown(const Config &cfg, const Machine &m, const Bench &b, const Tr
           f << " | -";
         }
       }
+      if (sell) {
+        const Result *k = find(b, mi.spec.name, format, prec, "spl-slices", t);
+        f << " | " << (k ? fmt("%.4g", k->t.median * 1e3) : std::string("-")) << " | "
+          << (k ? fmt("%.0f%%", 100 * k->frac) : std::string("-")) << " | " << s->note;
+      }
       f << " |\n";
     }
     f << "| **geometric mean** | | | | | |";
     for (const GeoMean &gm : g)
       f << " | **" << (gm.count ? fmt("%.2f", std::exp(gm.logSum / gm.count)) : std::string("-")) << "**";
-    f << " |\n";
+    f << (sell ? " | | | |\n" : " |\n");
   };
-  for (const char *prec : {"f64", "f32"}) {
-    csrTable(prec, 1);
-    if (all > 1)
-      csrTable(prec, all);
-  }
+  for (const char *format : {"csr", "sell"})
+    for (const char *prec : {"f64", "f32"}) {
+      csrTable(format, prec, 1);
+      if (all > 1)
+        csrTable(format, prec, all);
+    }
 
   // Formats.
   f << "\n## ELL, DIA and BCSR (f32) against plain C loops of the same format\n\n"

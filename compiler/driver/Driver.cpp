@@ -208,6 +208,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
         loopir::restrictGuardedLoops(lm.functions.back());
         loopir::insertStreamPrefetches(lm.functions.back());
         loopir::versionSegmentReductions(lm.functions.back());
+        loopir::vectorizeSegmentLanes(lm.functions.back());
       }
     }
     times.done("loop IR (flatten + passes)");

@@ -2,6 +2,7 @@
 #include "loopir/SegmentVersioning.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace spl::loopir {
 
@@ -50,7 +51,74 @@ StmtP version(const StmtP &cur, int &count) {
   return ifThen(bin(BinOp::Ge, bin(BinOp::Sub, cur->b, cur->a), cInt(kLongSegment)), vector, scalar);
 }
 
+/// The constant trip count of `loop` when it runs [0, C) (0 otherwise).
+int64_t constantTrip(const Stmt &loop) {
+  if (!loop.a || !loop.b || loop.a->kind != ExprKind::Const || loop.a->ival != 0 || loop.b->kind != ExprKind::Const) return 0;
+  return loop.b->ival;
+}
+
+/// The one loop `s` holds (itself a For, or a Block of one For), or null.
+const Stmt *onlyLoop(const StmtP &s) {
+  if (!s) return nullptr;
+  if (s->kind == StmtKind::For) return s.get();
+  if (s->kind == StmtKind::Block && s->body.size() == 1) return onlyLoop(s->body[0]);
+  return nullptr;
+}
+
+/// Does `s` assign a variable it does not declare (a value carried from one iteration of the
+/// loop around it to the next, such as a fold's accumulator)?
+bool assignsOuterVariable(const StmtP &s) {
+  std::vector<int> declared;
+  bool carried = false;
+  std::function<void(const StmtP &)> walk = [&](const StmtP &t) {
+    if (!t || carried) return;
+    if (t->kind == StmtKind::Decl) declared.push_back(t->var);
+    if (t->kind == StmtKind::Assign && std::find(declared.begin(), declared.end(), t->var) == declared.end()) carried = true;
+    for (const StmtP &b : t->body) walk(b);
+  };
+  walk(s);
+  return carried;
+}
+
+/// The segment loop `cur` with its lanes loop vectorised (see vectorizeSegmentLanes), or `cur`.
+StmtP withLanesVectorised(const StmtP &cur, int &count) {
+  if (cur->kind != StmtKind::For || cur->loop == LoopKind::Parallel || cur->vectorize || cur->vectorWidth ||
+      cur->interleave || cur->unroll || cur->userKind)
+    return cur;
+  if (!hasLoad(cur->a) && !hasLoad(cur->b)) return cur;
+  const Stmt *lanes = onlyLoop(cur->body[0]);
+  if (!lanes || lanes->loop == LoopKind::Parallel || lanes->vectorize || lanes->vectorWidth || lanes->userKind) return cur;
+  int64_t c = constantTrip(*lanes);
+  if (c < 2 || c > kMaxLanes) return cur;
+  std::vector<int> loaded;
+  loadedVars(lanes->body[0], loaded);
+  if (!gathers(lanes->body[0], loaded)) return cur;
+  // The lanes must be independent: a vectorise hint lets LLVM reorder a floating-point sum
+  // carried across them, which a fold over the lanes does not allow.
+  if (assignsOuterVariable(lanes->body[0])) return cur;
+  auto vecLanes = std::make_shared<Stmt>(*lanes);
+  vecLanes->vectorize = true;
+  int64_t w = 1;
+  while (w * 2 <= c) w *= 2;
+  vecLanes->vectorWidth = static_cast<int>(w);
+  vecLanes->interleave = 1;
+  auto slots = std::make_shared<Stmt>(*cur);
+  slots->vectorWidth = 1;
+  slots->interleave = 1;
+  slots->unroll = 1;
+  slots->body = {vecLanes};
+  ++count;
+  return slots;
+}
+
 }  // namespace
+
+int vectorizeSegmentLanes(Function &f) {
+  if (f.cuda) return 0;
+  int count = 0;
+  f.body = rewriteBottomUp(f.body, [&](const StmtP &s) { return withLanesVectorised(s, count); });
+  return count;
+}
 
 bool isSegmentGather(const Stmt &loop) {
   if (loop.kind != StmtKind::For || loop.loop != LoopKind::Reduction) return false;

@@ -1,8 +1,8 @@
-/// \file SegmentVersioning.h: two versions of a reduction over a compressed segment.
+/// \file SegmentVersioning.h: how loops over a compressed segment are vectorised on the CPU.
 /// Takes:      a loopir::Function for the CPU (from loopir/Flatten).
-/// Gives:      the same function where a reduction loop whose trip count is read from memory
-///             (a CSR row, a LIL list, a graph's neighbours) and whose body gathers through
-///             an index read from memory runs as
+/// Gives:      versionSegmentReductions: the same function where a reduction loop whose trip
+///             count is read from memory (a CSR row, a LIL list, a graph's neighbours) and
+///             whose body gathers through an index read from memory runs as
 ///
 ///               if (hi - lo >= kLongSegment) { the loop, vectorised as LLVM sees fit }
 ///               else                         { the loop, kept scalar (width 1, no interleave) }
@@ -13,10 +13,15 @@
 ///             row: 1.18 ms against 0.98 ms scalar; pwtk with 53: 2.9 against 2.7), while long
 ///             rows still gain from it (dense rows of 1414: 0.82 ms against 1.07 scalar). The
 ///             threshold 64 is where the two met on the benchmark suite.
+///             vectorizeSegmentLanes: a segment loop whose body is one loop over a constant
+///             number of lanes (SELL-C's slots over the C rows of a slice) runs its lanes as one
+///             vector and its segment scalar (see the function).
 /// Assumes:    nothing beyond the loop IR's guarantees; the two versions are the same loop, so
-///             results differ only by the reassociation a reduction already allows.
-/// Guarantees: only Reduction loops outside GPU functions are touched; a loop already carrying
-///             a schedule's hint (vectorize, width, unroll) is left as the user asked.
+///             results differ only by the reassociation a reduction already allows; the lanes
+///             vectorised carry nothing from one lane to the next (checked).
+/// Guarantees: only loops outside GPU functions are touched (Reduction loops by the first, the
+///             serial segment loops and their lanes by the second); a loop already carrying a
+///             schedule's hint (vectorize, width, unroll) is left as the user asked.
 #pragma once
 
 #include "loopir/LoopIr.h"
@@ -32,5 +37,19 @@ bool isSegmentGather(const Stmt &loop);
 
 /// Rewrites every eligible loop of `f`. Returns how many it versioned.
 int versionSegmentReductions(Function &f);
+
+/// Lanes at most this many are vectorised across by vectorizeSegmentLanes.
+constexpr int64_t kMaxLanes = 16;
+
+/// A loop over a segment read from memory whose body is one loop over a constant C lanes
+/// (2 <= C <= kMaxLanes) that gathers and carries no variable across lanes: SELL-C's slots
+/// over the C rows of a slice, after the default schedule swept the lanes inside the slots
+/// (cin/Schedule's interchange). The lanes loop is vectorised (width: the largest power of two
+/// <= C), the segment loop kept scalar (width 1, no interleave, no unroll): one gather of C
+/// lanes per slot. Left to itself LLVM vectorises the segment loop across slots instead, a
+/// vector loop its mostly shorter segments never enter (thermal2's mirror as SELL-8: 5.6 ms
+/// against 3.1 ms, 2-core AMD EPYC). Loops carrying a schedule's hints are left alone. Returns
+/// how many it rewrote.
+int vectorizeSegmentLanes(Function &f);
 
 }  // namespace spl::loopir

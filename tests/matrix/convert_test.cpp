@@ -225,6 +225,74 @@ TEST(Convert, EllPadsEveryRowToTheLongest) {
   }
 }
 
+TEST(Convert, SellSortsWindowsAndPadsEachSliceToItsLongestRow) {
+  for (const auto &[name, matrix, random] : test_matrices()) {
+    const spl_csr &m = matrix->m;
+    for (int64_t lanes : {1, 4, 8}) {
+      for (int64_t sigma : {int64_t{1}, lanes + 3, int64_t{64}, std::max<int64_t>(m.rows, 1)}) {
+        SCOPED_TRACE(name + " lanes " + std::to_string(lanes) + " sigma " + std::to_string(sigma));
+        spl_sell s{};
+        ASSERT_EQ(spl_csr_to_sell(&m, lanes, sigma, &s), SPL_MATRIX_OK);
+        ASSERT_EQ(s.slices, (m.rows + lanes - 1) / lanes);
+        ASSERT_EQ(s.soffs[0], 0);
+        auto len = [&](int64_t row) { return m.offs[row + 1] - m.offs[row]; };
+        // perm: every row once, each window's rows longest first (ties in row order), -1 after.
+        std::vector<int> seen(static_cast<size_t>(m.rows), 0);
+        for (int64_t r = 0; r < s.slices * lanes; ++r) {
+          int32_t row = s.perm[r];
+          if (r >= m.rows) {
+            EXPECT_EQ(row, -1);
+            continue;
+          }
+          ASSERT_GE(row, 0);
+          ASSERT_LT(row, m.rows);
+          ++seen[static_cast<size_t>(row)];
+          EXPECT_EQ(s.pos[row], r);
+          EXPECT_EQ(row / sigma, r / sigma) << "a row left its window";
+          if (sigma == 1) EXPECT_EQ(row, r);
+          if (r % sigma != 0) {
+            int32_t prev = s.perm[r - 1];
+            EXPECT_TRUE(len(prev) > len(row) || (len(prev) == len(row) && prev < row));
+          }
+        }
+        EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), m.rows);
+        // Each slice is as wide as its longest row; its rows fill their first slots in column
+        // order, padding is value 0 and column 0; A x through the slots is the reference.
+        auto x = random_x(m.cols, 11);
+        std::vector<double> y(static_cast<size_t>(m.rows), 0.0);
+        for (int64_t sl = 0; sl < s.slices; ++sl) {
+          int64_t width = s.soffs[sl + 1] - s.soffs[sl], longest = 0;
+          for (int64_t l = 0; l < lanes; ++l) {
+            int32_t row = s.perm[sl * lanes + l];
+            if (row < 0) continue;
+            longest = std::max<int64_t>(longest, len(row));
+            for (int64_t t = 0; t < width; ++t) {
+              int64_t at = (s.soffs[sl] + t) * lanes + l;
+              if (t >= len(row)) {
+                EXPECT_EQ(s.vals[at], 0.0);
+                EXPECT_EQ(s.cols_idx[at], 0);
+              } else {
+                EXPECT_EQ(s.cols_idx[at], m.cols_idx[m.offs[row] + t]);
+              }
+              y[static_cast<size_t>(row)] += s.vals[at] * x[static_cast<size_t>(s.cols_idx[at])];
+            }
+          }
+          EXPECT_EQ(width, longest);
+        }
+        expect_close(y, reference(m, x));
+        int64_t stored = s.soffs[s.slices] * lanes;
+        EXPECT_EQ(to_vector(s.vals_f32, stored), rounded(s.vals, stored));
+        // spl_sell_unpermute puts lane r's value at row perm[r].
+        std::vector<double> ys(static_cast<size_t>(s.slices * lanes)), back(static_cast<size_t>(m.rows), -1.0);
+        for (size_t r = 0; r < ys.size(); ++r) ys[r] = static_cast<double>(r);
+        spl_sell_unpermute(&s, ys.data(), back.data());
+        for (int64_t r = 0; r < m.rows; ++r) EXPECT_EQ(back[static_cast<size_t>(s.perm[r])], static_cast<double>(r));
+        spl_sell_free(&s);
+      }
+    }
+  }
+}
+
 TEST(Convert, DiaStoresOneRowPerOccupiedDiagonal) {
   for (const auto &[name, matrix, random] : test_matrices()) {
     SCOPED_TRACE(name);
@@ -344,6 +412,11 @@ TEST(Convert, InvalidInputsAreRejected) {
   EXPECT_EQ(spl_csr_to_ell(&broken, SPL_ELL_ROW_MAJOR, &ell), SPL_MATRIX_EINVAL);
   EXPECT_EQ(spl_csr_to_ell(&good.m, static_cast<spl_ell_layout>(5), &ell), SPL_MATRIX_EINVAL);
   EXPECT_EQ(spl_csr_to_bcsr(&good.m, 0, &bcsr), SPL_MATRIX_EINVAL);
+  spl_sell sell{};
+  EXPECT_EQ(spl_csr_to_sell(&broken, 8, 8, &sell), SPL_MATRIX_EINVAL);
+  EXPECT_EQ(spl_csr_to_sell(&good.m, 0, 8, &sell), SPL_MATRIX_EINVAL);
+  EXPECT_EQ(spl_csr_to_sell(&good.m, 8, 0, &sell), SPL_MATRIX_EINVAL);
+  EXPECT_EQ(sell.perm, nullptr);
   EXPECT_EQ(spl_csr_to_dia(nullptr, &dia), SPL_MATRIX_EINVAL);
   EXPECT_EQ(spl_csr_to_coo(&good.m, nullptr), SPL_MATRIX_EINVAL);
   EXPECT_EQ(spl_csr_to_dense(&broken), nullptr);

@@ -1781,6 +1781,116 @@ void spl_ell_free(spl_ell *m) {
   memset(m, 0, sizeof *m);
 }
 
+/* One row of a SELL window: its length and index, ordered longest first, then by index. */
+typedef struct {
+  int64_t len, row;
+} sell_key;
+
+static int sell_key_order(const void *a, const void *b) {
+  const sell_key *x = (const sell_key *)a, *y = (const sell_key *)b;
+  if (x->len != y->len)
+    return x->len > y->len ? -1 : 1;
+  return (x->row > y->row) - (x->row < y->row);
+}
+
+int spl_csr_to_sell(const spl_csr *m, int64_t lanes, int64_t sigma, spl_sell *out) {
+  if (!out)
+    return SPL_MATRIX_EINVAL;
+  memset(out, 0, sizeof *out);
+  if (!usable(m) || lanes < 1 || lanes > 1024 || sigma < 1)
+    return SPL_MATRIX_EINVAL;
+  int64_t slices = (m->rows + lanes - 1) / lanes;
+  sell_key *keys = (sell_key *)alloc_zeroed(m->rows, sizeof(sell_key));
+  out->soffs = (int32_t *)alloc_zeroed(slices + 1, sizeof(int32_t));
+  out->perm = (int32_t *)alloc_zeroed(slices * lanes, sizeof(int32_t));
+  out->pos = (int32_t *)alloc_zeroed(m->rows, sizeof(int32_t));
+  if (!keys || !out->soffs || !out->perm || !out->pos) {
+    free(keys);
+    spl_sell_free(out);
+    return SPL_MATRIX_ENOMEM;
+  }
+  for (int64_t i = 0; i < m->rows; ++i) {
+    keys[i].len = m->offs[i + 1] - m->offs[i];
+    keys[i].row = i;
+  }
+  for (int64_t w = 0; w < m->rows; w += sigma) {
+    int64_t count = m->rows - w < sigma ? m->rows - w : sigma;
+    qsort(keys + w, (size_t)count, sizeof(sell_key), sell_key_order);
+  }
+  /* Slot offsets: each slice as wide as its longest row (its first, unless sigma is not a
+   * multiple of lanes and the slice straddles two windows). */
+  int64_t slots = 0;
+  for (int64_t s = 0; s < slices; ++s) {
+    int64_t width = 0;
+    for (int64_t r = s * lanes; r < (s + 1) * lanes && r < m->rows; ++r)
+      width = keys[r].len > width ? keys[r].len : width;
+    slots += width;
+    if (slots > INT32_MAX || (slots > 0 && slots > INT64_MAX / lanes)) {
+      free(keys);
+      spl_sell_free(out);
+      return SPL_MATRIX_ENOMEM;
+    }
+    out->soffs[s + 1] = (int32_t)slots;
+  }
+  for (int64_t r = 0; r < slices * lanes; ++r) {
+    out->perm[r] = r < m->rows ? (int32_t)keys[r].row : -1;
+    if (r < m->rows)
+      out->pos[keys[r].row] = (int32_t)r;
+  }
+  out->cols_idx = (int32_t *)alloc_zeroed(slots * lanes, sizeof(int32_t));
+  out->vals = (double *)alloc_zeroed(slots * lanes, sizeof(double));
+  if (!out->cols_idx || !out->vals) {
+    free(keys);
+    spl_sell_free(out);
+    return SPL_MATRIX_ENOMEM;
+  }
+  for (int64_t r = 0; r < m->rows; ++r) {
+    int64_t s = r / lanes, l = r % lanes, row = keys[r].row;
+    for (int64_t k = m->offs[row]; k < m->offs[row + 1]; ++k) {
+      int64_t at = (out->soffs[s] + (k - m->offs[row])) * lanes + l;
+      out->cols_idx[at] = m->cols_idx[k];
+      out->vals[at] = m->vals[k];
+    }
+  }
+  free(keys);
+  out->vals_f32 = doubles_to_floats(out->vals, slots * lanes);
+  if (!out->vals_f32) {
+    spl_sell_free(out);
+    return SPL_MATRIX_ENOMEM;
+  }
+  out->rows = m->rows;
+  out->cols = m->cols;
+  out->nnz = m->nnz;
+  out->lanes = lanes;
+  out->sigma = sigma;
+  out->slices = slices;
+  return SPL_MATRIX_OK;
+}
+
+void spl_sell_free(spl_sell *m) {
+  if (!m)
+    return;
+  free(m->soffs);
+  free(m->cols_idx);
+  free(m->vals);
+  free(m->vals_f32);
+  free(m->perm);
+  free(m->pos);
+  memset(m, 0, sizeof *m);
+}
+
+void spl_sell_unpermute(const spl_sell *m, const double *ys, double *y) {
+  for (int64_t r = 0; r < m->slices * m->lanes; ++r)
+    if (m->perm[r] >= 0)
+      y[m->perm[r]] = ys[r];
+}
+
+void spl_sell_unpermute_f32(const spl_sell *m, const float *ys, float *y) {
+  for (int64_t r = 0; r < m->slices * m->lanes; ++r)
+    if (m->perm[r] >= 0)
+      y[m->perm[r]] = ys[r];
+}
+
 /* Maps each diagonal offset j - i (shifted by rows - 1 to be non-negative) to its slot in the
  * result, -1 for diagonals without entries; returns the number of diagonals. */
 static int64_t number_diagonals(const spl_csr *m, int64_t *slot_of) {

@@ -251,6 +251,33 @@ typedef struct {
 int spl_csr_to_lil(const spl_csr *m, spl_lil *out);
 void spl_lil_free(spl_lil *m);
 
+/* SELL-C-sigma (Kreutzer, Hager, Wellein, Fehske, Bishop, SISC 2014): the rows, sorted by
+ * decreasing length (ties in row order) within windows of `sigma` consecutive rows, are cut into
+ * slices of `lanes` consecutive sorted rows. Slice s is as wide as its longest row: it holds
+ * width(s) = soffs[s+1] - soffs[s] slots, stored slot-major, so the entry in slot t of the
+ * slice's l-th row is at (soffs[s] + t) * lanes + l. A row fills its slots 0 .. len - 1 in column
+ * order; padding holds value 0 and column 0. perm[s * lanes + l] is the original row of that
+ * lane, -1 past the last row; pos is its inverse (pos[perm[r]] = r). With sigma = 1 the rows keep their order and perm is the identity;
+ * a larger sigma gathers rows of like length into a slice (less padding) and keeps x's accesses
+ * within the window. This is stdlib/spmv.spl's `spmv_sell` operand; its result is in slice
+ * order, which stdlib's `sell_rows` (out[i] = ys[pos[i]]) or spl_sell_unpermute puts back in
+ * row order. */
+typedef struct {
+  int64_t rows, cols, nnz;
+  int64_t lanes, sigma, slices;
+  int32_t *soffs;    /* slices + 1 slot offsets, soffs[0] = 0 */
+  int32_t *cols_idx; /* soffs[slices] * lanes */
+  double *vals;      /* soffs[slices] * lanes */
+  float *vals_f32;
+  int32_t *perm;     /* slices * lanes */
+  int32_t *pos;      /* rows */
+} spl_sell;
+int spl_csr_to_sell(const spl_csr *m, int64_t lanes, int64_t sigma, spl_sell *out);
+void spl_sell_free(spl_sell *m);
+/* y[perm[r]] = ys[r] for every lane r of the slices that holds a row (ys: slices * lanes). */
+void spl_sell_unpermute(const spl_sell *m, const double *ys, double *y);
+void spl_sell_unpermute_f32(const spl_sell *m, const float *ys, float *y);
+
 /* ---- References -----------------------------------------------------------------------------
  * y = A x (x: cols entries, y: rows entries) and y = A^T x (x: rows, y: cols), in double
  * precision, summing each output in increasing index order of the CSR. y must not alias x. */

@@ -1,0 +1,88 @@
+// End to end: stdlib/spmv.spl's SELL-C-sigma SpMV (spmv_sell_f32/f64) on operands built by
+// tools/matrix's spl_csr_to_sell, mapped back to rows by sell_rows (and spl_sell_unpermute), against the
+// double-precision reference on the real and random matrices, for sigma 1 (rows in order),
+// a sigma that is not a multiple of the lanes (slices straddle windows), 64 and all rows.
+// SELL_F32_LANES / SELL_F64_LANES are the tunables the kernels were compiled with (CMake).
+#include "e2e_support.h"
+#include "spmv.h"
+
+namespace {
+
+using spl_e2e::kF32Tolerance;
+using spl_e2e::kF64Tolerance;
+
+class Sell : public ::testing::TestWithParam<size_t> {};
+
+std::vector<int64_t> sigmas(int64_t rows, int64_t lanes) { return {1, lanes + 3, 64, std::max<int64_t>(rows, 1)}; }
+
+TEST_P(Sell, F64MatchesReference) {
+  const spl_e2e::NamedMatrix &nm = spl_e2e::testMatrices()[GetParam()];
+  const spl_csr &a = nm.m;
+  std::vector<double> x(static_cast<size_t>(a.cols) + 1), want(static_cast<size_t>(a.rows) + 1);
+  spl_random_vector(42, a.cols, x.data());
+  spl_ref_spmv(&a, x.data(), want.data());
+  for (int64_t sigma : sigmas(a.rows, SELL_F64_LANES)) {
+    spl_sell s{};
+    ASSERT_EQ(spl_csr_to_sell(&a, SELL_F64_LANES, sigma, &s), SPL_MATRIX_OK);
+    std::vector<double> ys(static_cast<size_t>(s.slices * s.lanes) + 1, -777.0), y(static_cast<size_t>(a.rows) + 1, -555.0);
+    ASSERT_EQ(spl_spmv_sell_f64(s.slices, a.cols, s.soffs, s.cols_idx, s.vals, x.data(), ys.data()), SPL_OK);
+    ASSERT_EQ(spl_sell_rows_f64(a.rows, s.slices * s.lanes, s.pos, ys.data(), y.data()), SPL_OK);
+    EXPECT_LT(spl_rel_error_f64(y.data(), want.data(), a.rows), kF64Tolerance) << nm.name << " sigma " << sigma;
+    std::vector<double> y2(static_cast<size_t>(a.rows) + 1, -555.0);
+    spl_sell_unpermute(&s, ys.data(), y2.data());
+    EXPECT_EQ(y2, y) << nm.name;
+    // Lanes past the last row sum only padding.
+    for (int64_t r = a.rows; r < s.slices * s.lanes; ++r) EXPECT_EQ(ys[static_cast<size_t>(r)], 0.0) << nm.name;
+    spl_sell_free(&s);
+  }
+}
+
+TEST_P(Sell, F32MatchesReference) {
+  const spl_e2e::NamedMatrix &nm = spl_e2e::testMatrices()[GetParam()];
+  const spl_csr &a = nm.m;
+  std::vector<float> x = spl_e2e::randomVectorF(a.cols, 7);
+  std::vector<double> xd = spl_e2e::toDouble(x), want(static_cast<size_t>(a.rows) + 1);
+  spl_ref_spmv(&a, xd.data(), want.data());
+  for (int64_t sigma : sigmas(a.rows, SELL_F32_LANES)) {
+    spl_sell s{};
+    ASSERT_EQ(spl_csr_to_sell(&a, SELL_F32_LANES, sigma, &s), SPL_MATRIX_OK);
+    std::vector<float> ys(static_cast<size_t>(s.slices * s.lanes) + 1, -777.0f), y(static_cast<size_t>(a.rows) + 1, -555.0f);
+    ASSERT_EQ(spl_spmv_sell_f32(s.slices, a.cols, s.soffs, s.cols_idx, s.vals_f32, x.data(), ys.data()), SPL_OK);
+    ASSERT_EQ(spl_sell_rows_f32(a.rows, s.slices * s.lanes, s.pos, ys.data(), y.data()), SPL_OK);
+    EXPECT_LT(spl_e2e::relError(y.data(), want.data(), a.rows), kF32Tolerance) << nm.name << " sigma " << sigma;
+    spl_sell_free(&s);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrices, Sell, ::testing::Range<size_t>(0, spl_e2e::kNumTestMatrices), spl_e2e::matrixParamName);
+
+TEST(Sell, SlotOffsetsNotStartingAtZero) {
+  // Slot offsets start at soffs@0, not 0 (a window of a larger SELL matrix): entries are at
+  // (soffs@s - soffs@0 + t) * C + l. Two slices of SELL_F64_LANES rows, widths 2 and 1; lane l
+  // of slice 0 holds x[l % 3] * 1 and x[0] * l, lane l of slice 1 holds x[2] * (l + 1).
+  const int64_t c = SELL_F64_LANES;
+  const int32_t soffs[] = {4, 6, 7};
+  std::vector<int32_t> cols(static_cast<size_t>(3 * c));
+  std::vector<double> vals(static_cast<size_t>(3 * c));
+  for (int64_t l = 0; l < c; ++l) {
+    cols[l] = static_cast<int32_t>(l % 3), vals[l] = 1.0;
+    cols[c + l] = 0, vals[c + l] = static_cast<double>(l);
+    cols[2 * c + l] = 2, vals[2 * c + l] = static_cast<double>(l + 1);
+  }
+  const double x[] = {10.0, 20.0, 30.0};
+  std::vector<double> y(static_cast<size_t>(2 * c), -1.0);
+  ASSERT_EQ(spl_spmv_sell_f64(2, 3, soffs, cols.data(), vals.data(), x, y.data()), SPL_OK);
+  for (int64_t l = 0; l < c; ++l) {
+    EXPECT_DOUBLE_EQ(y[l], x[l % 3] + 10.0 * static_cast<double>(l)) << l;
+    EXPECT_DOUBLE_EQ(y[c + l], 30.0 * static_cast<double>(l + 1)) << l;
+  }
+}
+
+TEST(Sell, NoSlices) {
+  const int32_t soffs[] = {0};
+  double y[1] = {-1};
+  ASSERT_EQ(spl_spmv_sell_f64(0, 0, soffs, nullptr, nullptr, nullptr, y), SPL_OK);
+  EXPECT_EQ(y[0], -1.0);
+}
+
+}  // namespace
