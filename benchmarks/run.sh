@@ -108,7 +108,7 @@ else
 fi
 if [ -n "$only" ]; then out="$build/bench-results/$date-$machine-cpu-$only"; else out="$root/benchmarks/results/$date-$machine-cpu"; fi
 mkdir -p "$(dirname "$out")" "$build/bench-results"
-log="$build/bench-results/$date-$machine-cpu.log"
+log="$build/bench-results/$date-$machine-cpu${only:+-$only}.log"
 
 # OpenMP threads that spin after a parallel region (libgomp's default) take the second core from
 # the SPL thread pool's worker when the implementations run interleaved: SPL's 2-thread CSR then
