@@ -4,8 +4,8 @@
 usage: plot.py RESULTS.csv OUT.png
 
 Panels: CSR f64 and f32 on 1 thread and on all cores (GB/s of compulsory traffic per matrix for
-SPL and every baseline, with the STREAM triad measured in the same interleaved rounds as a black
-dash), and the
+SPL and every baseline, SPL's SELL-C-sigma with y in row order beside them, with the STREAM triad
+measured in the same interleaved rounds as a black dash), and the
 ELL/DIA/BCSR speedups of SPL over plain C loops of the same format. Matrices whose f64 CSR fits in
 the L3 cache are marked with * (they run warm in cache).
 """
@@ -89,6 +89,14 @@ def main():
                     ax.plot(xs, ys, linestyle="none", marker=marker, color=color, label=name,
                             markersize=8 if impl == "spl" else 6, markeredgewidth=1.5,
                             markerfacecolor=color if impl == "spl" else "none", zorder=3 if impl == "spl" else 2)
+            # SPL on the SELL-C-sigma form (converted once; y back in row order), CSR bytes.
+            sx = [idx[r["matrix"]] for r in data
+                  if r["format"] == "sell" and r["precision"] == prec and r["impl"] == "spl" and int(r["threads"]) == t]
+            sy = [float(r["gbps"]) for r in data
+                  if r["format"] == "sell" and r["precision"] == prec and r["impl"] == "spl" and int(r["threads"]) == t]
+            if sx:
+                ax.plot(sx, sy, linestyle="none", marker="*", color="#e377c2", markersize=9, label="SPL, SELL-C-sigma",
+                        zorder=3)
             tx = [idx[r["matrix"]] for r in group_triad
                   if r["format"] == "csr" and r["precision"] == prec and int(r["threads"]) == t and r["matrix"] in idx]
             ty = [float(r["gbps"]) for r in group_triad
