@@ -66,10 +66,11 @@ namespace {
 
 // ---- Configuration and inputs -----------------------------------------------------------------
 
-/// SELL-C-sigma: stdlib/spmv.spl's default lane counts (the tunables SELL_LANES_F64/F32; a
-/// mismatch fails the result check) and the sorting window (on thermal2's mirror 64 beat 256 and
-/// 1024, which spread a slice's x accesses further, and 8, which pads more).
-constexpr int64_t kSellLanesF64 = 8, kSellLanesF32 = 16, kSellSigma = 64;
+/// SELL-C-sigma: stdlib/spmv.spl's default lane counts and window (the tunables
+/// SELL_LANES_F64/F32 and SELL_WINDOW, in slices; a mismatch fails the result check). sigma is
+/// the window in rows: 64 in f64 (on thermal2's mirror 64 beat 256 and 1024, which spread a
+/// slice's x accesses further, and 8, which pads more), 128 in f32.
+constexpr int64_t kSellLanesF64 = 8, kSellLanesF32 = 16, kSellWindow = 8;
 
 struct MatrixSpec {
   std::string name, group, klass, path, origRows, origNnz, generator;
@@ -602,9 +603,10 @@ struct Bench {
     infos.push_back(mi);
   }
 
-  /// SELL-C-sigma (f64 and f32): SPL's spmv_sell then sell_rows (the result back in row order;
-  /// "spl") and spmv_sell alone ("spl-slices": the result left in slice order, as a solver that
-  /// works in the permuted space uses it; checked through sell_rows), on operands converted once
+  /// SELL-C-sigma (f64 and f32): SPL's spmv_sell_rows (y in row order: each window's slices
+  /// gathered back to its rows on the stack; "spl") and spmv_sell ("spl-slices": y left in slice
+  /// order, as a solver that works in the permuted space uses it; checked through sell_rows), on
+  /// operands converted once
   /// by spl_csr_to_sell, against Eigen and the plain C loop on the CSR form, in the same rounds.
   /// The conversion (an inspector, run once per matrix) is timed apart and reported in the note
   /// with the slots stored over the entries.
@@ -615,21 +617,22 @@ struct Bench {
     if (nnz == 0)
       return;
     const std::string name = mi.spec.name;
-    auto run = [&](auto zero, const char *prec, int64_t lanes, auto kernel, auto rows, auto eigen, auto plain, auto plainOmp,
-                   auto vals, const auto *csrVals, const auto *x, double bytes) {
+    auto run = [&](auto zero, const char *prec, int64_t lanes, auto kernel, auto fused, auto rows, auto eigen, auto plain,
+                   auto plainOmp, auto vals, const auto *csrVals, const auto *x, double bytes) {
       using T = decltype(zero);
       spl_sell s{};
       auto c0 = std::chrono::steady_clock::now();
-      if (spl_csr_to_sell(&a, lanes, kSellSigma, &s) != SPL_MATRIX_OK)
+      const int64_t sigma = kSellWindow * lanes;
+      if (spl_csr_to_sell(&a, lanes, sigma, &s) != SPL_MATRIX_OK)
         die("%s: cannot build the SELL form", name.c_str());
       double convert = seconds(std::chrono::steady_clock::now() - c0);
       const int64_t stored = static_cast<int64_t>(s.soffs[s.slices]) * lanes, slots = s.slices * lanes;
       char note[128];
       std::snprintf(note, sizeof note, "C=%lld sigma=%lld fill %.2f, converted in %.1f ms", (long long)lanes,
-                    (long long)kSellSigma, static_cast<double>(stored) / static_cast<double>(nnz), convert * 1e3);
+                    (long long)sigma, static_cast<double>(stored) / static_cast<double>(nnz), convert * 1e3);
       const T *sv = vals(s);
       const size_t len = static_cast<size_t>(std::max<int64_t>(n, 1)), slen = static_cast<size_t>(std::max<int64_t>(slots, 1));
-      std::vector<T> ys(slen), ysk(slen);
+      std::vector<T> ys(slen), ysk(slen);  // ys: the fused kernel's output (rows first, then padding lanes)
       std::vector<std::vector<T>> y(4, std::vector<T>(len));
       for (int t : threadCounts) {
         auto slices = [&, name](T *out) {
@@ -643,9 +646,10 @@ struct Bench {
             die("%s: spl_sell_rows_%s returned %d", name.c_str(), prec, rc);
         };
         std::vector<Impl> impls;
-        impls.push_back(impl(chk, "sell", prec, "spl", t, y[0].data(), n, stored, [&] {
-          slices(ys.data());
-          inRows(ys.data(), y[0].data());
+        impls.push_back(impl(chk, "sell", prec, "spl", t, ys.data(), n, stored, [&, name] {
+          int rc = fused(s.slices, mcols, s.soffs, s.cols_idx, sv, s.wpos, x, ys.data());
+          if (rc != SPL_OK)
+            die("%s: spl_spmv_sell_rows_%s returned %d", name.c_str(), prec, rc);
         }, note));
         Impl kernelOnly = impl(chk, "sell", prec, "spl-slices", t, y[1].data(), n, stored, [&] {
           slices(ysk.data());
@@ -665,9 +669,9 @@ struct Bench {
       }
       spl_sell_free(&s);
     };
-    run(0.0, "f64", kSellLanesF64, spl_spmv_sell_f64, spl_sell_rows_f64, eigen_spmv_f64, plain_csr_f64, plain_csr_f64_omp,
+    run(0.0, "f64", kSellLanesF64, spl_spmv_sell_f64, spl_spmv_sell_rows_f64, spl_sell_rows_f64, eigen_spmv_f64, plain_csr_f64, plain_csr_f64_omp,
         [](const spl_sell &s) { return s.vals; }, a.vals, x64.data(), mi.bytes64);
-    run(0.0f, "f32", kSellLanesF32, spl_spmv_sell_f32, spl_sell_rows_f32, eigen_spmv_f32, plain_csr_f32, plain_csr_f32_omp,
+    run(0.0f, "f32", kSellLanesF32, spl_spmv_sell_f32, spl_spmv_sell_rows_f32, spl_sell_rows_f32, eigen_spmv_f32, plain_csr_f32, plain_csr_f32_omp,
         [](const spl_sell &s) { return s.vals_f32; }, v32.data(), x32.data(), mi.bytes32);
   }
 

@@ -1,8 +1,10 @@
 /// \file CodeGenCpu.cpp: the CPU back end (see CodeGen.h).
 /// Each Parallel loop is outlined into an internal function `void body(ptr closure, i64 begin,
 /// i64 end)` run by spl_parallel_for, with the values it reads captured in a closure struct and
-/// an error slot for `return` inside it. Temporaries come from spl_alloc; every return path
-/// frees the ones still live.
+/// an error slot for `return` inside it. Temporaries whose size has a small constant bound live
+/// on the stack, others come from spl_alloc; every return path frees the ones still live.
+#include <set>
+
 #include "codegen/CodeGen.h"
 #include "codegen/EmitLLVM.h"
 #include "codegen/LoopCodeGen.h"
@@ -57,7 +59,7 @@ class CpuGen : public LoopCodeGen {
  protected:
   void freeTemps() {
     for (const auto &[id, slot] : frame().tempSlots) {
-      (void)id;
+      if (stackTemps_.count(id)) continue;
       b_.CreateCall(runtime("spl_free", b_.getVoidTy(), {b_.getPtrTy()}), {b_.CreateLoad(b_.getPtrTy(), slot)});
     }
   }
@@ -74,14 +76,14 @@ class CpuGen : public LoopCodeGen {
 
   void barrier() override { throw InternalError("codegen: a GPU barrier in CPU code"); }
 
+  /// A temporary: on the stack when its size has a constant bound of at most kLocalTempBytes
+  /// (a window's partial results, allocated in every iteration of its loop, would otherwise
+  /// cost a malloc and a free each), else from spl_alloc.
   void allocStmt(const Stmt &s) override {
     const Buffer &buf = bufferInfo(s.buffer);
     int64_t elemBytes = buf.fields.empty() ? tyBytes(buf.elem)
                                            : static_cast<int64_t>(m_.getDataLayout().getTypeAllocSize(structOf(buf)));
     if (buf.fields.empty() && buf.elem == Ty::I1) elemBytes = 1;
-    llvm::Value *count = expr(s.a);
-    llvm::Value *bytes = b_.CreateMul(count, b_.getInt64(elemBytes));
-    llvm::Value *p = b_.CreateCall(runtime("spl_alloc", b_.getPtrTy(), {b_.getInt64Ty()}), {bytes});
     auto it = frame().tempSlots.find(s.buffer);
     if (it == frame().tempSlots.end()) {
       llvm::AllocaInst *slot = entryAlloca(b_.getPtrTy(), buf.name + ".slot");
@@ -89,13 +91,24 @@ class CpuGen : public LoopCodeGen {
       eb.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), slot);
       it = frame().tempSlots.emplace(s.buffer, slot).first;
     }
+    if (localTemp(s, elemBytes)) {
+      auto *arrTy = llvm::ArrayType::get(b_.getInt8Ty(), static_cast<uint64_t>(std::max<int64_t>(1, *constUpper(s.a) * elemBytes)));
+      llvm::AllocaInst *local = entryAlloca(arrTy, buf.name + ".local");
+      local->setAlignment(llvm::Align(64));
+      b_.CreateStore(local, it->second);
+      stackTemps_.insert(s.buffer);
+      return;
+    }
+    llvm::Value *count = expr(s.a);
+    llvm::Value *bytes = b_.CreateMul(count, b_.getInt64(elemBytes));
+    llvm::Value *p = b_.CreateCall(runtime("spl_alloc", b_.getPtrTy(), {b_.getInt64Ty()}), {bytes});
     b_.CreateStore(p, it->second);
     returnIfAllocFailed(p, bytes);  // spl_alloc returns NULL for 0 bytes
   }
 
   void freeStmt(const Stmt &s) override {
     auto it = frame().tempSlots.find(s.buffer);
-    if (it == frame().tempSlots.end()) return;
+    if (it == frame().tempSlots.end() || stackTemps_.count(s.buffer)) return;
     b_.CreateCall(runtime("spl_free", b_.getVoidTy(), {b_.getPtrTy()}), {b_.CreateLoad(b_.getPtrTy(), it->second)});
     b_.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), it->second);
   }
@@ -266,6 +279,8 @@ class CpuGen : public LoopCodeGen {
     emitReturn(code);
     b_.SetInsertPoint(ok);
   }
+
+  std::set<int> stackTemps_;  // temporaries on the stack (allocStmt): never freed
 };
 
 }  // namespace

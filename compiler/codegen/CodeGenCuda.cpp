@@ -71,13 +71,6 @@ constexpr int64_t kLongGrid = 1024;  // its blocks (they stride over the chunks)
 constexpr int64_t kOwnersAt = 8, kCountsAt = 8 + 16 * kSplitChunks, kPartialsAt = kCountsAt + 4 * kSplitChunks;
 constexpr int64_t kScratchBytes = kPartialsAt + 16 * kSplitChunks;
 
-/// A kernel's temporary up to this many bytes (by a constant bound on its size) lives in the
-/// thread's local memory; a larger or unbounded one comes from the device heap.
-constexpr int64_t kLocalTempBytes = 4096;
-
-/// Whether the temporary allocated by `alloc` (elements of elemBytes) fits local memory.
-bool localTemp(const Stmt &alloc, int64_t elemBytes);
-
 /// Statements the host can run itself: scalar declarations and assignments without loads, and
 /// --checked's checks of scalars (`if (n < 0) return 1`).
 bool hostOnly(const StmtP &s) {
@@ -139,46 +132,6 @@ bool isMappedLoop(const StmtP &s) {
                                       s->loop == LoopKind::GpuWarp || s->loop == LoopKind::GpuLane);
 }
 
-/// The largest value a loop IR expression can take, when that is a constant (thread extents
-/// and shared-memory sizes must be known at compile time): min(a, 4) <= 4, and so on.
-std::optional<int64_t> constUpper(const ExprP &e) {
-  switch (e->kind) {
-    case ExprKind::Const: return e->ival;
-    case ExprKind::Cast: return constUpper(e->args[0]);
-    case ExprKind::MinMax: {
-      auto a = constUpper(e->args[0]), b = constUpper(e->args[1]);
-      if (e->isMax) {
-        if (a && b) return std::max(*a, *b);
-        return std::nullopt;
-      }
-      if (a && b) return std::min(*a, *b);
-      return a ? a : b;
-    }
-    case ExprKind::Select: {
-      auto a = constUpper(e->args[1]), b = constUpper(e->args[2]);
-      if (a && b) return std::max(*a, *b);
-      return std::nullopt;
-    }
-    case ExprKind::Binary: {
-      auto a = constUpper(e->args[0]), b = constUpper(e->args[1]);
-      if (!a || !b) return std::nullopt;
-      switch (e->binop) {
-        case BinOp::Add: return *a + *b;
-        case BinOp::Mul: return *a * *b;
-        case BinOp::FloorDiv:
-        case BinOp::ExactDiv:
-        case BinOp::Div: return *b > 0 ? std::optional<int64_t>(*a / *b) : std::nullopt;
-        default: return std::nullopt;
-      }
-    }
-    default: return std::nullopt;
-  }
-}
-
-bool localTemp(const Stmt &alloc, int64_t elemBytes) {
-  auto cap = constUpper(alloc.a);
-  return cap && *cap * elemBytes <= kLocalTempBytes;
-}
 
 /// Grid and block dimensions of a nest mapped with mapBlock/mapThread: nested levels of one
 /// kind take successive dimensions, innermost = x.

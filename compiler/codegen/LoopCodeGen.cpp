@@ -52,6 +52,45 @@ llvm::AllocaInst *LoopCodeGen::entryAlloca(llvm::Type *t, const std::string &nam
   return eb.CreateAlloca(t, nullptr, name);
 }
 
+std::optional<int64_t> constUpper(const ExprP &e) {
+  switch (e->kind) {
+    case ExprKind::Const: return e->ival;
+    case ExprKind::Cast: return constUpper(e->args[0]);
+    case ExprKind::MinMax: {
+      auto a = constUpper(e->args[0]), b = constUpper(e->args[1]);
+      if (e->isMax) {
+        if (a && b) return std::max(*a, *b);
+        return std::nullopt;
+      }
+      if (a && b) return std::min(*a, *b);
+      return a ? a : b;
+    }
+    case ExprKind::Select: {
+      auto a = constUpper(e->args[1]), b = constUpper(e->args[2]);
+      if (a && b) return std::max(*a, *b);
+      return std::nullopt;
+    }
+    case ExprKind::Binary: {
+      auto a = constUpper(e->args[0]), b = constUpper(e->args[1]);
+      if (!a || !b) return std::nullopt;
+      switch (e->binop) {
+        case BinOp::Add: return *a + *b;
+        case BinOp::Mul: return *a * *b;
+        case BinOp::FloorDiv:
+        case BinOp::ExactDiv:
+        case BinOp::Div: return *b > 0 ? std::optional<int64_t>(*a / *b) : std::nullopt;
+        default: return std::nullopt;
+      }
+    }
+    default: return std::nullopt;
+  }
+}
+
+bool localTemp(const Stmt &alloc, int64_t elemBytes) {
+  auto cap = constUpper(alloc.a);
+  return cap && *cap * elemBytes <= kLocalTempBytes;
+}
+
 void LoopCodeGen::returnIfAllocFailed(llvm::Value *p, llvm::Value *bytes) {
   llvm::Value *failed = b_.CreateAnd(b_.CreateIsNull(p), b_.CreateICmpSGT(bytes, b_.getInt64(0)));
   auto *fail = llvm::BasicBlock::Create(ctx_, "alloc.fail", frame().fn);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,6 +27,19 @@ struct Uses {
   std::set<int> vars, buffers, declared, allocated;
 };
 void usesOf(const loopir::StmtP &s, Uses &u);
+
+/// The largest value a loop IR expression can take, when that is a constant (thread extents,
+/// shared-memory and stack sizes must be known at compile time): min(a, 4) <= 4, and so on.
+std::optional<int64_t> constUpper(const loopir::ExprP &e);
+
+/// A temporary up to this many bytes (by a constant bound on its size) lives in the frame of
+/// the function that allocates it: the stack on the CPU, the thread's local memory on the GPU
+/// (one slot in the entry block, which a loop allocating it again reuses); a larger or
+/// unbounded one comes from the heap.
+constexpr int64_t kLocalTempBytes = 4096;
+
+/// Whether the temporary allocated by `alloc` (elements of elemBytes) is such a local one.
+bool localTemp(const loopir::Stmt &alloc, int64_t elemBytes);
 
 class LoopCodeGen {
  public:

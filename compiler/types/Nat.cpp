@@ -560,18 +560,30 @@ Nat NatImpl::sumClosed(const NatVarId &i, const Nat &lo, const Nat &hi, const Na
   // Ragged split: sum(g = 0 .. (n+k-1)/k) c * min(k, n - g*k) = c * n, and over the first h
   // groups min(h*k, n). The partial form holds for h <= (n+k-1)/k, i.e. for sums over the
   // positions of the split, which are the only ones the compiler forms (offsets of a join).
+  // c is the term's coefficient times its other factors, which must not mention g (a join of
+  // windows of min(k, n - g*k) slices of C rows each: sum min(k, n - g*k) * C = n * C).
   if (r.terms().size() == 1 && lo.isZero()) {
     const Nat::Term &t = r.terms()[0];
-    if (t.mono.factors.size() == 1 && t.mono.factors[0].second == 1 &&
-        t.mono.factors[0].first->kind == NatAtomKind::Min) {
-      const NatAtom &mn = *t.mono.factors[0].first;
+    for (size_t f = 0; f < t.mono.factors.size(); ++f) {
+      const NatAtom &mn = *t.mono.factors[f].first;
+      if (t.mono.factors[f].second != 1 || mn.kind != NatAtomKind::Min) continue;
+      Nat::Monomial others;
+      bool free = true;
+      for (size_t o = 0; o < t.mono.factors.size(); ++o) {
+        if (o == f) continue;
+        free = free && !mentionsAtom(*t.mono.factors[o].first, i.id);
+        others.factors.push_back(t.mono.factors[o]);
+      }
+      if (!free) continue;
+      others.key = monoKey(others.factors);
+      Nat scale = make({Nat::Term{others, t.coeff}});
       for (int side = 0; side < 2; ++side) {
         auto k = mn.args[side].asConst();
         if (!k || *k < 1) continue;
         Nat n = mn.args[1 - side] + Nat::var(i) * Nat(*k);
         if (n.mentions(i.id)) continue;
-        if (hi == Nat::div(n + Nat(*k - 1), *k)) return result + n.scale(t.coeff);
-        return result + Nat::min(hi * Nat(*k), n).scale(t.coeff);
+        if (hi == Nat::div(n + Nat(*k - 1), *k)) return result + n * scale;
+        return result + Nat::min(hi * Nat(*k), n) * scale;
       }
     }
   }

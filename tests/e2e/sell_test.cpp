@@ -2,7 +2,9 @@
 // tools/matrix's spl_csr_to_sell, mapped back to rows by sell_rows (and spl_sell_unpermute), against the
 // double-precision reference on the real and random matrices, for sigma 1 (rows in order),
 // a sigma that is not a multiple of the lanes (slices straddle windows), 64 and all rows.
-// SELL_F32_LANES / SELL_F64_LANES are the tunables the kernels were compiled with (CMake).
+// spmv_sell_rows (y in row order, through wpos) runs on sigma = its window of SELL_WINDOW slices.
+// SELL_F32_LANES / SELL_F64_LANES / SELL_WINDOW_SLICES are the tunables the kernels were
+// compiled with (CMake).
 #include "e2e_support.h"
 #include "spmv.h"
 
@@ -52,6 +54,32 @@ TEST_P(Sell, F32MatchesReference) {
     EXPECT_LT(spl_e2e::relError(y.data(), want.data(), a.rows), kF32Tolerance) << nm.name << " sigma " << sigma;
     spl_sell_free(&s);
   }
+}
+
+TEST_P(Sell, RowOrderF64AndF32MatchReference) {
+  const spl_e2e::NamedMatrix &nm = spl_e2e::testMatrices()[GetParam()];
+  const spl_csr &a = nm.m;
+  std::vector<double> x(static_cast<size_t>(a.cols) + 1), want(static_cast<size_t>(a.rows) + 1);
+  spl_random_vector(43, a.cols, x.data());
+  spl_ref_spmv(&a, x.data(), want.data());
+  spl_sell s{};
+  ASSERT_EQ(spl_csr_to_sell(&a, SELL_F64_LANES, SELL_WINDOW_SLICES * SELL_F64_LANES, &s), SPL_MATRIX_OK);
+  ASSERT_NE(s.wpos, nullptr);
+  std::vector<double> y(static_cast<size_t>(s.slices * s.lanes) + 1, -777.0);
+  ASSERT_EQ(spl_spmv_sell_rows_f64(s.slices, a.cols, s.soffs, s.cols_idx, s.vals, s.wpos, x.data(), y.data()), SPL_OK);
+  EXPECT_LT(spl_rel_error_f64(y.data(), want.data(), a.rows), kF64Tolerance) << nm.name;
+  for (int64_t r = a.rows; r < s.slices * s.lanes; ++r) EXPECT_EQ(y[static_cast<size_t>(r)], 0.0) << nm.name;
+  EXPECT_EQ(y[static_cast<size_t>(s.slices * s.lanes)], -777.0) << nm.name << ": wrote past the end";
+  spl_sell_free(&s);
+
+  std::vector<float> xf = spl_e2e::randomVectorF(a.cols, 8);
+  std::vector<double> xfd = spl_e2e::toDouble(xf), wantf(static_cast<size_t>(a.rows) + 1);
+  spl_ref_spmv(&a, xfd.data(), wantf.data());
+  ASSERT_EQ(spl_csr_to_sell(&a, SELL_F32_LANES, SELL_WINDOW_SLICES * SELL_F32_LANES, &s), SPL_MATRIX_OK);
+  std::vector<float> yf(static_cast<size_t>(s.slices * s.lanes) + 1, -777.0f);
+  ASSERT_EQ(spl_spmv_sell_rows_f32(s.slices, a.cols, s.soffs, s.cols_idx, s.vals_f32, s.wpos, xf.data(), yf.data()), SPL_OK);
+  EXPECT_LT(spl_e2e::relError(yf.data(), wantf.data(), a.rows), kF32Tolerance) << nm.name;
+  spl_sell_free(&s);
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrices, Sell, ::testing::Range<size_t>(0, spl_e2e::kNumTestMatrices), spl_e2e::matrixParamName);

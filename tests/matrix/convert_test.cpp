@@ -256,6 +256,14 @@ TEST(Convert, SellSortsWindowsAndPadsEachSliceToItsLongestRow) {
           }
         }
         EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), m.rows);
+        // wpos: a row's lane counted from its window's first lane, when windows are whole slices.
+        if (sigma % lanes == 0) {
+          ASSERT_NE(s.wpos, nullptr);
+          for (int64_t r = 0; r < s.slices * lanes; ++r)
+            EXPECT_EQ(s.wpos[r], r < m.rows ? s.pos[r] - (r / sigma) * sigma : r % sigma) << r;
+        } else {
+          EXPECT_EQ(s.wpos, nullptr);
+        }
         // Each slice is as wide as its longest row; its rows fill their first slots in column
         // order, padding is value 0 and column 0; A x through the slots is the reference.
         auto x = random_x(m.cols, 11);

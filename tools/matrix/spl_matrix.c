@@ -1837,6 +1837,16 @@ int spl_csr_to_sell(const spl_csr *m, int64_t lanes, int64_t sigma, spl_sell *ou
     if (r < m->rows)
       out->pos[keys[r].row] = (int32_t)r;
   }
+  if (sigma % lanes == 0) {
+    out->wpos = (int32_t *)alloc_zeroed(slices * lanes, sizeof(int32_t));
+    if (!out->wpos) {
+      free(keys);
+      spl_sell_free(out);
+      return SPL_MATRIX_ENOMEM;
+    }
+    for (int64_t r = 0; r < slices * lanes; ++r)
+      out->wpos[r] = (int32_t)((r < m->rows ? out->pos[r] : r) % sigma);
+  }
   out->cols_idx = (int32_t *)alloc_zeroed(slots * lanes, sizeof(int32_t));
   out->vals = (double *)alloc_zeroed(slots * lanes, sizeof(double));
   if (!out->cols_idx || !out->vals) {
@@ -1876,6 +1886,7 @@ void spl_sell_free(spl_sell *m) {
   free(m->vals_f32);
   free(m->perm);
   free(m->pos);
+  free(m->wpos);
   memset(m, 0, sizeof *m);
 }
 

@@ -257,11 +257,14 @@ void spl_lil_free(spl_lil *m);
  * width(s) = soffs[s+1] - soffs[s] slots, stored slot-major, so the entry in slot t of the
  * slice's l-th row is at (soffs[s] + t) * lanes + l. A row fills its slots 0 .. len - 1 in column
  * order; padding holds value 0 and column 0. perm[s * lanes + l] is the original row of that
- * lane, -1 past the last row; pos is its inverse (pos[perm[r]] = r). With sigma = 1 the rows keep their order and perm is the identity;
+ * lane, -1 past the last row; pos is its inverse (pos[perm[r]] = r). When sigma is a multiple of
+ * lanes (windows are whole slices), wpos[r] is pos[r] counted from the first lane of r's window,
+ * for r < slices * lanes (lanes past the last row: r's own place in its window); otherwise NULL.
+ * With sigma = 1 the rows keep their order and perm is the identity;
  * a larger sigma gathers rows of like length into a slice (less padding) and keeps x's accesses
- * within the window. This is stdlib/spmv.spl's `spmv_sell` operand; its result is in slice
+ * within the window. These are stdlib/spmv.spl's `spmv_sell` operands; its result is in slice
  * order, which stdlib's `sell_rows` (out[i] = ys[pos[i]]) or spl_sell_unpermute puts back in
- * row order. */
+ * row order; `spmv_sell_rows` (with wpos, sigma = SELL_WINDOW * lanes) gives it in row order. */
 typedef struct {
   int64_t rows, cols, nnz;
   int64_t lanes, sigma, slices;
@@ -271,6 +274,7 @@ typedef struct {
   float *vals_f32;
   int32_t *perm;     /* slices * lanes */
   int32_t *pos;      /* rows */
+  int32_t *wpos;     /* slices * lanes, or NULL */
 } spl_sell;
 int spl_csr_to_sell(const spl_csr *m, int64_t lanes, int64_t sigma, spl_sell *out);
 void spl_sell_free(spl_sell *m);
