@@ -1039,9 +1039,9 @@ void writeMarkdown(const Config &cfg, const Machine &m, const Bench &b, const Tr
           "Issue 7 asks for CPU CSR SpMV at least 1.1x Eigen and at least 90% of the triad bound on banded "
           "matrices larger than the cache.");
   targets("sell", "The same matrices as SELL-C-sigma (converted once; Eigen runs the CSR form)",
-          "SPL's `spmv_sell` then `sell_rows` (y in row order) against Eigen on the CSR form; the last two "
-          "columns are `spmv_sell` alone, its y left in slice order as a solver working in the permuted "
-          "space uses it. GB/s still counts the CSR form's bytes.");
+          "SPL's `spmv_sell_rows` (y in row order) against Eigen on the CSR form; the last two columns are "
+          "`spmv_sell`, its y left in slice order as a solver working in the permuted space uses it. GB/s "
+          "still counts the CSR form's bytes.");
 
   // Per-configuration tables.
   // CSR (SPL against every baseline), or SELL (SPL with y in row order against Eigen and the C
