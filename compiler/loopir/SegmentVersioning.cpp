@@ -96,6 +96,8 @@ StmtP withLanesVectorised(const StmtP &cur, int &count) {
   // The lanes must be independent: a vectorise hint lets LLVM reorder a floating-point sum
   // carried across them, which a fold over the lanes does not allow.
   if (assignsOuterVariable(lanes->body[0])) return cur;
+  // A lane that may return (a --checked bound check) ends the loop early: not vectorisable.
+  if (anyStmt(lanes->body[0], [](const Stmt &x) { return x.kind == StmtKind::Return; })) return cur;
   auto vecLanes = std::make_shared<Stmt>(*lanes);
   vecLanes->vectorize = true;
   int64_t w = 1;

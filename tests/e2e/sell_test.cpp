@@ -106,6 +106,33 @@ TEST(Sell, SlotOffsetsNotStartingAtZero) {
   }
 }
 
+#ifdef SELL_CHECKED
+// Built with --checked: a column out of range, or a window position out of its window, is
+// SPL_ERR_BAD_INPUT, not a read out of bounds.
+TEST(Sell, CheckedRejectsBadColumnsAndWindowPositions) {
+  spl_csr a{};
+  ASSERT_EQ(spl_random_csr(100, 90, 0.05, 9, SPL_RANDOM_UNIFORM, &a), SPL_MATRIX_OK);
+  spl_sell s{};
+  ASSERT_EQ(spl_csr_to_sell(&a, SELL_F64_LANES, SELL_WINDOW_SLICES * SELL_F64_LANES, &s), SPL_MATRIX_OK);
+  std::vector<double> x(90, 1.0), y(static_cast<size_t>(s.slices * s.lanes) + 1);
+  ASSERT_EQ(spl_spmv_sell_rows_f64(s.slices, 90, s.soffs, s.cols_idx, s.vals, s.wpos, x.data(), y.data()), SPL_OK);
+  const int32_t col = s.cols_idx[0];
+  s.cols_idx[0] = 90;
+  EXPECT_EQ(spl_spmv_sell_f64(s.slices, 90, s.soffs, s.cols_idx, s.vals, x.data(), y.data()), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_spmv_sell_rows_f64(s.slices, 90, s.soffs, s.cols_idx, s.vals, s.wpos, x.data(), y.data()),
+            SPL_ERR_BAD_INPUT);
+  s.cols_idx[0] = col;
+  const int32_t last = s.wpos[s.slices * s.lanes - 1];
+  s.wpos[s.slices * s.lanes - 1] = static_cast<int32_t>(SELL_WINDOW_SLICES * SELL_F64_LANES);
+  EXPECT_EQ(spl_spmv_sell_rows_f64(s.slices, 90, s.soffs, s.cols_idx, s.vals, s.wpos, x.data(), y.data()),
+            SPL_ERR_BAD_INPUT);
+  s.wpos[s.slices * s.lanes - 1] = last;
+  EXPECT_EQ(spl_spmv_sell_rows_f64(s.slices, 90, s.soffs, s.cols_idx, s.vals, s.wpos, x.data(), y.data()), SPL_OK);
+  spl_sell_free(&s);
+  spl_csr_free(&a);
+}
+#endif
+
 TEST(Sell, NoSlices) {
   const int32_t soffs[] = {0};
   double y[1] = {-1};
