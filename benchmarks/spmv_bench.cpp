@@ -606,10 +606,10 @@ struct Bench {
   /// SELL-C-sigma (f64 and f32): SPL's spmv_sell_rows (y in row order: each window's slices
   /// gathered back to its rows on the stack; "spl") and spmv_sell ("spl-slices": y left in slice
   /// order, as a solver that works in the permuted space uses it; checked through sell_rows), on
-  /// operands converted once
-  /// by spl_csr_to_sell, against Eigen and the plain C loop on the CSR form, in the same rounds.
-  /// The conversion (an inspector, run once per matrix) is timed apart and reported in the note
-  /// with the slots stored over the entries.
+  /// operands converted once by the runtime's inspector (spl_sell_sizes, spl_sell_build_*),
+  /// against Eigen and the plain C loop on the CSR form, in the same rounds. The conversion (run
+  /// once per matrix, on all threads) is timed apart and reported in the note with the slots
+  /// stored over the entries.
   void sell(const spl_csr &a, MatrixInfo &mi, const Checker &chk, const std::vector<int> &threadCounts,
             const std::vector<int32_t> &offs, const std::vector<double> &x64, const std::vector<float> &x32,
             const std::vector<float> &v32) {
@@ -617,37 +617,49 @@ struct Bench {
     if (nnz == 0)
       return;
     const std::string name = mi.spec.name;
-    auto run = [&](auto zero, const char *prec, int64_t lanes, auto kernel, auto fused, auto rows, auto eigen, auto plain,
-                   auto plainOmp, auto vals, const auto *csrVals, const auto *x, double bytes) {
+    auto run = [&](auto zero, const char *prec, int64_t lanes, auto build, auto kernel, auto fused, auto rows, auto eigen,
+                   auto plain, auto plainOmp, const auto *csrVals, const auto *x, double bytes) {
       using T = decltype(zero);
-      spl_sell s{};
-      auto c0 = std::chrono::steady_clock::now();
+      // The runtime's inspector, timed once on all threads (sizes, allocation and fill).
       const int64_t sigma = kSellWindow * lanes;
-      if (spl_csr_to_sell(&a, lanes, sigma, &s) != SPL_MATRIX_OK)
-        die("%s: cannot build the SELL form", name.c_str());
+      setThreads(threadCounts.back());
+      auto c0 = std::chrono::steady_clock::now();
+      int64_t nslices = 0, nslots = 0;
+      if (spl_sell_sizes(n, offs.data(), lanes, sigma, &nslices, &nslots) != SPL_OK)
+        die("%s: spl_sell_sizes failed", name.c_str());
+      const int64_t stored = nslots * lanes, slots = nslices * lanes;
+      std::vector<int32_t> soffs(static_cast<size_t>(nslices) + 1), scols(static_cast<size_t>(stored) + 1),
+          wpos(static_cast<size_t>(slots) + 1);
+      std::vector<T> svals(static_cast<size_t>(stored) + 1);
+      if (build(n, offs.data(), a.cols_idx, csrVals, lanes, sigma, soffs.data(), scols.data(), svals.data(), wpos.data()) !=
+          SPL_OK)
+        die("%s: spl_sell_build_%s failed", name.c_str(), prec);
       double convert = seconds(std::chrono::steady_clock::now() - c0);
-      const int64_t stored = static_cast<int64_t>(s.soffs[s.slices]) * lanes, slots = s.slices * lanes;
+      // Each row's lane over all slices, for sell_rows after spmv_sell (the check of spl-slices).
+      std::vector<int32_t> pos(static_cast<size_t>(std::max<int64_t>(n, 1)));
+      for (int64_t r = 0; r < n; ++r)
+        pos[static_cast<size_t>(r)] = static_cast<int32_t>(r / sigma * sigma + wpos[static_cast<size_t>(r)]);
       char note[128];
       std::snprintf(note, sizeof note, "C=%lld sigma=%lld fill %.2f, converted in %.1f ms", (long long)lanes,
                     (long long)sigma, static_cast<double>(stored) / static_cast<double>(nnz), convert * 1e3);
-      const T *sv = vals(s);
+      const T *sv = svals.data();
       const size_t len = static_cast<size_t>(std::max<int64_t>(n, 1)), slen = static_cast<size_t>(std::max<int64_t>(slots, 1));
       std::vector<T> ys(slen), ysk(slen);  // ys: the fused kernel's output (rows first, then padding lanes)
       std::vector<std::vector<T>> y(4, std::vector<T>(len));
       for (int t : threadCounts) {
         auto slices = [&, name](T *out) {
-          int rc = kernel(s.slices, mcols, s.soffs, s.cols_idx, sv, x, out);
+          int rc = kernel(nslices, mcols, soffs.data(), scols.data(), sv, x, out);
           if (rc != SPL_OK)
             die("%s: spl_spmv_sell_%s returned %d", name.c_str(), prec, rc);
         };
         auto inRows = [&, name](const T *in, T *out) {
-          int rc = rows(n, slots, s.pos, in, out);
+          int rc = rows(n, slots, pos.data(), in, out);
           if (rc != SPL_OK)
             die("%s: spl_sell_rows_%s returned %d", name.c_str(), prec, rc);
         };
         std::vector<Impl> impls;
         impls.push_back(impl(chk, "sell", prec, "spl", t, ys.data(), n, stored, [&, name] {
-          int rc = fused(s.slices, mcols, s.soffs, s.cols_idx, sv, s.wpos, x, ys.data());
+          int rc = fused(nslices, mcols, soffs.data(), scols.data(), sv, wpos.data(), x, ys.data());
           if (rc != SPL_OK)
             die("%s: spl_spmv_sell_rows_%s returned %d", name.c_str(), prec, rc);
         }, note));
@@ -667,12 +679,11 @@ struct Bench {
         }));
         group(mi, "sell", prec, t, bytes, impls);
       }
-      spl_sell_free(&s);
     };
-    run(0.0, "f64", kSellLanesF64, spl_spmv_sell_f64, spl_spmv_sell_rows_f64, spl_sell_rows_f64, eigen_spmv_f64, plain_csr_f64, plain_csr_f64_omp,
-        [](const spl_sell &s) { return s.vals; }, a.vals, x64.data(), mi.bytes64);
-    run(0.0f, "f32", kSellLanesF32, spl_spmv_sell_f32, spl_spmv_sell_rows_f32, spl_sell_rows_f32, eigen_spmv_f32, plain_csr_f32, plain_csr_f32_omp,
-        [](const spl_sell &s) { return s.vals_f32; }, v32.data(), x32.data(), mi.bytes32);
+    run(0.0, "f64", kSellLanesF64, spl_sell_build_f64, spl_spmv_sell_f64, spl_spmv_sell_rows_f64, spl_sell_rows_f64,
+        eigen_spmv_f64, plain_csr_f64, plain_csr_f64_omp, a.vals, x64.data(), mi.bytes64);
+    run(0.0f, "f32", kSellLanesF32, spl_sell_build_f32, spl_spmv_sell_f32, spl_spmv_sell_rows_f32, spl_sell_rows_f32,
+        eigen_spmv_f32, plain_csr_f32, plain_csr_f32_omp, v32.data(), x32.data(), mi.bytes32);
   }
 
   /// ELL, DIA and BCSR (f32), each where it stores at most kMaxFill times the entries.

@@ -76,6 +76,25 @@ void spl_balance_rows_i64(const int64_t *offs, int64_t n, int64_t nparts, int64_
 int spl_sigma_prefix_i32(const int32_t *lens, int64_t n, int64_t *out);
 int spl_sigma_prefix_i64(const int64_t *lens, int64_t n, int64_t *out);
 
+/* ---- SELL-C-sigma inspector --------------------------------------------------------------- */
+/* The operands of stdlib/spmv.spl's spmv_sell_rows (and spmv_sell) from a CSR matrix of n rows
+ * (offs: n + 1 monotone int32 offsets; row i's entries at offs[i] - offs[0] + k of cols, vals).
+ * Rows are sorted by decreasing length (ties in row order) within windows of sigma rows, cut into
+ * slices of `lanes` rows, each slice as wide as its longest row, stored slot-major: slot t of
+ * slice s's l-th row at (soffs[s] + t) * lanes + l; padding holds value 0, column 0. wpos[r] is
+ * the lane holding row r counted from the first lane of r's window (lanes past the last row: r's
+ * own place in its window). lanes in [1, 1024]; sigma a multiple of lanes (the kernel's
+ * SELL_WINDOW slices: sigma = SELL_WINDOW * lanes). Call spl_sell_sizes for the slices
+ * (= ceil(n / lanes)) and slots (= soffs[slices]), then spl_sell_build_* with soffs (slices + 1),
+ * scols and svals (slots * lanes) and wpos (slices * lanes). SPL_ERR_BAD_INPUT for bad sizes or
+ * decreasing offsets, SPL_ERR_ALLOC when the slots pass INT32_MAX or memory runs out. Windows
+ * run in parallel on the pool. */
+int spl_sell_sizes(int64_t n, const int32_t *offs, int64_t lanes, int64_t sigma, int64_t *slices, int64_t *slots);
+int spl_sell_build_f32(int64_t n, const int32_t *offs, const int32_t *cols, const float *vals, int64_t lanes,
+                       int64_t sigma, int32_t *soffs, int32_t *scols, float *svals, int32_t *wpos);
+int spl_sell_build_f64(int64_t n, const int32_t *offs, const int32_t *cols, const double *vals, int64_t lanes,
+                       int64_t sigma, int32_t *soffs, int32_t *scols, double *svals, int32_t *wpos);
+
 /* ---- CUDA (driver API through dlopen) ------------------------------------------------------ */
 /* 1 when libcuda.so.1 could be loaded and cuInit succeeded with at least one device, else 0. */
 int spl_cuda_available(void);

@@ -1,0 +1,134 @@
+// sell_test.cpp: the runtime's SELL-C-sigma inspector (spl_sell_sizes, spl_sell_build_*) against
+// tools/matrix's spl_csr_to_sell (the reference): the same slot offsets, columns, values (f64
+// and f32) and window positions, bit for bit, on random matrices of every shape (empty rows,
+// skewed rows, 1 x N, N x 1, nnz = 0, a partial last window and slice) and on one large enough
+// for the windows to run on several threads; then offsets not starting at 0 and bad arguments.
+#include "spl_runtime.h"
+#include "spl_matrix.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace {
+
+class Sell : public ::testing::Test {
+ protected:
+  void TearDown() override { spl_set_num_threads(0); }
+};
+
+struct Csr32 {
+  std::vector<int32_t> offs, cols;
+  std::vector<double> vals;
+  std::vector<float> vals32;
+};
+
+Csr32 narrow(const spl_csr &m, int32_t base = 0) {
+  Csr32 c;
+  for (int64_t i = 0; i <= m.rows; ++i) c.offs.push_back(static_cast<int32_t>(m.offs[i]) + base);
+  c.cols.assign(m.cols_idx, m.cols_idx + m.nnz);
+  c.vals.assign(m.vals, m.vals + m.nnz);
+  for (double v : c.vals) c.vals32.push_back(static_cast<float>(v));
+  c.cols.push_back(0), c.vals.push_back(0), c.vals32.push_back(0);  // never empty
+  return c;
+}
+
+/// Builds with the runtime and compares everything with the reference converter.
+void expectSameAsReference(const spl_csr &m, int64_t lanes, int64_t sigma, int32_t base = 0) {
+  SCOPED_TRACE("lanes " + std::to_string(lanes) + " sigma " + std::to_string(sigma) + " base " + std::to_string(base));
+  spl_sell ref{};
+  ASSERT_EQ(spl_csr_to_sell(&m, lanes, sigma, &ref), SPL_MATRIX_OK);
+  Csr32 c = narrow(m, base);
+  int64_t slices = -1, slots = -1;
+  ASSERT_EQ(spl_sell_sizes(m.rows, c.offs.data(), lanes, sigma, &slices, &slots), SPL_OK);
+  ASSERT_EQ(slices, ref.slices);
+  ASSERT_EQ(slots, ref.soffs[ref.slices]);
+  const size_t stored = static_cast<size_t>(slots * lanes), lanesTotal = static_cast<size_t>(slices * lanes);
+  std::vector<int32_t> soffs(static_cast<size_t>(slices) + 1, -1), scols(stored + 1, -1), wpos(lanesTotal + 1, -1);
+  std::vector<double> svals(stored + 1, -1.0);
+  std::vector<float> svals32(stored + 1, -1.0f);
+  std::vector<int32_t> soffs2(soffs), scols2(scols), wpos2(wpos);
+  ASSERT_EQ(spl_sell_build_f64(m.rows, c.offs.data(), c.cols.data(), c.vals.data(), lanes, sigma, soffs.data(), scols.data(),
+                               svals.data(), wpos.data()),
+            SPL_OK);
+  ASSERT_EQ(spl_sell_build_f32(m.rows, c.offs.data(), c.cols.data(), c.vals32.data(), lanes, sigma, soffs2.data(),
+                               scols2.data(), svals32.data(), wpos2.data()),
+            SPL_OK);
+  EXPECT_EQ(std::vector<int32_t>(soffs.begin(), soffs.end()), std::vector<int32_t>(ref.soffs, ref.soffs + slices + 1));
+  EXPECT_EQ(std::vector<int32_t>(scols.begin(), scols.end() - 1), std::vector<int32_t>(ref.cols_idx, ref.cols_idx + stored));
+  EXPECT_EQ(std::vector<double>(svals.begin(), svals.end() - 1), std::vector<double>(ref.vals, ref.vals + stored));
+  EXPECT_EQ(std::vector<float>(svals32.begin(), svals32.end() - 1), std::vector<float>(ref.vals_f32, ref.vals_f32 + stored));
+  EXPECT_EQ(std::vector<int32_t>(wpos.begin(), wpos.end() - 1), std::vector<int32_t>(ref.wpos, ref.wpos + lanesTotal));
+  EXPECT_EQ(soffs2, soffs);
+  EXPECT_EQ(scols2, scols);
+  EXPECT_EQ(wpos2, wpos);
+  // Nothing written past the ends.
+  EXPECT_EQ(scols.back(), -1);
+  EXPECT_EQ(svals.back(), -1.0);
+  EXPECT_EQ(wpos.back(), -1);
+  spl_sell_free(&ref);
+}
+
+TEST_F(Sell, MatchesTheReferenceConverter) {
+  struct Shape {
+    const char *name;
+    int64_t rows, cols;
+    double density;
+    spl_random_kind kind;
+  };
+  const Shape shapes[] = {
+      {"uniform", 200, 150, 0.05, SPL_RANDOM_UNIFORM}, {"empty_rows", 301, 300, 0.03, SPL_RANDOM_EMPTY_ROWS},
+      {"skewed", 517, 400, 0.02, SPL_RANDOM_SKEWED},   {"row", 1, 1000, 0.3, SPL_RANDOM_UNIFORM},
+      {"col", 1000, 1, 0.3, SPL_RANDOM_UNIFORM},       {"nnz0", 50, 60, 0.0, SPL_RANDOM_UNIFORM},
+      {"dense", 40, 40, 1.0, SPL_RANDOM_UNIFORM},
+  };
+  uint64_t seed = 1;
+  for (const Shape &s : shapes) {
+    SCOPED_TRACE(s.name);
+    spl_csr m{};
+    ASSERT_EQ(spl_random_csr(s.rows, s.cols, s.density, seed++, s.kind, &m), SPL_MATRIX_OK);
+    for (int64_t lanes : {1, 4, 8, 16})
+      for (int64_t windowSlices : {1, 3, 8}) expectSameAsReference(m, lanes, lanes * windowSlices);
+    expectSameAsReference(m, 8, 64, 7);  // offsets starting at 7
+    spl_csr_free(&m);
+  }
+}
+
+TEST_F(Sell, ParallelWindowsMatchTheReference) {
+  spl_csr m{};
+  ASSERT_EQ(spl_random_csr(200003, 200003, 0.00004, 77, SPL_RANDOM_EMPTY_ROWS, &m), SPL_MATRIX_OK);
+  for (int threads : {1, 2, 4}) {
+    spl_set_num_threads(threads);
+    expectSameAsReference(m, 8, 64);
+  }
+  spl_csr_free(&m);
+}
+
+TEST_F(Sell, RejectsBadArguments) {
+  const int32_t offs[] = {0, 2, 1, 3};
+  const int32_t good[] = {0, 1, 2, 3};
+  int64_t slices = 0, slots = 0;
+  EXPECT_EQ(spl_sell_sizes(3, offs, 8, 8, &slices, &slots), SPL_ERR_BAD_INPUT);   // decreasing
+  EXPECT_EQ(spl_sell_sizes(3, good, 8, 12, &slices, &slots), SPL_ERR_BAD_INPUT);  // sigma % lanes
+  EXPECT_EQ(spl_sell_sizes(3, good, 0, 8, &slices, &slots), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_sell_sizes(3, good, 2048, 2048, &slices, &slots), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_sell_sizes(-1, good, 8, 8, &slices, &slots), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_sell_sizes(3, nullptr, 8, 8, &slices, &slots), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_sell_sizes(3, good, 8, 8, nullptr, &slots), SPL_ERR_BAD_INPUT);
+  int32_t soffs[2], wpos[8], cols[8];
+  double vals[8];
+  const int32_t c3[] = {0, 1, 2};
+  const double v3[] = {1, 2, 3};
+  EXPECT_EQ(spl_sell_build_f64(3, offs, c3, v3, 8, 8, soffs, cols, vals, wpos), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_sell_build_f64(3, good, nullptr, v3, 8, 8, soffs, cols, vals, wpos), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_sell_build_f64(3, good, c3, v3, 8, 8, soffs, cols, vals, nullptr), SPL_ERR_BAD_INPUT);
+  ASSERT_EQ(spl_sell_build_f64(3, good, c3, v3, 8, 8, soffs, cols, vals, wpos), SPL_OK);
+  EXPECT_EQ(soffs[1], 1);
+  ASSERT_EQ(spl_sell_sizes(0, good, 8, 8, &slices, &slots), SPL_OK);
+  EXPECT_EQ(slices, 0);
+  EXPECT_EQ(slots, 0);
+}
+
+}  // namespace
