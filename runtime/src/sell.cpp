@@ -20,6 +20,7 @@
 #include "export.h"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <numeric>
 #include <vector>
@@ -78,13 +79,19 @@ template <typename T> struct Build {
   int32_t *scols;
   T *svals;
   int32_t *wpos;
+  std::atomic<bool> out_of_memory{false};
 
-  /* Fills windows [begin, end): sorts the window's rows, writes their slots and wpos. */
+  /* Fills windows [begin, end): sorts the window's rows, writes their slots and wpos. Runs on
+   * pool threads, where an exception must not escape: a failed allocation is recorded. */
   static void run(void *closure, int64_t begin, int64_t end) {
-    const Build &b = *static_cast<const Build *>(closure);
-    std::vector<int64_t> rows;
-    for (int64_t w = begin; w < end; ++w)
-      b.window(w, rows);
+    Build &b = *static_cast<Build *>(closure);
+    try {
+      std::vector<int64_t> rows;
+      for (int64_t w = begin; w < end; ++w)
+        b.window(w, rows);
+    } catch (...) {
+      b.out_of_memory = true;
+    }
   }
 
   void window(int64_t w, std::vector<int64_t> &rows) const {
@@ -141,6 +148,8 @@ int build(int64_t n, const int32_t *offs, const int32_t *cols, const T *vals, in
     } else {
       spl_parallel_for(0, windows, 16, &Build<T>::run, &b);
     }
+    if (b.out_of_memory)
+      return SPL_ERR_ALLOC;
   } catch (...) {
     return SPL_ERR_ALLOC;
   }
