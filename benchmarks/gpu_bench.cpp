@@ -5,7 +5,8 @@
 //
 // Per matrix:
 //   - CSR SpMV f32 and f64: SPL's spl_spmv_csr_{f32,f64}_cuda (stdlib/spmv.spl, the default GPU
-//     schedule) against cusparseSpMV with CUSPARSE_SPMV_ALG_DEFAULT and CUSPARSE_SPMV_CSR_ALG2;
+//     schedule; and the SELL-C-sigma kernel on operands converted once) against cusparseSpMV with
+//     CUSPARSE_SPMV_ALG_DEFAULT and CUSPARSE_SPMV_CSR_ALG2;
 //   - dense to CSR f32 (the matrix as a dense array, when it has at most 2^28 entries): SPL's
 //     two-kernel pipeline spl_dense2csr_offsets_cuda + spl_dense2csr_cuda
 //     (tests/contract/dense2csr.spl) against cusparseDenseToSparse (analysis + convert, the
@@ -183,6 +184,53 @@ void spmv(const spl_csr &a, cudaStream_t stream, cusparseHandle_t handle, int ru
   splCall(0);
   check("spl");
   record("spl", medianMs(stream, runs, splCall));
+
+  // SELL-C-sigma (stdlib/spmv.spl's spmv_sell_rows_gpu: a block per window, a thread per row),
+  // converted once on the host by the runtime's inspector (not timed here), the same copies.
+  {
+    const int64_t lanes = f32 ? 16 : 8, sigma = 8 * lanes;  // the stdlib tunables' defaults
+    int64_t slices = 0, slots = 0;
+    splCheck(spl_sell_sizes(a.rows, offs.data(), lanes, sigma, &slices, &slots), "spl_sell_sizes");
+    std::vector<int32_t> soffs(static_cast<size_t>(slices) + 1), scols(static_cast<size_t>(slots * lanes) + 1),
+        wpos(static_cast<size_t>(slices * lanes) + 1), colsPad(cols);
+    std::vector<T> svals(static_cast<size_t>(slots * lanes) + 1), valsPad(vals);
+    colsPad.push_back(0);
+    valsPad.push_back(T(0));
+    if constexpr (std::is_same_v<T, float>)
+      splCheck(spl_sell_build_f32(a.rows, offs.data(), colsPad.data(), valsPad.data(), lanes, sigma, soffs.data(),
+                                  scols.data(), svals.data(), wpos.data()),
+               "spl_sell_build_f32");
+    else
+      splCheck(spl_sell_build_f64(a.rows, offs.data(), colsPad.data(), valsPad.data(), lanes, sigma, soffs.data(),
+                                  scols.data(), svals.data(), wpos.data()),
+               "spl_sell_build_f64");
+    std::vector<DeviceArray> sOffs, sCols, sVals, sWpos, sY;
+    for (int c = 0; c < copies; ++c) {
+      sOffs.emplace_back(soffs);
+      sCols.emplace_back(scols);
+      sVals.emplace_back(svals);
+      sWpos.emplace_back(wpos);
+      sY.emplace_back(std::vector<T>(static_cast<size_t>(slices * lanes) + 1, T(-1)));
+    }
+    auto sellCall = [&](int k) {
+      int c = k % copies;
+      int rc;
+      if constexpr (std::is_same_v<T, float>)
+        rc = spl_spmv_sell_rows_gpu_f32_cuda(stream, slices, a.cols, sOffs[c].as<int32_t>(), sCols[c].as<int32_t>(),
+                                             reinterpret_cast<float *>(sVals[c].p), sWpos[c].as<int32_t>(),
+                                             reinterpret_cast<float *>(dx[c].p), reinterpret_cast<float *>(sY[c].p));
+      else
+        rc = spl_spmv_sell_rows_gpu_f64_cuda(stream, slices, a.cols, sOffs[c].as<int32_t>(), sCols[c].as<int32_t>(),
+                                             reinterpret_cast<double *>(sVals[c].p), sWpos[c].as<int32_t>(),
+                                             reinterpret_cast<double *>(dx[c].p), reinterpret_cast<double *>(sY[c].p));
+      splCheck(rc, "spl_spmv_sell_rows_gpu_cuda");
+    };
+    sellCall(0);
+    cudaCheck(cudaStreamSynchronize(stream), "spl sell");
+    double err = maxRelError(sY[0].download<T>(static_cast<size_t>(a.rows)), want);
+    if (err > (f32 ? 1e-4 : 1e-12)) die(name + " " + prec + " spl sell: wrong result (relative error " + std::to_string(err) + ")");
+    record("spl sell", medianMs(stream, runs, sellCall));
+  }
 
   cudaDataType vt = f32 ? CUDA_R_32F : CUDA_R_64F;
   std::vector<cusparseSpMatDescr_t> mats(copies);
