@@ -66,11 +66,11 @@ namespace {
 
 // ---- Configuration and inputs -----------------------------------------------------------------
 
-/// SELL-C-sigma: stdlib/spmv.spl's default lane counts and window (the tunables
-/// SELL_LANES_F64/F32 and SELL_WINDOW, in slices; a mismatch fails the result check). sigma is
-/// the window in rows: 64 in f64 (on thermal2's mirror 64 beat 256 and 1024, which spread a
-/// slice's x accesses further, and 8, which pads more), 128 in f32.
-constexpr int64_t kSellLanesF64 = 8, kSellLanesF32 = 16, kSellWindow = 8;
+/// SELL-C-sigma: the lane counts and window (in slices) stdlib/spmv.spl was compiled with, from
+/// its header. sigma is the window in rows: 64 in f64 by default (on thermal2's mirror 64 beat 256
+/// and 1024, which spread a slice's x accesses further, and 8, which pads more), 128 in f32.
+constexpr int64_t kSellLanesF64 = SPL_SPMV_SELL_LANES_F64, kSellLanesF32 = SPL_SPMV_SELL_LANES_F32,
+                  kSellWindow = SPL_SPMV_SELL_WINDOW;
 
 struct MatrixSpec {
   std::string name, group, klass, path, origRows, origNnz, generator;

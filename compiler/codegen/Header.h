@@ -1,7 +1,9 @@
 /// \file Header.h: the C header declaring an object's exported functions (LANGUAGE.md 8).
 /// Lists the error codes (under the same guard as spl_runtime.h), spl_error_string, the packed
-/// struct typedefs, and one prototype per export and target compiled, with a comment giving
-/// the SPL definition it comes from.
+/// struct typedefs, the values of the main file's tunables the object was compiled with (as
+/// macros, so that a C program sizes its operands for them: SELL-C-sigma's C and sigma), and one
+/// prototype per export and target compiled, with a comment giving the SPL definition it comes
+/// from.
 #pragma once
 
 #include <string>
@@ -18,6 +20,10 @@ struct HeaderEntry {
   bool cpu = false, cuda = false;
 };
 
-std::string writeHeader(const std::string &sourcePath, const std::string &headerPath, const std::vector<HeaderEntry> &entries);
+/// A tunable NAME becomes `#define SPL_<STEM>_<NAME> value`, STEM being the header's file name
+/// without its extension (the source's when the header has no name), so that two headers of one
+/// source compiled with different -D values can be included together.
+std::string writeHeader(const std::string &sourcePath, const std::string &headerPath, const std::vector<HeaderEntry> &entries,
+                        const std::vector<tir::Tunable> &tunables);
 
 }  // namespace spl::codegen

@@ -184,7 +184,12 @@ int runCompiler(const Options &opts, std::ostream &err) {
       diags.flush(err);
       return 1;
     }
-    std::string headerText = codegen::writeHeader(opts.input, opts.header.empty() ? opts.output + ".h" : opts.header, headerEntries);
+    // The header's name gives its guard and its tunables' prefix: --header, or -o when the header
+    // is what is emitted, else the object's name with .h added.
+    std::string headerPath = !opts.header.empty()                           ? opts.header
+                             : opts.emit == Emit::Header || opts.output.empty() ? opts.output
+                                                                              : opts.output + ".h";
+    std::string headerText = codegen::writeHeader(opts.input, headerPath, headerEntries, program->tunables);
     if (opts.emit == Emit::Header) return writeText(opts, headerText, err) ? 0 : 1;
     if (opts.emit == Emit::Cin) {
       std::string text;

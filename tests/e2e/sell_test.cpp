@@ -3,10 +3,13 @@
 // double-precision reference on the real and random matrices, for sigma 1 (rows in order),
 // a sigma that is not a multiple of the lanes (slices straddle windows), 64 and all rows.
 // spmv_sell_rows (y in row order, through wpos) runs on sigma = its window of SELL_WINDOW slices.
-// SELL_F32_LANES / SELL_F64_LANES / SELL_WINDOW_SLICES are the tunables the kernels were
-// compiled with (CMake).
+// The lanes and window are those the kernels were compiled with (-D), read from the header.
 #include "e2e_support.h"
 #include "spmv.h"
+
+#define SELL_F32_LANES SPL_SPMV_SELL_LANES_F32
+#define SELL_F64_LANES SPL_SPMV_SELL_LANES_F64
+#define SELL_WINDOW_SLICES SPL_SPMV_SELL_WINDOW
 
 namespace {
 

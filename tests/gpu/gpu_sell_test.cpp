@@ -14,8 +14,8 @@ namespace {
 
 using spl_gpu_test::DeviceBuffer;
 
-/// The stdlib tunables' defaults: C = 16 (f32), 8 (f64); windows of 8 slices.
-constexpr int64_t kLanesF32 = 16, kLanesF64 = 8, kWindow = 8;
+/// The lanes (C) and window (in slices) spmv.spl was compiled with, from its header.
+constexpr int64_t kLanesF32 = SPL_SPMV_SELL_LANES_F32, kLanesF64 = SPL_SPMV_SELL_LANES_F64, kWindow = SPL_SPMV_SELL_WINDOW;
 
 struct Sell {
   int64_t slices = 0, slots = 0;
