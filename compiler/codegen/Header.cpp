@@ -67,6 +67,11 @@ std::string writeHeader(const std::string &sourcePath, const std::string &header
       os << ")";
     }
     os << " */\n";
+    if (!d.tunables.empty()) {
+      os << "/* depends on the tunables";
+      for (const std::string &t : d.tunables) os << " " << t;
+      os << " */\n";
+    }
     if (e.cpu) {
       os << tir::prototype(*e.ex, e.abi, false, false) << ";\n";
       if (e.abi.hasSizeFunction) os << tir::prototype(*e.ex, e.abi, false, true) << ";\n";

@@ -12,6 +12,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -181,6 +182,9 @@ struct Def {
   std::vector<CallRecord> calls;
   /// Nat subtractions and take/drop bounds the checker could not prove non-negative.
   std::vector<std::pair<SourceLoc, std::string>> unproven;
+  /// The tunables its type and body read, directly or through the defs it refers to: the
+  /// values that change what it computes or how (spl-tune searches only these).
+  std::set<std::string> tunables;
 };
 
 /// A checked export: a def instantiated at concrete data types.

@@ -150,7 +150,9 @@ tir::DefP Checker::lookupDef(const std::string &name, SourceLoc loc, ModuleEnv *
     decl = owner->defs[name];
   }
   if (ownerOut) *ownerOut = owner;
-  return checkDef(*owner, *decl);
+  tir::DefP def = checkDef(*owner, *decl);
+  usedTunables_.insert(def->tunables.begin(), def->tunables.end());  // a def's tunables are its users' too
+  return def;
 }
 
 const ast::TypeDecl *Checker::lookupAlias(const std::string &name, SourceLoc loc, ModuleEnv **ownerOut) {
@@ -346,7 +348,7 @@ Nat Checker::resolveNatNode(const ast::NatSyn &n) {
       if (b) {
         switch (b->kind) {
           case Binding::NatVar: return Nat::var(b->nat);
-          case Binding::Tunable: return Nat(b->tunable);
+          case Binding::Tunable: usedTunables_.insert(n.name); return Nat(b->tunable);
           case Binding::NatsVar: fail(n.loc, "'" + n.name + "' is a nats; use an element of it, e.g. " + n.name + "@i");
           case Binding::DataVar: fail(n.loc, "'" + n.name + "' is a data type, not a nat");
           case Binding::Value: {
@@ -357,7 +359,10 @@ Nat Checker::resolveNatNode(const ast::NatSyn &n) {
           }
         }
       }
-      if (auto it = tunables_.find(n.name); it != tunables_.end()) return Nat(it->second);
+      if (auto it = tunables_.find(n.name); it != tunables_.end()) {
+        usedTunables_.insert(n.name);
+        return Nat(it->second);
+      }
       fail(n.loc, "unknown nat '" + n.name + "'");
     }
     case ast::NatOp::Lookup: {
@@ -449,7 +454,7 @@ Nat Checker::exprToNatNode(const ast::Expr &e) {
       if (b) {
         switch (b->kind) {
           case Binding::NatVar: return Nat::var(b->nat);
-          case Binding::Tunable: return Nat(b->tunable);
+          case Binding::Tunable: usedTunables_.insert(e.text); return Nat(b->tunable);
           case Binding::Value: {
             TypeP t = resolve(b->value->type);
             if ((t->kind == TypeKind::Scalar && isInteger(t->scalar)) || t->kind == TypeKind::Idx)
@@ -460,7 +465,10 @@ Nat Checker::exprToNatNode(const ast::Expr &e) {
           case Binding::DataVar: fail(e.loc, "'" + e.text + "' is a data type, not a nat");
         }
       }
-      if (auto it = tunables_.find(e.text); it != tunables_.end()) return Nat(it->second);
+      if (auto it = tunables_.find(e.text); it != tunables_.end()) {
+        usedTunables_.insert(e.text);
+        return Nat(it->second);
+      }
       fail(e.loc, "unknown nat '" + e.text + "'");
     }
     case ast::ExprOp::Binary: {
@@ -952,6 +960,7 @@ tir::DefP Checker::checkDef(ModuleEnv &env, const ast::DefDecl &d) {
   auto savedPostponed = std::move(postponed_);
   auto savedFacts = std::move(facts_);
   auto savedCalls = std::move(calls_);
+  auto savedTunables = std::move(usedTunables_);
   auto savedUnproven = std::move(unproven_);
   int savedPositions = positions_;
   positions_ = 0;
@@ -965,6 +974,7 @@ tir::DefP Checker::checkDef(ModuleEnv &env, const ast::DefDecl &d) {
   postponed_.clear();
   facts_ = NatFacts{};
   calls_.clear();
+  usedTunables_.clear();
   unproven_.clear();
   env_ = &env;
   auto restore = [&]() {
@@ -977,6 +987,7 @@ tir::DefP Checker::checkDef(ModuleEnv &env, const ast::DefDecl &d) {
     postponed_ = std::move(savedPostponed);
     facts_ = std::move(savedFacts);
     calls_ = std::move(savedCalls);
+    usedTunables_ = std::move(savedTunables);
     unproven_ = std::move(savedUnproven);
     positions_ = savedPositions;
     env_ = savedEnv;
@@ -1054,6 +1065,7 @@ tir::DefP Checker::checkDef(ModuleEnv &env, const ast::DefDecl &d) {
       }
     }
     def->calls = calls_;
+    def->tunables = usedTunables_;
     for (const tir::DefParam &p : def->params)
       if (p.sort == tir::DefParam::Value) collectUnproven(*this, p.value->type, NatFacts{}, p.loc);
     collectUnproven(*this, def->result, NatFacts{}, d.loc);

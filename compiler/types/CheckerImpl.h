@@ -180,6 +180,7 @@ class Checker {
   std::vector<Postponed> postponed_;
   NatFacts facts_;
   std::vector<tir::CallRecord> calls_;
+  std::set<std::string> usedTunables_;  // tunables read by the def being checked (tir::Def::tunables)
   std::vector<std::pair<SourceLoc, std::string>> unproven_;
   int64_t nextMeta_ = 1;
   int positions_ = 0;

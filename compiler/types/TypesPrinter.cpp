@@ -2,7 +2,7 @@
 /// For each def of the main file: its signature with every parameter's type, each call site
 /// with the callee's implicit arguments resolved and the type of the result, and the nat
 /// subtractions (and take/drop bounds) that could not be proved non-negative. Then each export
-/// with its C prototypes.
+/// with the tunables it depends on and its C prototypes.
 #include <sstream>
 
 #include "tir/Abi.h"
@@ -65,6 +65,11 @@ std::string printTypes(const tir::Program &p, const SourceManager &sm) {
       os << ")";
     }
     os << " as " << e.cname << " for" << (e.cpu ? " cpu" : "") << (e.cuda ? " cuda" : "") << "\n";
+    if (!e.def->tunables.empty()) {
+      os << "  tunables";
+      for (const std::string &t : e.def->tunables) os << " " << t;
+      os << "\n";
+    }
     try {
       tir::Abi abi = tir::computeAbi(e, 32);
       if (e.cpu) os << "  " << tir::prototype(e, abi, false, false) << ";\n";
