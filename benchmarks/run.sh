@@ -14,6 +14,8 @@
 #   --generate-only  generate (or check) the matrices and stop
 #   --threads N  the "all cores" thread count (default: all cores)
 # Environment: SPL_BENCH_BUILD_DIR (default build-bench, configured by tools/setup-bench.sh),
+#              SPL_BENCH_PREBUILT=1 (use the binaries in the build folder as they are, without
+#              ninja: a folder made by tools/device-bundle.sh on a machine without the toolchain),
 #              SPL_BENCH_MACHINE (the machine's name in the file names; default from the CPU),
 #              SPL_BENCH_COMMIT (the commit to record; default: git rev-parse, +dirty when the
 #              tree has changes).
@@ -45,13 +47,15 @@ if ! awk -v s="$scale" 'BEGIN { exit !(s > 0 && s <= 4) }'; then
   echo "run.sh: --scale must be in (0, 4]" >&2; exit 2
 fi
 
-if [ ! -f "$build/build.ninja" ]; then
-  echo "run.sh: no build in $build; run tools/setup-bench.sh first" >&2; exit 1
+if [ -z "${SPL_BENCH_PREBUILT:-}" ]; then
+  if [ ! -f "$build/build.ninja" ]; then
+    echo "run.sh: no build in $build; run tools/setup-bench.sh first" >&2; exit 1
+  fi
+  ninja -C "$build" spl-bench-targets | grep -v '^\[' | grep -v "^ninja: " || true
 fi
-ninja -C "$build" spl-bench-targets | grep -v '^\[' | grep -v "^ninja: " || true
 bench="$build/benchmarks/spl-spmv-bench"
 matgen="$build/tools/matgen/spl-matgen"
-[ -x "$bench" ] && [ -x "$matgen" ] || { echo "run.sh: the benchmark targets did not build" >&2; exit 1; }
+{ [ -x "$bench" ] || [ "$genonly" = 1 ]; } && [ -x "$matgen" ] || { echo "run.sh: the benchmark targets did not build" >&2; exit 1; }
 
 matdir="$build/bench-matrices/scale-$scale-cap-$maxnnz"
 mkdir -p "$matdir"

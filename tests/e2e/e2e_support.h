@@ -7,6 +7,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +30,13 @@ class MatrixSet {
   std::vector<NamedMatrix> all;
 };
 
+/// The folder of the real test matrices: SPL_TEST_MATRICES_DIR when set (test binaries carried to
+/// another machine, where the source tree lies elsewhere), else the source tree's, fixed at build.
+inline std::string testMatricesDir() {
+  const char *dir = std::getenv("SPL_TEST_MATRICES_DIR");
+  return dir && *dir ? dir : SPL_TEST_MATRICES;
+}
+
 inline const std::vector<NamedMatrix> &testMatrices() {
   static MatrixSet set;
   if (!set.all.empty()) return set.all;
@@ -37,7 +45,7 @@ inline const std::vector<NamedMatrix> &testMatrices() {
     NamedMatrix n;
     n.name = f;
     char err[512];
-    std::string path = std::string(SPL_TEST_MATRICES) + "/" + f;
+    std::string path = testMatricesDir() + "/" + f;
     if (spl_read_matrix(path.c_str(), &n.m, err, sizeof err) != 0) {
       ADD_FAILURE() << "cannot read " << path << ": " << err;
       continue;

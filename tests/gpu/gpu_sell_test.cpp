@@ -5,6 +5,7 @@
 // nnz = 0, a partial last window and slice) and the bundled real ones.
 #include <string>
 
+#include "e2e_support.h"
 #include "gpu_support.h"
 #include "spl_matrix.h"
 #include "spl_runtime.h"
@@ -65,7 +66,7 @@ std::vector<spl_csr> matrices() {
   for (const char *f : {"pores_1.mtx", "lund_a.mtx", "utm300.rua"}) {
     spl_csr m{};
     char err[256];
-    std::string path = std::string(SPL_TEST_MATRICES) + "/" + f;
+    std::string path = spl_e2e::testMatricesDir() + "/" + f;
     EXPECT_EQ(spl_read_matrix(path.c_str(), &m, err, sizeof err), SPL_MATRIX_OK) << err;
     all.push_back(m);
   }
