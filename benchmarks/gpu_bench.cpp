@@ -189,8 +189,8 @@ void spmv(const spl_csr &a, cudaStream_t stream, cusparseHandle_t handle, int ru
   // SELL-C-sigma (stdlib/spmv.spl's spmv_sell_rows_gpu: a block per window, a thread per row),
   // converted once on the host by the runtime's inspector (not timed here), the same copies.
   {
-    // The lanes and window spmv.spl was compiled with (its header).
-    const int64_t lanes = f32 ? SPL_SPMV_SELL_LANES_F32 : SPL_SPMV_SELL_LANES_F64, sigma = SPL_SPMV_SELL_WINDOW * lanes;
+    // The lanes and the CUDA kernel's window spmv.spl was compiled with (its header).
+    const int64_t lanes = f32 ? SPL_SPMV_SELL_LANES_F32 : SPL_SPMV_SELL_LANES_F64, sigma = SPL_SPMV_SELL_WINDOW_GPU * lanes;
     int64_t slices = 0, slots = 0;
     splCheck(spl_sell_sizes(a.rows, offs.data(), lanes, sigma, &slices, &slots), "spl_sell_sizes");
     std::vector<int32_t> soffs(static_cast<size_t>(slices) + 1), scols(static_cast<size_t>(slots * lanes) + 1),

@@ -65,6 +65,10 @@ constexpr int64_t kMinChunk = 512;
 constexpr int64_t kLongFactor = 8;
 constexpr int64_t kLongBlock = 256;  // threads per block of NAME_long
 constexpr int64_t kLongGrid = 1024;  // its blocks (they stride over the chunks)
+/// What one CUDA block may hold (every architecture since sm_20): threads, and static shared
+/// memory. A mapped nest beyond them could never launch, so it is refused when compiled.
+constexpr int64_t kMaxBlockThreads = 1024;
+constexpr int64_t kMaxStaticShared = 48 * 1024;
 
 /// Scratch layout: [flag i64][head owner i64 x K][continuing owner i64 x K][count i32 x K]
 /// [partial acc x 2K] (slot 2c: chunk c's part of its continuing row, 2c + 1: of its head row).
@@ -295,8 +299,15 @@ class DeviceGen : public LoopCodeGen {
   /// every barrier.
   void mapped(const Stmt &outer) {
     info_ = MappedInfo{};
+    sharedBytes_ = 0;
     StmtP root = std::make_shared<Stmt>(outer);
     analyzeMapped(root, info_, fn_->loc);
+    int64_t threads = info_.blockDim[0] * info_.blockDim[1] * info_.blockDim[2];
+    if (threads > kMaxBlockThreads)
+      throw CompileError(fn_->loc, "a mapBlock/mapThread nest of " + std::to_string(threads) + " threads per block (" +
+                                       std::to_string(info_.blockDim[0]) + " x " + std::to_string(info_.blockDim[1]) + " x " +
+                                       std::to_string(info_.blockDim[2]) + "): a CUDA block holds at most " +
+                                       std::to_string(kMaxBlockThreads) + "; map fewer elements per block");
     emitMapped(root, b_.getTrue(), {});
   }
 
@@ -395,6 +406,11 @@ class DeviceGen : public LoopCodeGen {
     int64_t slots = 1;
     for (int d : active) slots *= info_.blockDim[d];
     llvm::Type *et = buf.fields.empty() ? memTy(buf.elem) : static_cast<llvm::Type *>(structOf(buf));
+    sharedBytes_ += static_cast<int64_t>(m_.getDataLayout().getTypeAllocSize(et)) * std::max<int64_t>(1, slots * *cap);
+    if (sharedBytes_ > kMaxStaticShared)
+      throw CompileError(fn_->loc, "the shared arrays of a mapBlock/mapThread nest take " + std::to_string(sharedBytes_) +
+                                       " bytes per block: a CUDA block has at most " + std::to_string(kMaxStaticShared) +
+                                       " of static shared memory");
     auto *arrTy = llvm::ArrayType::get(et, static_cast<uint64_t>(std::max<int64_t>(1, slots * *cap)));
     auto *g = new llvm::GlobalVariable(m_, arrTy, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(arrTy),
                                        fn_->name + "." + buf.name + ".shared", nullptr, llvm::GlobalValue::NotThreadLocal, 3);
@@ -410,6 +426,7 @@ class DeviceGen : public LoopCodeGen {
   }
 
   MappedInfo info_;
+  int64_t sharedBytes_ = 0;  // static shared memory of the mapped nest being emitted
 
   // ---- vector per row ----------------------------------------------------------------------
 

@@ -15,8 +15,11 @@ namespace {
 
 using spl_gpu_test::DeviceBuffer;
 
-/// The lanes (C) and window (in slices) spmv.spl was compiled with, from its header.
-constexpr int64_t kLanesF32 = SPL_SPMV_SELL_LANES_F32, kLanesF64 = SPL_SPMV_SELL_LANES_F64, kWindow = SPL_SPMV_SELL_WINDOW;
+/// The lanes (C) and the CUDA kernel's window (in slices) spmv.spl was compiled with, from its
+/// header; the CPU export compared with it runs on the same operands, so it is compiled with
+/// SELL_WINDOW equal to SELL_WINDOW_GPU (tests/gpu/CMakeLists.txt).
+constexpr int64_t kLanesF32 = SPL_SPMV_SELL_LANES_F32, kLanesF64 = SPL_SPMV_SELL_LANES_F64, kWindow = SPL_SPMV_SELL_WINDOW_GPU;
+static_assert(SPL_SPMV_SELL_WINDOW == SPL_SPMV_SELL_WINDOW_GPU, "the CPU and CUDA kernels must share the operands");
 
 struct Sell {
   int64_t slices = 0, slots = 0;
@@ -73,14 +76,20 @@ std::vector<spl_csr> matrices() {
   return all;
 }
 
-class GpuSell : public ::testing::Test {
+// The suite's name: the wide variant (windows of 64 slices: blocks of 1024 threads in f32) is
+// another binary of this file.
+#ifndef SELL_SUITE
+#define SELL_SUITE GpuSell
+#endif
+
+class SELL_SUITE : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!spl_cuda_available()) GTEST_SKIP() << "no CUDA driver";
   }
 };
 
-TEST_F(GpuSell, RowOrderKernelsMatchTheReferenceAndTheCpu) {
+TEST_F(SELL_SUITE, RowOrderKernelsMatchTheReferenceAndTheCpu) {
   for (spl_csr &a : matrices()) {
     SCOPED_TRACE(::testing::Message() << a.rows << " x " << a.cols << ", " << a.nnz << " entries");
     std::vector<double> x(static_cast<size_t>(a.cols) + 1), want(static_cast<size_t>(a.rows) + 1);
