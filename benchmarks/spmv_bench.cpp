@@ -67,8 +67,9 @@ namespace {
 // ---- Configuration and inputs -----------------------------------------------------------------
 
 /// SELL-C-sigma: the lane counts and window (in slices) stdlib/spmv.spl was compiled with, from
-/// its header. sigma is the window in rows: 64 in f64 by default (on thermal2's mirror 64 beat 256
-/// and 1024, which spread a slice's x accesses further, and 8, which pads more), 128 in f32.
+/// its header. sigma is the window in rows: 64 in f64 by default, the best on the banded matrices
+/// (wider windows spread a slice's x accesses; the power-law graphs want them, up to 1024 rows:
+/// results/2026-11-21-amd-epyc-2c-format-choice.md), 128 in f32.
 constexpr int64_t kSellLanesF64 = SPL_SPMV_SELL_LANES_F64, kSellLanesF32 = SPL_SPMV_SELL_LANES_F32,
                   kSellWindow = SPL_SPMV_SELL_WINDOW;
 
