@@ -70,8 +70,10 @@ namespace {
 /// its header. sigma is the window in rows: 64 in f64 by default, the best on the banded matrices
 /// (wider windows spread a slice's x accesses; the power-law graphs want them, up to 1024 rows:
 /// results/2026-11-21-amd-epyc-2c-format-choice.md), 128 in f32.
+/// Each matrix takes the narrow window or the wide one (SELL_WINDOW_WIDE, spmv_sell_rows_wide) as
+/// the runtime's spl_sell_pick_sigma says.
 constexpr int64_t kSellLanesF64 = SPL_SPMV_SELL_LANES_F64, kSellLanesF32 = SPL_SPMV_SELL_LANES_F32,
-                  kSellWindow = SPL_SPMV_SELL_WINDOW;
+                  kSellWindow = SPL_SPMV_SELL_WINDOW, kSellWindowWide = SPL_SPMV_SELL_WINDOW_WIDE;
 
 struct MatrixSpec {
   std::string name, group, klass, path, origRows, origNnz, generator;
@@ -604,8 +606,9 @@ struct Bench {
     infos.push_back(mi);
   }
 
-  /// SELL-C-sigma (f64 and f32): SPL's spmv_sell_rows (y in row order: each window's slices
-  /// gathered back to its rows on the stack; "spl") and spmv_sell ("spl-slices": y left in slice
+  /// SELL-C-sigma (f64 and f32): SPL's spmv_sell_rows or spmv_sell_rows_wide, the window the
+  /// runtime picks by the padding of each (y in row order: each window's slices gathered back to
+  /// its rows; "spl") and spmv_sell ("spl-slices": y left in slice
   /// order, as a solver that works in the permuted space uses it; checked through sell_rows), on
   /// operands converted once by the runtime's inspector (spl_sell_sizes, spl_sell_build_*),
   /// against Eigen and the plain C loop on the CSR form, in the same rounds. The conversion (run
@@ -618,13 +621,17 @@ struct Bench {
     if (nnz == 0)
       return;
     const std::string name = mi.spec.name;
-    auto run = [&](auto zero, const char *prec, int64_t lanes, auto build, auto kernel, auto fused, auto rows, auto eigen,
-                   auto plain, auto plainOmp, const auto *csrVals, const auto *x, double bytes) {
+    auto run = [&](auto zero, const char *prec, int64_t lanes, auto build, auto kernel, auto narrowKernel, auto wideKernel,
+                   auto rows, auto eigen, auto plain, auto plainOmp, const auto *csrVals, const auto *x, double bytes) {
       using T = decltype(zero);
-      // The runtime's inspector, timed once on all threads (sizes, allocation and fill).
-      const int64_t sigma = kSellWindow * lanes;
+      // The runtime's inspector, timed once on all threads (the window's choice, sizes, allocation
+      // and fill).
       setThreads(threadCounts.back());
       auto c0 = std::chrono::steady_clock::now();
+      int64_t sigma = 0;
+      if (spl_sell_pick_sigma(n, offs.data(), lanes, kSellWindow * lanes, kSellWindowWide * lanes, &sigma) != SPL_OK)
+        die("%s: spl_sell_pick_sigma failed", name.c_str());
+      const auto fused = sigma == kSellWindow * lanes ? narrowKernel : wideKernel;
       int64_t nslices = 0, nslots = 0;
       if (spl_sell_sizes(n, offs.data(), lanes, sigma, &nslices, &nslots) != SPL_OK)
         die("%s: spl_sell_sizes failed", name.c_str());
@@ -681,10 +688,10 @@ struct Bench {
         group(mi, "sell", prec, t, bytes, impls);
       }
     };
-    run(0.0, "f64", kSellLanesF64, spl_sell_build_f64, spl_spmv_sell_f64, spl_spmv_sell_rows_f64, spl_sell_rows_f64,
-        eigen_spmv_f64, plain_csr_f64, plain_csr_f64_omp, a.vals, x64.data(), mi.bytes64);
-    run(0.0f, "f32", kSellLanesF32, spl_sell_build_f32, spl_spmv_sell_f32, spl_spmv_sell_rows_f32, spl_sell_rows_f32,
-        eigen_spmv_f32, plain_csr_f32, plain_csr_f32_omp, v32.data(), x32.data(), mi.bytes32);
+    run(0.0, "f64", kSellLanesF64, spl_sell_build_f64, spl_spmv_sell_f64, spl_spmv_sell_rows_f64, spl_spmv_sell_rows_wide_f64,
+        spl_sell_rows_f64, eigen_spmv_f64, plain_csr_f64, plain_csr_f64_omp, a.vals, x64.data(), mi.bytes64);
+    run(0.0f, "f32", kSellLanesF32, spl_sell_build_f32, spl_spmv_sell_f32, spl_spmv_sell_rows_f32, spl_spmv_sell_rows_wide_f32,
+        spl_sell_rows_f32, eigen_spmv_f32, plain_csr_f32, plain_csr_f32_omp, v32.data(), x32.data(), mi.bytes32);
   }
 
   /// ELL, DIA and BCSR (f32), each where it stores at most kMaxFill times the entries.

@@ -94,6 +94,17 @@ int spl_sell_build_f32(int64_t n, const int32_t *offs, const int32_t *cols, cons
                        int64_t sigma, int32_t *soffs, int32_t *scols, float *svals, int32_t *wpos);
 int spl_sell_build_f64(int64_t n, const int32_t *offs, const int32_t *cols, const double *vals, int64_t lanes,
                        int64_t sigma, int32_t *soffs, int32_t *scols, double *svals, int32_t *wpos);
+/* Of two windows (in rows, multiples of lanes, narrow <= wide), the one to build with: the narrow
+ * one unless it stores more than SPL_SELL_WIDE_FILL times the wide one's slots. Rows of like
+ * length side by side (banded and FEM matrices) pad little in any window, and a narrow window
+ * keeps a slice's x accesses close; rows of very different lengths (power-law graphs) pad 2-3x
+ * in a narrow window, which costs more than a wide one's scattered accesses. Checked against the
+ * 31 matrices of the benchmark suite (benchmarks/results/2026-11-21-amd-epyc-2c-format-choice.md,
+ * C = 8, windows of 8 and 64 slices): it picks the faster window on 27, every power-law graph
+ * included (where 8 slices pad 1.8-3.3x and lose by 20-45%); the other 4 are small matrices held
+ * in the cache, where 64 slices beat 8 by 3-9%. Costs two spl_sell_sizes. */
+#define SPL_SELL_WIDE_FILL 1.25
+int spl_sell_pick_sigma(int64_t n, const int32_t *offs, int64_t lanes, int64_t narrow, int64_t wide, int64_t *sigma);
 
 /* ---- CUDA (driver API through dlopen) ------------------------------------------------------ */
 /* 1 when libcuda.so.1 could be loaded and cuInit succeeded with at least one device, else 0. */

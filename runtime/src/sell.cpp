@@ -1,5 +1,6 @@
 /* sell.cpp: spl_sell_sizes and spl_sell_build_*, the inspector that turns a CSR matrix into the
- * SELL-C-sigma operands of stdlib/spmv.spl's spmv_sell_rows (Kreutzer et al., SISC 2014).
+ * SELL-C-sigma operands of stdlib/spmv.spl's spmv_sell_rows (Kreutzer et al., SISC 2014), and
+ * spl_sell_pick_sigma, which of two windows to build with (by their padding).
  *
  * Rows are sorted by decreasing length (ties in row order) within windows of sigma rows; each
  * window's sorted rows are cut into slices of `lanes` rows, each slice as wide as its first
@@ -174,6 +175,18 @@ int spl_sell_sizes(int64_t n, const int32_t *offs, int64_t lanes, int64_t sigma,
   } catch (...) {
     return SPL_ERR_ALLOC;
   }
+  return SPL_OK;
+}
+
+int spl_sell_pick_sigma(int64_t n, const int32_t *offs, int64_t lanes, int64_t narrow, int64_t wide, int64_t *sigma) {
+  if (sigma == nullptr || narrow > wide || !spl_rt::valid_shape(n, offs, lanes, wide))
+    return SPL_ERR_BAD_INPUT;
+  int64_t slices = 0, narrowSlots = 0, wideSlots = 0;
+  if (int rc = spl_sell_sizes(n, offs, lanes, narrow, &slices, &narrowSlots); rc != SPL_OK)
+    return rc;
+  if (int rc = spl_sell_sizes(n, offs, lanes, wide, &slices, &wideSlots); rc != SPL_OK)
+    return rc;
+  *sigma = static_cast<double>(narrowSlots) > SPL_SELL_WIDE_FILL * static_cast<double>(wideSlots) ? wide : narrow;
   return SPL_OK;
 }
 

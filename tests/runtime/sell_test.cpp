@@ -2,7 +2,8 @@
 // tools/matrix's spl_csr_to_sell (the reference): the same slot offsets, columns, values (f64
 // and f32) and window positions, bit for bit, on random matrices of every shape (empty rows,
 // skewed rows, 1 x N, N x 1, nnz = 0, a partial last window and slice) and on one large enough
-// for the windows to run on several threads; then offsets not starting at 0 and bad arguments.
+// for the windows to run on several threads; then offsets not starting at 0, bad arguments, and
+// the choice between two windows (spl_sell_pick_sigma).
 #include "spl_runtime.h"
 #include "spl_matrix.h"
 
@@ -129,6 +130,51 @@ TEST_F(Sell, RejectsBadArguments) {
   ASSERT_EQ(spl_sell_sizes(0, good, 8, 8, &slices, &slots), SPL_OK);
   EXPECT_EQ(slices, 0);
   EXPECT_EQ(slots, 0);
+}
+
+std::vector<int32_t> offsetsOf(const std::vector<int32_t> &lengths) {
+  std::vector<int32_t> offs{0};
+  for (int32_t l : lengths) offs.push_back(offs.back() + l);
+  return offs;
+}
+
+// spl_sell_pick_sigma: the narrow window unless it stores more than SPL_SELL_WIDE_FILL (1.25)
+// times the wide one's slots.
+TEST_F(Sell, PicksTheNarrowWindowUnlessItPadsMuchMore) {
+  int64_t sigma = 0;
+  // Rows of like length (a band): no window pads, the narrow one is kept.
+  std::vector<int32_t> band(1000, 5);
+  band[0] = band[999] = 3;
+  std::vector<int32_t> o = offsetsOf(band);
+  ASSERT_EQ(spl_sell_pick_sigma(1000, o.data(), 8, 64, 512, &sigma), SPL_OK);
+  EXPECT_EQ(sigma, 64);
+  // One row in eight 40 long, the others 1: every narrow slice is 40 wide (320 slots for 64
+  // rows); sorted over 64 rows the long ones share one slice (40 + 7).
+  std::vector<int32_t> hubs(1024, 1);
+  for (size_t i = 0; i < hubs.size(); i += 8) hubs[i] = 40;
+  o = offsetsOf(hubs);
+  ASSERT_EQ(spl_sell_pick_sigma(1024, o.data(), 8, 8, 64, &sigma), SPL_OK);
+  EXPECT_EQ(sigma, 64);
+  // The threshold itself, lanes 2: lengths 4 0 1 0 store 4 + 1 = 5 slots in windows of 2 and
+  // 4 + 0 = 4 in one window of 4 (5 = 1.25 x 4: narrow); 4 0 2 0 store 6 against 4 (wide).
+  o = offsetsOf({4, 0, 1, 0});
+  ASSERT_EQ(spl_sell_pick_sigma(4, o.data(), 2, 2, 4, &sigma), SPL_OK);
+  EXPECT_EQ(sigma, 2);
+  o = offsetsOf({4, 0, 2, 0});
+  ASSERT_EQ(spl_sell_pick_sigma(4, o.data(), 2, 2, 4, &sigma), SPL_OK);
+  EXPECT_EQ(sigma, 4);
+  // No rows, and equal windows.
+  ASSERT_EQ(spl_sell_pick_sigma(0, o.data(), 8, 8, 64, &sigma), SPL_OK);
+  EXPECT_EQ(sigma, 8);
+  ASSERT_EQ(spl_sell_pick_sigma(4, o.data(), 2, 4, 4, &sigma), SPL_OK);
+  EXPECT_EQ(sigma, 4);
+  // Bad arguments: narrow > wide, a window not a multiple of the lanes, no output, bad offsets.
+  EXPECT_EQ(spl_sell_pick_sigma(4, o.data(), 2, 4, 2, &sigma), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_sell_pick_sigma(4, o.data(), 2, 3, 4, &sigma), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_sell_pick_sigma(4, o.data(), 2, 2, 5, &sigma), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_sell_pick_sigma(4, o.data(), 2, 2, 4, nullptr), SPL_ERR_BAD_INPUT);
+  const int32_t decreasing[] = {0, 2, 1, 3, 4};
+  EXPECT_EQ(spl_sell_pick_sigma(4, decreasing, 2, 2, 4, &sigma), SPL_ERR_BAD_INPUT);
 }
 
 }  // namespace
