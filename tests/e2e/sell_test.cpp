@@ -59,56 +59,43 @@ TEST_P(Sell, F32MatchesReference) {
   }
 }
 
-TEST_P(Sell, RowOrderF64AndF32MatchReference) {
-  const spl_e2e::NamedMatrix &nm = spl_e2e::testMatrices()[GetParam()];
+/// A row-order kernel pair (f64, f32) on operands built for its window of `window` slices: y
+/// against the reference, padding lanes zero, nothing written past the end.
+template <typename F64, typename F32>
+void expectRowOrderMatchesReference(const spl_e2e::NamedMatrix &nm, int64_t window, uint64_t seed, F64 f64, F32 f32) {
   const spl_csr &a = nm.m;
   std::vector<double> x(static_cast<size_t>(a.cols) + 1), want(static_cast<size_t>(a.rows) + 1);
-  spl_random_vector(43, a.cols, x.data());
+  spl_random_vector(seed, a.cols, x.data());
   spl_ref_spmv(&a, x.data(), want.data());
   spl_sell s{};
-  ASSERT_EQ(spl_csr_to_sell(&a, SELL_F64_LANES, SELL_WINDOW_SLICES * SELL_F64_LANES, &s), SPL_MATRIX_OK);
+  ASSERT_EQ(spl_csr_to_sell(&a, SELL_F64_LANES, window * SELL_F64_LANES, &s), SPL_MATRIX_OK);
   ASSERT_NE(s.wpos, nullptr);
   std::vector<double> y(static_cast<size_t>(s.slices * s.lanes) + 1, -777.0);
-  ASSERT_EQ(spl_spmv_sell_rows_f64(s.slices, a.cols, s.soffs, s.cols_idx, s.vals, s.wpos, x.data(), y.data()), SPL_OK);
+  ASSERT_EQ(f64(s.slices, a.cols, s.soffs, s.cols_idx, s.vals, s.wpos, x.data(), y.data()), SPL_OK);
   EXPECT_LT(spl_rel_error_f64(y.data(), want.data(), a.rows), kF64Tolerance) << nm.name;
   for (int64_t r = a.rows; r < s.slices * s.lanes; ++r) EXPECT_EQ(y[static_cast<size_t>(r)], 0.0) << nm.name;
   EXPECT_EQ(y[static_cast<size_t>(s.slices * s.lanes)], -777.0) << nm.name << ": wrote past the end";
   spl_sell_free(&s);
 
-  std::vector<float> xf = spl_e2e::randomVectorF(a.cols, 8);
+  std::vector<float> xf = spl_e2e::randomVectorF(a.cols, seed - 35);
   std::vector<double> xfd = spl_e2e::toDouble(xf), wantf(static_cast<size_t>(a.rows) + 1);
   spl_ref_spmv(&a, xfd.data(), wantf.data());
-  ASSERT_EQ(spl_csr_to_sell(&a, SELL_F32_LANES, SELL_WINDOW_SLICES * SELL_F32_LANES, &s), SPL_MATRIX_OK);
+  ASSERT_EQ(spl_csr_to_sell(&a, SELL_F32_LANES, window * SELL_F32_LANES, &s), SPL_MATRIX_OK);
   std::vector<float> yf(static_cast<size_t>(s.slices * s.lanes) + 1, -777.0f);
-  ASSERT_EQ(spl_spmv_sell_rows_f32(s.slices, a.cols, s.soffs, s.cols_idx, s.vals_f32, s.wpos, xf.data(), yf.data()), SPL_OK);
+  ASSERT_EQ(f32(s.slices, a.cols, s.soffs, s.cols_idx, s.vals_f32, s.wpos, xf.data(), yf.data()), SPL_OK);
   EXPECT_LT(spl_e2e::relError(yf.data(), wantf.data(), a.rows), kF32Tolerance) << nm.name;
   spl_sell_free(&s);
 }
 
+TEST_P(Sell, RowOrderF64AndF32MatchReference) {
+  expectRowOrderMatchesReference(spl_e2e::testMatrices()[GetParam()], SELL_WINDOW_SLICES, 43, spl_spmv_sell_rows_f64,
+                                 spl_spmv_sell_rows_f32);
+}
+
 // The wide kernels (windows of SELL_WINDOW_WIDE slices) on operands built for that window.
 TEST_P(Sell, WideRowOrderF64AndF32MatchReference) {
-  const spl_e2e::NamedMatrix &nm = spl_e2e::testMatrices()[GetParam()];
-  const spl_csr &a = nm.m;
-  std::vector<double> x(static_cast<size_t>(a.cols) + 1), want(static_cast<size_t>(a.rows) + 1);
-  spl_random_vector(44, a.cols, x.data());
-  spl_ref_spmv(&a, x.data(), want.data());
-  spl_sell s{};
-  ASSERT_EQ(spl_csr_to_sell(&a, SELL_F64_LANES, SPL_SPMV_SELL_WINDOW_WIDE * SELL_F64_LANES, &s), SPL_MATRIX_OK);
-  std::vector<double> y(static_cast<size_t>(s.slices * s.lanes) + 1, -777.0);
-  ASSERT_EQ(spl_spmv_sell_rows_wide_f64(s.slices, a.cols, s.soffs, s.cols_idx, s.vals, s.wpos, x.data(), y.data()), SPL_OK);
-  EXPECT_LT(spl_rel_error_f64(y.data(), want.data(), a.rows), kF64Tolerance) << nm.name;
-  for (int64_t r = a.rows; r < s.slices * s.lanes; ++r) EXPECT_EQ(y[static_cast<size_t>(r)], 0.0) << nm.name;
-  EXPECT_EQ(y[static_cast<size_t>(s.slices * s.lanes)], -777.0) << nm.name << ": wrote past the end";
-  spl_sell_free(&s);
-
-  std::vector<float> xf = spl_e2e::randomVectorF(a.cols, 9);
-  std::vector<double> xfd = spl_e2e::toDouble(xf), wantf(static_cast<size_t>(a.rows) + 1);
-  spl_ref_spmv(&a, xfd.data(), wantf.data());
-  ASSERT_EQ(spl_csr_to_sell(&a, SELL_F32_LANES, SPL_SPMV_SELL_WINDOW_WIDE * SELL_F32_LANES, &s), SPL_MATRIX_OK);
-  std::vector<float> yf(static_cast<size_t>(s.slices * s.lanes) + 1, -777.0f);
-  ASSERT_EQ(spl_spmv_sell_rows_wide_f32(s.slices, a.cols, s.soffs, s.cols_idx, s.vals_f32, s.wpos, xf.data(), yf.data()), SPL_OK);
-  EXPECT_LT(spl_e2e::relError(yf.data(), wantf.data(), a.rows), kF32Tolerance) << nm.name;
-  spl_sell_free(&s);
+  expectRowOrderMatchesReference(spl_e2e::testMatrices()[GetParam()], SPL_SPMV_SELL_WINDOW_WIDE, 44,
+                                 spl_spmv_sell_rows_wide_f64, spl_spmv_sell_rows_wide_f32);
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrices, Sell, ::testing::Range<size_t>(0, spl_e2e::kNumTestMatrices), spl_e2e::matrixParamName);
