@@ -42,13 +42,19 @@ bool gathers(const StmtP &s, const std::vector<int> &loaded) {
 StmtP version(const StmtP &cur, int &count) {
   if (!isSegmentGather(*cur) || cur->vectorize || cur->vectorWidth || cur->interleave || cur->unroll || cur->userKind)
     return cur;
-  auto scalar = std::make_shared<Stmt>(*cur);
-  scalar->vectorWidth = 1;
-  scalar->interleave = 1;
-  scalar->unroll = 1;  // a few iterations: an unrolled body and its remainder loop cost more than they save
+  auto scalarWith = [&](int partialSums) {
+    auto loop = std::make_shared<Stmt>(*cur);
+    loop->vectorWidth = 1;
+    loop->interleave = partialSums;
+    loop->unroll = 1;  // a few iterations: an unrolled body and its remainder loop cost more than they save
+    return loop;
+  };
   auto vector = std::make_shared<Stmt>(*cur);
+  ExprP length = bin(BinOp::Sub, cur->b, cur->a);
   ++count;
-  return ifThen(bin(BinOp::Ge, bin(BinOp::Sub, cur->b, cur->a), cInt(kLongSegment)), vector, scalar);
+  // Short segments first: they are the most common, and pay for one comparison only.
+  return ifThen(bin(BinOp::Lt, length, cInt(kMediumSegment)), scalarWith(1),
+                ifThen(bin(BinOp::Ge, length, cInt(kLongSegment)), vector, scalarWith(kMediumPartialSums)));
 }
 
 /// The constant trip count of `loop` when it runs [0, C) (0 otherwise).

@@ -4,19 +4,29 @@
 ///             count is read from memory (a CSR row, a LIL list, a graph's neighbours) and
 ///             whose body gathers through an index read from memory runs as
 ///
-///               if (hi - lo >= kLongSegment) { the loop, vectorised as LLVM sees fit }
-///               else                         { the loop, kept scalar (width 1, no interleave) }
+///               if (hi - lo < kMediumSegment)     { the loop, kept scalar (width 1, no interleave) }
+///               else if (hi - lo >= kLongSegment) { the loop, vectorised as LLVM sees fit }
+///               else                              { scalar, kMediumPartialSums partial sums }
 ///
 ///             Sparse rows are mostly short: LLVM's vector loop (8 lanes x 4 partial sums of
 ///             gathers on AVX-512) never runs on them, and its checks and vector epilogue cost
 ///             more than a plain scalar loop (on a 2-core AMD EPYC, cop20k_A with 21 entries a
 ///             row: 1.18 ms against 0.98 ms scalar; pwtk with 53: 2.9 against 2.7), while long
 ///             rows still gain from it (dense rows of 1414: 0.82 ms against 1.07 scalar). The
-///             threshold 64 is where the two met on the benchmark suite.
+///             threshold 64 is where the two met on the benchmark suite. Between 32 and 64, a
+///             single partial sum makes the loop wait on its floating-point adds (2-3 cycles a
+///             nonzero, about the memory's pace on one core): two partial sums (LLVM
+///             interleaves the reassociable reduction, then pairs the loads) ran the
+///             block-FEM rows 5-17% faster in f64 and 14-20% in f32 (pwtk, shipsec1, cant,
+///             rma10, conf5_4-8x8-05, against the single sum in the same process), cop20k_A
+///             and the graphs within 3% either way, ba-graph 3-5% slower. Four partial sums
+///             lost 7-10% on rma10, and from 16 or 24 entries cop20k_A lost up to 20% (the
+///             remainder loop's exit mispredicts on rows that short). Short rows are tested
+///             first: they are the most common and pay one comparison.
 ///             vectorizeSegmentLanes: a segment loop whose body is one loop over a constant
 ///             number of lanes (SELL-C's slots over the C rows of a slice) runs its lanes as one
 ///             vector and its segment scalar (see the function).
-/// Assumes:    nothing beyond the loop IR's guarantees; the two versions are the same loop, so
+/// Assumes:    nothing beyond the loop IR's guarantees; the three versions are the same loop, so
 ///             results differ only by the reassociation a reduction already allows; the lanes
 ///             vectorised carry nothing from one lane to the next (checked).
 /// Guarantees: only loops outside GPU functions are touched (Reduction loops by the first, the
@@ -30,6 +40,11 @@ namespace spl::loopir {
 
 /// Segments at least this long take the vectorised version.
 constexpr int64_t kLongSegment = 64;
+
+/// Segments at least this long (and shorter than kLongSegment) run scalar with
+/// kMediumPartialSums partial sums (LLVM's interleaving of a reassociable reduction).
+constexpr int64_t kMediumSegment = 32;
+constexpr int kMediumPartialSums = 2;
 
 /// A Reduction loop whose bounds are read from memory and whose body gathers through an index
 /// read from memory (CSR SpMV's nonzero loop): the loops this pass and StreamPrefetch take.

@@ -59,6 +59,31 @@ TEST(SpmvCsr, OffsetsNotStartingAtZero) {
   EXPECT_FLOAT_EQ(y[2], 60.0f);
 }
 
+TEST(SpmvCsr, EveryRowLengthAcrossTheLoopVersions) {
+  // Row i holds i entries (0 to 140): the scalar loop (under 32), the two-partial-sum loop (32 to
+  // 63) and the vector loop (64 and more) of loopir/SegmentVersioning, each boundary from both
+  // sides and every remainder. Small integers keep every sum exact in f32.
+  const int64_t rows = 141, cols = 150;
+  std::vector<int32_t> offs{0}, colIdx;
+  std::vector<float> vals;
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t k = 0; k < i; ++k) {
+      colIdx.push_back(static_cast<int32_t>((k * 7 + i) % cols));
+      vals.push_back(static_cast<float>((k + i) % 5) - 2.0f);
+    }
+    offs.push_back(static_cast<int32_t>(colIdx.size()));
+  }
+  std::vector<float> x(cols);
+  for (int64_t j = 0; j < cols; ++j) x[j] = static_cast<float>(j % 9) - 4.0f;
+  std::vector<float> y(rows, -777.0f);
+  ASSERT_EQ(spl_spmv_csr(rows, cols, offs.data(), colIdx.data(), vals.data(), x.data(), y.data()), SPL_OK);
+  for (int64_t i = 0; i < rows; ++i) {
+    double want = 0;
+    for (int32_t k = offs[i]; k < offs[i + 1]; ++k) want += static_cast<double>(vals[k]) * x[colIdx[k]];
+    EXPECT_EQ(y[i], static_cast<float>(want)) << "row of " << i << " entries";
+  }
+}
+
 TEST(SpmvCsr, ZeroRows) {
   const int32_t offs[] = {0};
   float y[1] = {-1};
