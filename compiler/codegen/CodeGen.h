@@ -25,6 +25,10 @@ struct CodeGenOptions {
   /// --gpu-emulator: the object carries the device module as LLVM bitcode (an image headed
   /// "SPLEMU01" and its size) instead of PTX; only the CPU emulator of the driver can load it.
   bool gpuEmulatorImage = false;
+  /// --fp-contract: a floating-point product feeding a sum or difference may be fused into one
+  /// multiply-add with a single rounding (`contract` on the LLVM instructions), as C compilers
+  /// do with -ffp-contract=fast and nvcc by default. Off: every operation rounds on its own.
+  bool fpContract = true;
 };
 
 enum class OutputKind { LlvmIr, Assembly, Object };

@@ -285,8 +285,9 @@ class CpuGen : public LoopCodeGen {
 
 }  // namespace
 
-void addCpuFunctions(llvm::Module &mod, const loopir::Module &m) {
+void addCpuFunctions(llvm::Module &mod, const loopir::Module &m, const CodeGenOptions &opts) {
   CpuGen g(mod.getContext(), mod);
+  g.setFpContract(opts.fpContract);
   for (const loopir::Function &f : m.functions)
     if (!f.cuda) g.function(f);
 }
@@ -296,7 +297,7 @@ bool compileCpu(const loopir::Module &m, const std::string &moduleName, const Co
   llvm::LLVMContext ctx;
   auto mod = std::make_unique<llvm::Module>(moduleName, ctx);
   if (!prepareModule(*mod, opts, error)) return false;
-  addCpuFunctions(*mod, m);
+  addCpuFunctions(*mod, m, opts);
   if (!addCudaStubs(*mod, m, opts, error)) return false;
   std::string verifyErrors;
   llvm::raw_string_ostream vs(verifyErrors);

@@ -213,6 +213,7 @@ std::vector<Segment> segmentsOf(const Function &f) {
 class DeviceGen : public LoopCodeGen {
  public:
   using LoopCodeGen::LoopCodeGen;
+  bool fusesCarriedAdds() const override { return true; }
 
   /// Generates the kernel of one segment. `varTypes` gives the type of each captured scalar.
   /// With `longRows`, the segment's second kernel NAME_long (see longRowsKernel).
@@ -1236,6 +1237,7 @@ bool buildDeviceModule(const loopir::Module &m, const CodeGenOptions &opts, llvm
     std::vector<Segment> segs = segmentsOf(f);
     std::map<int, Ty> vt = varTypesOf(f);
     DeviceGen g(ctx, dev);
+    g.setFpContract(opts.fpContract);
     g.errorBuffer_ = errorBuffer;
     for (Segment &s : segs)
       if (s.kind != Segment::Host) captureOf(s, f, errorBuffer);
@@ -1313,6 +1315,7 @@ bool addCudaStubs(llvm::Module &host, const loopir::Module &m, const CodeGenOpti
       if (s.kind != Segment::Host) captureOf(s, f, errorBuffer);
     planLongRowSplits(f, segs);
     HostGen g(ctx, host, ptxVar, slot);
+    g.setFpContract(opts.fpContract);
     g.errorBuffer_ = errorBuffer;
     g.stub(f, segs, varTypesOf(f));
   }

@@ -23,7 +23,7 @@ bool prepareDeviceModule(llvm::Module &m, const CodeGenOptions &opts, std::strin
 bool emitPtx(llvm::Module &m, const CodeGenOptions &opts, std::string &ptx, std::string &error);
 
 /// Adds the CPU functions of `m` to a host module (CodeGenCpu.cpp).
-void addCpuFunctions(llvm::Module &host, const loopir::Module &m);
+void addCpuFunctions(llvm::Module &host, const loopir::Module &m, const CodeGenOptions &opts);
 /// Compiles the cuda functions of `m` to one PTX module and adds, to the host module, that PTX
 /// as a string and each function's host stub (CodeGenCuda.cpp).
 bool addCudaStubs(llvm::Module &host, const loopir::Module &m, const CodeGenOptions &opts, std::string &error);

@@ -45,6 +45,8 @@ class LoopCodeGen {
  public:
   LoopCodeGen(llvm::LLVMContext &ctx, llvm::Module &m) : ctx_(ctx), m_(m), b_(ctx) {}
   virtual ~LoopCodeGen();
+  /// Whether floating-point adds, subtractions and products carry `contract` (CodeGenOptions).
+  void setFpContract(bool on) { fpContract_ = on; }
 
  protected:
   struct VarSlot {
@@ -70,6 +72,8 @@ class LoopCodeGen {
   /// NULL for a positive size (allocators may return NULL for 0 bytes).
   void returnIfAllocFailed(llvm::Value *p, llvm::Value *bytes);
   virtual void barrier() = 0;
+  /// Whether an accumulation carried by a loop (acc = acc + a * b) may fuse too (binary()).
+  virtual bool fusesCarriedAdds() const { return false; }
   /// A Prefetch statement: llvm.prefetch of the element's address (the NVPTX back end drops it).
   void prefetch(const loopir::Stmt &s);
 
@@ -85,7 +89,10 @@ class LoopCodeGen {
   llvm::Value *castTo(llvm::Value *v, loopir::Ty from, loopir::Ty to);
   llvm::Value *expr(const loopir::ExprP &e);
   llvm::Value *branchy(llvm::Value *c, const loopir::ExprP &x, const loopir::ExprP &y, loopir::Ty t);
-  llvm::Value *binary(const loopir::ExprP &e);
+  /// `contract`: whether a floating-point result may fuse with its operands (with fpContract_).
+  llvm::Value *binary(const loopir::ExprP &e, bool contract = true);
+  /// Is `assign` an accumulation, v = v + e (or e + v, v - e), of its own variable?
+  static bool accumulates(const loopir::Stmt &assign);
   llvm::Value *withFmf(llvm::Value *v, const llvm::FastMathFlags &fmf);
   void stmt(const loopir::StmtP &s);
   /// A counted loop from lo to hi (exclusive) by `step`, binding s.var.
@@ -98,6 +105,7 @@ class LoopCodeGen {
   llvm::LLVMContext &ctx_;
   llvm::Module &m_;
   llvm::IRBuilder<> b_;
+  bool fpContract_ = true;
   const loopir::Function *fn_ = nullptr;
   std::vector<Frame *> frames_;
 };

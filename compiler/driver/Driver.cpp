@@ -226,6 +226,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
     cg.optLevel = opts.optLevel;
     cg.gpuArch = opts.gpuArch;
     cg.gpuEmulatorImage = opts.gpuEmulator;
+    cg.fpContract = opts.fpContract;
     if (opts.emit == Emit::Ptx) {
       std::string ptx, ptxError;
       if (!codegen::buildPtx(lm, cg, ptx, ptxError)) {

@@ -28,6 +28,8 @@ options:
   -I DIR                  add DIR to the module search path of `import`
   --index-bits=32|64      width of idx[_] values and nats in the C ABI (default 32)
   --checked               kernels validate their inputs and return SPL_ERR_BAD_INPUT
+  --fp-contract=fast|off  fuse a product feeding a sum into one multiply-add (default fast,
+                          as nvcc and gcc do); off rounds every operation on its own
   --gpu-arch=sm_XX        PTX target architecture (default sm_90)
   --gpu-emulator          embed the kernels as LLVM bitcode instead of PTX, for the CPU
                           emulator of the CUDA driver (SPL_CUDA_DRIVER; testing only)
@@ -149,6 +151,11 @@ ParsedArgs parseArgs(const std::vector<std::string> &args) {
       else return fail("--index-bits must be 32 or 64, got '" + v + "'");
     } else if (a == "--checked") {
       o.checked = true;
+    } else if (a == "--fp-contract" || a.rfind("--fp-contract=", 0) == 0) {
+      if (!valueOf("--fp-contract", v)) return fail("--fp-contract needs fast or off");
+      if (v == "fast") o.fpContract = true;
+      else if (v == "off") o.fpContract = false;
+      else return fail("--fp-contract must be fast or off, got '" + v + "'");
     } else if (a == "--no-isl-codegen") {
       o.islCodegen = false;
     } else if (a == "--gpu-arch" || a.rfind("--gpu-arch=", 0) == 0) {

@@ -22,6 +22,7 @@ struct Options {
   std::vector<std::string> includeDirs;                  // -I
   int indexBits = 32;                 // --index-bits
   bool checked = false;               // --checked
+  bool fpContract = true;             // --fp-contract=fast|off
   bool islCodegen = true;             // --no-isl-codegen turns it off
   std::string gpuArch = "sm_90";      // --gpu-arch
   bool gpuEmulator = false;           // --gpu-emulator: embed kernel bitcode for the CPU emulator
