@@ -129,7 +129,7 @@ class CpuGen : public LoopCodeGen {
   /// Rows [0, n) of a compressed level split into chunks of about equal nonzeros (plus rows):
   /// spl_balance_rows computes the boundaries from the offsets, and each chunk runs the outlined
   /// body over its rows through spl_parallel_chunks. Under kMinParallelWork nonzeros plus rows
-  /// the rows run as one chunk, on the calling thread.
+  /// the body runs over all rows at once, on the calling thread, without the pool.
   void runBalanced(const Stmt &s, llvm::Function *bodyFn, llvm::Value *closure, llvm::Value *n) {
     constexpr int64_t kMaxParts = 1024;
     // Handing chunks to the pool costs about 0.4 us with its workers awake and several us when
@@ -143,10 +143,18 @@ class CpuGen : public LoopCodeGen {
     llvm::Value *first = b_.CreateLoad(offTy, bufferPtr(s.balanceBy));
     llvm::Value *last = b_.CreateLoad(offTy, b_.CreateGEP(offTy, bufferPtr(s.balanceBy), n));
     llvm::Value *work = b_.CreateAdd(b_.CreateSub(b_.CreateSExt(last, b_.getInt64Ty()), b_.CreateSExt(first, b_.getInt64Ty())), n);
+    llvm::Function *fn = frame().fn;
+    auto *serial = llvm::BasicBlock::Create(ctx_, "rows.serial", fn);
+    auto *pooled = llvm::BasicBlock::Create(ctx_, "rows.pooled", fn);
+    auto *done = llvm::BasicBlock::Create(ctx_, "rows.done", fn);
+    b_.CreateCondBr(b_.CreateICmpSLT(work, b_.getInt64(kMinParallelWork)), serial, pooled);
+    b_.SetInsertPoint(serial);
+    b_.CreateCall(bodyFn, {closure, b_.getInt64(0), n});
+    b_.CreateBr(done);
+    b_.SetInsertPoint(pooled);
     llvm::Value *threads = b_.CreateCall(runtime("spl_num_threads", b_.getInt32Ty(), {}), {});
     llvm::Value *parts = b_.CreateMul(b_.CreateSExt(threads, b_.getInt64Ty()), b_.getInt64(4));
     parts = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, parts, b_.getInt64(kMaxParts));
-    parts = b_.CreateSelect(b_.CreateICmpSLT(work, b_.getInt64(kMinParallelWork)), b_.getInt64(1), parts);
     parts = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, parts, b_.getInt64(1));
     auto *boundsTy = llvm::ArrayType::get(b_.getInt64Ty(), kMaxParts + 1);
     llvm::AllocaInst *bounds = entryAlloca(boundsTy, "row.bounds");
@@ -186,6 +194,8 @@ class CpuGen : public LoopCodeGen {
     }
     b_.CreateCall(runtime("spl_parallel_chunks", b_.getVoidTy(), {b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()}),
                   {parts, chunk, pair});
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
   }
 
   /// Outlines the body into `void f(ptr closure, i64 begin, i64 end)` and runs it with
