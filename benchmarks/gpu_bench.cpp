@@ -84,6 +84,14 @@ struct DeviceArray {
   }
 };
 
+/// `copies` device copies of `host` (inputs rotated between calls, so none stays in the L2).
+template <typename T>
+std::vector<DeviceArray> deviceCopies(const std::vector<T> &host, int copies) {
+  std::vector<DeviceArray> out;
+  for (int c = 0; c < copies; ++c) out.emplace_back(host);
+  return out;
+}
+
 /// The median time in ms of `runs` calls of `call(k)` (k = the call's index, for rotating
 /// inputs), each between two events, after 10 warm-up calls.
 double medianMs(cudaStream_t stream, int runs, const std::function<void(int)> &call) {
@@ -151,14 +159,9 @@ void spmv(const spl_csr &a, cudaStream_t stream, cusparseHandle_t handle, int ru
   // Copies: the matrix once it exceeds the L2 on its own, else copies of everything.
   double matrixBytes = static_cast<double>(a.nnz) * (sizeof(T) + 4) + (a.rows + 1) * 4.0;
   int copies = matrixBytes > l2 ? 1 : static_cast<int>(std::min<double>(64, std::ceil(2.0 * l2 / bytes)));
-  std::vector<DeviceArray> dOffs, dCols, dVals, dx, dy;
-  for (int c = 0; c < copies; ++c) {
-    dOffs.emplace_back(offs);
-    dCols.emplace_back(cols);
-    dVals.emplace_back(vals);
-    dx.emplace_back(x);
-    dy.emplace_back(std::vector<T>(static_cast<size_t>(a.rows) + 1, T(-1)));
-  }
+  std::vector<DeviceArray> dOffs = deviceCopies(offs, copies), dCols = deviceCopies(cols, copies),
+                           dVals = deviceCopies(vals, copies), dx = deviceCopies(x, copies),
+                           dy = deviceCopies(std::vector<T>(static_cast<size_t>(a.rows) + 1, T(-1)), copies);
   // The first a.rows values of y (dy[0] unless another layout's output is named) against want.
   auto check = [&](const char *impl, const DeviceArray *y = nullptr) {
     cudaCheck(cudaStreamSynchronize(stream), impl);
@@ -204,14 +207,9 @@ void spmv(const spl_csr &a, cudaStream_t stream, cusparseHandle_t handle, int ru
       splCheck(spl_sell_build_f64(a.rows, offs.data(), cols.data(), vals.data(), lanes, sigma, soffs.data(), scols.data(),
                                   svals.data(), wpos.data()),
                "spl_sell_build_f64");
-    std::vector<DeviceArray> sOffs, sCols, sVals, sWpos, sY;
-    for (int c = 0; c < copies; ++c) {
-      sOffs.emplace_back(soffs);
-      sCols.emplace_back(scols);
-      sVals.emplace_back(svals);
-      sWpos.emplace_back(wpos);
-      sY.emplace_back(std::vector<T>(static_cast<size_t>(slices * lanes) + 1, T(-1)));
-    }
+    std::vector<DeviceArray> sOffs = deviceCopies(soffs, copies), sCols = deviceCopies(scols, copies),
+                             sVals = deviceCopies(svals, copies), sWpos = deviceCopies(wpos, copies),
+                             sY = deviceCopies(std::vector<T>(static_cast<size_t>(slices * lanes) + 1, T(-1)), copies);
     auto sellCall = [&](int k) {
       int c = k % copies;
       int rc;
