@@ -33,6 +33,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <string>
 #include <vector>
@@ -42,6 +43,8 @@
 #include "spl_matrix.h"
 #include "spl_runtime.h"
 #include "spmv.h"
+#include "spmv_lil.h"
+#include "spmv_variants.h"
 
 namespace {
 
@@ -92,11 +95,24 @@ std::vector<DeviceArray> deviceCopies(const std::vector<T> &host, int copies) {
   return out;
 }
 
+/// Seconds that one median may take (--budget): a slow kernel gets fewer runs, at least 10.
+double medianBudgetSeconds = 1.5;
+
+double nowSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 /// The median time in ms of `runs` calls of `call(k)` (k = the call's index, for rotating
-/// inputs), each between two events, after 10 warm-up calls.
+/// inputs), each between two events, after 10 warm-up calls; fewer runs (at least 10) when the
+/// warm-up says that `runs` would take more than medianBudgetSeconds.
 double medianMs(cudaStream_t stream, int runs, const std::function<void(int)> &call) {
+  double begin = nowSeconds();
   for (int k = 0; k < 10; ++k) call(k);
   cudaCheck(cudaStreamSynchronize(stream), "warm-up");
+  double perCall = (nowSeconds() - begin) / 10;
+  if (perCall * runs > medianBudgetSeconds) runs = std::max(10, static_cast<int>(medianBudgetSeconds / perCall));
   cudaEvent_t start, stop;
   cudaCheck(cudaEventCreate(&start), "cudaEventCreate");
   cudaCheck(cudaEventCreate(&stop), "cudaEventCreate");
@@ -116,6 +132,23 @@ double medianMs(cudaStream_t stream, int runs, const std::function<void(int)> &c
   return ms[ms.size() / 2];
 }
 
+/// The median wall-clock time in ms of one call of `call(k)` followed by a synchronisation of
+/// the stream, as an application calling the kernel once would see it (launch and per-call
+/// overhead included), after 10 warm-up calls.
+double callAndSyncMs(cudaStream_t stream, int runs, const std::function<void(int)> &call) {
+  for (int k = 0; k < 10; ++k) call(k);
+  cudaCheck(cudaStreamSynchronize(stream), "warm-up");
+  std::vector<double> ms;
+  for (int k = 0; k < runs; ++k) {
+    double t0 = nowSeconds();
+    call(k);
+    cudaCheck(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    ms.push_back(1e3 * (nowSeconds() - t0));
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
 /// Device-to-device copy bandwidth in GB/s (bytes read + written per second).
 double copyBandwidth(cudaStream_t stream, int runs) {
   size_t bytes = size_t(256) << 20;
@@ -130,6 +163,15 @@ struct Row {
   std::string matrix, kernel, impl;
   double ms, gbs, ofBound;
 };
+
+/// Matrices up to this many entries also get the call-and-synchronise timing.
+constexpr int64_t kSmallNnz = 200000;
+
+/// --kernels: which measurements to run (all when empty).
+std::vector<std::string> selectedKernels;
+bool wants(const std::string &kernel) {
+  return selectedKernels.empty() || std::find(selectedKernels.begin(), selectedKernels.end(), kernel) != selectedKernels.end();
+}
 
 template <typename T>
 double maxRelError(const std::vector<T> &got, const std::vector<double> &want) {
@@ -188,10 +230,44 @@ void spmv(const spl_csr &a, cudaStream_t stream, cusparseHandle_t handle, int ru
   splCall(0);
   check("spl");
   record("spl", medianMs(stream, runs, splCall));
+  // The same SpMV with --gpu-rows=vector (benchmarks/spmv_variants.spl): a vector of lanes per
+  // row, as wide as the average row, instead of the merge path.
+  auto vectorCall = [&](int k) {
+    int c = k % copies;
+    int rc = f32 ? spl_spmv_csr_vector_f32_cuda(stream, a.rows, a.cols, dOffs[c].as<int32_t>(), dCols[c].as<int32_t>(),
+                                                reinterpret_cast<float *>(dVals[c].p), reinterpret_cast<float *>(dx[c].p),
+                                                reinterpret_cast<float *>(dy[c].p))
+                 : spl_spmv_csr_vector_f64_cuda(stream, a.rows, a.cols, dOffs[c].as<int32_t>(), dCols[c].as<int32_t>(),
+                                                reinterpret_cast<double *>(dVals[c].p), reinterpret_cast<double *>(dx[c].p),
+                                                reinterpret_cast<double *>(dy[c].p));
+    splCheck(rc, "spl_spmv_csr_vector_cuda");
+  };
+  if (wants("vector")) {
+    vectorCall(0);
+    check("spl vector");
+    record("spl vector", medianMs(stream, runs, vectorCall));
+  }
+  // LIL (tests/contract/spmv_lil.spl): the row lengths in place of the offsets; the Sigma
+  // prefix of the lengths is computed on the device in every call.
+  if (f32 && wants("lil")) {
+    std::vector<int32_t> lens(static_cast<size_t>(a.rows) + 1, 0);
+    for (int64_t i = 0; i < a.rows; ++i) lens[i] = offs[i + 1] - offs[i];
+    std::vector<DeviceArray> dLens = deviceCopies(lens, copies);
+    auto lilCall = [&](int k) {
+      int c = k % copies;
+      splCheck(spl_spmv_lil_cuda(stream, a.rows, a.cols, dLens[c].as<int32_t>(), dCols[c].as<int32_t>(),
+                                 reinterpret_cast<float *>(dVals[c].p), reinterpret_cast<float *>(dx[c].p),
+                                 reinterpret_cast<float *>(dy[c].p)),
+               "spl_spmv_lil_cuda");
+    };
+    lilCall(0);
+    check("spl lil");
+    record("spl lil", medianMs(stream, runs, lilCall));
+  }
 
   // SELL-C-sigma (stdlib/spmv.spl's spmv_sell_rows_gpu: a block per window, a thread per row),
   // converted once on the host by the runtime's inspector (not timed here), the same copies.
-  {
+  if (wants("sell")) {
     // The lanes and the CUDA kernel's window spmv.spl was compiled with (its header).
     const int64_t lanes = f32 ? SPL_SPMV_SELL_LANES_F32 : SPL_SPMV_SELL_LANES_F64, sigma = SPL_SPMV_SELL_WINDOW_GPU * lanes;
     int64_t slices = 0, slots = 0;
@@ -253,6 +329,15 @@ void spmv(const spl_csr &a, cudaStream_t stream, cusparseHandle_t handle, int ru
     call(0);
     check(label);
     record(label, medianMs(stream, runs, call));
+    // One call and its synchronisation, timed on the host, on the small matrices, where what a
+    // call costs besides its kernel decides.
+    if (alg == CUSPARSE_SPMV_ALG_DEFAULT && a.nnz <= kSmallNnz) {
+      double cusparseMs = callAndSyncMs(stream, runs, call), splMs = callAndSyncMs(stream, runs, splCall);
+      rows.push_back({name, std::string("csr ") + prec + " call+sync", "spl", splMs, 0, cusparseMs / splMs});
+      rows.push_back({name, std::string("csr ") + prec + " call+sync", "cusparse default", cusparseMs, 0, 1});
+      std::printf("  csr %s call+sync: spl %.4f ms, cusparse default %.4f ms (cusparse / spl %.2f)\n", prec, splMs, cusparseMs,
+                  cusparseMs / splMs);
+    }
   }
   for (int c = 0; c < copies; ++c) {
     cusparseDestroySpMat(mats[c]);
@@ -276,6 +361,9 @@ void denseToCsr(const spl_csr &a, cudaStream_t stream, cusparseHandle_t handle, 
     rows.push_back({name, "dense2csr f32", impl, ms, gbs, gbs / bound});
     std::printf("  dense2csr f32 %-16s %9.4f ms %8.1f GB/s %6.1f%% of copy bandwidth\n", impl, ms, gbs, 100 * gbs / bound);
   };
+  // The same matrix: the same offsets and, row by row, the same (column, value) pairs. SPL
+  // writes a row's entries in column order; cuSPARSE does not promise an order within a row,
+  // so each row's pairs are compared sorted.
   auto checkResult = [&](const char *impl) {
     cudaCheck(cudaStreamSynchronize(stream), impl);
     std::vector<int32_t> o = outOffs.download<int32_t>(static_cast<size_t>(a.rows + 1));
@@ -283,9 +371,18 @@ void denseToCsr(const spl_csr &a, cudaStream_t stream, cusparseHandle_t handle, 
     std::vector<float> v = outVals.download<float>(static_cast<size_t>(a.nnz));
     for (int64_t i = 0; i <= a.rows; ++i)
       if (o[i] != a.offs[i]) die(name + " dense2csr " + impl + ": wrong offsets at row " + std::to_string(i));
-    for (int64_t k = 0; k < a.nnz; ++k)
-      if (c[k] != a.cols_idx[k] || v[k] != static_cast<float>(a.vals[k]))
-        die(name + " dense2csr " + impl + ": wrong entry " + std::to_string(k));
+    std::vector<std::pair<int32_t, float>> got, want;
+    for (int64_t i = 0; i < a.rows; ++i) {
+      got.clear();
+      want.clear();
+      for (int64_t k = a.offs[i]; k < a.offs[i + 1]; ++k) {
+        got.emplace_back(c[k], v[k]);
+        want.emplace_back(a.cols_idx[k], static_cast<float>(a.vals[k]));
+      }
+      std::sort(got.begin(), got.end());
+      std::sort(want.begin(), want.end());
+      if (got != want) die(name + " dense2csr " + impl + ": wrong entries in row " + std::to_string(i));
+    }
   };
   // SPL skips stored zeros (the dense form has none to find): compare on the nonzero pattern.
   for (int64_t k = 0; k < a.nnz; ++k)
@@ -404,11 +501,22 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--runs" && i + 1 < argc) {
-      runs = std::max(100, std::atoi(argv[++i]));
+      runs = std::max(20, std::atoi(argv[++i]));
     } else if (arg == "--csv" && i + 1 < argc) {
       csvPath = argv[++i];
+    } else if (arg == "--kernels" && i + 1 < argc) {
+      std::string list = argv[++i];
+      for (size_t at = 0; at <= list.size();) {
+        size_t comma = list.find(',', at);
+        if (comma == std::string::npos) comma = list.size();
+        if (comma > at) selectedKernels.push_back(list.substr(at, comma - at));
+        at = comma + 1;
+      }
+    } else if (arg == "--budget" && i + 1 < argc) {
+      medianBudgetSeconds = std::max(0.05, std::atof(argv[++i]));
     } else if (arg == "--help" || arg == "-h") {
-      std::printf("usage: spl-gpu-bench [--runs N (>= 100)] [--csv FILE] MATRIX.mtx ...\n");
+      std::printf("usage: spl-gpu-bench [--runs N (>= 100)] [--budget SECONDS per median] [--kernels spmv,vector,lil,sell,dense2csr,bfs]\n"
+                  "                     [--csv FILE] MATRIX.mtx ...\n");
       return 0;
     } else {
       matrices.push_back(arg);
@@ -440,12 +548,14 @@ int main(int argc, char **argv) {
     std::string name = path.substr(path.find_last_of('/') + 1);
     std::printf("%s: %lld x %lld, %lld entries\n", name.c_str(), static_cast<long long>(a.rows), static_cast<long long>(a.cols),
                 static_cast<long long>(a.nnz));
-    spmv<float>(a, stream, handle, runs, l2, bound, name, rows);
-    spmv<double>(a, stream, handle, runs, l2, bound, name, rows);
+    if (wants("spmv")) {
+      spmv<float>(a, stream, handle, runs, l2, bound, name, rows);
+      spmv<double>(a, stream, handle, runs, l2, bound, name, rows);
+    }
     bool hasZeros = false;
     for (int64_t k = 0; k < a.nnz; ++k) hasZeros = hasZeros || a.vals[k] == 0;
-    if (a.rows * a.cols <= (int64_t(1) << 28) && !hasZeros) denseToCsr(a, stream, handle, runs, bound, name, rows);
-    if (a.rows == a.cols) bfsStep(a, stream, runs, bound, gather, name, rows);
+    if (wants("dense2csr") && a.rows * a.cols <= (int64_t(1) << 28) && !hasZeros) denseToCsr(a, stream, handle, runs, bound, name, rows);
+    if (wants("bfs") && a.rows == a.cols) bfsStep(a, stream, runs, bound, gather, name, rows);
     spl_csr_free(&a);
   }
   if (!csvPath.empty()) {

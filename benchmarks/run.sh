@@ -10,7 +10,8 @@
 #                average row length stays (default 16000000; 0: no cap). Only the largest graphs
 #                (kron_g500-logn21, hollywood-2009, soc-LiveJournal1, ...) reach it.
 #   --budget     timing budget per implementation and thread count (default 0.2 s)
-#   --only NAME  one matrix of the suite (results then go to the build folder, not results/)
+#   --only NAMES one matrix of the suite, or several separated by commas (results then go to
+#                the build folder, not results/)
 #   --generate-only  generate (or check) the matrices and stop
 #   --threads N  the "all cores" thread count (default: all cores)
 # Environment: SPL_BENCH_BUILD_DIR (default build-bench, configured by tools/setup-bench.sh),
@@ -61,12 +62,13 @@ matdir="$build/bench-matrices/scale-$scale-cap-$maxnnz"
 mkdir -p "$matdir"
 manifest="$matdir/manifest.tsv"
 : > "$manifest"
+rm -f "$matdir/pending.tsv"
 echo "run.sh: generating the suite at scale $scale into $matdir"
 seed=1
 while IFS=$'\t' read -r name group class rows cols nnz kind extra; do
   case "$name" in ''|'#'*) continue ;; esac
   seed=$((seed + 1))
-  if [ -n "$only" ] && [ "$name" != "$only" ]; then continue; fi
+  if [ -n "$only" ] && [[ ",$only," != *",$name,"* ]]; then continue; fi
   read -r r c z <<<"$(awk -v s="$scale" -v r="$rows" -v c="$cols" -v z="$nnz" -v k="$kind" -v cap="$maxnnz" 'BEGIN {
     f = (k == "dense") ? sqrt(s) : s
     R = r * f; C = c * f; Z = z * s
@@ -85,18 +87,23 @@ while IFS=$'\t' read -r name group class rows cols nnz kind extra; do
   file="$matdir/$name.mtx"
   if [ ! -f "$file" ] || [ "$(cat "$file.args" 2>/dev/null)" != "$args" ]; then
     printf '  %-18s spl-matgen %s\n' "$name" "$args"
-    # shellcheck disable=SC2086
-    "$matgen" $args -o "$file.tmp"
-    mv "$file.tmp" "$file"
-    echo "$args" > "$file.args"
+    printf '%s\t%s\n' "$file" "$args" >> "$matdir/pending.tsv"
   fi
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$group" "$class" "$rows" "$nnz" "$file" "spl-matgen $args" >> "$manifest"
 done < "$root/benchmarks/suite.tsv"
+# Generate what is missing, SPL_BENCH_GEN_JOBS at a time (default 1).
+if [ -s "$matdir/pending.tsv" ]; then
+  # shellcheck disable=SC2016
+  xargs -d '\n' -P "${SPL_BENCH_GEN_JOBS:-1}" -I{} sh -c '
+    file="$(printf "%s" "$1" | cut -f1)"; args="$(printf "%s" "$1" | cut -f2)"
+    "$2" $args -o "$file.tmp" && mv "$file.tmp" "$file" && echo "$args" > "$file.args"' _ {} "$matgen" < "$matdir/pending.tsv"
+  rm -f "$matdir/pending.tsv"
+fi
 # The real matrices bundled with the tests.
 for f in "$root"/tests/data/matrices/*.mtx "$root"/tests/data/matrices/*.rua; do
   base="$(basename "$f")"; name="${base%.*}"
   [ "$name" = wrong ] && continue
-  if [ -n "$only" ] && [ "$name" != "$only" ]; then continue; fi
+  if [ -n "$only" ] && [[ ",$only," != *",$name,"* ]]; then continue; fi
   printf '%s\treal\treal\t-\t-\t%s\t%s\n' "$name" "$f" "tests/data/matrices/$base" >> "$manifest"
 done
 [ -s "$manifest" ] || { echo "run.sh: no matrix matches --only $only" >&2; exit 2; }

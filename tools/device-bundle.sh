@@ -20,7 +20,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 tests_build="${SPL_BUILD_DIR:-$root/build}"
 bench_build="${SPL_BENCH_BUILD_DIR:-$root/build-bench}"
 bundle="$root/build-device"
-gpu_tests=(gpu_tests gpu_checked_tests gpu_contract_tests gpu_rows_tests gpu_schedules_tests gpu_sell_tests gpu_sell_wide_tests gpu_temps_tests)
+gpu_tests=(gpu_tests gpu_checked_tests gpu_contract_tests gpu_rows_tests gpu_rows_vector_tests gpu_schedules_tests gpu_sell_tests gpu_sell_wide_tests gpu_temps_tests)
 
 for b in "$tests_build" "$bench_build"; do
   [ -f "$b/CMakeCache.txt" ] || { echo "device-bundle.sh: no build in $b (tools/setup.sh, tools/setup-bench.sh)" >&2; exit 1; }

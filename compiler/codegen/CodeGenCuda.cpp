@@ -3,12 +3,15 @@
 /// A cuda function's top-level statements are cut into segments, run in stream order:
 ///   - an independent loop (GpuGlobal, or Parallel under the default schedule) becomes a
 ///     grid-stride kernel, one thread per iteration; rows of a compressed level reduced into one
-///     accumulator get a vector of lanes each (vectorPerRow), and their long rows a second,
-///     nonzero-balanced kernel NAME_long (longRowsKernel; see kSplitChunks);
+///     accumulator run as a merge path over rows and nonzeros when their reduction reads the
+///     row only through its segment positions (mergeRows: every lane gets the same number of
+///     row ends plus nonzeros, whatever the row lengths, in one kernel), else as a vector of
+///     lanes each (vectorPerRow);
 ///   - a nest mapped by mapBlock/mapThread becomes a kernel over that grid (GpuBlock);
 ///   - other statements with memory effects become a one-thread kernel (serial code);
-///   - scalar statements without loads run on the host; device temporaries are allocated on the
-///     stream (spl_cuda_alloc), and the Sigma precomputation is the runtime's device scan.
+///   - scalar statements without loads run on the host; device temporaries come from the
+///     runtime's workspace of the stream (spl_cuda_call_*: nothing is allocated per call in
+///     steady state), and the Sigma precomputation is the runtime's device scan.
 /// The kernels of all exports go into one PTX module, embedded in the object as a string (with
 /// --gpu-emulator, the module's bitcode, for tests/gpu/emulator); each
 /// `NAME_cuda(void *stream, ...)` launches its kernels with spl_cuda_launch, which loads the
@@ -30,6 +33,7 @@
 #include "codegen/CodeGen.h"
 #include "codegen/EmitLLVM.h"
 #include "codegen/LoopCodeGen.h"
+#include "loopir/SegmentPosition.h"
 #include "support/Error.h"
 
 #include <llvm/Bitcode/BitcodeWriter.h>
@@ -49,31 +53,21 @@ struct Segment {
   std::string kernel;        // Grid/Mapped/Serial: the kernel's name
   std::vector<int> vars;     // kernel parameters: scalars first...
   std::vector<int> bufs;     // ...then buffers
-  /// Grid segments whose rows run as vectors of lanes and whose long rows go to a second,
-  /// nonzero-balanced kernel NAME_long: the scratch buffer the two share (then the kernels take
-  /// it and an epoch after `bufs`), else -1.
-  int splitScratch = -1;
+  /// A grid segment whose rows run as a merge path (mergeRows): the kernel then takes, after
+  /// `bufs`, the carries' slots, their counter words and the call's epoch (see mergeRows).
+  bool mergeRows = false;
 };
 
-/// The long-row split (CodeGenCuda's nonzero-balanced default for skewed rows). The nonzeros
-/// are cut into chunks of C positions, C = max(kMinChunk, ceil(nnz / kSplitChunks)); a row is
-/// long when it has more than T = max(C, kLongFactor * average) nonzeros, so a chunk meets at
-/// most two long rows: one that began before it (its "continuing" row) and one that begins in
-/// it (its "head" row).
-constexpr int64_t kSplitChunks = 4096;
-constexpr int64_t kMinChunk = 512;
-constexpr int64_t kLongFactor = 8;
-constexpr int64_t kLongBlock = 256;  // threads per block of NAME_long
-constexpr int64_t kLongGrid = 1024;  // its blocks (they stride over the chunks)
+/// The merge-path row kernels (mergeRows): threads per block, and the nonzeros a lane reads
+/// ahead at once (its round). A lane's share of rows and nonzeros is at least one round.
+constexpr int64_t kMergeBlock = 256;
+constexpr int64_t kMergeRound = 8;
+/// The rows on either side of a merge-path search's first guess (mergeSearch).
+constexpr int64_t kMergeGuessRows = 32;
 /// What one CUDA block may hold (every architecture since sm_20): threads, and static shared
 /// memory. A mapped nest beyond them could never launch, so it is refused when compiled.
 constexpr int64_t kMaxBlockThreads = 1024;
 constexpr int64_t kMaxStaticShared = 48 * 1024;
-
-/// Scratch layout: [flag i64][head owner i64 x K][continuing owner i64 x K][count i32 x K]
-/// [partial acc x 2K] (slot 2c: chunk c's part of its continuing row, 2c + 1: of its head row).
-constexpr int64_t kOwnersAt = 8, kCountsAt = 8 + 16 * kSplitChunks, kPartialsAt = kCountsAt + 4 * kSplitChunks;
-constexpr int64_t kScratchBytes = kPartialsAt + 16 * kSplitChunks;
 
 /// Statements the host can run itself: scalar declarations and assignments without loads, and
 /// --checked's checks of scalars (`if (n < 0) return 1`).
@@ -216,19 +210,18 @@ class DeviceGen : public LoopCodeGen {
   bool fusesCarriedAdds() const override { return true; }
 
   /// Generates the kernel of one segment. `varTypes` gives the type of each captured scalar.
-  /// With `longRows`, the segment's second kernel NAME_long (see longRowsKernel).
-  void kernel(const Function &f, const Segment &seg, const std::map<int, Ty> &varTypes, bool longRows = false) {
+  void kernel(const Function &f, const Segment &seg, const std::map<int, Ty> &varTypes) {
     fn_ = &f;
     std::vector<llvm::Type *> params;
     for (int v : seg.vars) params.push_back(ty(varTypes.at(v)));
     for (size_t i = 0; i < seg.bufs.size(); ++i) params.push_back(b_.getPtrTy());
-    if (seg.splitScratch >= 0) {
-      params.push_back(b_.getPtrTy());    // the scratch
-      params.push_back(b_.getInt64Ty());  // the epoch
+    if (seg.mergeRows) {
+      params.push_back(b_.getPtrTy());    // the carries' slots
+      params.push_back(b_.getPtrTy());    // their counter words
+      params.push_back(b_.getInt32Ty());  // the call's epoch
     }
     auto *ft = llvm::FunctionType::get(b_.getVoidTy(), params, false);
-    llvm::Function *lf =
-        llvm::Function::Create(ft, llvm::GlobalValue::ExternalLinkage, seg.kernel + (longRows ? "_long" : ""), m_);
+    llvm::Function *lf = llvm::Function::Create(ft, llvm::GlobalValue::ExternalLinkage, seg.kernel, m_);
     lf->setCallingConv(llvm::CallingConv::PTX_Kernel);
     lf->addFnAttr(llvm::Attribute::NoUnwind);
     Frame frame;
@@ -246,11 +239,12 @@ class DeviceGen : public LoopCodeGen {
       lf->addParamAttr(a->getArgNo(), llvm::Attribute::NoAlias);
       frame.buffers[seg.bufs[i]] = a;
     }
-    llvm::Value *scratch = nullptr, *epoch = nullptr;
-    if (seg.splitScratch >= 0) {
+    llvm::Value *slots = nullptr, *counters = nullptr, *epoch = nullptr;
+    if (seg.mergeRows) {
       size_t at = seg.vars.size() + seg.bufs.size();
-      scratch = lf->getArg(static_cast<unsigned>(at));
-      epoch = lf->getArg(static_cast<unsigned>(at + 1));
+      slots = lf->getArg(static_cast<unsigned>(at));
+      counters = lf->getArg(static_cast<unsigned>(at + 1));
+      epoch = lf->getArg(static_cast<unsigned>(at + 2));
     }
     bool checks = false;
     for (const StmtP &st : seg.stmts) checks = checks || hasReturn(st);
@@ -271,10 +265,10 @@ class DeviceGen : public LoopCodeGen {
       b_.CreateRetVoid();
       b_.SetInsertPoint(run);
     }
-    if (longRows) {
-      longRowsKernel(*seg.stmts[0], scratch, epoch);
+    if (seg.mergeRows) {
+      mergeRows(*seg.stmts[0], slots, counters, epoch);
     } else if (seg.kind == Segment::Grid && !checks && vectorRowPattern(*seg.stmts[0])) {
-      vectorPerRow(*seg.stmts[0], scratch, epoch);
+      vectorPerRow(*seg.stmts[0]);
     } else if (seg.kind == Segment::Grid) {
       const Stmt &loop = *seg.stmts[0];
       llvm::Value *tid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {});
@@ -439,7 +433,10 @@ class DeviceGen : public LoopCodeGen {
     const Stmt *reduction = nullptr;
     int acc = 0;
     Ty accTy = Ty::F32;
-    ExprP combine;  // acc op SHUFFLED, with SHUFFLED a placeholder variable
+    ExprP combine;       // acc op SHUFFLED, with SHUFFLED a placeholder variable
+    ExprP contribution;  // e of the update acc = acc op e
+    /// positionPure: the reduction's declarations and contribution in terms of kPosition.
+    std::vector<StmtP> perNonzero;
   };
   static constexpr int kShuffled = -77;
 
@@ -493,6 +490,7 @@ class DeviceGen : public LoopCodeGen {
       }
     if (!declared || shape.accTy == Ty::I1) return false;
     shape.acc = update->var;
+    shape.contribution = v->args[1 - side];
     auto c = std::make_shared<Expr>(*v);
     c->args[side] = var(update->var, shape.accTy);
     c->args[1 - side] = var(kShuffled, shape.accTy);
@@ -519,8 +517,7 @@ class DeviceGen : public LoopCodeGen {
     return false;
   }
 
-  /// The reduction runs over [0, T[i+1] - T[i]), so its iteration k is position T[i] + k: what
-  /// the long-row kernel needs to cut a row at chunk boundaries.
+  /// The reduction runs over [0, T[i+1] - T[i]): its iteration k is position T[i] - T[0] + k.
   static bool reducesOverTheRow(const Stmt &loop, const RowShape &shape) {
     const Stmt &red = *shape.reduction;
     if (red.a->kind != ExprKind::Const || red.a->ival != 0) return false;
@@ -538,16 +535,46 @@ class DeviceGen : public LoopCodeGen {
     return false;
   }
 
+  /// The variable that stands for a segment position in RowShape::perNonzero.
+  static constexpr int kPosition = -78;
+
+  /// Fills shape.perNonzero and shape.contribution when the reduction reads its row only
+  /// through segment positions (loopir/SegmentPosition): then the contribution of a nonzero
+  /// depends on its position alone, not on its row or its iteration, and nothing in it reads
+  /// what the row's prefix declared.
+  static bool positionPure(const Stmt &loop, RowShape &shape) {
+    if (!reducesOverTheRow(loop, shape)) return false;
+    const Stmt &red = *shape.reduction;
+    const StmtP &rb = red.body[0];
+    std::vector<StmtP> inner = rb->kind == StmtKind::Block ? rb->body : std::vector<StmtP>{rb};
+    std::vector<int> forbidden{loop.var, red.var};
+    for (const StmtP &d : shape.prefix) forbidden.push_back(d->var);
+    auto pure = [&](const auto &x) {
+      for (int v : forbidden)
+        if (mentionsVar(x, v)) return false;
+      return true;
+    };
+    shape.perNonzero.clear();
+    for (const StmtP &st : inner) {
+      if (st->kind != StmtKind::Decl) continue;
+      StmtP d = withSegmentPosition(st, loop.balanceBy, loop.var, red.var, kPosition);
+      if (!pure(d)) return false;
+      shape.perNonzero.push_back(d);
+    }
+    shape.contribution = withSegmentPosition(shape.contribution, loop.balanceBy, loop.var, red.var, kPosition);
+    return pure(shape.contribution);
+  }
+
  public:
-  /// A vector-per-row loop whose long rows can go to the nonzero-balanced kernel.
-  static bool splitsLongRows(const Stmt &loop) {
+  /// A row loop whose rows run as a merge path (mergeRows).
+  static bool mergesRows(const Stmt &loop) {
     RowShape shape;
-    return matchRow(loop, shape) && reducesOverTheRow(loop, shape);
+    return matchRow(loop, shape) && positionPure(loop, shape);
   }
 
  protected:
   /// The identity of the row's combining operator: every lane but a row's first, and every
-  /// partial of a long row, starts there (the row's initial value enters once).
+  /// partial of a row, starts there (the row's initial value enters once).
   llvm::Value *identityOf(const RowShape &shape) {
     const Expr &c = *shape.combine;
     llvm::Type *t = ty(shape.accTy);
@@ -569,46 +596,25 @@ class DeviceGen : public LoopCodeGen {
     frame().vars[shape.acc] = {accSlot, shape.accTy};
     b_.CreateStore(expr(shape.combine), accSlot);
   }
-
-  /// What the vector and the long-row kernels both derive from the offsets: the first position,
-  /// the chunk size C and the long-row threshold T (see kSplitChunks).
-  struct SplitGeometry {
-    llvm::Value *base, *chunk, *threshold, *total;
-  };
-  SplitGeometry splitGeometry(int offs, llvm::Value *n) {
-    SplitGeometry g;
-    g.base = offsetAt(offs, b_.getInt64(0));
-    g.total = b_.CreateSub(offsetAt(offs, n), g.base);
-    llvm::Value *perChunk = b_.CreateSDiv(b_.CreateAdd(g.total, b_.getInt64(kSplitChunks - 1)), b_.getInt64(kSplitChunks));
-    g.chunk = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, perChunk, b_.getInt64(kMinChunk));
-    llvm::Value *avg = b_.CreateSDiv(g.total, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, n, b_.getInt64(1)));
-    g.threshold = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, g.chunk, b_.CreateMul(avg, b_.getInt64(kLongFactor)));
-    return g;
+  /// a op b as a value.
+  llvm::Value *combined(const RowShape &shape, llvm::Value *a, llvm::Value *v) {
+    llvm::AllocaInst *slot = entryAlloca(ty(shape.accTy), "combined");
+    b_.CreateStore(a, slot);
+    combineInto(shape, slot, v);
+    return b_.CreateLoad(ty(shape.accTy), slot);
   }
-  /// The chunk holding position p.
-  llvm::Value *chunkOf(llvm::Value *p, const SplitGeometry &g) { return b_.CreateSDiv(b_.CreateSub(p, g.base), g.chunk); }
+
   llvm::Value *offsetAt(int offs, llvm::Value *i) {
     const Buffer &ob = bufferInfo(offs);
     return castTo(b_.CreateLoad(ty(ob.elem), elementPtrOf(offs, i)), ob.elem, Ty::I64);
   }
-  llvm::Value *scratchAt(llvm::Value *scratch, int64_t byteOffset, llvm::Type *elem, llvm::Value *index) {
-    llvm::Value *region = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), scratch, static_cast<uint64_t>(byteOffset));
-    return b_.CreateInBoundsGEP(elem, region, index);
-  }
-  llvm::Value *headOwner(llvm::Value *scratch, llvm::Value *c) { return scratchAt(scratch, kOwnersAt, b_.getInt64Ty(), c); }
-  llvm::Value *contOwner(llvm::Value *scratch, llvm::Value *c) {
-    return scratchAt(scratch, kOwnersAt + 8 * kSplitChunks, b_.getInt64Ty(), c);
-  }
-  llvm::Value *chunkCount(llvm::Value *scratch, llvm::Value *c) { return scratchAt(scratch, kCountsAt, b_.getInt32Ty(), c); }
-  llvm::Value *partialAt(llvm::Value *scratch, Ty accTy, llvm::Value *slot) { return scratchAt(scratch, kPartialsAt, ty(accTy), slot); }
 
   /// Each row gets W lanes (W = the average row length rounded up to a power of two, at most
   /// a warp), which stride over its nonzeros; the partial results combine with shuffles and
   /// the row's first lane runs the rest. Warps walk groups of 32/W rows with a trip count
-  /// that is the same for every lane, so each shuffle has the whole warp.
-  /// With `scratch` (the long-row split), rows longer than T are left to NAME_long: their first
-  /// lane claims them (the chunk owners, a zero count, the flag = epoch) and no lane sums them.
-  void vectorPerRow(const Stmt &loop, llvm::Value *scratch, llvm::Value *epoch) {
+  /// that is the same for every lane, so each shuffle has the whole warp. The kernel of rows
+  /// whose reduction reads more than its positions (mergesRows is false).
+  void vectorPerRow(const Stmt &loop) {
     RowShape shape;
     matchRow(loop, shape);
     llvm::Function *fn = frame().fn;
@@ -623,8 +629,6 @@ class DeviceGen : public LoopCodeGen {
     llvm::Value *w64 = b_.CreateSelect(b_.CreateICmpEQ(avg, b_.getInt64(1)), b_.getInt64(1),
                                        b_.CreateShl(b_.getInt64(1), b_.CreateSub(b_.getInt64(64), lz)));
     llvm::Value *w = b_.CreateTrunc(w64, b_.getInt32Ty());
-    std::optional<SplitGeometry> geometry;
-    if (scratch) geometry = splitGeometry(loop.balanceBy, n);
     llvm::Value *tid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {});
     llvm::Value *ntid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x, {});
     llvm::Value *ctaid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {});
@@ -642,35 +646,14 @@ class DeviceGen : public LoopCodeGen {
     frame().vars[loop.var] = {row, Ty::I64};
     llvm::AllocaInst *accSlot = entryAlloca(ty(shape.accTy), "acc");
     frame().vars[shape.acc] = {accSlot, shape.accTy};
-    llvm::AllocaInst *longSlot = entryAlloca(b_.getInt1Ty(), "row.long");
     countedLoop(b_.CreateMul(warp, rowsPerWarp), n, [&](llvm::Value *bv) {
       llvm::Value *r = b_.CreateAdd(bv, sub);
       b_.CreateStore(r, row);
       llvm::Value *valid = b_.CreateICmpSLT(r, n);
-      b_.CreateStore(b_.getFalse(), longSlot);
-      if (geometry) {
-        guarded(valid, [&] {
-          llvm::Value *start = offsetAt(loop.balanceBy, r), *end = offsetAt(loop.balanceBy, b_.CreateAdd(r, b_.getInt64(1)));
-          llvm::Value *isLong = b_.CreateICmpSGT(b_.CreateSub(end, start), geometry->threshold);
-          b_.CreateStore(isLong, longSlot);
-          guarded(isLong, [&] {
-            // Claim the row for NAME_long: its head chunk c0 and continuing chunks (c0, c1].
-            llvm::Value *c0 = chunkOf(start, *geometry), *c1 = chunkOf(b_.CreateSub(end, b_.getInt64(1)), *geometry);
-            guarded(b_.CreateICmpEQ(lane, b_.getInt64(0)), [&] {
-              b_.CreateStore(b_.getInt32(0), chunkCount(scratch, c0));
-              b_.CreateStore(r, headOwner(scratch, c0));
-              b_.CreateStore(epoch, scratch);
-            });
-            countedLoop(b_.CreateAdd(b_.CreateAdd(c0, b_.getInt64(1)), lane), b_.CreateAdd(c1, b_.getInt64(1)),
-                        [&](llvm::Value *cv) { b_.CreateStore(r, contOwner(scratch, cv)); }, w64);
-          });
-        });
-      }
-      llvm::Value *summed = b_.CreateAnd(valid, b_.CreateNot(b_.CreateLoad(b_.getInt1Ty(), longSlot)));
-      // Lanes of rows past n (and of long rows) still take part in the shuffles: give their
-      // accumulator the identity.
+      // Lanes of rows past n still take part in the shuffles: give their accumulator the
+      // identity.
       b_.CreateStore(identityOf(shape), accSlot);
-      guarded(summed, [&] {
+      guarded(valid, [&] {
         for (const StmtP &d : shape.prefix) {
           if (d->var == shape.acc) {
             // The row's initial value enters once, through its first lane.
@@ -695,161 +678,339 @@ class DeviceGen : public LoopCodeGen {
       b_.CreateCondBr(b_.CreateICmpUGT(o, b_.getInt32(0)), sb, se);
       b_.SetInsertPoint(sb);
       llvm::Value *mine = b_.CreateLoad(ty(shape.accTy), accSlot);
-      combineInto(shape, accSlot, shuffleDown(mine, o, clamp, shape.accTy));
+      combineInto(shape, accSlot, shuffle(Shuffle::Down, mine, o, clamp, shape.accTy));
       b_.CreateStore(b_.CreateLShr(o, 1), off);
       b_.CreateBr(sh);
       b_.SetInsertPoint(se);
-      guarded(b_.CreateAnd(summed, b_.CreateICmpEQ(lane, b_.getInt64(0))), [&] {
+      guarded(b_.CreateAnd(valid, b_.CreateICmpEQ(lane, b_.getInt64(0))), [&] {
         for (const StmtP &st : shape.suffix) stmt(st);
       });
     }, b_.CreateMul(warps, rowsPerWarp));
   }
 
-  /// NAME_long: the long rows the vector kernel left, over chunks of C nonzeros. Blocks stride
-  /// over the chunks; for each, threads 0 and 32 read and check its two owners (a slot this
-  /// call did not write holds anything: an owner counts only if it is a long row that meets
-  /// the chunk where the slot says), the block sums its part of each owner row (threads stride
-  /// over the positions, then shuffles and shared memory), thread 0 stores the partial, and the
-  /// last chunk of a row to finish (a counter per row, after a fence) combines the row's
-  /// partials in chunk order and runs the row's suffix. Nothing runs unless the vector kernel
-  /// of this call set the flag to this call's epoch.
-  void longRowsKernel(const Stmt &loop, llvm::Value *scratch, llvm::Value *epoch) {
+  // ---- merge path over rows and nonzeros ---------------------------------------------------
+
+  /// The merge path of a CSR matrix (Merrill and Garland, "Merge-based parallel sparse matrix-
+  /// vector multiplication", SC'16): its items are the n row ends and the nnz nonzeros in the
+  /// order a sequential SpMV meets them, so item d is at coordinate (r, p) with r + p = d (r row
+  /// ends and p nonzeros before it); row r's items are its nonzeros, positions
+  /// [offs[r] - offs[0], offs[r+1] - offs[0]), then its end. Every lane of the grid (a fixed
+  /// set of resident blocks, see HostGen::launch) takes L consecutive items, L = max(round,
+  /// ceil(items / lanes)), so lanes get equal work whatever the row lengths:
+  ///   1. two binary searches (interleaved, so their loads overlap) find the coordinates of the
+  ///      lane's first item and of the item after its last;
+  ///   2. in rounds, the lane reads the contributions of its next kMergeRound nonzeros at once
+  ///      (their loads in flight together; they depend on the position alone: positionPure),
+  ///      then walks them, finishing each row whose end comes before the next nonzero: the
+  ///      row's prefix, its initial value op the sum, its suffix (the row's result). The first
+  ///      row a lane ends may have begun in earlier lanes: it waits for step 3;
+  ///   3. a segmented scan over the warp's lanes (shuffles; the key is the row each lane's
+  ///      partial sum belongs to) gives each lane the sum of the earlier lanes' parts of its
+  ///      first row, which it then finishes;
+  ///   4. a row that crosses a warp's boundary (warp w holds items [32Lw, 32L(w+1))) is
+  ///      finished across warps, deterministically and without any warp waiting for another:
+  ///      each warp the row crosses stores its part in a slot (2w for the row it began with,
+  ///      2w + 1 for one it began and did not end), then counts itself on the counter word of
+  ///      the row's first warp t0 (epoch-tagged: spl_cuda_call_counters); the warp whose count
+  ///      completes the t1 - t0 + 1 warps the row crosses sums the slots in order and finishes
+  ///      the row.
+  void mergeRows(const Stmt &loop, llvm::Value *slots, llvm::Value *counters, llvm::Value *epoch) {
     RowShape shape;
-    matchRow(loop, shape);
-    llvm::Function *fn = frame().fn;
-    auto *stop = llvm::BasicBlock::Create(ctx_, "long.none", fn);
-    auto *go = llvm::BasicBlock::Create(ctx_, "long.run", fn);
-    llvm::LoadInst *flag = b_.CreateLoad(b_.getInt64Ty(), scratch);
-    flag->setVolatile(true);
-    b_.CreateCondBr(b_.CreateICmpEQ(flag, epoch), go, stop);
-    b_.SetInsertPoint(stop);
-    b_.CreateRetVoid();
-    b_.SetInsertPoint(go);
-
+    if (!matchRow(loop, shape) || !positionPure(loop, shape)) throw InternalError("codegen: a merge-path row loop that is not one");
+    llvm::Type *i64 = b_.getInt64Ty();
+    llvm::Type *accT = ty(shape.accTy);
+    const int offs = loop.balanceBy;
+    llvm::Value *zero = b_.getInt64(0), *one = b_.getInt64(1);
     llvm::Value *n = expr(loop.b);
-    SplitGeometry g = splitGeometry(loop.balanceBy, n);
-    llvm::Value *chunks = b_.CreateSDiv(b_.CreateAdd(g.total, b_.CreateSub(g.chunk, b_.getInt64(1))), g.chunk);
+    llvm::Value *base = offsetAt(offs, zero);
+    llvm::Value *nnz = b_.CreateSub(offsetAt(offs, n), base);
+    llvm::Value *items = b_.CreateAdd(n, nnz);
     llvm::Value *tid = threadIdx(0);
-    llvm::Value *ntid = b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x, {}), b_.getInt64Ty());
-    llvm::Value *nctaid = b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {}), b_.getInt64Ty());
-    llvm::Value *laneId = b_.CreateAnd(tid, b_.getInt64(31));
-    llvm::Value *warpId = b_.CreateLShr(tid, 5);
-    llvm::Value *warpsPerBlock = b_.CreateLShr(ntid, 5);
-    auto sharedArray = [&](llvm::Type *t, uint64_t count, const std::string &name) {
-      auto *arrTy = llvm::ArrayType::get(t, count);
-      auto *gv = new llvm::GlobalVariable(m_, arrTy, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(arrTy),
-                                          frame().fn->getName().str() + "." + name, nullptr, llvm::GlobalValue::NotThreadLocal, 3);
-      gv->setAlignment(llvm::Align(16));
-      return b_.CreateAddrSpaceCast(gv, b_.getPtrTy());
+    llvm::Value *ntid = b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x, {}), i64);
+    llvm::Value *nctaid = b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {}), i64);
+    llvm::Value *gl = b_.CreateAdd(b_.CreateMul(blockIdx(0), ntid), tid);
+    llvm::Value *lanes = b_.CreateMul(nctaid, ntid);
+    llvm::Value *share = b_.CreateUDiv(b_.CreateAdd(items, b_.CreateSub(lanes, one)), lanes);
+    llvm::Value *perLane = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, share, b_.getInt64(kMergeRound));
+    llvm::Value *perWarp = b_.CreateMul(perLane, b_.getInt64(32));
+    llvm::Value *lane = b_.CreateAnd(tid, b_.getInt64(31));
+    llvm::Value *warp = b_.CreateLShr(gl, 5);
+    // A warp past the last item ends whole (the kernel has no barrier).
+    guarded(b_.CreateICmpSGE(b_.CreateMul(warp, perWarp), items), [&] { b_.CreateRetVoid(); });
+    llvm::Value *first = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateMul(gl, perLane), items);
+    llvm::Value *last = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(first, perLane), items);
+    auto [rowS, rowE] = mergeSearch(offs, base, n, nnz, first, last);
+    llvm::Value *posS = b_.CreateSub(first, rowS), *posE = b_.CreateSub(last, rowE);
+    auto rowStartOf = [&](llvm::Value *r) {
+      return b_.CreateSub(offsetAt(offs, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, r, n)), base);
     };
-    llvm::Value *ownersSh = sharedArray(b_.getInt64Ty(), 2, "owners");
-    llvm::Value *warpSums = sharedArray(ty(shape.accTy), kLongBlock / 32, "partials");
+    auto rowEndOf = [&](llvm::Value *r) {
+      return b_.CreateSub(offsetAt(offs, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(r, one), n)), base);
+    };
 
-    countedLoop(blockIdx(0), chunks, [&](llvm::Value *c) {
-      llvm::Value *p0 = b_.CreateAdd(g.base, b_.CreateMul(c, g.chunk));
-      llvm::Value *p1 = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(p0, g.chunk), b_.CreateAdd(g.base, g.total));
-      // Owner slot 0: the continuing row (read by thread 0), 1: the head row (thread 32).
-      for (int kind = 0; kind < 2; ++kind) {
-        guarded(b_.CreateICmpEQ(tid, b_.getInt64(32 * kind)), [&] {
-          llvm::AllocaInst *owner = entryAlloca(b_.getInt64Ty(), "owner");
-          b_.CreateStore(b_.getInt64(-1), owner);
-          llvm::LoadInst *claimed = b_.CreateLoad(b_.getInt64Ty(), kind == 0 ? contOwner(scratch, c) : headOwner(scratch, c));
-          llvm::Value *inRange = b_.CreateAnd(b_.CreateICmpSGE(claimed, b_.getInt64(0)), b_.CreateICmpSLT(claimed, n));
-          guarded(inRange, [&] {
-            llvm::Value *start = offsetAt(loop.balanceBy, claimed);
-            llvm::Value *end = offsetAt(loop.balanceBy, b_.CreateAdd(claimed, b_.getInt64(1)));
-            llvm::Value *isLong = b_.CreateICmpSGT(b_.CreateSub(end, start), g.threshold);
-            llvm::Value *c0 = chunkOf(start, g), *c1 = chunkOf(b_.CreateSub(end, b_.getInt64(1)), g);
-            llvm::Value *meets = kind == 0 ? b_.CreateAnd(b_.CreateICmpSLT(c0, c), b_.CreateICmpSLE(c, c1)) : b_.CreateICmpEQ(c0, c);
-            b_.CreateStore(b_.CreateSelect(b_.CreateAnd(isLong, meets), claimed, b_.getInt64(-1)), owner);
-          });
-          b_.CreateStore(b_.CreateLoad(b_.getInt64Ty(), owner), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), ownersSh, kind));
+    // 2. The walk.
+    llvm::AllocaInst *rowSlot = entryAlloca(i64, "merge.row"), *posSlot = entryAlloca(i64, "merge.pos");
+    llvm::AllocaInst *rowEndSlot = entryAlloca(i64, "merge.row.end");
+    llvm::AllocaInst *accSlot = entryAlloca(accT, "merge.acc"), *headSlot = entryAlloca(accT, "merge.head");
+    llvm::AllocaInst *endedSlot = entryAlloca(b_.getInt1Ty(), "merge.ended");
+    b_.CreateStore(rowS, rowSlot);
+    b_.CreateStore(posS, posSlot);
+    b_.CreateStore(rowEndOf(rowS), rowEndSlot);
+    b_.CreateStore(identityOf(shape), accSlot);
+    b_.CreateStore(identityOf(shape), headSlot);
+    b_.CreateStore(b_.getFalse(), endedSlot);
+    // The row being walked ends: the lane's first ended row waits for the scan (step 3).
+    auto endRow = [&] {
+      llvm::Value *r = b_.CreateLoad(i64, rowSlot);
+      llvm::Value *ended = b_.CreateLoad(b_.getInt1Ty(), endedSlot);
+      ifElse(ended, [&] { finishRow(loop, shape, r, b_.CreateLoad(accT, accSlot)); },
+             [&] {
+               b_.CreateStore(b_.getTrue(), endedSlot);
+               b_.CreateStore(b_.CreateLoad(accT, accSlot), headSlot);
+             });
+      b_.CreateStore(identityOf(shape), accSlot);
+      llvm::Value *next = b_.CreateAdd(r, one);
+      b_.CreateStore(next, rowSlot);
+      b_.CreateStore(rowEndOf(next), rowEndSlot);
+    };
+    whileLoop([&] { return b_.CreateICmpSLT(b_.CreateLoad(i64, posSlot), posE); }, [&] {
+      llvm::Value *p = b_.CreateLoad(i64, posSlot);
+      std::vector<llvm::Value *> parts;
+      llvm::AllocaInst *position = entryAlloca(i64, "merge.position");
+      frame().vars[kPosition] = {position, Ty::I64};
+      for (int64_t m = 0; m < kMergeRound; ++m) {
+        llvm::Value *q = b_.CreateAdd(p, b_.getInt64(m));
+        llvm::Value *inside = b_.CreateICmpSLT(q, posE);
+        // Past the lane's last nonzero: read the first one again (a valid position), count nothing.
+        b_.CreateStore(b_.CreateSelect(inside, q, p), position);
+        for (const StmtP &d : shape.perNonzero) stmt(d);
+        llvm::Value *v = castTo(expr(shape.contribution), shape.contribution->type, shape.accTy);
+        parts.push_back(b_.CreateSelect(inside, v, identityOf(shape)));
+      }
+      for (int64_t m = 0; m < kMergeRound; ++m) {
+        llvm::Value *q = b_.CreateAdd(p, b_.getInt64(m));
+        guarded(b_.CreateICmpSLT(q, posE), [&] {
+          whileLoop([&] { return b_.CreateICmpSGE(q, b_.CreateLoad(i64, rowEndSlot)); }, endRow);
+          combineInto(shape, accSlot, parts[static_cast<size_t>(m)]);
         });
       }
-      barrier();
-      for (int kind = 0; kind < 2; ++kind) {
-        llvm::Value *r = b_.CreateLoad(b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), ownersSh, kind));
-        guarded(b_.CreateICmpSGE(r, b_.getInt64(0)), [&] { longRowPart(loop, shape, scratch, g, c, kind, r, p0, p1, tid, ntid,
-                                                                        laneId, warpId, warpsPerBlock, warpSums); });
-      }
-      // Thread 0 rewrites the owners of the next chunk: everyone must have read these.
-      barrier();
-    }, nctaid);
-  }
-
-  /// One chunk's part of long row r (kind 0: continuing, 1: head), see longRowsKernel.
-  void longRowPart(const Stmt &loop, const RowShape &shape, llvm::Value *scratch, const SplitGeometry &g, llvm::Value *c, int kind,
-                   llvm::Value *r, llvm::Value *p0, llvm::Value *p1, llvm::Value *tid, llvm::Value *ntid, llvm::Value *laneId,
-                   llvm::Value *warpId, llvm::Value *warpsPerBlock, llvm::Value *warpSums) {
-    llvm::AllocaInst *row = entryAlloca(b_.getInt64Ty(), loop.name);
-    b_.CreateStore(r, row);
-    frame().vars[loop.var] = {row, Ty::I64};
-    llvm::AllocaInst *accSlot = entryAlloca(ty(shape.accTy), "acc");
-    frame().vars[shape.acc] = {accSlot, shape.accTy};
-    for (const StmtP &d : shape.prefix)
-      if (d->var != shape.acc) stmt(d);
-    b_.CreateStore(identityOf(shape), accSlot);
-    llvm::Value *start = offsetAt(loop.balanceBy, r), *end = offsetAt(loop.balanceBy, b_.CreateAdd(r, b_.getInt64(1)));
-    llvm::Value *from = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, p0, start);
-    llvm::Value *to = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, p1, end);
-    // Iteration k of the row's reduction is position start + k.
-    const Stmt &red = *shape.reduction;
-    serialLoop(red, b_.CreateAdd(b_.CreateSub(from, start), tid), b_.CreateSub(to, start), ntid);
-    llvm::Value *fullClamp = b_.getInt32(0x1f);
-    for (int offset = 16; offset >= 1; offset /= 2) {
-      llvm::Value *mine = b_.CreateLoad(ty(shape.accTy), accSlot);
-      combineInto(shape, accSlot, shuffleDown(mine, b_.getInt32(static_cast<uint32_t>(offset)), fullClamp, shape.accTy));
-    }
-    guarded(b_.CreateICmpEQ(laneId, b_.getInt64(0)), [&] {
-      b_.CreateStore(b_.CreateLoad(ty(shape.accTy), accSlot), b_.CreateInBoundsGEP(ty(shape.accTy), warpSums, warpId));
+      b_.CreateStore(b_.CreateAdd(p, b_.getInt64(kMergeRound)), posSlot);
     });
-    barrier();
-    guarded(b_.CreateICmpEQ(tid, b_.getInt64(0)), [&] {
-      llvm::AllocaInst *part = entryAlloca(ty(shape.accTy), "part");
-      b_.CreateStore(identityOf(shape), part);
-      countedLoop(b_.getInt64(0), warpsPerBlock, [&](llvm::Value *wi) {
-        combineInto(shape, part, b_.CreateLoad(ty(shape.accTy), b_.CreateInBoundsGEP(ty(shape.accTy), warpSums, wi)));
-      });
-      llvm::Value *slot = b_.CreateAdd(b_.CreateMul(c, b_.getInt64(2)), b_.getInt64(kind));
-      b_.CreateStore(b_.CreateLoad(ty(shape.accTy), part), partialAt(scratch, shape.accTy, slot));
+    // The rows that end after the lane's last nonzero.
+    whileLoop([&] { return b_.CreateICmpSLT(b_.CreateLoad(i64, rowSlot), rowE); }, endRow);
+
+    // 3. The segmented scan of the lanes' carries (the partial sums of each lane's last row).
+    llvm::AllocaInst *carrySlot = entryAlloca(accT, "merge.carry");
+    b_.CreateStore(b_.CreateLoad(accT, accSlot), carrySlot);
+    for (int offset = 1; offset < 32; offset *= 2) {
+      llvm::Value *mine = b_.CreateLoad(accT, carrySlot);
+      llvm::Value *theirs = shuffle(Shuffle::Up, mine, b_.getInt32(static_cast<uint32_t>(offset)), b_.getInt32(0), shape.accTy);
+      llvm::Value *theirRow = shuffle(Shuffle::Up, rowE, b_.getInt32(static_cast<uint32_t>(offset)), b_.getInt32(0), Ty::I64);
+      llvm::Value *same = b_.CreateAnd(b_.CreateICmpUGE(lane, b_.getInt64(static_cast<uint64_t>(offset))), b_.CreateICmpEQ(theirRow, rowE));
+      b_.CreateStore(b_.CreateSelect(same, combined(shape, mine, theirs), mine), carrySlot);
+    }
+    llvm::Value *carry = b_.CreateLoad(accT, carrySlot);
+    llvm::Value *before = shuffle(Shuffle::Up, carry, b_.getInt32(1), b_.getInt32(0), shape.accTy);
+    before = b_.CreateSelect(b_.CreateICmpUGE(lane, one), before, identityOf(shape));
+    llvm::Value *row0 = shuffle(Shuffle::Index, rowS, b_.getInt32(0), b_.getInt32(0x1f), Ty::I64);
+    llvm::Value *pos0 = shuffle(Shuffle::Index, posS, b_.getInt32(0), b_.getInt32(0x1f), Ty::I64);
+    // The warp's first row began in an earlier warp.
+    llvm::Value *continued = b_.CreateAnd(b_.CreateICmpSLT(row0, n), b_.CreateICmpSGT(pos0, rowStartOf(row0)));
+    llvm::Value *slotOfFirst = b_.CreateMul(warp, b_.getInt64(2));
+
+    // 4. Rows across warps.
+    auto part = [&](llvm::Value *r, llvm::Value *value, llvm::Value *slot) {
+      llvm::Value *slotPtr = b_.CreateInBoundsGEP(accT, slots, slot);
+      b_.CreateStore(value, slotPtr);
       b_.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent, ctx_.getOrInsertSyncScopeID("device"));
-      llvm::Value *c0 = chunkOf(start, g), *c1 = chunkOf(b_.CreateSub(end, b_.getInt64(1)), g);
-      llvm::Value *done = b_.CreateAtomicRMW(llvm::AtomicRMWInst::Add, chunkCount(scratch, c0), b_.getInt32(1), llvm::MaybeAlign(4),
-                                             llvm::AtomicOrdering::Monotonic);
-      llvm::Value *last = b_.CreateICmpEQ(b_.CreateZExt(done, b_.getInt64Ty()), b_.CreateSub(c1, c0));
-      guarded(last, [&] {
+      llvm::Value *t0 = b_.CreateUDiv(b_.CreateAdd(r, rowStartOf(r)), perWarp);
+      llvm::Value *t1 = b_.CreateUDiv(b_.CreateAdd(r, rowEndOf(r)), perWarp);
+      llvm::Value *count = countArrival(b_.CreateInBoundsGEP(i64, counters, t0), epoch);
+      guarded(b_.CreateICmpEQ(count, b_.CreateAdd(b_.CreateSub(t1, t0), one)), [&] {
         b_.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent, ctx_.getOrInsertSyncScopeID("device"));
-        // The row's initial value, then its partials in chunk order (the same sum every run).
-        b_.CreateStore(identityOf(shape), accSlot);
-        for (const StmtP &d : shape.prefix)
-          if (d->var == shape.acc && d->a) b_.CreateStore(castTo(expr(d->a), d->a->type, shape.accTy), accSlot);
-        auto volatileLoad = [&](llvm::Value *ptr) {
-          llvm::LoadInst *v = b_.CreateLoad(ty(shape.accTy), ptr);
+        auto volatileSlot = [&](llvm::Value *k) {
+          llvm::LoadInst *v = b_.CreateLoad(accT, b_.CreateInBoundsGEP(accT, slots, k));
           v->setVolatile(true);
           return v;
         };
-        combineInto(shape, accSlot, volatileLoad(partialAt(scratch, shape.accTy, b_.CreateAdd(b_.CreateMul(c0, b_.getInt64(2)), b_.getInt64(1)))));
-        countedLoop(b_.CreateAdd(c0, b_.getInt64(1)), b_.CreateAdd(c1, b_.getInt64(1)), [&](llvm::Value *cc) {
-          combineInto(shape, accSlot, volatileLoad(partialAt(scratch, shape.accTy, b_.CreateMul(cc, b_.getInt64(2)))));
+        llvm::AllocaInst *sum = entryAlloca(accT, "merge.row.sum");
+        b_.CreateStore(volatileSlot(b_.CreateAdd(b_.CreateMul(t0, b_.getInt64(2)), one)), sum);
+        countedLoop(b_.CreateAdd(t0, one), b_.CreateAdd(t1, one),
+                    [&](llvm::Value *t) { combineInto(shape, sum, volatileSlot(b_.CreateMul(t, b_.getInt64(2)))); });
+        finishRow(loop, shape, r, b_.CreateLoad(accT, sum));
+      });
+    };
+    guarded(b_.CreateLoad(b_.getInt1Ty(), endedSlot), [&] {
+      llvm::Value *value = combined(shape, b_.CreateLoad(accT, headSlot), before);
+      ifElse(b_.CreateAnd(continued, b_.CreateICmpEQ(rowS, row0)), [&] { part(rowS, value, slotOfFirst); },
+             [&] { finishRow(loop, shape, rowS, value); });
+    });
+    guarded(b_.CreateICmpEQ(lane, b_.getInt64(31)), [&] {
+      guarded(b_.CreateICmpSLT(rowE, n), [&] {
+        guarded(b_.CreateICmpSGT(posE, rowStartOf(rowE)), [&] {
+          llvm::Value *whole = b_.CreateAnd(continued, b_.CreateICmpEQ(rowE, row0));
+          part(rowE, carry, b_.CreateSelect(whole, slotOfFirst, b_.CreateAdd(slotOfFirst, one)));
         });
-        frame().vars[shape.acc] = {accSlot, shape.accTy};
-        for (const StmtP &st : shape.suffix) stmt(st);
       });
     });
-    // warpSums is reused by the chunk's other row.
-    barrier();
   }
 
-  llvm::Value *shuffleDown(llvm::Value *v, llvm::Value *offset, llvm::Value *clamp, Ty t) {
+  /// The coordinates (rows before, nonzeros before = d - rows) of merge-path items d1 and d2:
+  /// two binary searches over the row ends, their steps interleaved so that both loads of a
+  /// step are in flight together. Item d's row is the first r with offs[r+1] - offs[0] > d - r - 1.
+  /// Each search first tries the kMergeGuessRows rows on either side of where rows of equal
+  /// length would put it (d * n / items): one step (both ends of the window read together)
+  /// that, where it holds, leaves log2(2 * kMergeGuessRows) steps instead of log2(n). On
+  /// matrices whose rows are about equally long it nearly always holds; elsewhere the search
+  /// runs over all rows, one step later.
+  std::pair<llvm::Value *, llvm::Value *> mergeSearch(int offs, llvm::Value *base, llvm::Value *n, llvm::Value *nnz,
+                                                      llvm::Value *d1, llvm::Value *d2) {
+    llvm::Type *i64 = b_.getInt64Ty();
+    llvm::Value *d[2] = {d1, d2};
+    llvm::AllocaInst *lo[2], *hi[2];
+    llvm::Value *items = b_.CreateAdd(n, nnz);
+    auto rowEnd = [&](llvm::Value *r) { return b_.CreateSub(offsetAt(offs, b_.CreateAdd(r, b_.getInt64(1))), base); };
+    llvm::Value *guessLo[2], *guessHi[2], *endBelow[2], *endAt[2], *wideLo[2], *wideHi[2];
+    for (int k = 0; k < 2; ++k) {
+      lo[k] = entryAlloca(i64, "search.lo");
+      hi[k] = entryAlloca(i64, "search.hi");
+      wideLo[k] = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(d[k], nnz), b_.getInt64(0));
+      wideHi[k] = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, d[k], n);
+      llvm::Type *f64 = b_.getDoubleTy();
+      llvm::Value *share = b_.CreateFDiv(b_.CreateSIToFP(n, f64), b_.CreateSIToFP(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, items, b_.getInt64(1)), f64));
+      llvm::Value *guess = b_.CreateFPToSI(b_.CreateFMul(b_.CreateSIToFP(d[k], f64), share), i64);
+      auto clampToWide = [&](llvm::Value *v) {
+        return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, v, wideLo[k]), wideHi[k]);
+      };
+      guessLo[k] = clampToWide(b_.CreateSub(guess, b_.getInt64(kMergeGuessRows)));
+      guessHi[k] = clampToWide(b_.CreateAdd(guess, b_.getInt64(kMergeGuessRows)));
+      // Row ends just below and at the window (row 0's end where the window meets the range's
+      // edge: that side needs no check).
+      endBelow[k] = rowEnd(b_.CreateSelect(b_.CreateICmpSGT(guessLo[k], wideLo[k]), b_.CreateSub(guessLo[k], b_.getInt64(1)), b_.getInt64(0)));
+      endAt[k] = rowEnd(b_.CreateSelect(b_.CreateICmpSLT(guessHi[k], wideHi[k]), guessHi[k], b_.getInt64(0)));
+    }
+    for (int k = 0; k < 2; ++k) {
+      // The answer is at least guessLo when the row before it ends before d, and at most guessHi
+      // when guessHi's row ends after d.
+      llvm::Value *aboveLo = b_.CreateOr(b_.CreateICmpEQ(guessLo[k], wideLo[k]), b_.CreateICmpSLE(endBelow[k], b_.CreateSub(d[k], guessLo[k])));
+      llvm::Value *belowHi = b_.CreateOr(b_.CreateICmpEQ(guessHi[k], wideHi[k]),
+                                         b_.CreateICmpSGT(endAt[k], b_.CreateSub(b_.CreateSub(d[k], guessHi[k]), b_.getInt64(1))));
+      llvm::Value *inside = b_.CreateAnd(aboveLo, belowHi);
+      b_.CreateStore(b_.CreateSelect(inside, guessLo[k], wideLo[k]), lo[k]);
+      b_.CreateStore(b_.CreateSelect(inside, guessHi[k], wideHi[k]), hi[k]);
+    }
+    auto open = [&](int k) { return b_.CreateICmpSLT(b_.CreateLoad(i64, lo[k]), b_.CreateLoad(i64, hi[k])); };
+    whileLoop([&] { return b_.CreateOr(open(0), open(1)); }, [&] {
+      llvm::Value *active[2], *mid[2], *rowEnd[2];
+      for (int k = 0; k < 2; ++k) {
+        active[k] = open(k);
+        llvm::Value *l = b_.CreateLoad(i64, lo[k]), *h = b_.CreateLoad(i64, hi[k]);
+        mid[k] = b_.CreateLShr(b_.CreateAdd(l, h), 1);
+        // A finished search reads offs[0] (always there) and changes nothing.
+        llvm::Value *at = b_.CreateSelect(active[k], b_.CreateAdd(mid[k], b_.getInt64(1)), b_.getInt64(0));
+        rowEnd[k] = b_.CreateSub(offsetAt(offs, at), base);
+      }
+      for (int k = 0; k < 2; ++k) {
+        llvm::Value *before = b_.CreateICmpSLE(rowEnd[k], b_.CreateSub(b_.CreateSub(d[k], mid[k]), b_.getInt64(1)));
+        llvm::Value *l = b_.CreateLoad(i64, lo[k]), *h = b_.CreateLoad(i64, hi[k]);
+        b_.CreateStore(b_.CreateSelect(b_.CreateAnd(active[k], before), b_.CreateAdd(mid[k], b_.getInt64(1)), l), lo[k]);
+        b_.CreateStore(b_.CreateSelect(b_.CreateAnd(active[k], b_.CreateNot(before)), mid[k], h), hi[k]);
+      }
+    });
+    return {b_.CreateLoad(i64, lo[0]), b_.CreateLoad(i64, lo[1])};
+  }
+
+  /// Counts one arrival on an epoch-tagged counter word (epoch << 32 | count; a word of another
+  /// epoch counts 0) and returns the count with it.
+  llvm::Value *countArrival(llvm::Value *word, llvm::Value *epoch) {
+    llvm::Type *i64 = b_.getInt64Ty();
+    llvm::Value *tag = b_.CreateShl(b_.CreateZExt(epoch, i64), 32);
+    llvm::AllocaInst *seen = entryAlloca(i64, "counter.seen"), *next = entryAlloca(i64, "counter.next");
+    llvm::LoadInst *initial = b_.CreateLoad(i64, word);
+    initial->setVolatile(true);
+    b_.CreateStore(initial, seen);
+    llvm::AllocaInst *done = entryAlloca(b_.getInt1Ty(), "counter.done");
+    b_.CreateStore(b_.getFalse(), done);
+    whileLoop([&] { return b_.CreateNot(b_.CreateLoad(b_.getInt1Ty(), done)); }, [&] {
+      llvm::Value *old = b_.CreateLoad(i64, seen);
+      llvm::Value *ours = b_.CreateICmpEQ(b_.CreateAnd(old, b_.getInt64(~int64_t(0xffffffff))), tag);
+      llvm::Value *want = b_.CreateSelect(ours, b_.CreateAdd(old, b_.getInt64(1)), b_.CreateOr(tag, b_.getInt64(1)));
+      llvm::Value *result = b_.CreateAtomicCmpXchg(word, old, want, llvm::MaybeAlign(8), llvm::AtomicOrdering::Monotonic,
+                                                   llvm::AtomicOrdering::Monotonic, ctx_.getOrInsertSyncScopeID("device"));
+      b_.CreateStore(b_.CreateExtractValue(result, 0), seen);
+      b_.CreateStore(want, next);
+      b_.CreateStore(b_.CreateExtractValue(result, 1), done);
+    });
+    return b_.CreateAnd(b_.CreateLoad(i64, next), b_.getInt64(0xffffffff));
+  }
+
+  /// Row r's result from the sum v of its contributions: its prefix, initial value op v, then
+  /// its suffix (what the row loop does after its reduction).
+  void finishRow(const Stmt &loop, const RowShape &shape, llvm::Value *r, llvm::Value *v) {
+    llvm::AllocaInst *row = entryAlloca(b_.getInt64Ty(), loop.name);
+    b_.CreateStore(r, row);
+    frame().vars[loop.var] = {row, Ty::I64};
+    llvm::AllocaInst *result = entryAlloca(ty(shape.accTy), "row.result");
+    b_.CreateStore(v, result);
+    for (const StmtP &d : shape.prefix) {
+      if (d->var != shape.acc) {
+        stmt(d);
+      } else if (d->a) {
+        b_.CreateStore(castTo(expr(d->a), d->a->type, shape.accTy), result);
+        combineInto(shape, result, v);
+      }
+    }
+    frame().vars[shape.acc] = {result, shape.accTy};
+    for (const StmtP &st : shape.suffix) stmt(st);
+  }
+
+  void ifElse(llvm::Value *cond, const std::function<void()> &then, const std::function<void()> &otherwise) {
+    llvm::Function *fn = frame().fn;
+    auto *t = llvm::BasicBlock::Create(ctx_, "if.then", fn);
+    auto *e = llvm::BasicBlock::Create(ctx_, "if.else", fn);
+    auto *j = llvm::BasicBlock::Create(ctx_, "if.join", fn);
+    b_.CreateCondBr(cond, t, e);
+    b_.SetInsertPoint(t);
+    then();
+    if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(j);
+    b_.SetInsertPoint(e);
+    otherwise();
+    if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(j);
+    b_.SetInsertPoint(j);
+  }
+
+  /// while (cond()) body(), cond evaluated at the loop's head.
+  void whileLoop(const std::function<llvm::Value *()> &cond, const std::function<void()> &body) {
+    llvm::Function *fn = frame().fn;
+    auto *h = llvm::BasicBlock::Create(ctx_, "while.header", fn);
+    auto *bb = llvm::BasicBlock::Create(ctx_, "while.body", fn);
+    auto *e = llvm::BasicBlock::Create(ctx_, "while.exit", fn);
+    b_.CreateBr(h);
+    b_.SetInsertPoint(h);
+    b_.CreateCondBr(cond(), bb, e);
+    b_.SetInsertPoint(bb);
+    body();
+    if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(h);
+    b_.SetInsertPoint(e);
+  }
+
+  enum class Shuffle { Down, Up, Index };
+  /// shfl.sync over the whole warp (mask 0xffffffff) of a 32- or 64-bit value (two halves).
+  llvm::Value *shuffle(Shuffle kind, llvm::Value *v, llvm::Value *b, llvm::Value *clamp, Ty t) {
+    static const llvm::Intrinsic::ID i32Ids[3] = {llvm::Intrinsic::nvvm_shfl_sync_down_i32, llvm::Intrinsic::nvvm_shfl_sync_up_i32,
+                                                  llvm::Intrinsic::nvvm_shfl_sync_idx_i32};
+    static const llvm::Intrinsic::ID f32Ids[3] = {llvm::Intrinsic::nvvm_shfl_sync_down_f32, llvm::Intrinsic::nvvm_shfl_sync_up_f32,
+                                                  llvm::Intrinsic::nvvm_shfl_sync_idx_f32};
+    int k = static_cast<int>(kind);
     llvm::Value *mask = b_.getInt32(0xffffffffu);
-    if (t == Ty::F32) return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_down_f32, {mask, v, offset, clamp});
-    if (t == Ty::I32) return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_down_i32, {mask, v, offset, clamp});
+    if (t == Ty::F32) return b_.CreateIntrinsic(f32Ids[k], {mask, v, b, clamp});
+    if (t == Ty::I32) return b_.CreateIntrinsic(i32Ids[k], {mask, v, b, clamp});
     // 64-bit values: two 32-bit halves.
     llvm::Value *bits = t == Ty::F64 ? b_.CreateBitCast(v, b_.getInt64Ty()) : v;
     llvm::Value *lo = b_.CreateTrunc(bits, b_.getInt32Ty());
     llvm::Value *hi = b_.CreateTrunc(b_.CreateLShr(bits, 32), b_.getInt32Ty());
-    lo = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_down_i32, {mask, lo, offset, clamp});
-    hi = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_down_i32, {mask, hi, offset, clamp});
+    lo = b_.CreateIntrinsic(i32Ids[k], {mask, lo, b, clamp});
+    hi = b_.CreateIntrinsic(i32Ids[k], {mask, hi, b, clamp});
     llvm::Value *joined = b_.CreateOr(b_.CreateZExt(lo, b_.getInt64Ty()), b_.CreateShl(b_.CreateZExt(hi, b_.getInt64Ty()), 32));
     return t == Ty::F64 ? b_.CreateBitCast(joined, b_.getDoubleTy()) : joined;
   }
@@ -985,6 +1146,13 @@ class HostGen : public LoopCodeGen {
         frame.tempSlots[buf.id] = slot;
       }
     }
+    // Device temporaries come from the runtime's workspace of the stream, for this call.
+    call_ = nullptr;
+    if (needsCall(f, segs)) {
+      call_ = entryAlloca(b_.getPtrTy(), "spl_call");
+      b_.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), call_);
+      checked(b_.CreateCall(runtime("spl_cuda_call_begin", b_.getInt32Ty(), {b_.getPtrTy(), b_.getPtrTy()}), {stream_, call_}));
+    }
     // A size function's `sizes` is host memory: kernels write a device copy.
     hostSizes_ = nullptr;
     for (const Buffer &buf : f.buffers)
@@ -1002,14 +1170,12 @@ class HostGen : public LoopCodeGen {
         b_.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), slot);
         frame.tempSlots[buf.id] = slot;
         frame.buffers.erase(buf.id);
-        checked(b_.CreateCall(runtime("spl_cuda_alloc", b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getPtrTy()}),
-                              {slot, b_.getInt64(8 * sizesCount_), stream_}));
+        deviceTemp(slot, b_.getInt64(8 * sizesCount_));
       }
     if (errorBuffer_ >= 0) {  // the error word, 0 until a check fails
       llvm::AllocaInst *zero = entryAlloca(b_.getInt32Ty(), "spl_error.init");
       b_.CreateStore(b_.getInt32(0), zero);
-      checked(b_.CreateCall(runtime("spl_cuda_alloc", b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getPtrTy()}),
-                            {frame.tempSlots.at(errorBuffer_), b_.getInt64(4), stream_}));
+      deviceTemp(frame.tempSlots.at(errorBuffer_), b_.getInt64(4));
       checked(b_.CreateCall(runtime("spl_cuda_memcpy", b_.getInt32Ty(), {b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty(), b_.getInt32Ty(), b_.getPtrTy()}),
                             {bufferPtr(errorBuffer_), zero, b_.getInt64(4), b_.getInt32(0), stream_}));
     }
@@ -1039,6 +1205,22 @@ class HostGen : public LoopCodeGen {
   int errorBuffer_ = -1;  // the error word's buffer id (--checked), or -1
 
  protected:
+  /// Whether the stub takes device memory from the workspace: temporaries (the Sigma offsets,
+  /// the error word, a size function's sizes) or a merge-path kernel's carries.
+  static bool needsCall(const Function &f, const std::vector<Segment> &segs) {
+    for (const Buffer &buf : f.buffers)
+      if (!buf.isParam || (buf.name == "sizes" && f.name.size() > 5 && f.name.compare(f.name.size() - 5, 5, "_size") == 0)) return true;
+    for (const Segment &seg : segs)
+      if (seg.mergeRows) return true;
+    return false;
+  }
+  /// *slot = `bytes` of device memory for this call (spl_cuda_call_alloc).
+  void deviceTemp(llvm::Value *slot, llvm::Value *bytes) {
+    if (!call_) throw InternalError("codegen: a device temporary in a stub without a workspace call");
+    checked(b_.CreateCall(runtime("spl_cuda_call_alloc", b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getPtrTy()}),
+                          {b_.CreateLoad(b_.getPtrTy(), call_), bytes, slot}));
+  }
+
   /// Returns the code from the stub if it is not SPL_OK.
   void checked(llvm::Value *rc) {
     auto *fail = llvm::BasicBlock::Create(ctx_, "cuda.fail", frame().fn);
@@ -1051,42 +1233,44 @@ class HostGen : public LoopCodeGen {
 
   void launch(const Segment &seg, const std::map<int, Ty> &varTypes) {
     // The kernel's arguments: an array of pointers to each value.
-    size_t n = seg.vars.size() + seg.bufs.size() + (seg.splitScratch >= 0 ? 2 : 0);
+    size_t n = seg.vars.size() + seg.bufs.size() + (seg.mergeRows ? 3 : 0);
     llvm::ArrayType *argsTy = llvm::ArrayType::get(b_.getPtrTy(), std::max<size_t>(n, 1));
     llvm::AllocaInst *args = entryAlloca(argsTy, seg.kernel + ".args");
     size_t k = 0;
+    auto pass = [&](llvm::AllocaInst *cell) { b_.CreateStore(cell, b_.CreateConstInBoundsGEP2_32(argsTy, args, 0, static_cast<unsigned>(k++))); };
     for (int v : seg.vars) {
       auto it = frame().vars.find(v);
       if (it == frame().vars.end())
         throw NotSupported(fn_->loc, "a value computed in one GPU kernel and used in another (" + seg.kernel + ")");
       llvm::AllocaInst *cell = entryAlloca(ty(varTypes.at(v)), "arg");
       b_.CreateStore(b_.CreateLoad(ty(it->second.type), it->second.slot), cell);
-      b_.CreateStore(cell, b_.CreateConstInBoundsGEP2_32(argsTy, args, 0, static_cast<unsigned>(k++)));
+      pass(cell);
     }
     for (int bid : seg.bufs) {
       llvm::AllocaInst *cell = entryAlloca(b_.getPtrTy(), "arg");
       b_.CreateStore(bufferPtr(bid), cell);
-      b_.CreateStore(cell, b_.CreateConstInBoundsGEP2_32(argsTy, args, 0, static_cast<unsigned>(k++)));
+      pass(cell);
     }
-    if (seg.splitScratch >= 0) {
-      // The long-row split: its scratch (freed with the other temporaries on return) and this
-      // call's epoch (a process-wide counter of this object), which marks what the vector
-      // kernel of this call wrote.
-      checked(b_.CreateCall(runtime("spl_cuda_alloc", b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getPtrTy()}),
-                            {frame().tempSlots.at(seg.splitScratch), b_.getInt64(kScratchBytes), stream_}));
-      llvm::AllocaInst *scratchCell = entryAlloca(b_.getPtrTy(), "arg");
-      b_.CreateStore(bufferPtr(seg.splitScratch), scratchCell);
-      b_.CreateStore(scratchCell, b_.CreateConstInBoundsGEP2_32(argsTy, args, 0, static_cast<unsigned>(k++)));
-      llvm::GlobalVariable *counter = m_.getGlobalVariable("spl_long_rows_epoch", true);
-      if (!counter)
-        counter = new llvm::GlobalVariable(m_, b_.getInt64Ty(), false, llvm::GlobalValue::InternalLinkage, b_.getInt64(0),
-                                           "spl_long_rows_epoch");
-      llvm::Value *epoch = b_.CreateAdd(b_.CreateAtomicRMW(llvm::AtomicRMWInst::Add, counter, b_.getInt64(1), llvm::MaybeAlign(8),
-                                                           llvm::AtomicOrdering::Monotonic),
-                                        b_.getInt64(1));
-      llvm::AllocaInst *epochCell = entryAlloca(b_.getInt64Ty(), "arg");
-      b_.CreateStore(epoch, epochCell);
-      b_.CreateStore(epochCell, b_.CreateConstInBoundsGEP2_32(argsTy, args, 0, static_cast<unsigned>(k++)));
+    llvm::Value *residentBlocks = nullptr;
+    if (seg.mergeRows) {
+      // As many blocks as the device holds at once (each lane's share grows with the matrix),
+      // two carry slots per warp and a counter word per warp (DeviceGen::mergeRows).
+      llvm::Constant *nameText = kernelName(seg.kernel);
+      llvm::AllocaInst *blocks = entryAlloca(b_.getInt32Ty(), "resident.blocks");
+      checked(b_.CreateCall(runtime("spl_cuda_resident_blocks", b_.getInt32Ty(),
+                                    {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy(), b_.getInt32Ty(), b_.getPtrTy()}),
+                            {ptx_, nameText, slot_, b_.getInt32(kMergeBlock), blocks}));
+      residentBlocks = b_.CreateLoad(b_.getInt32Ty(), blocks);
+      llvm::Value *warps = b_.CreateMul(b_.CreateZExt(residentBlocks, b_.getInt64Ty()), b_.getInt64(kMergeBlock / 32));
+      llvm::AllocaInst *slots = entryAlloca(b_.getPtrTy(), "merge.slots");
+      deviceTemp(slots, b_.CreateMul(warps, b_.getInt64(16)));
+      llvm::AllocaInst *counters = entryAlloca(b_.getPtrTy(), "merge.counters");
+      llvm::AllocaInst *epoch = entryAlloca(b_.getInt32Ty(), "merge.epoch");
+      checked(b_.CreateCall(runtime("spl_cuda_call_counters", b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()}),
+                            {b_.CreateLoad(b_.getPtrTy(), call_), warps, counters, epoch}));
+      pass(slots);
+      pass(counters);
+      pass(epoch);
     }
     llvm::Value *grid = b_.getInt32(1), *block = b_.getInt32(1);
     llvm::Value *gridDim[3] = {b_.getInt32(1), b_.getInt32(1), b_.getInt32(1)};
@@ -1102,7 +1286,10 @@ class HostGen : public LoopCodeGen {
         }
       }
     }
-    if (seg.kind == Segment::Grid) {
+    if (seg.kind == Segment::Grid && residentBlocks) {
+      block = b_.getInt32(kMergeBlock);
+      grid = residentBlocks;
+    } else if (seg.kind == Segment::Grid) {
       const Stmt &loop = *seg.stmts[0];
       block = b_.getInt32(256);
       if (!hasLoad(loop.a) && !hasLoad(loop.b)) {
@@ -1120,30 +1307,29 @@ class HostGen : public LoopCodeGen {
     }
     launchKernel(seg.kernel, seg.kind == Segment::Mapped ? gridDim[0] : grid, gridDim[1], gridDim[2],
                  seg.kind == Segment::Mapped ? blockDim[0] : block, blockDim[1], blockDim[2], args);
-    if (seg.splitScratch >= 0)
-      launchKernel(seg.kernel + "_long", b_.getInt32(kLongGrid), b_.getInt32(1), b_.getInt32(1), b_.getInt32(kLongBlock),
-                   b_.getInt32(1), b_.getInt32(1), args);
+  }
+
+  /// The kernel's name as a C string (one global per kernel).
+  llvm::Constant *kernelName(const std::string &name) {
+    if (llvm::GlobalVariable *known = m_.getGlobalVariable(name + ".name", true)) return known;
+    return b_.CreateGlobalString(name, name + ".name", 0, &m_);
   }
 
   /// spl_cuda_launch of kernel `name` on the stub's stream; returns its code unless SPL_OK.
   void launchKernel(const std::string &name, llvm::Value *gx, llvm::Value *gy, llvm::Value *gz, llvm::Value *bx, llvm::Value *by,
                     llvm::Value *bz, llvm::Value *args) {
-    llvm::Constant *nameText = b_.CreateGlobalString(name, name + ".name", 0, &m_);
+    llvm::Constant *nameText = kernelName(name);
     checked(b_.CreateCall(runtime("spl_cuda_launch", b_.getInt32Ty(),
                                   {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(),
                                    b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getPtrTy(), b_.getPtrTy()}),
                           {ptx_, nameText, slot_, gx, gy, gz, bx, by, bz, b_.getInt32(0), stream_, args}));
   }
 
-  void freeTemps() {
-    for (const auto &[id, slot] : frame().tempSlots) {
-      (void)id;
-      b_.CreateCall(runtime("spl_cuda_free", b_.getInt32Ty(), {b_.getPtrTy(), b_.getPtrTy()}),
-                    {b_.CreateLoad(b_.getPtrTy(), slot), stream_});
-    }
-  }
+  /// Every return closes the workspace call: its temporaries go back to the workspace (later
+  /// calls on the stream run after the work this one queued).
   void emitReturn(llvm::Value *code) override {
-    freeTemps();
+    if (call_)
+      b_.CreateCall(runtime("spl_cuda_call_end", b_.getInt32Ty(), {b_.getPtrTy()}), {b_.CreateLoad(b_.getPtrTy(), call_)});
     b_.CreateRet(code);
   }
   void parallelLoop(const Stmt &) override { throw InternalError("codegen: a loop on the host of a cuda function"); }
@@ -1153,17 +1339,10 @@ class HostGen : public LoopCodeGen {
     int64_t elemBytes = buf.fields.empty() ? tyBytes(buf.elem)
                                            : static_cast<int64_t>(m_.getDataLayout().getTypeAllocSize(structOf(buf)));
     if (buf.fields.empty() && buf.elem == Ty::I1) elemBytes = 1;
-    llvm::Value *bytes = b_.CreateMul(expr(s.a), b_.getInt64(elemBytes));
-    checked(b_.CreateCall(runtime("spl_cuda_alloc", b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getPtrTy()}),
-                          {frame().tempSlots.at(s.buffer), bytes, stream_}));
+    deviceTemp(frame().tempSlots.at(s.buffer), b_.CreateMul(expr(s.a), b_.getInt64(elemBytes)));
   }
-  void freeStmt(const Stmt &s) override {
-    auto it = frame().tempSlots.find(s.buffer);
-    if (it == frame().tempSlots.end()) return;
-    b_.CreateCall(runtime("spl_cuda_free", b_.getInt32Ty(), {b_.getPtrTy(), b_.getPtrTy()}),
-                  {b_.CreateLoad(b_.getPtrTy(), it->second), stream_});
-    b_.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), it->second);
-  }
+  /// A temporary lives until the call ends (the workspace takes it back then).
+  void freeStmt(const Stmt &) override {}
   void sigmaStmt(const Stmt &s) override {
     const Buffer &src = bufferInfo(s.source);
     if (src.elem != Ty::I32) throw NotSupported(fn_->loc, "the device Sigma precomputation of 64-bit lengths");
@@ -1173,25 +1352,18 @@ class HostGen : public LoopCodeGen {
 
   llvm::GlobalVariable *ptx_, *slot_;
   llvm::Value *stream_ = nullptr;
+  llvm::AllocaInst *call_ = nullptr;  // the workspace call's handle (spl_cuda_call_begin), if any
   llvm::Value *hostSizes_ = nullptr;
   int sizesBuffer_ = -1;
   int64_t sizesCount_ = 1;  // entries of a size function's `sizes`
 };
 
-/// Gives every grid segment whose rows run as vectors of lanes (and may be cut at chunk
-/// boundaries) the scratch buffer of the long-row split; the buffer joins f's temporaries, so the
-/// stub frees it on return. Called in the same way for the device module and the stubs.
-void planLongRowSplits(Function &f, std::vector<Segment> &segs) {
-  for (Segment &seg : segs) {
-    if (seg.kind != Segment::Grid || hasReturn(seg.stmts[0]) || !DeviceGen::splitsLongRows(*seg.stmts[0])) continue;
-    int id = 0;
-    for (const Buffer &b : f.buffers) id = std::max(id, b.id);
-    Buffer scratch;
-    scratch.id = seg.splitScratch = id + 1;
-    scratch.name = "spl_long_rows";
-    scratch.elem = Ty::I64;
-    f.buffers.push_back(scratch);
-  }
+/// Marks the grid segments whose rows run as a merge path (DeviceGen::mergesRows), unless the
+/// options ask for vectors of lanes. Called in the same way for the device module and the stubs.
+void planMergeRows(const CodeGenOptions &opts, std::vector<Segment> &segs) {
+  for (Segment &seg : segs)
+    seg.mergeRows = seg.kind == Segment::Grid && opts.gpuRows != GpuRows::Vector && !hasReturn(seg.stmts[0]) &&
+                    DeviceGen::mergesRows(*seg.stmts[0]);
 }
 
 /// The types of every variable a kernel may capture: scalar parameters and host declarations.
@@ -1241,11 +1413,10 @@ bool buildDeviceModule(const loopir::Module &m, const CodeGenOptions &opts, llvm
     g.errorBuffer_ = errorBuffer;
     for (Segment &s : segs)
       if (s.kind != Segment::Host) captureOf(s, f, errorBuffer);
-    planLongRowSplits(f, segs);
+    planMergeRows(opts, segs);
     for (Segment &s : segs) {
       if (s.kind == Segment::Host) continue;
       g.kernel(f, s, vt);
-      if (s.splitScratch >= 0) g.kernel(f, s, vt, /*longRows=*/true);
       any = true;
     }
   }
@@ -1274,7 +1445,8 @@ bool buildPtx(const loopir::Module &m, const CodeGenOptions &opts, std::string &
 namespace {
 
 /// The bytes the host stubs hand to cuModuleLoadDataEx: NUL-terminated PTX, or for the emulator
-/// "SPLEMU01", the bitcode's size as a little-endian u64, then the bitcode of the device module.
+/// "SPLEMU01", the bitcode's size as a little-endian u64, then the bitcode of the optimised
+/// device module (the module the PTX is emitted from).
 bool deviceImage(const loopir::Module &m, const CodeGenOptions &opts, std::string &image, std::string &error) {
   if (!opts.gpuEmulatorImage) return buildPtx(m, opts, image, error);
   llvm::LLVMContext ctx;
@@ -1283,6 +1455,9 @@ bool deviceImage(const loopir::Module &m, const CodeGenOptions &opts, std::strin
   if (!buildDeviceModule(m, opts, dev, error, any)) return false;
   std::string bitcode;
   if (any) {
+    // The code the PTX would come from: the optimiser's changes (code it duplicates, moves or
+    // merges) run on the emulator too.
+    if (!optimizeDeviceModule(dev, opts, error)) return false;
     llvm::raw_string_ostream os(bitcode);
     llvm::WriteBitcodeToFile(dev, os);
   }
@@ -1313,7 +1488,7 @@ bool addCudaStubs(llvm::Module &host, const loopir::Module &m, const CodeGenOpti
     std::vector<Segment> segs = segmentsOf(f);
     for (Segment &s : segs)
       if (s.kind != Segment::Host) captureOf(s, f, errorBuffer);
-    planLongRowSplits(f, segs);
+    planMergeRows(opts, segs);
     HostGen g(ctx, host, ptxVar, slot);
     g.setFpContract(opts.fpContract);
     g.errorBuffer_ = errorBuffer;

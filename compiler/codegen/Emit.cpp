@@ -93,7 +93,7 @@ bool prepareDeviceModule(llvm::Module &m, const CodeGenOptions &opts, std::strin
   return true;
 }
 
-bool emitPtx(llvm::Module &m, const CodeGenOptions &opts, std::string &ptx, std::string &error) {
+bool optimizeDeviceModule(llvm::Module &m, const CodeGenOptions &opts, std::string &error) {
   auto tm = makeDeviceMachine(opts, error);
   if (!tm) return false;
   {
@@ -110,6 +110,13 @@ bool emitPtx(llvm::Module &m, const CodeGenOptions &opts, std::string &ptx, std:
     llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
     mpm.run(m, mam);
   }
+  return true;
+}
+
+bool emitPtx(llvm::Module &m, const CodeGenOptions &opts, std::string &ptx, std::string &error) {
+  if (!optimizeDeviceModule(m, opts, error)) return false;
+  auto tm = makeDeviceMachine(opts, error);
+  if (!tm) return false;
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream bos(buffer);
   llvm::legacy::PassManager pm;

@@ -19,6 +19,9 @@ bool optimizeAndEmit(llvm::Module &m, const CodeGenOptions &opts, OutputKind kin
 
 /// Sets the NVPTX triple (nvptx64-nvidia-cuda) and data layout on a device module.
 bool prepareDeviceModule(llvm::Module &m, const CodeGenOptions &opts, std::string &error);
+/// Optimises a device module (LLVM's O3 pipeline for the NVPTX target): what becomes the PTX,
+/// and what the CUDA emulator of the tests runs (--gpu-emulator), so both run the same code.
+bool optimizeDeviceModule(llvm::Module &m, const CodeGenOptions &opts, std::string &error);
 /// Optimises a device module and writes its PTX for opts.gpuArch.
 bool emitPtx(llvm::Module &m, const CodeGenOptions &opts, std::string &ptx, std::string &error);
 

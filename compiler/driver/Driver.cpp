@@ -227,6 +227,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
     cg.gpuArch = opts.gpuArch;
     cg.gpuEmulatorImage = opts.gpuEmulator;
     cg.fpContract = opts.fpContract;
+    cg.gpuRows = opts.gpuRowsVector ? codegen::GpuRows::Vector : codegen::GpuRows::Merge;
     if (opts.emit == Emit::Ptx) {
       std::string ptx, ptxError;
       if (!codegen::buildPtx(lm, cg, ptx, ptxError)) {

@@ -31,6 +31,9 @@ options:
   --fp-contract=fast|off  fuse a product feeding a sum into one multiply-add (default fast,
                           as nvcc and gcc do); off rounds every operation on its own
   --gpu-arch=sm_XX        PTX target architecture (default sm_90)
+  --gpu-rows=merge|vector how cuda kernels map rows of a compressed level reduced to one
+                          value: a merge path over rows and nonzeros (default), or a vector
+                          of lanes per row
   --gpu-emulator          embed the kernels as LLVM bitcode instead of PTX, for the CPU
                           emulator of the CUDA driver (SPL_CUDA_DRIVER; testing only)
   --no-isl-codegen        lower the scheduled loops directly, not through isl's AST
@@ -151,6 +154,11 @@ ParsedArgs parseArgs(const std::vector<std::string> &args) {
       else return fail("--index-bits must be 32 or 64, got '" + v + "'");
     } else if (a == "--checked") {
       o.checked = true;
+    } else if (a == "--gpu-rows" || a.rfind("--gpu-rows=", 0) == 0) {
+      if (!valueOf("--gpu-rows", v)) return fail("--gpu-rows needs merge or vector");
+      if (v == "merge") o.gpuRowsVector = false;
+      else if (v == "vector") o.gpuRowsVector = true;
+      else return fail("--gpu-rows must be merge or vector, got '" + v + "'");
     } else if (a == "--fp-contract" || a.rfind("--fp-contract=", 0) == 0) {
       if (!valueOf("--fp-contract", v)) return fail("--fp-contract needs fast or off");
       if (v == "fast") o.fpContract = true;

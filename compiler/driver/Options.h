@@ -23,6 +23,7 @@ struct Options {
   int indexBits = 32;                 // --index-bits
   bool checked = false;               // --checked
   bool fpContract = true;             // --fp-contract=fast|off
+  bool gpuRowsVector = false;         // --gpu-rows=vector (default merge)
   bool islCodegen = true;             // --no-isl-codegen turns it off
   std::string gpuArch = "sm_90";      // --gpu-arch
   bool gpuEmulator = false;           // --gpu-emulator: embed kernel bitcode for the CPU emulator

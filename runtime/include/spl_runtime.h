@@ -128,6 +128,31 @@ int spl_cuda_launch(const char *ptx, const char *name, void **module_slot,
  * driver. */
 int spl_cuda_alloc(void **dptr, size_t bytes, void *stream);
 int spl_cuda_free(void *dptr, void *stream);
+/* Device scratch of one call of a generated cuda function, from the runtime's workspace of
+ * (the current context, `stream`): allocated once and grown when a call needs more, so that a
+ * call in steady state allocates nothing. spl_cuda_call_begin opens a call (*call is its
+ * handle); spl_cuda_call_alloc gives it `bytes` (256-byte aligned, contents undefined; NULL for
+ * 0 bytes), valid for the work the call queues on `stream` before spl_cuda_call_end; a later
+ * call on the stream may reuse the bytes (its work runs after). spl_cuda_call_counters gives
+ * `words` 64-bit counter words and an epoch unique to this call on them: a word is
+ * (epoch << 32 | count), and a word holding another epoch counts 0 (kernels that count arrivals
+ * across blocks start from there; nothing needs clearing). Calls from several host threads on
+ * one stream get disjoint bytes. spl_cuda_call_end(NULL) does nothing. */
+int spl_cuda_call_begin(void *stream, void **call);
+int spl_cuda_call_alloc(void *call, size_t bytes, void **dptr);
+int spl_cuda_call_counters(void *call, size_t words, void **dptr, uint32_t *epoch);
+int spl_cuda_call_end(void *call);
+/* Frees every workspace of the calling thread's current context that no call holds open
+ * (waiting for the device to finish with it). Later calls allocate afresh. */
+int spl_cuda_release_workspaces(void);
+
+/* How many blocks of block_x threads of kernel `name` the device holds at once (its SMs times
+ * the occupancy calculator's blocks per SM; at least 1, at most 65535), asked of the driver once
+ * per kernel and block size: the grid of kernels that stride over their work with a fixed set of
+ * resident threads (the merge-path row kernels). */
+int spl_cuda_resident_blocks(const char *ptx, const char *name, void **module_slot,
+                             uint32_t block_x, uint32_t *blocks);
+
 /* Copies between host and device on `stream`; kind 0 = host to device, 1 = device to host,
  * 2 = device to device. Device-to-host copies synchronize the stream before returning. */
 int spl_cuda_memcpy(void *dst, const void *src, size_t bytes, int kind, void *stream);

@@ -32,10 +32,17 @@ namespace spl_rt {
 namespace cuda {
 namespace {
 
+struct KnownFunction {
+  std::string name;
+  CUfunction function;
+  /* Blocks of resident_block_x threads that the whole device holds at once (0: not asked). */
+  uint32_t resident_block_x = 0, resident_blocks = 0;
+};
+
 struct ContextModule {
   CUcontext ctx;
   CUmodule module;
-  std::vector<std::pair<std::string, CUfunction>> functions;
+  std::vector<KnownFunction> functions;
 };
 
 struct ModuleCache {
@@ -67,9 +74,13 @@ bool load_module(const Driver &d, const char *ptx, CUmodule *module) {
                log);
 }
 
-/* Finds (loading if needed) kernel `name` of `ptx` for context ctx. Returns an SPL_* code. */
+/* Finds (loading if needed) kernel `name` of `ptx` for context ctx. Returns an SPL_* code.
+ * With `resident_block_x`, also writes to *resident_blocks how many blocks of that many threads
+ * the device holds at once (SMs x the occupancy calculator's blocks per SM, at least 1), asked
+ * of the driver once per function and block size. */
 int find_function(const Driver &d, ModuleCache &cache, CUcontext ctx, const char *ptx,
-                  const char *name, CUfunction *function) {
+                  const char *name, CUfunction *function, uint32_t resident_block_x = 0,
+                  uint32_t *resident_blocks = nullptr) {
   try {
     std::lock_guard<std::mutex> lock(cache.mutex);
     ContextModule *entry = nullptr;
@@ -83,15 +94,36 @@ int find_function(const Driver &d, ModuleCache &cache, CUcontext ctx, const char
       cache.per_context.push_back(ContextModule{ctx, module, {}});
       entry = &cache.per_context.back();
     }
-    for (auto &known : entry->functions)
-      if (known.first == name) {
-        *function = known.second;
-        return SPL_OK;
-      }
-    if (!check(d, d.cuModuleGetFunction(function, entry->module, name), "cuModuleGetFunction",
-               name))
-      return SPL_ERR_CUDA;
-    entry->functions.emplace_back(name, *function);
+    KnownFunction *known = nullptr;
+    for (KnownFunction &candidate : entry->functions)
+      if (candidate.name == name)
+        known = &candidate;
+    if (known == nullptr) {
+      if (!check(d, d.cuModuleGetFunction(function, entry->module, name), "cuModuleGetFunction",
+                 name))
+        return SPL_ERR_CUDA;
+      entry->functions.push_back(KnownFunction{name, *function});
+      known = &entry->functions.back();
+    }
+    *function = known->function;
+    if (resident_block_x == 0)
+      return SPL_OK;
+    if (known->resident_block_x != resident_block_x) {
+      CUdevice device = 0;
+      int sms = 0, per_sm = 0;
+      if (!check(d, d.cuCtxGetDevice(&device), "cuCtxGetDevice") ||
+          !check(d, d.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device),
+                 "cuDeviceGetAttribute") ||
+          !check(d,
+                 d.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                     &per_sm, known->function, static_cast<int>(resident_block_x), 0),
+                 "cuOccupancyMaxActiveBlocksPerMultiprocessor", name))
+        return SPL_ERR_CUDA;
+      int64_t blocks = static_cast<int64_t>(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
+      known->resident_blocks = static_cast<uint32_t>(blocks < 65535 ? blocks : 65535);
+      known->resident_block_x = resident_block_x;
+    }
+    *resident_blocks = known->resident_blocks;
     return SPL_OK;
   } catch (...) {
     set_last_error("out of host memory in the CUDA module cache");
@@ -143,6 +175,26 @@ int spl_cuda_launch(const char *ptx, const char *name, void **module_slot, uint3
       d->cuLaunchKernel(function, grid_x, grid_y, grid_z, block_x, block_y, block_z,
                         shared_bytes, static_cast<CUstream>(stream), args, nullptr);
   return check(*d, result, "cuLaunchKernel", name) ? SPL_OK : SPL_ERR_CUDA;
+}
+
+int spl_cuda_resident_blocks(const char *ptx, const char *name, void **module_slot,
+                             uint32_t block_x, uint32_t *blocks) {
+  CUcontext ctx = nullptr;
+  const Driver *d = ready_driver(&ctx);
+  if (d == nullptr)
+    return SPL_ERR_CUDA;
+  if (ptx == nullptr || name == nullptr || module_slot == nullptr || blocks == nullptr ||
+      block_x == 0) {
+    set_last_error("spl_cuda_resident_blocks: NULL argument or empty block");
+    return SPL_ERR_BAD_INPUT;
+  }
+  ModuleCache *cache = cache_in_slot(module_slot);
+  if (cache == nullptr) {
+    set_last_error("out of host memory in the CUDA module cache");
+    return SPL_ERR_ALLOC;
+  }
+  CUfunction function = nullptr;
+  return find_function(*d, *cache, ctx, ptx, name, &function, block_x, blocks);
 }
 
 int spl_cuda_alloc(void **dptr, size_t bytes, void *stream) {

@@ -70,6 +70,7 @@ void load_driver() {
             resolve(lib, "cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain) &&
             resolve(lib, "cuCtxGetCurrent", d.cuCtxGetCurrent) &&
             resolve(lib, "cuCtxSetCurrent", d.cuCtxSetCurrent) &&
+            resolve(lib, "cuCtxGetDevice", d.cuCtxGetDevice) &&
             resolve(lib, "cuModuleLoadDataEx", d.cuModuleLoadDataEx) &&
             resolve(lib, "cuModuleGetFunction", d.cuModuleGetFunction) &&
             resolve(lib, "cuLaunchKernel", d.cuLaunchKernel) &&
@@ -78,7 +79,10 @@ void load_driver() {
             resolve(lib, "cuMemcpyHtoDAsync_v2", d.cuMemcpyHtoDAsync) &&
             resolve(lib, "cuMemcpyDtoHAsync_v2", d.cuMemcpyDtoHAsync) &&
             resolve(lib, "cuMemcpyDtoDAsync_v2", d.cuMemcpyDtoDAsync) &&
-            resolve(lib, "cuStreamSynchronize", d.cuStreamSynchronize);
+            resolve(lib, "cuMemsetD8Async", d.cuMemsetD8Async) &&
+            resolve(lib, "cuStreamSynchronize", d.cuStreamSynchronize) &&
+            resolve(lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+                    d.cuOccupancyMaxActiveBlocksPerMultiprocessor);
   if (!ok)
     return;
   d.cuMemAllocAsync = reinterpret_cast<decltype(d.cuMemAllocAsync)>(dlsym(lib, "cuMemAllocAsync"));

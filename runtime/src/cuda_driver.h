@@ -38,6 +38,7 @@ typedef ::CUstream_st *CUstream;
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUjit_option CU_JIT_ERROR_LOG_BUFFER = 5;
 constexpr CUjit_option CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
+constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115;
 
 /* Entry points resolved from libcuda.so.1. All are present once driver() returns non-null,
@@ -51,6 +52,7 @@ struct Driver {
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *ctx, CUdevice device);
   CUresult (*cuCtxGetCurrent)(CUcontext *ctx);
   CUresult (*cuCtxSetCurrent)(CUcontext ctx);
+  CUresult (*cuCtxGetDevice)(CUdevice *device);
   CUresult (*cuModuleLoadDataEx)(CUmodule *module, const void *image, unsigned int num_options,
                                  CUjit_option *options, void **option_values);
   CUresult (*cuModuleGetFunction)(CUfunction *function, CUmodule module, const char *name);
@@ -68,7 +70,10 @@ struct Driver {
                                 CUstream stream);           /* cuMemcpyDtoHAsync_v2 */
   CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
                                 CUstream stream);           /* cuMemcpyDtoDAsync_v2 */
+  CUresult (*cuMemsetD8Async)(CUdeviceptr dst, unsigned char value, size_t count, CUstream stream);
   CUresult (*cuStreamSynchronize)(CUstream stream);
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *blocks, CUfunction function,
+                                                          int block_size, size_t dynamic_shared);
 
   /* cuMemAllocAsync/cuMemFreeAsync exist and every device supports memory pools. */
   bool has_async_alloc;

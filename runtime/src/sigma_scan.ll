@@ -34,7 +34,7 @@ declare i32 @llvm.nvvm.shfl.sync.up.i32(i32, i32, i32, i32)
 declare void @llvm.nvvm.barrier.cta.sync.aligned.all(i32)
 
 ; The sum of the value of lanes 0 .. own in this thread's warp; all 32 lanes must call it.
-define internal i64 @warp_inclusive_scan(i64 %value, i32 %lane) {
+define internal i64 @warp_inclusive_scan(i64 %value, i32 %lane) #0 {
 entry:
   br label %step
 
@@ -64,7 +64,7 @@ done:
 
 ; Inclusive scan across the block: { sum of threads 0 .. own, sum of the whole block }.
 ; Ends with a barrier, so that the next call may reuse @warp_totals.
-define internal { i64, i64 } @block_scan(i64 %value) {
+define internal { i64, i64 } @block_scan(i64 %value) #0 {
 entry:
   %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %ntid = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
@@ -284,3 +284,10 @@ written:
 done:
   ret void
 }
+
+; The two scans run full-mask shuffles and block barriers: every lane of a warp (every thread of
+; a block) must reach the same one. `convergent` forbids the optimiser to make that depend on
+; more values than the source does; without it, opt -O3 copied their calls into both arms of the
+; thread-dependent branches before them (spl_rt_scan_offsets' `t < G`), so lanes of one warp
+; waited at different copies of one shuffle, and the scan hung on a device (issue 21).
+attributes #0 = { convergent }

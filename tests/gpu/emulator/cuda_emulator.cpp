@@ -132,6 +132,11 @@ struct Launch {
 
 Launch *active = nullptr;
 
+/// What the driver was asked to do, for tests of per-call overhead (spl_emu_counts).
+struct Counts {
+  uint64_t allocs = 0, frees = 0, launches = 0;
+} counts;
+
 #if defined(__x86_64__)
 constexpr bool kFastSwitch = true;
 // Saves the callee-saved registers on the current stack, stores its pointer in *from, and
@@ -711,6 +716,15 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
   return CUDA_SUCCESS;
 }
 
+/// The emulator's own entry for tests: how many device allocations, frees and kernel launches
+/// the process has asked for so far.
+void spl_emu_counts(uint64_t *allocs, uint64_t *frees, uint64_t *launches) {
+  std::lock_guard<std::mutex> lock(emulator_mutex);
+  if (allocs != nullptr) *allocs = counts.allocs;
+  if (frees != nullptr) *frees = counts.frees;
+  if (launches != nullptr) *launches = counts.launches;
+}
+
 CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned, void *, void **params, void **extra) {
   if (function == nullptr) return CUDA_ERROR_INVALID_HANDLE;
@@ -718,6 +732,7 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
       static_cast<uint64_t>(bx) * by * bz > 1024)
     return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard<std::mutex> lock(emulator_mutex);
+  ++counts.launches;
   Launch l;
   l.function = static_cast<EmuFunction *>(function);
   l.params = params;
@@ -740,16 +755,41 @@ CUresult cuMemAlloc_v2(unsigned long long *dptr, size_t bytes) {
   if (p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
   std::memset(p, 0xff, rounded);
   *dptr = reinterpret_cast<uintptr_t>(p);
+  std::lock_guard<std::mutex> lock(emulator_mutex);
+  ++counts.allocs;
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemFree_v2(unsigned long long dptr) {
   std::free(reinterpret_cast<void *>(static_cast<uintptr_t>(dptr)));
+  std::lock_guard<std::mutex> lock(emulator_mutex);
+  ++counts.frees;
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemAllocAsync(unsigned long long *dptr, size_t bytes, void *) { return cuMemAlloc_v2(dptr, bytes); }
 CUresult cuMemFreeAsync(unsigned long long dptr, void *) { return cuMemFree_v2(dptr); }
+
+CUresult cuMemsetD8Async(unsigned long long dst, unsigned char value, size_t bytes, void *) {
+  std::memset(reinterpret_cast<void *>(static_cast<uintptr_t>(dst)), value, bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetDevice(int *device) {
+  if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *device = 0;
+  return CUDA_SUCCESS;
+}
+
+/// Blocks per multiprocessor: SPL_EMU_BLOCKS_PER_SM (default 2), so that tests can vary how many
+/// blocks a resident-grid kernel gets (the emulator reports 4 multiprocessors).
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *function, int blockSize, size_t) {
+  if (blocks == nullptr || function == nullptr || blockSize <= 0) return CUDA_ERROR_INVALID_VALUE;
+  const char *text = std::getenv("SPL_EMU_BLOCKS_PER_SM");
+  int value = text != nullptr ? std::atoi(text) : 2;
+  *blocks = value > 0 ? value : 1;
+  return CUDA_SUCCESS;
+}
 
 CUresult cuMemcpyHtoDAsync_v2(unsigned long long dst, const void *src, size_t bytes, void *) {
   std::memcpy(reinterpret_cast<void *>(static_cast<uintptr_t>(dst)), src, bytes);

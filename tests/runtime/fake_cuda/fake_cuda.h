@@ -17,6 +17,7 @@ struct FakeCudaStats {
   int sync_frees;
   int async_frees;
   int stream_syncs;
+  int memsets;
   unsigned last_grid[3];
   unsigned last_block[3];
 };

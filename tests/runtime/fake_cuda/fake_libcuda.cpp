@@ -151,7 +151,8 @@ CUresult cuDeviceGet(CUdevice *device, int ordinal) {
 }
 
 CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice) {
-  *value = attribute == 115 ? 1 : 0; /* memory pools supported */
+  /* memory pools supported; 4 multiprocessors */
+  *value = attribute == 115 ? 1 : attribute == 16 ? 4 : 0;
   return CUDA_SUCCESS;
 }
 
@@ -267,6 +268,26 @@ CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t bytes, CUstream
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream) {
   std::memmove(reinterpret_cast<void *>(static_cast<uintptr_t>(dst)),
                reinterpret_cast<const void *>(static_cast<uintptr_t>(src)), bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t bytes, CUstream) {
+  std::memset(reinterpret_cast<void *>(static_cast<uintptr_t>(dst)), value, bytes);
+  std::lock_guard<std::mutex> lock(mutex);
+  ++stats.memsets;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetDevice(CUdevice *device) {
+  if (current == nullptr)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  *device = 0;
+  return CUDA_SUCCESS;
+}
+
+/* Two blocks of any size per multiprocessor (the fake has 4 multiprocessors). */
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction, int, size_t) {
+  *blocks = 2;
   return CUDA_SUCCESS;
 }
 
