@@ -58,10 +58,11 @@ struct Segment {
   bool mergeRows = false;
 };
 
-/// The merge-path row kernels (mergeRows): threads per block, and the nonzeros a lane reads
-/// ahead at once (its round). A lane's share of rows and nonzeros is at least one round.
+/// The merge-path row kernels (mergeRows): threads per block, and the items (row ends and
+/// nonzeros) a lane walks per chunk of its warp. 7 is odd, so that lanes walking neighbouring
+/// items read different banks of shared memory (Merrill and Garland use 7 too).
 constexpr int64_t kMergeBlock = 256;
-constexpr int64_t kMergeRound = 8;
+constexpr int64_t kMergeRound = 7;
 /// The rows on either side of a merge-path search's first guess (mergeSearch).
 constexpr int64_t kMergeGuessRows = 32;
 /// What one CUDA block may hold (every architecture since sm_20): threads, and static shared
@@ -212,6 +213,7 @@ class DeviceGen : public LoopCodeGen {
   /// Generates the kernel of one segment. `varTypes` gives the type of each captured scalar.
   void kernel(const Function &f, const Segment &seg, const std::map<int, Ty> &varTypes) {
     fn_ = &f;
+    sigma_ = sigmaPrefixesOf(f);
     std::vector<llvm::Type *> params;
     for (int v : seg.vars) params.push_back(ty(varTypes.at(v)));
     for (size_t i = 0; i < seg.bufs.size(); ++i) params.push_back(b_.getPtrTy());
@@ -437,7 +439,29 @@ class DeviceGen : public LoopCodeGen {
     ExprP contribution;  // e of the update acc = acc op e
     /// positionPure: the reduction's declarations and contribution in terms of kPosition.
     std::vector<StmtP> perNonzero;
+    /// Where the rows' segments are: row i's reduction runs over positions
+    /// [offsets[i] - offsets[0], offsets[i+1] - offsets[0]). A CSR row loop's offsets are the
+    /// buffer it is balanced by; a LIL row loop's are the Sigma prefix of its lengths, which
+    /// starts at 0 (fromZero: positions are offsets[i] + k).
+    int offsets = -1;
+    bool fromZero = false;
   };
+
+ public:
+  /// The Sigma prefix of each lengths buffer the function computes (SigmaPrefix statements:
+  /// lengths buffer -> prefix buffer).
+  using SigmaPrefixes = std::map<int, int>;
+  static SigmaPrefixes sigmaPrefixesOf(const Function &f) {
+    SigmaPrefixes out;
+    anyStmt(f.body, [&](const Stmt &st) {
+      if (st.kind == StmtKind::SigmaPrefix) out[st.source] = st.buffer;
+      return false;
+    });
+    return out;
+  }
+
+ protected:
+  SigmaPrefixes sigma_;  // of the function whose kernels are being generated
   static constexpr int kShuffled = -77;
 
   static bool storesOrLoops(const StmtP &s) {
@@ -450,8 +474,17 @@ class DeviceGen : public LoopCodeGen {
     return false;
   }
 
-  static bool matchRow(const Stmt &loop, RowShape &shape) {
-    if (loop.balanceBy < 0 || loop.userKind || loop.a->kind != ExprKind::Const || loop.a->ival != 0) return false;
+  /// Is `e` lengths[row] (widened or not) for a lengths buffer whose Sigma prefix the function
+  /// computes? Then that prefix.
+  static int lengthsPrefix(const ExprP &e, int row, const SigmaPrefixes &sigma) {
+    const Expr *x = e->kind == ExprKind::Cast ? e->args[0].get() : e.get();
+    if (x->kind != ExprKind::Load || x->field >= 0 || x->args[0]->kind != ExprKind::Var || x->args[0]->var != row) return -1;
+    auto it = sigma.find(x->buffer);
+    return it == sigma.end() ? -1 : it->second;
+  }
+
+  static bool matchRow(const Stmt &loop, RowShape &shape, const SigmaPrefixes &sigma) {
+    if (loop.userKind || loop.a->kind != ExprKind::Const || loop.a->ival != 0) return false;
     const StmtP &body = loop.body[0];
     std::vector<StmtP> items = body->kind == StmtKind::Block ? body->body : std::vector<StmtP>{body};
     size_t r = 0;
@@ -460,6 +493,13 @@ class DeviceGen : public LoopCodeGen {
     shape.prefix.assign(items.begin(), items.begin() + static_cast<long>(r));
     shape.suffix.assign(items.begin() + static_cast<long>(r) + 1, items.end());
     shape.reduction = items[r].get();
+    shape.offsets = loop.balanceBy;
+    shape.fromZero = false;
+    if (shape.offsets < 0 && shape.reduction->a->kind == ExprKind::Const && shape.reduction->a->ival == 0) {
+      shape.offsets = lengthsPrefix(shape.reduction->b, loop.var, sigma);
+      shape.fromZero = true;
+    }
+    if (shape.offsets < 0) return false;
     // Exactly one accumulator, declared in the prefix, updated as acc = acc op e.
     Uses u;
     usesOf(items[r], u);
@@ -498,9 +538,9 @@ class DeviceGen : public LoopCodeGen {
     return true;
   }
 
-  static bool vectorRowPattern(const Stmt &loop) {
+  bool vectorRowPattern(const Stmt &loop) const {
     RowShape shape;
-    return matchRow(loop, shape);
+    return matchRow(loop, shape, sigma_);
   }
 
   /// Whether `e` is T[i + 1] (plusOne) or T[i], widened or not.
@@ -517,19 +557,21 @@ class DeviceGen : public LoopCodeGen {
     return false;
   }
 
-  /// The reduction runs over [0, T[i+1] - T[i]): its iteration k is position T[i] - T[0] + k.
+  /// The reduction runs over [0, T[i+1] - T[i]) (or over a LIL row's length, which its Sigma
+  /// prefix T turned into the same): its iteration k is position T[i] - T[0] + k.
   static bool reducesOverTheRow(const Stmt &loop, const RowShape &shape) {
     const Stmt &red = *shape.reduction;
     if (red.a->kind != ExprKind::Const || red.a->ival != 0) return false;
+    if (shape.fromZero) return true;  // matchRow found the lengths whose prefix is T
     const ExprP &b = red.b;
     if (b->kind != ExprKind::Binary || b->binop != BinOp::Add) return false;
     for (int k = 0; k < 2; ++k) {
       const ExprP &hi = b->args[k], &lo = b->args[1 - k];
-      if (!isOffsetLoad(hi, loop.balanceBy, loop.var, true)) continue;
+      if (!isOffsetLoad(hi, shape.offsets, loop.var, true)) continue;
       if (lo->kind == ExprKind::Binary && lo->binop == BinOp::Mul)
         for (int j = 0; j < 2; ++j)
           if (lo->args[j]->kind == ExprKind::Const && lo->args[j]->ival == -1 &&
-              isOffsetLoad(lo->args[1 - j], loop.balanceBy, loop.var, false))
+              isOffsetLoad(lo->args[1 - j], shape.offsets, loop.var, false))
             return true;
     }
     return false;
@@ -557,19 +599,19 @@ class DeviceGen : public LoopCodeGen {
     shape.perNonzero.clear();
     for (const StmtP &st : inner) {
       if (st->kind != StmtKind::Decl) continue;
-      StmtP d = withSegmentPosition(st, loop.balanceBy, loop.var, red.var, kPosition);
+      StmtP d = withSegmentPosition(st, shape.offsets, shape.fromZero, loop.var, red.var, kPosition);
       if (!pure(d)) return false;
       shape.perNonzero.push_back(d);
     }
-    shape.contribution = withSegmentPosition(shape.contribution, loop.balanceBy, loop.var, red.var, kPosition);
+    shape.contribution = withSegmentPosition(shape.contribution, shape.offsets, shape.fromZero, loop.var, red.var, kPosition);
     return pure(shape.contribution);
   }
 
  public:
-  /// A row loop whose rows run as a merge path (mergeRows).
-  static bool mergesRows(const Stmt &loop) {
+  /// A row loop whose rows run as a merge path (mergeRows); `sigma`: sigmaPrefixesOf its function.
+  static bool mergesRows(const Stmt &loop, const SigmaPrefixes &sigma) {
     RowShape shape;
-    return matchRow(loop, shape) && positionPure(loop, shape);
+    return matchRow(loop, shape, sigma) && positionPure(loop, shape);
   }
 
  protected:
@@ -616,11 +658,11 @@ class DeviceGen : public LoopCodeGen {
   /// whose reduction reads more than its positions (mergesRows is false).
   void vectorPerRow(const Stmt &loop) {
     RowShape shape;
-    matchRow(loop, shape);
+    matchRow(loop, shape, sigma_);
     llvm::Function *fn = frame().fn;
     llvm::Value *n = expr(loop.b);
     // W from the average row length, (offs@n - offs@0) / n, the same for every thread.
-    llvm::Value *total = b_.CreateSub(offsetAt(loop.balanceBy, n), offsetAt(loop.balanceBy, b_.getInt64(0)));
+    llvm::Value *total = b_.CreateSub(offsetAt(shape.offsets, n), offsetAt(shape.offsets, b_.getInt64(0)));
     llvm::Value *avg = b_.CreateSDiv(total, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, n, b_.getInt64(1)));
     avg = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, avg, b_.getInt64(1));
     avg = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, avg, b_.getInt64(32));
@@ -694,35 +736,38 @@ class DeviceGen : public LoopCodeGen {
   /// vector multiplication", SC'16): its items are the n row ends and the nnz nonzeros in the
   /// order a sequential SpMV meets them, so item d is at coordinate (r, p) with r + p = d (r row
   /// ends and p nonzeros before it); row r's items are its nonzeros, positions
-  /// [offs[r] - offs[0], offs[r+1] - offs[0]), then its end. Every lane of the grid (a fixed
-  /// set of resident blocks, see HostGen::launch) takes L consecutive items, L = max(round,
-  /// ceil(items / lanes)), so lanes get equal work whatever the row lengths:
-  ///   1. two binary searches (interleaved, so their loads overlap) find the coordinates of the
-  ///      lane's first item and of the item after its last;
-  ///   2. in rounds, the lane reads the contributions of its next kMergeRound nonzeros at once
-  ///      (their loads in flight together; they depend on the position alone: positionPure),
-  ///      then walks them, finishing each row whose end comes before the next nonzero: the
-  ///      row's prefix, its initial value op the sum, its suffix (the row's result). The first
-  ///      row a lane ends may have begun in earlier lanes: it waits for step 3;
-  ///   3. a segmented scan over the warp's lanes (shuffles; the key is the row each lane's
-  ///      partial sum belongs to) gives each lane the sum of the earlier lanes' parts of its
-  ///      first row, which it then finishes;
-  ///   4. a row that crosses a warp's boundary (warp w holds items [32Lw, 32L(w+1))) is
+  /// [offs[r] - offs[0], offs[r+1] - offs[0]), then its end. The grid is a fixed set of resident
+  /// blocks (HostGen::launch); each warp takes 32L consecutive items, L = max(round,
+  /// ceil(items / lanes)), so warps get equal work whatever the row lengths:
+  ///   1. two binary searches (interleaved, the same in every lane) find the coordinates of the
+  ///      warp's first item and of the item after its last;
+  ///   2. the warp walks its items in chunks of 32 x kMergeRound. For each chunk it stages, in
+  ///      its slice of shared memory, the contributions of the chunk's next positions and the
+  ///      ends of its next rows, both read coalesced (consecutive lanes, consecutive elements;
+  ///      a contribution depends on its position alone: positionPure); then each lane takes
+  ///      kMergeRound consecutive items of the chunk (its start found by a binary search in
+  ///      shared memory) and walks them, finishing each row whose end it meets (the row's
+  ///      prefix, its initial value op the sum, its suffix). A lane's first row may have begun
+  ///      in earlier lanes or chunks: a segmented scan over the lanes (shuffles; the key is the
+  ///      row each lane's partial sum belongs to) gives it the earlier parts, and the part of
+  ///      the row the chunk ends in carries to the next chunk;
+  ///   3. a row that crosses a warp's boundary (warp w holds items [32Lw, 32L(w+1))) is
   ///      finished across warps, deterministically and without any warp waiting for another:
   ///      each warp the row crosses stores its part in a slot (2w for the row it began with,
   ///      2w + 1 for one it began and did not end), then counts itself on the counter word of
   ///      the row's first warp t0 (epoch-tagged: spl_cuda_call_counters); the warp whose count
-  ///      completes the t1 - t0 + 1 warps the row crosses sums the slots in order and finishes
-  ///      the row.
+  ///      completes the t1 - t0 + 1 warps the row crosses sums the slots (its lanes in parallel,
+  ///      in a fixed order) and finishes the row.
   void mergeRows(const Stmt &loop, llvm::Value *slots, llvm::Value *counters, llvm::Value *epoch) {
     RowShape shape;
-    if (!matchRow(loop, shape) || !positionPure(loop, shape)) throw InternalError("codegen: a merge-path row loop that is not one");
-    llvm::Type *i64 = b_.getInt64Ty();
+    if (!matchRow(loop, shape, sigma_) || !positionPure(loop, shape)) throw InternalError("codegen: a merge-path row loop that is not one");
+    llvm::Type *i64 = b_.getInt64Ty(), *i32 = b_.getInt32Ty(), *i1 = b_.getInt1Ty();
     llvm::Type *accT = ty(shape.accTy);
-    const int offs = loop.balanceBy;
-    llvm::Value *zero = b_.getInt64(0), *one = b_.getInt64(1);
+    const int offs = shape.offsets;
+    const int64_t K = kMergeRound, C = 32 * kMergeRound;  // items per lane and per chunk
+    llvm::Value *one = b_.getInt64(1);
     llvm::Value *n = expr(loop.b);
-    llvm::Value *base = offsetAt(offs, zero);
+    llvm::Value *base = offsetAt(offs, b_.getInt64(0));
     llvm::Value *nnz = b_.CreateSub(offsetAt(offs, n), base);
     llvm::Value *items = b_.CreateAdd(n, nnz);
     llvm::Value *tid = threadIdx(0);
@@ -731,128 +776,261 @@ class DeviceGen : public LoopCodeGen {
     llvm::Value *gl = b_.CreateAdd(b_.CreateMul(blockIdx(0), ntid), tid);
     llvm::Value *lanes = b_.CreateMul(nctaid, ntid);
     llvm::Value *share = b_.CreateUDiv(b_.CreateAdd(items, b_.CreateSub(lanes, one)), lanes);
-    llvm::Value *perLane = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, share, b_.getInt64(kMergeRound));
-    llvm::Value *perWarp = b_.CreateMul(perLane, b_.getInt64(32));
+    llvm::Value *perWarp = b_.CreateMul(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, share, b_.getInt64(K)), b_.getInt64(32));
     llvm::Value *lane = b_.CreateAnd(tid, b_.getInt64(31));
+    llvm::Value *lane32 = b_.CreateTrunc(lane, i32);
     llvm::Value *warp = b_.CreateLShr(gl, 5);
-    // A warp past the last item ends whole (the kernel has no barrier).
-    guarded(b_.CreateICmpSGE(b_.CreateMul(warp, perWarp), items), [&] { b_.CreateRetVoid(); });
-    llvm::Value *first = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateMul(gl, perLane), items);
-    llvm::Value *last = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(first, perLane), items);
-    auto [rowS, rowE] = mergeSearch(offs, base, n, nnz, first, last);
-    llvm::Value *posS = b_.CreateSub(first, rowS), *posE = b_.CreateSub(last, rowE);
+    llvm::Value *first = b_.CreateMul(warp, perWarp);
+    // A warp past the last item ends whole (the kernel has no block barrier).
+    guarded(b_.CreateICmpSGE(first, items), [&] { b_.CreateRetVoid(); });
+    llvm::Value *last = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(first, perWarp), items);
+    auto [rowW0, rowW1] = mergeSearch(offs, base, n, nnz, first, last);
+    llvm::Value *posW0 = b_.CreateSub(first, rowW0), *posW1 = b_.CreateSub(last, rowW1);
     auto rowStartOf = [&](llvm::Value *r) {
       return b_.CreateSub(offsetAt(offs, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, r, n)), base);
     };
     auto rowEndOf = [&](llvm::Value *r) {
       return b_.CreateSub(offsetAt(offs, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(r, one), n)), base);
     };
-
-    // 2. The walk.
-    llvm::AllocaInst *rowSlot = entryAlloca(i64, "merge.row"), *posSlot = entryAlloca(i64, "merge.pos");
-    llvm::AllocaInst *rowEndSlot = entryAlloca(i64, "merge.row.end");
-    llvm::AllocaInst *accSlot = entryAlloca(accT, "merge.acc"), *headSlot = entryAlloca(accT, "merge.head");
-    llvm::AllocaInst *endedSlot = entryAlloca(b_.getInt1Ty(), "merge.ended");
-    b_.CreateStore(rowS, rowSlot);
-    b_.CreateStore(posS, posSlot);
-    b_.CreateStore(rowEndOf(rowS), rowEndSlot);
-    b_.CreateStore(identityOf(shape), accSlot);
-    b_.CreateStore(identityOf(shape), headSlot);
-    b_.CreateStore(b_.getFalse(), endedSlot);
-    // The row being walked ends: the lane's first ended row waits for the scan (step 3).
-    auto endRow = [&] {
-      llvm::Value *r = b_.CreateLoad(i64, rowSlot);
-      llvm::Value *ended = b_.CreateLoad(b_.getInt1Ty(), endedSlot);
-      ifElse(ended, [&] { finishRow(loop, shape, r, b_.CreateLoad(accT, accSlot)); },
-             [&] {
-               b_.CreateStore(b_.getTrue(), endedSlot);
-               b_.CreateStore(b_.CreateLoad(accT, accSlot), headSlot);
-             });
-      b_.CreateStore(identityOf(shape), accSlot);
-      llvm::Value *next = b_.CreateAdd(r, one);
-      b_.CreateStore(next, rowSlot);
-      b_.CreateStore(rowEndOf(next), rowEndSlot);
-    };
-    whileLoop([&] { return b_.CreateICmpSLT(b_.CreateLoad(i64, posSlot), posE); }, [&] {
-      llvm::Value *p = b_.CreateLoad(i64, posSlot);
-      std::vector<llvm::Value *> parts;
-      llvm::AllocaInst *position = entryAlloca(i64, "merge.position");
-      frame().vars[kPosition] = {position, Ty::I64};
-      for (int64_t m = 0; m < kMergeRound; ++m) {
-        llvm::Value *q = b_.CreateAdd(p, b_.getInt64(m));
-        llvm::Value *inside = b_.CreateICmpSLT(q, posE);
-        // Past the lane's last nonzero: read the first one again (a valid position), count nothing.
-        b_.CreateStore(b_.CreateSelect(inside, q, p), position);
-        for (const StmtP &d : shape.perNonzero) stmt(d);
-        llvm::Value *v = castTo(expr(shape.contribution), shape.contribution->type, shape.accTy);
-        parts.push_back(b_.CreateSelect(inside, v, identityOf(shape)));
-      }
-      for (int64_t m = 0; m < kMergeRound; ++m) {
-        llvm::Value *q = b_.CreateAdd(p, b_.getInt64(m));
-        guarded(b_.CreateICmpSLT(q, posE), [&] {
-          whileLoop([&] { return b_.CreateICmpSGE(q, b_.CreateLoad(i64, rowEndSlot)); }, endRow);
-          combineInto(shape, accSlot, parts[static_cast<size_t>(m)]);
-        });
-      }
-      b_.CreateStore(b_.CreateAdd(p, b_.getInt64(kMergeRound)), posSlot);
-    });
-    // The rows that end after the lane's last nonzero.
-    whileLoop([&] { return b_.CreateICmpSLT(b_.CreateLoad(i64, rowSlot), rowE); }, endRow);
-
-    // 3. The segmented scan of the lanes' carries (the partial sums of each lane's last row).
-    llvm::AllocaInst *carrySlot = entryAlloca(accT, "merge.carry");
-    b_.CreateStore(b_.CreateLoad(accT, accSlot), carrySlot);
-    for (int offset = 1; offset < 32; offset *= 2) {
-      llvm::Value *mine = b_.CreateLoad(accT, carrySlot);
-      llvm::Value *theirs = shuffle(Shuffle::Up, mine, b_.getInt32(static_cast<uint32_t>(offset)), b_.getInt32(0), shape.accTy);
-      llvm::Value *theirRow = shuffle(Shuffle::Up, rowE, b_.getInt32(static_cast<uint32_t>(offset)), b_.getInt32(0), Ty::I64);
-      llvm::Value *same = b_.CreateAnd(b_.CreateICmpUGE(lane, b_.getInt64(static_cast<uint64_t>(offset))), b_.CreateICmpEQ(theirRow, rowE));
-      b_.CreateStore(b_.CreateSelect(same, combined(shape, mine, theirs), mine), carrySlot);
-    }
-    llvm::Value *carry = b_.CreateLoad(accT, carrySlot);
-    llvm::Value *before = shuffle(Shuffle::Up, carry, b_.getInt32(1), b_.getInt32(0), shape.accTy);
-    before = b_.CreateSelect(b_.CreateICmpUGE(lane, one), before, identityOf(shape));
-    llvm::Value *row0 = shuffle(Shuffle::Index, rowS, b_.getInt32(0), b_.getInt32(0x1f), Ty::I64);
-    llvm::Value *pos0 = shuffle(Shuffle::Index, posS, b_.getInt32(0), b_.getInt32(0x1f), Ty::I64);
     // The warp's first row began in an earlier warp.
-    llvm::Value *continued = b_.CreateAnd(b_.CreateICmpSLT(row0, n), b_.CreateICmpSGT(pos0, rowStartOf(row0)));
-    llvm::Value *slotOfFirst = b_.CreateMul(warp, b_.getInt64(2));
+    llvm::Value *continued = b_.CreateAnd(b_.CreateICmpSLT(rowW0, n), b_.CreateICmpSGT(posW0, rowStartOf(rowW0)));
 
-    // 4. Rows across warps.
-    auto part = [&](llvm::Value *r, llvm::Value *value, llvm::Value *slot) {
-      llvm::Value *slotPtr = b_.CreateInBoundsGEP(accT, slots, slot);
-      b_.CreateStore(value, slotPtr);
-      b_.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent, ctx_.getOrInsertSyncScopeID("device"));
-      llvm::Value *t0 = b_.CreateUDiv(b_.CreateAdd(r, rowStartOf(r)), perWarp);
-      llvm::Value *t1 = b_.CreateUDiv(b_.CreateAdd(r, rowEndOf(r)), perWarp);
-      llvm::Value *count = countArrival(b_.CreateInBoundsGEP(i64, counters, t0), epoch);
-      guarded(b_.CreateICmpEQ(count, b_.CreateAdd(b_.CreateSub(t1, t0), one)), [&] {
-        b_.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent, ctx_.getOrInsertSyncScopeID("device"));
-        auto volatileSlot = [&](llvm::Value *k) {
-          llvm::LoadInst *v = b_.CreateLoad(accT, b_.CreateInBoundsGEP(accT, slots, k));
-          v->setVolatile(true);
-          return v;
-        };
-        llvm::AllocaInst *sum = entryAlloca(accT, "merge.row.sum");
-        b_.CreateStore(volatileSlot(b_.CreateAdd(b_.CreateMul(t0, b_.getInt64(2)), one)), sum);
-        countedLoop(b_.CreateAdd(t0, one), b_.CreateAdd(t1, one),
-                    [&](llvm::Value *t) { combineInto(shape, sum, volatileSlot(b_.CreateMul(t, b_.getInt64(2)))); });
-        finishRow(loop, shape, r, b_.CreateLoad(accT, sum));
+    // The warp's slices of shared memory: the chunk's contributions and its rows' ends
+    // (relative to the chunk's first position, clamped to C + 1: past the chunk).
+    llvm::Value *warpInBlock = b_.CreateLShr(tid, 5);
+    llvm::Value *parts = b_.CreateInBoundsGEP(accT, sharedArray(accT, static_cast<uint64_t>(kMergeBlock / 32 * C), "merge.parts"),
+                                              b_.CreateMul(warpInBlock, b_.getInt64(C)));
+    const int64_t endsPerWarp = C + 32;
+    llvm::Value *ends = b_.CreateInBoundsGEP(i32, sharedArray(i32, static_cast<uint64_t>(kMergeBlock / 32 * endsPerWarp), "merge.ends"),
+                                             b_.CreateMul(warpInBlock, b_.getInt64(endsPerWarp)));
+
+    // The chunk's first coordinate (the same in every lane), and the part of its first row that
+    // earlier chunks of this warp summed.
+    llvm::AllocaInst *chunkDiag = entryAlloca(i64, "chunk.diag"), *chunkRow = entryAlloca(i64, "chunk.row"),
+                     *chunkPos = entryAlloca(i64, "chunk.pos"), *carrySlot = entryAlloca(accT, "chunk.carry");
+    // The part of the warp's first row that this warp sums, once a lane ended that row.
+    llvm::AllocaInst *firstPart = entryAlloca(accT, "warp.first.part"), *firstEnded = entryAlloca(i1, "warp.first.ended");
+    b_.CreateStore(first, chunkDiag);
+    b_.CreateStore(rowW0, chunkRow);
+    b_.CreateStore(posW0, chunkPos);
+    b_.CreateStore(identityOf(shape), carrySlot);
+    b_.CreateStore(identityOf(shape), firstPart);
+    b_.CreateStore(b_.getFalse(), firstEnded);
+    llvm::AllocaInst *position = entryAlloca(i64, "merge.position");
+    whileLoop([&] { return b_.CreateICmpSLT(b_.CreateLoad(i64, chunkDiag), last); }, [&] {
+      llvm::Value *d0 = b_.CreateLoad(i64, chunkDiag), *r0 = b_.CreateLoad(i64, chunkRow), *p0 = b_.CreateLoad(i64, chunkPos);
+      llvm::Value *chunkItems = b_.CreateTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateSub(last, d0), b_.getInt64(C)), i32);
+      // Stage: contribution of position p0 + j and end of row r0 + j, at j = lane + 32 m.
+      frame().vars[kPosition] = {position, Ty::I64};
+      guarded(b_.CreateICmpSGT(nnz, b_.getInt64(0)), [&] {
+        for (int64_t m = 0; m < K; ++m) {
+          llvm::Value *j = b_.CreateAdd(lane, b_.getInt64(32 * m));
+          llvm::Value *q = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(p0, j), b_.CreateSub(nnz, one));
+          b_.CreateStore(q, position);
+          for (const StmtP &dcl : shape.perNonzero) stmt(dcl);
+          llvm::Value *v = castTo(expr(shape.contribution), shape.contribution->type, shape.accTy);
+          b_.CreateStore(v, b_.CreateInBoundsGEP(accT, parts, j));
+        }
       });
-    };
-    guarded(b_.CreateLoad(b_.getInt1Ty(), endedSlot), [&] {
-      llvm::Value *value = combined(shape, b_.CreateLoad(accT, headSlot), before);
-      ifElse(b_.CreateAnd(continued, b_.CreateICmpEQ(rowS, row0)), [&] { part(rowS, value, slotOfFirst); },
-             [&] { finishRow(loop, shape, rowS, value); });
-    });
-    guarded(b_.CreateICmpEQ(lane, b_.getInt64(31)), [&] {
-      guarded(b_.CreateICmpSLT(rowE, n), [&] {
-        guarded(b_.CreateICmpSGT(posE, rowStartOf(rowE)), [&] {
-          llvm::Value *whole = b_.CreateAnd(continued, b_.CreateICmpEQ(rowE, row0));
-          part(rowE, carry, b_.CreateSelect(whole, slotOfFirst, b_.CreateAdd(slotOfFirst, one)));
+      for (int64_t m = 0; m <= K; ++m) {
+        llvm::Value *j = b_.CreateAdd(lane, b_.getInt64(32 * m));
+        llvm::Value *r = b_.CreateAdd(r0, j);
+        llvm::Value *rel = b_.CreateSub(rowEndOf(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, r, b_.CreateSub(n, one))), p0);
+        rel = b_.CreateSelect(b_.CreateICmpSLT(r, n), rel, b_.getInt64(C + 1));
+        rel = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, rel, b_.getInt64(C + 1));
+        b_.CreateStore(b_.CreateTrunc(rel, i32), b_.CreateInBoundsGEP(i32, ends, j));
+      }
+      warpSync();
+      // The lane's items [t, tEnd) of the chunk, from coordinate (rS, pS) to (rE, pE), relative.
+      llvm::Value *t = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b_.CreateMul(lane32, b_.getInt32(K)), chunkItems);
+      llvm::Value *tEnd = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b_.CreateAdd(t, b_.getInt32(K)), chunkItems);
+      llvm::Value *rowsLeft = b_.CreateTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateSub(rowW1, r0), b_.getInt64(C)), i32);
+      llvm::Value *posLeft = b_.CreateTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateSub(posW1, p0), b_.getInt64(C)), i32);
+      auto [rS, rE] = chunkSearch(ends, rowsLeft, posLeft, t, tEnd);
+      llvm::Value *pS = b_.CreateSub(t, rS), *pE = b_.CreateSub(tEnd, rE);
+      // The walk: one item a step, kMergeRound steps.
+      llvm::AllocaInst *i = entryAlloca(i32, "lane.row"), *p = entryAlloca(i32, "lane.pos");
+      llvm::AllocaInst *rowEnd = entryAlloca(i32, "lane.row.end");
+      llvm::AllocaInst *accSlot = entryAlloca(accT, "lane.acc"), *headSlot = entryAlloca(accT, "lane.head");
+      llvm::AllocaInst *endedSlot = entryAlloca(i1, "lane.ended");
+      b_.CreateStore(rS, i);
+      b_.CreateStore(pS, p);
+      b_.CreateStore(b_.CreateLoad(i32, b_.CreateInBoundsGEP(i32, ends, rS)), rowEnd);
+      b_.CreateStore(identityOf(shape), accSlot);
+      b_.CreateStore(identityOf(shape), headSlot);
+      b_.CreateStore(b_.getFalse(), endedSlot);
+      for (int64_t k = 0; k < K; ++k) {
+        llvm::Value *item = b_.CreateAdd(t, b_.getInt32(static_cast<uint32_t>(k)));
+        guarded(b_.CreateICmpULT(item, tEnd), [&] {
+          llvm::Value *pv = b_.CreateLoad(i32, p);
+          ifElse(b_.CreateICmpSLT(pv, b_.CreateLoad(i32, rowEnd)),
+                 [&] {  // a nonzero
+                   combineInto(shape, accSlot, b_.CreateLoad(accT, b_.CreateInBoundsGEP(accT, parts, pv)));
+                   b_.CreateStore(b_.CreateAdd(pv, b_.getInt32(1)), p);
+                 },
+                 [&] {  // a row's end: the lane's first one waits for the scan
+                   llvm::Value *iv = b_.CreateLoad(i32, i);
+                   ifElse(b_.CreateLoad(i1, endedSlot),
+                          [&] { finishRow(loop, shape, b_.CreateAdd(r0, b_.CreateZExt(iv, i64)), b_.CreateLoad(accT, accSlot)); },
+                          [&] {
+                            b_.CreateStore(b_.getTrue(), endedSlot);
+                            b_.CreateStore(b_.CreateLoad(accT, accSlot), headSlot);
+                          });
+                   b_.CreateStore(identityOf(shape), accSlot);
+                   llvm::Value *next = b_.CreateAdd(iv, b_.getInt32(1));
+                   b_.CreateStore(next, i);
+                   b_.CreateStore(b_.CreateLoad(i32, b_.CreateInBoundsGEP(i32, ends, next)), rowEnd);
+                 });
         });
+      }
+      // The segmented scan of the lanes' carries (each lane's part of the row it ends in).
+      llvm::Value *key = rE;
+      llvm::AllocaInst *scan = entryAlloca(accT, "lane.scan");
+      b_.CreateStore(b_.CreateLoad(accT, accSlot), scan);
+      for (int offset = 1; offset < 32; offset *= 2) {
+        llvm::Value *mine = b_.CreateLoad(accT, scan);
+        llvm::Value *theirs = shuffle(Shuffle::Up, mine, b_.getInt32(static_cast<uint32_t>(offset)), b_.getInt32(0), shape.accTy);
+        llvm::Value *theirKey = shuffle(Shuffle::Up, key, b_.getInt32(static_cast<uint32_t>(offset)), b_.getInt32(0), Ty::I32);
+        llvm::Value *same = b_.CreateAnd(b_.CreateICmpUGE(lane32, b_.getInt32(static_cast<uint32_t>(offset))), b_.CreateICmpEQ(theirKey, key));
+        b_.CreateStore(b_.CreateSelect(same, combined(shape, theirs, mine), mine), scan);
+      }
+      llvm::Value *scanned = b_.CreateLoad(accT, scan);
+      llvm::Value *before = shuffle(Shuffle::Up, scanned, b_.getInt32(1), b_.getInt32(0), shape.accTy);
+      before = b_.CreateSelect(b_.CreateICmpUGE(lane32, b_.getInt32(1)), before, identityOf(shape));
+      llvm::Value *carry = b_.CreateLoad(accT, carrySlot);
+      // The lane's first ended row: the earlier lanes' parts, and the earlier chunks' when it
+      // is the chunk's first row.
+      llvm::Value *headRow = b_.CreateAdd(r0, b_.CreateZExt(rS, i64));
+      llvm::Value *isChunkFirst = b_.CreateICmpEQ(rS, b_.getInt32(0));
+      llvm::Value *isWarpFirst = b_.CreateAnd(continued, b_.CreateICmpEQ(headRow, rowW0));
+      llvm::Value *ended = b_.CreateLoad(i1, endedSlot);
+      llvm::Value *value = combined(shape, b_.CreateSelect(isChunkFirst, carry, identityOf(shape)), before);
+      value = combined(shape, value, b_.CreateLoad(accT, headSlot));
+      guarded(b_.CreateAnd(ended, b_.CreateNot(isWarpFirst)), [&] { finishRow(loop, shape, headRow, value); });
+      // The warp's first row, when it began in an earlier warp: its part goes across warps
+      // after the walk (at most one lane of one chunk ends it).
+      llvm::Value *firstHere = ballot(b_.CreateAnd(ended, isWarpFirst));
+      guarded(b_.CreateICmpNE(firstHere, b_.getInt32(0)), [&] {
+        llvm::Value *from = b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, firstHere, b_.getTrue());
+        b_.CreateStore(shuffle(Shuffle::Index, value, from, b_.getInt32(0x1f), shape.accTy), firstPart);
+        b_.CreateStore(b_.getTrue(), firstEnded);
       });
+      // The next chunk: where lane 31 stopped; the part of the row the chunk ends in.
+      llvm::Value *lastRowRel = shuffle(Shuffle::Index, rE, b_.getInt32(31), b_.getInt32(0x1f), Ty::I32);
+      llvm::Value *lastPosRel = shuffle(Shuffle::Index, pE, b_.getInt32(31), b_.getInt32(0x1f), Ty::I32);
+      llvm::Value *lastScan = shuffle(Shuffle::Index, scanned, b_.getInt32(31), b_.getInt32(0x1f), shape.accTy);
+      llvm::Value *sameRow = b_.CreateICmpEQ(lastRowRel, b_.getInt32(0));
+      b_.CreateStore(b_.CreateSelect(sameRow, combined(shape, carry, lastScan), lastScan), carrySlot);
+      b_.CreateStore(b_.CreateAdd(r0, b_.CreateZExt(lastRowRel, i64)), chunkRow);
+      b_.CreateStore(b_.CreateAdd(p0, b_.CreateZExt(lastPosRel, i64)), chunkPos);
+      b_.CreateStore(b_.CreateAdd(d0, b_.CreateZExt(chunkItems, i64)), chunkDiag);
+      // The next chunk's staging overwrites what this one's lanes read.
+      warpSync();
     });
+
+    // Rows across warps: the part of the warp's first row (when it began earlier), and the part
+    // of the row the warp ends in (when it has nonzeros here and goes on).
+    llvm::Value *slotOfFirst = b_.CreateMul(warp, b_.getInt64(2));
+    guarded(b_.CreateLoad(i1, firstEnded), [&] { crossWarpPart(loop, shape, rowW0, b_.CreateLoad(accT, firstPart), slotOfFirst, slots,
+                                                               counters, epoch, perWarp, lane32, rowStartOf, rowEndOf); });
+    guarded(b_.CreateAnd(b_.CreateICmpSLT(rowW1, n), b_.CreateICmpSGT(posW1, rowStartOf(rowW1))), [&] {
+      llvm::Value *whole = b_.CreateAnd(continued, b_.CreateICmpEQ(rowW1, rowW0));
+      crossWarpPart(loop, shape, rowW1, b_.CreateLoad(accT, carrySlot), b_.CreateSelect(whole, slotOfFirst, b_.CreateAdd(slotOfFirst, one)),
+                    slots, counters, epoch, perWarp, lane32, rowStartOf, rowEndOf);
+    });
+  }
+
+  /// The warp's part `value` of row r, which crosses warps (mergeRows, step 3); the same in
+  /// every lane. Lane 0 stores it and counts the warp; the warp that completes the count sums
+  /// the row's slots, its lanes striding over them, then a shuffle tree (a fixed order).
+  template <typename StartOf, typename EndOf>
+  void crossWarpPart(const Stmt &loop, const RowShape &shape, llvm::Value *r, llvm::Value *value, llvm::Value *slot, llvm::Value *slots,
+                     llvm::Value *counters, llvm::Value *epoch, llvm::Value *perWarp, llvm::Value *lane32, const StartOf &rowStartOf,
+                     const EndOf &rowEndOf) {
+    llvm::Type *i64 = b_.getInt64Ty(), *i32 = b_.getInt32Ty();
+    llvm::Type *accT = ty(shape.accTy);
+    llvm::Value *one = b_.getInt64(1);
+    llvm::Value *t0 = b_.CreateUDiv(b_.CreateAdd(r, rowStartOf(r)), perWarp);
+    llvm::Value *t1 = b_.CreateUDiv(b_.CreateAdd(r, rowEndOf(r)), perWarp);
+    llvm::AllocaInst *count = entryAlloca(i32, "part.count");
+    b_.CreateStore(b_.getInt32(0), count);
+    guarded(b_.CreateICmpEQ(lane32, b_.getInt32(0)), [&] {
+      b_.CreateStore(value, b_.CreateInBoundsGEP(accT, slots, slot));
+      b_.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent, ctx_.getOrInsertSyncScopeID("device"));
+      b_.CreateStore(b_.CreateTrunc(countArrival(b_.CreateInBoundsGEP(i64, counters, t0), epoch), i32), count);
+    });
+    llvm::Value *arrived = shuffle(Shuffle::Index, b_.CreateLoad(i32, count), b_.getInt32(0), b_.getInt32(0x1f), Ty::I32);
+    guarded(b_.CreateICmpEQ(b_.CreateZExt(arrived, i64), b_.CreateAdd(b_.CreateSub(t1, t0), one)), [&] {
+      b_.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent, ctx_.getOrInsertSyncScopeID("device"));
+      auto volatileSlot = [&](llvm::Value *k) {
+        llvm::LoadInst *v = b_.CreateLoad(accT, b_.CreateInBoundsGEP(accT, slots, k));
+        v->setVolatile(true);
+        return v;
+      };
+      // Lane 0 starts from slot 2 t0 + 1 (the row's first warp); lane j then adds slots 2t
+      // for t = t0 + 1 + j, t0 + 33 + j, ...
+      llvm::AllocaInst *sum = entryAlloca(accT, "part.sum");
+      b_.CreateStore(identityOf(shape), sum);
+      guarded(b_.CreateICmpEQ(lane32, b_.getInt32(0)),
+              [&] { b_.CreateStore(volatileSlot(b_.CreateAdd(b_.CreateMul(t0, b_.getInt64(2)), one)), sum); });
+      countedLoop(b_.CreateAdd(b_.CreateAdd(t0, one), b_.CreateZExt(lane32, i64)), b_.CreateAdd(t1, one),
+                  [&](llvm::Value *t) { combineInto(shape, sum, volatileSlot(b_.CreateMul(t, b_.getInt64(2)))); }, b_.getInt64(32));
+      for (int offset = 16; offset >= 1; offset /= 2) {
+        llvm::Value *mine = b_.CreateLoad(accT, sum);
+        combineInto(shape, sum, shuffle(Shuffle::Down, mine, b_.getInt32(static_cast<uint32_t>(offset)), b_.getInt32(0x1f), shape.accTy));
+      }
+      guarded(b_.CreateICmpEQ(lane32, b_.getInt32(0)), [&] { finishRow(loop, shape, r, b_.CreateLoad(accT, sum)); });
+    });
+  }
+
+  /// The coordinates (rows before, positions before) relative to a chunk of items t and tEnd:
+  /// binary searches over the chunk's row ends in shared memory (`ends`, relative positions),
+  /// interleaved. Item t's row is the first i with ends[i] > t - i - 1, among the rowsLeft rows
+  /// and posLeft positions the warp has from the chunk on.
+  std::pair<llvm::Value *, llvm::Value *> chunkSearch(llvm::Value *ends, llvm::Value *rowsLeft, llvm::Value *posLeft, llvm::Value *t,
+                                                      llvm::Value *tEnd) {
+    llvm::Type *i32 = b_.getInt32Ty();
+    llvm::Value *d[2] = {t, tEnd};
+    llvm::AllocaInst *lo[2], *hi[2];
+    for (int k = 0; k < 2; ++k) {
+      lo[k] = entryAlloca(i32, "chunk.lo");
+      hi[k] = entryAlloca(i32, "chunk.hi");
+      b_.CreateStore(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(d[k], posLeft), b_.getInt32(0)), lo[k]);
+      b_.CreateStore(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, d[k], rowsLeft), hi[k]);
+    }
+    auto open = [&](int k) { return b_.CreateICmpSLT(b_.CreateLoad(i32, lo[k]), b_.CreateLoad(i32, hi[k])); };
+    whileLoop([&] { return b_.CreateOr(open(0), open(1)); }, [&] {
+      llvm::Value *active[2], *mid[2], *end[2];
+      for (int k = 0; k < 2; ++k) {
+        active[k] = open(k);
+        mid[k] = b_.CreateLShr(b_.CreateAdd(b_.CreateLoad(i32, lo[k]), b_.CreateLoad(i32, hi[k])), 1);
+        end[k] = b_.CreateLoad(i32, b_.CreateInBoundsGEP(i32, ends, mid[k]));
+      }
+      for (int k = 0; k < 2; ++k) {
+        llvm::Value *before = b_.CreateICmpSLE(end[k], b_.CreateSub(b_.CreateSub(d[k], mid[k]), b_.getInt32(1)));
+        llvm::Value *l = b_.CreateLoad(i32, lo[k]), *h = b_.CreateLoad(i32, hi[k]);
+        b_.CreateStore(b_.CreateSelect(b_.CreateAnd(active[k], before), b_.CreateAdd(mid[k], b_.getInt32(1)), l), lo[k]);
+        b_.CreateStore(b_.CreateSelect(b_.CreateAnd(active[k], b_.CreateNot(before)), mid[k], h), hi[k]);
+      }
+    });
+    return {b_.CreateLoad(i32, lo[0]), b_.CreateLoad(i32, lo[1])};
+  }
+
+  /// A static shared array of this kernel.
+  llvm::Value *sharedArray(llvm::Type *t, uint64_t count, const std::string &name) {
+    auto *arrTy = llvm::ArrayType::get(t, count);
+    auto *gv = new llvm::GlobalVariable(m_, arrTy, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(arrTy),
+                                        frame().fn->getName().str() + "." + name, nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+    gv->setAlignment(llvm::Align(16));
+    return b_.CreateAddrSpaceCast(gv, b_.getPtrTy());
+  }
+
+  /// __syncwarp(): the warp's lanes meet, and what each wrote to shared memory is visible to all.
+  void warpSync() { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_bar_warp_sync, {b_.getInt32(0xffffffffu)}); }
+
+  /// The warp's lanes for which `pred` holds, as a mask (vote.ballot.sync over the whole warp).
+  llvm::Value *ballot(llvm::Value *pred) {
+    return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_vote_ballot_sync, {b_.getInt32(0xffffffffu), pred});
   }
 
   /// The coordinates (rows before, nonzeros before = d - rows) of merge-path items d1 and d2:
@@ -1360,10 +1538,11 @@ class HostGen : public LoopCodeGen {
 
 /// Marks the grid segments whose rows run as a merge path (DeviceGen::mergesRows), unless the
 /// options ask for vectors of lanes. Called in the same way for the device module and the stubs.
-void planMergeRows(const CodeGenOptions &opts, std::vector<Segment> &segs) {
+void planMergeRows(const Function &f, const CodeGenOptions &opts, std::vector<Segment> &segs) {
+  DeviceGen::SigmaPrefixes sigma = DeviceGen::sigmaPrefixesOf(f);
   for (Segment &seg : segs)
     seg.mergeRows = seg.kind == Segment::Grid && opts.gpuRows != GpuRows::Vector && !hasReturn(seg.stmts[0]) &&
-                    DeviceGen::mergesRows(*seg.stmts[0]);
+                    DeviceGen::mergesRows(*seg.stmts[0], sigma);
 }
 
 /// The types of every variable a kernel may capture: scalar parameters and host declarations.
@@ -1413,7 +1592,7 @@ bool buildDeviceModule(const loopir::Module &m, const CodeGenOptions &opts, llvm
     g.errorBuffer_ = errorBuffer;
     for (Segment &s : segs)
       if (s.kind != Segment::Host) captureOf(s, f, errorBuffer);
-    planMergeRows(opts, segs);
+    planMergeRows(f, opts, segs);
     for (Segment &s : segs) {
       if (s.kind == Segment::Host) continue;
       g.kernel(f, s, vt);
@@ -1488,7 +1667,7 @@ bool addCudaStubs(llvm::Module &host, const loopir::Module &m, const CodeGenOpti
     std::vector<Segment> segs = segmentsOf(f);
     for (Segment &s : segs)
       if (s.kind != Segment::Host) captureOf(s, f, errorBuffer);
-    planMergeRows(opts, segs);
+    planMergeRows(f, opts, segs);
     HostGen g(ctx, host, ptxVar, slot);
     g.setFpContract(opts.fpContract);
     g.errorBuffer_ = errorBuffer;

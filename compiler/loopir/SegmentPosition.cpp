@@ -39,14 +39,14 @@ bool isRowStart(const ExprP &e, int offs, int row) {
   return false;
 }
 
-ExprP rewrite(const ExprP &e, int offs, int row, int iter, int position) {
+ExprP rewrite(const ExprP &e, int offs, bool fromZero, int row, int iter, int position) {
   if (!e) return e;
-  if (isSegmentPosition(e, offs, row, iter)) return var(position, Ty::I64);
+  if (isSegmentPosition(e, offs, fromZero, row, iter)) return var(position, Ty::I64);
   bool changed = false;
   std::vector<ExprP> args;
   args.reserve(e->args.size());
   for (const ExprP &a : e->args) {
-    args.push_back(rewrite(a, offs, row, iter, position));
+    args.push_back(rewrite(a, offs, fromZero, row, iter, position));
     changed = changed || args.back() != a;
   }
   if (!changed) return e;
@@ -57,20 +57,22 @@ ExprP rewrite(const ExprP &e, int offs, int row, int iter, int position) {
 
 }  // namespace
 
-bool isSegmentPosition(const ExprP &e, int offs, int row, int iter) {
+bool isSegmentPosition(const ExprP &e, int offs, bool fromZero, int row, int iter) {
   if (!e || e->kind != ExprKind::Binary || e->binop != BinOp::Add || e->type != Ty::I64) return false;
   for (int k = 0; k < 2; ++k)
-    if (e->args[k]->kind == ExprKind::Var && e->args[k]->var == iter && isRowStart(e->args[1 - k], offs, row)) return true;
+    if (e->args[k]->kind == ExprKind::Var && e->args[k]->var == iter &&
+        (fromZero ? isOffsetAtVar(e->args[1 - k], offs, row) : isRowStart(e->args[1 - k], offs, row)))
+      return true;
   return false;
 }
 
-ExprP withSegmentPosition(const ExprP &e, int offs, int row, int iter, int position) {
-  return rewrite(e, offs, row, iter, position);
+ExprP withSegmentPosition(const ExprP &e, int offs, bool fromZero, int row, int iter, int position) {
+  return rewrite(e, offs, fromZero, row, iter, position);
 }
 
-StmtP withSegmentPosition(const StmtP &s, int offs, int row, int iter, int position) {
+StmtP withSegmentPosition(const StmtP &s, int offs, bool fromZero, int row, int iter, int position) {
   return rewriteBottomUp(s, [&](const StmtP &t) -> StmtP {
-    ExprP a = rewrite(t->a, offs, row, iter, position), b = rewrite(t->b, offs, row, iter, position);
+    ExprP a = rewrite(t->a, offs, fromZero, row, iter, position), b = rewrite(t->b, offs, fromZero, row, iter, position);
     if (a == t->a && b == t->b) return t;
     auto copy = std::make_shared<Stmt>(*t);
     copy->a = a;

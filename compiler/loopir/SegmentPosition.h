@@ -4,6 +4,7 @@
 ///             of the reduction over row i of a compressed level reads its values,
 ///
 ///               offs[i] - offs[0] + k        (Flatten writes (i64(offs[i]) + (-1 * i64(offs[0]))) + k)
+///               sigma[i] + k                 (a LIL row: sigma is the Sigma prefix of the lengths)
 ///
 ///             and the rewrite of a loop body in terms of that position alone. A body that reads
 ///             its segment only through positions (CSR SpMV's vals and cols) computes the same
@@ -17,12 +18,13 @@
 
 namespace spl::loopir {
 
-/// Is `e` offs[row] - offs[0] + iter (the loads widened to i64 or not, in either order)?
-bool isSegmentPosition(const ExprP &e, int offs, int row, int iter);
+/// Is `e` offs[row] - offs[0] + iter (the loads widened to i64 or not, in either order)? With
+/// `fromZero` (offsets known to start at 0: a LIL row's Sigma prefix), offs[row] + iter.
+bool isSegmentPosition(const ExprP &e, int offs, bool fromZero, int row, int iter);
 
 /// `e` with every segment position of (offs, row, iter) replaced by the variable `position`.
-ExprP withSegmentPosition(const ExprP &e, int offs, int row, int iter, int position);
-StmtP withSegmentPosition(const StmtP &s, int offs, int row, int iter, int position);
+ExprP withSegmentPosition(const ExprP &e, int offs, bool fromZero, int row, int iter, int position);
+StmtP withSegmentPosition(const StmtP &s, int offs, bool fromZero, int row, int iter, int position);
 
 /// Does `e` (or a statement in `s`) read variable `v`?
 bool mentionsVar(const ExprP &e, int v);

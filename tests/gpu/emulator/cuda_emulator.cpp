@@ -297,6 +297,38 @@ float shuffleF32(uint32_t mask, float v, uint32_t b, uint32_t c) {
   return out;
 }
 
+/// bar.warp.sync (__syncwarp): the lanes named in the mask meet; the mask must name every lane
+/// of the warp that is still running and the calling lane itself.
+void spl_emu_warp_sync(uint32_t mask) {
+  Launch &l = *active;
+  Fiber &f = *l.current;
+  Warp &w = l.warps[f.warp];
+  for (unsigned lane = 0; lane < w.members; ++lane)
+    if (((mask >> lane) & 1u) && l.fibers[f.warp * 32 + lane].done) fail("bar.warp.sync names a lane that has exited");
+  if (!((mask >> f.lane) & 1u)) fail("bar.warp.sync by a lane missing from its own mask");
+  arrive(w.sync, __builtin_return_address(0), "bar.warp.sync");
+}
+
+/// vote.ballot.sync: the mask of the warp's lanes whose predicate holds. The predicate is an
+/// LLVM i1: only its lowest bit is defined.
+uint32_t spl_emu_ballot(uint32_t mask, uint32_t pred) {
+  const void *site = __builtin_return_address(0);
+  Launch &l = *active;
+  Fiber &f = *l.current;
+  Warp &w = l.warps[f.warp];
+  for (unsigned lane = 0; lane < w.members; ++lane)
+    if (((mask >> lane) & 1u) && l.fibers[f.warp * 32 + lane].done) fail("vote.ballot.sync names a lane that has exited");
+  if (!((mask >> f.lane) & 1u)) fail("vote.ballot.sync by a lane missing from its own mask");
+  w.slots[f.lane] = pred & 1u;
+  arrive(w.sync, site, "vote.ballot.sync");
+  uint32_t result = 0;
+  for (unsigned lane = 0; lane < w.members; ++lane)
+    if (((mask >> lane) & 1u) && w.slots[lane]) result |= 1u << lane;
+  // Nobody may overwrite a slot before every lane has read them all.
+  arrive(w.sync, static_cast<const char *>(site) + 1, "vote.ballot.sync");
+  return result;
+}
+
 struct Replacement {
   const char *intrinsic;
   void *address;
@@ -329,6 +361,8 @@ const std::vector<Replacement> &replacements() {
       {"llvm.nvvm.shfl.sync.bfly.f32", reinterpret_cast<void *>(&shuffleF32<ShuffleMode::Butterfly>), true},
       {"llvm.nvvm.shfl.sync.idx.i32", reinterpret_cast<void *>(&shuffleI32<ShuffleMode::Index>), true},
       {"llvm.nvvm.shfl.sync.idx.f32", reinterpret_cast<void *>(&shuffleF32<ShuffleMode::Index>), true},
+      {"llvm.nvvm.bar.warp.sync", reinterpret_cast<void *>(&spl_emu_warp_sync), true},
+      {"llvm.nvvm.vote.ballot.sync", reinterpret_cast<void *>(&spl_emu_ballot), true},
   };
   return table;
 }
