@@ -58,11 +58,12 @@ struct Segment {
   bool mergeRows = false;
 };
 
-/// The merge-path row kernels (mergeRows): threads per block, and the items (row ends and
-/// nonzeros) a lane walks per chunk of its warp. 7 is odd, so that lanes walking neighbouring
-/// items read different banks of shared memory (Merrill and Garland use 7 too).
+/// The merge-path row kernels (mergeRows): threads per block; the fewest items a lane's share
+/// of the merge path holds (a warp's share is 32 times that); and the nonzeros of a row each
+/// lane reads at once.
 constexpr int64_t kMergeBlock = 256;
-constexpr int64_t kMergeRound = 7;
+constexpr int64_t kMergeRound = 8;
+constexpr int64_t kMergeUnroll = 4;
 /// The rows on either side of a merge-path search's first guess (mergeSearch).
 constexpr int64_t kMergeGuessRows = 32;
 /// What one CUDA block may hold (every architecture since sm_20): threads, and static shared
@@ -737,34 +738,30 @@ class DeviceGen : public LoopCodeGen {
   /// order a sequential SpMV meets them, so item d is at coordinate (r, p) with r + p = d (r row
   /// ends and p nonzeros before it); row r's items are its nonzeros, positions
   /// [offs[r] - offs[0], offs[r+1] - offs[0]), then its end. The grid is a fixed set of resident
-  /// blocks (HostGen::launch); each warp takes 32L consecutive items, L = max(round,
+  /// blocks (HostGen::launch); each warp takes 32L consecutive items, L = max(kMergeRound,
   /// ceil(items / lanes)), so warps get equal work whatever the row lengths:
   ///   1. two binary searches (interleaved, the same in every lane) find the coordinates of the
-  ///      warp's first item and of the item after its last;
-  ///   2. the warp walks its items in chunks of 32 x kMergeRound. For each chunk it stages, in
-  ///      its slice of shared memory, the contributions of the chunk's next positions and the
-  ///      ends of its next rows, both read coalesced (consecutive lanes, consecutive elements;
-  ///      a contribution depends on its position alone: positionPure); then each lane takes
-  ///      kMergeRound consecutive items of the chunk (its start found by a binary search in
-  ///      shared memory) and walks them, finishing each row whose end it meets (the row's
-  ///      prefix, its initial value op the sum, its suffix). A lane's first row may have begun
-  ///      in earlier lanes or chunks: a segmented scan over the lanes (shuffles; the key is the
-  ///      row each lane's partial sum belongs to) gives it the earlier parts, and the part of
-  ///      the row the chunk ends in carries to the next chunk;
+  ///      warp's first item and of the item after its last: its rows, and the nonzeros of each
+  ///      that fall in its range (a row cut by the range's ends keeps the part inside);
+  ///   2. the warp runs its rows as vectors of W lanes, 32 / W rows at a time, W chosen from
+  ///      the warp's own nonzeros per row so that each lane reads about kMergeUnroll of a row's
+  ///      nonzeros: those reads are issued together, consecutive lanes read consecutive
+  ///      elements (one or two cache lines per load instruction), and a shuffle tree sums each
+  ///      row. A warp inside one long row takes all 32 lanes to it; a warp of short rows gives
+  ///      each lane its own rows;
   ///   3. a row that crosses a warp's boundary (warp w holds items [32Lw, 32L(w+1))) is
   ///      finished across warps, deterministically and without any warp waiting for another:
   ///      each warp the row crosses stores its part in a slot (2w for the row it began with,
   ///      2w + 1 for one it began and did not end), then counts itself on the counter word of
   ///      the row's first warp t0 (epoch-tagged: spl_cuda_call_counters); the warp whose count
   ///      completes the t1 - t0 + 1 warps the row crosses sums the slots (its lanes in parallel,
-  ///      in a fixed order) and finishes the row.
+  ///      in a fixed order) and finishes the row. Every other row is finished by its warp.
   void mergeRows(const Stmt &loop, llvm::Value *slots, llvm::Value *counters, llvm::Value *epoch) {
     RowShape shape;
     if (!matchRow(loop, shape, sigma_) || !positionPure(loop, shape)) throw InternalError("codegen: a merge-path row loop that is not one");
-    llvm::Type *i64 = b_.getInt64Ty(), *i32 = b_.getInt32Ty(), *i1 = b_.getInt1Ty();
+    llvm::Type *i64 = b_.getInt64Ty(), *i32 = b_.getInt32Ty();
     llvm::Type *accT = ty(shape.accTy);
     const int offs = shape.offsets;
-    const int64_t K = kMergeRound, C = 32 * kMergeRound;  // items per lane and per chunk
     llvm::Value *one = b_.getInt64(1);
     llvm::Value *n = expr(loop.b);
     llvm::Value *base = offsetAt(offs, b_.getInt64(0));
@@ -776,7 +773,7 @@ class DeviceGen : public LoopCodeGen {
     llvm::Value *gl = b_.CreateAdd(b_.CreateMul(blockIdx(0), ntid), tid);
     llvm::Value *lanes = b_.CreateMul(nctaid, ntid);
     llvm::Value *share = b_.CreateUDiv(b_.CreateAdd(items, b_.CreateSub(lanes, one)), lanes);
-    llvm::Value *perWarp = b_.CreateMul(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, share, b_.getInt64(K)), b_.getInt64(32));
+    llvm::Value *perWarp = b_.CreateMul(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, share, b_.getInt64(kMergeRound)), b_.getInt64(32));
     llvm::Value *lane = b_.CreateAnd(tid, b_.getInt64(31));
     llvm::Value *lane32 = b_.CreateTrunc(lane, i32);
     llvm::Value *warp = b_.CreateLShr(gl, 5);
@@ -794,149 +791,81 @@ class DeviceGen : public LoopCodeGen {
     };
     // The warp's first row began in an earlier warp.
     llvm::Value *continued = b_.CreateAnd(b_.CreateICmpSLT(rowW0, n), b_.CreateICmpSGT(posW0, rowStartOf(rowW0)));
+    // Rows rowW0 .. rowW1: all end here but the last, which only has nonzeros here (or none).
+    llvm::Value *rows = b_.CreateAdd(b_.CreateSub(rowW1, rowW0), one);
+    // W: the warp's nonzeros per row over kMergeUnroll, rounded up to a power of two in [1, 32].
+    llvm::Value *perRow = b_.CreateUDiv(b_.CreateAdd(b_.CreateSub(posW1, posW0), b_.CreateSub(rows, one)), rows);
+    llvm::Value *perLane = b_.CreateUDiv(b_.CreateAdd(perRow, b_.getInt64(kMergeUnroll - 1)), b_.getInt64(kMergeUnroll));
+    perLane = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, perLane, one), b_.getInt64(32));
+    llvm::Value *lz = b_.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, b_.CreateSub(perLane, one), b_.getFalse());
+    llvm::Value *w64 = b_.CreateSelect(b_.CreateICmpEQ(perLane, one), one, b_.CreateShl(one, b_.CreateSub(b_.getInt64(64), lz)));
+    llvm::Value *w = b_.CreateTrunc(w64, i32);
+    llvm::Value *rowsAtOnce = b_.CreateUDiv(b_.getInt64(32), w64);
+    llvm::Value *sub = b_.CreateURem(lane, w64), *slotInStep = b_.CreateUDiv(lane, w64);
+    llvm::Value *clamp = b_.CreateOr(b_.CreateShl(b_.CreateSub(b_.getInt32(32), w), 8), b_.getInt32(0x1f));
+    llvm::Value *stride = b_.CreateMul(w64, b_.getInt64(kMergeUnroll));
 
-    // The warp's slices of shared memory: the chunk's contributions and its rows' ends
-    // (relative to the chunk's first position, clamped to C + 1: past the chunk).
-    llvm::Value *warpInBlock = b_.CreateLShr(tid, 5);
-    llvm::Value *parts = b_.CreateInBoundsGEP(accT, sharedArray(accT, static_cast<uint64_t>(kMergeBlock / 32 * C), "merge.parts"),
-                                              b_.CreateMul(warpInBlock, b_.getInt64(C)));
-    const int64_t endsPerWarp = C + 32;
-    llvm::Value *ends = b_.CreateInBoundsGEP(i32, sharedArray(i32, static_cast<uint64_t>(kMergeBlock / 32 * endsPerWarp), "merge.ends"),
-                                             b_.CreateMul(warpInBlock, b_.getInt64(endsPerWarp)));
-
-    // The chunk's first coordinate (the same in every lane), and the part of its first row that
-    // earlier chunks of this warp summed.
-    llvm::AllocaInst *chunkDiag = entryAlloca(i64, "chunk.diag"), *chunkRow = entryAlloca(i64, "chunk.row"),
-                     *chunkPos = entryAlloca(i64, "chunk.pos"), *carrySlot = entryAlloca(accT, "chunk.carry");
-    // The part of the warp's first row that this warp sums, once a lane ended that row.
-    llvm::AllocaInst *firstPart = entryAlloca(accT, "warp.first.part"), *firstEnded = entryAlloca(i1, "warp.first.ended");
-    b_.CreateStore(first, chunkDiag);
-    b_.CreateStore(rowW0, chunkRow);
-    b_.CreateStore(posW0, chunkPos);
-    b_.CreateStore(identityOf(shape), carrySlot);
+    // The parts of the two rows that may cross warps, kept by the lane that summed them.
+    llvm::AllocaInst *firstPart = entryAlloca(accT, "warp.first.part"), *lastPart = entryAlloca(accT, "warp.last.part");
     b_.CreateStore(identityOf(shape), firstPart);
-    b_.CreateStore(b_.getFalse(), firstEnded);
+    b_.CreateStore(identityOf(shape), lastPart);
+    llvm::AllocaInst *accSlot = entryAlloca(accT, "row.acc");
     llvm::AllocaInst *position = entryAlloca(i64, "merge.position");
-    whileLoop([&] { return b_.CreateICmpSLT(b_.CreateLoad(i64, chunkDiag), last); }, [&] {
-      llvm::Value *d0 = b_.CreateLoad(i64, chunkDiag), *r0 = b_.CreateLoad(i64, chunkRow), *p0 = b_.CreateLoad(i64, chunkPos);
-      llvm::Value *chunkItems = b_.CreateTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateSub(last, d0), b_.getInt64(C)), i32);
-      // Stage: contribution of position p0 + j and end of row r0 + j, at j = lane + 32 m.
-      frame().vars[kPosition] = {position, Ty::I64};
-      guarded(b_.CreateICmpSGT(nnz, b_.getInt64(0)), [&] {
-        for (int64_t m = 0; m < K; ++m) {
-          llvm::Value *j = b_.CreateAdd(lane, b_.getInt64(32 * m));
-          llvm::Value *q = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(p0, j), b_.CreateSub(nnz, one));
-          b_.CreateStore(q, position);
-          for (const StmtP &dcl : shape.perNonzero) stmt(dcl);
-          llvm::Value *v = castTo(expr(shape.contribution), shape.contribution->type, shape.accTy);
-          b_.CreateStore(v, b_.CreateInBoundsGEP(accT, parts, j));
-        }
-      });
-      for (int64_t m = 0; m <= K; ++m) {
-        llvm::Value *j = b_.CreateAdd(lane, b_.getInt64(32 * m));
-        llvm::Value *r = b_.CreateAdd(r0, j);
-        llvm::Value *rel = b_.CreateSub(rowEndOf(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, r, b_.CreateSub(n, one))), p0);
-        rel = b_.CreateSelect(b_.CreateICmpSLT(r, n), rel, b_.getInt64(C + 1));
-        rel = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, rel, b_.getInt64(C + 1));
-        b_.CreateStore(b_.CreateTrunc(rel, i32), b_.CreateInBoundsGEP(i32, ends, j));
-      }
-      warpSync();
-      // The lane's items [t, tEnd) of the chunk, from coordinate (rS, pS) to (rE, pE), relative.
-      llvm::Value *t = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b_.CreateMul(lane32, b_.getInt32(K)), chunkItems);
-      llvm::Value *tEnd = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b_.CreateAdd(t, b_.getInt32(K)), chunkItems);
-      llvm::Value *rowsLeft = b_.CreateTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateSub(rowW1, r0), b_.getInt64(C)), i32);
-      llvm::Value *posLeft = b_.CreateTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateSub(posW1, p0), b_.getInt64(C)), i32);
-      auto [rS, rE] = chunkSearch(ends, rowsLeft, posLeft, t, tEnd);
-      llvm::Value *pS = b_.CreateSub(t, rS), *pE = b_.CreateSub(tEnd, rE);
-      // The walk: one item a step, kMergeRound steps.
-      llvm::AllocaInst *i = entryAlloca(i32, "lane.row"), *p = entryAlloca(i32, "lane.pos");
-      llvm::AllocaInst *rowEnd = entryAlloca(i32, "lane.row.end");
-      llvm::AllocaInst *accSlot = entryAlloca(accT, "lane.acc"), *headSlot = entryAlloca(accT, "lane.head");
-      llvm::AllocaInst *endedSlot = entryAlloca(i1, "lane.ended");
-      b_.CreateStore(rS, i);
-      b_.CreateStore(pS, p);
-      b_.CreateStore(b_.CreateLoad(i32, b_.CreateInBoundsGEP(i32, ends, rS)), rowEnd);
+    countedLoop(b_.getInt64(0), rows, [&](llvm::Value *step) {
+      llvm::Value *j = b_.CreateAdd(step, slotInStep);
+      llvm::Value *r = b_.CreateAdd(rowW0, j);
+      llvm::Value *valid = b_.CreateAnd(b_.CreateICmpSLT(j, rows), b_.CreateICmpSLT(r, n));
+      llvm::Value *lo = b_.CreateSelect(valid, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, rowStartOf(r), posW0), b_.getInt64(0));
+      llvm::Value *hi = b_.CreateSelect(valid, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, rowEndOf(r), posW1), b_.getInt64(0));
       b_.CreateStore(identityOf(shape), accSlot);
-      b_.CreateStore(identityOf(shape), headSlot);
-      b_.CreateStore(b_.getFalse(), endedSlot);
-      for (int64_t k = 0; k < K; ++k) {
-        llvm::Value *item = b_.CreateAdd(t, b_.getInt32(static_cast<uint32_t>(k)));
-        guarded(b_.CreateICmpULT(item, tEnd), [&] {
-          llvm::Value *pv = b_.CreateLoad(i32, p);
-          ifElse(b_.CreateICmpSLT(pv, b_.CreateLoad(i32, rowEnd)),
-                 [&] {  // a nonzero
-                   combineInto(shape, accSlot, b_.CreateLoad(accT, b_.CreateInBoundsGEP(accT, parts, pv)));
-                   b_.CreateStore(b_.CreateAdd(pv, b_.getInt32(1)), p);
-                 },
-                 [&] {  // a row's end: the lane's first one waits for the scan
-                   llvm::Value *iv = b_.CreateLoad(i32, i);
-                   ifElse(b_.CreateLoad(i1, endedSlot),
-                          [&] { finishRow(loop, shape, b_.CreateAdd(r0, b_.CreateZExt(iv, i64)), b_.CreateLoad(accT, accSlot)); },
-                          [&] {
-                            b_.CreateStore(b_.getTrue(), endedSlot);
-                            b_.CreateStore(b_.CreateLoad(accT, accSlot), headSlot);
-                          });
-                   b_.CreateStore(identityOf(shape), accSlot);
-                   llvm::Value *next = b_.CreateAdd(iv, b_.getInt32(1));
-                   b_.CreateStore(next, i);
-                   b_.CreateStore(b_.CreateLoad(i32, b_.CreateInBoundsGEP(i32, ends, next)), rowEnd);
-                 });
-        });
-      }
-      // The segmented scan of the lanes' carries (each lane's part of the row it ends in).
-      llvm::Value *key = rE;
-      llvm::AllocaInst *scan = entryAlloca(accT, "lane.scan");
-      b_.CreateStore(b_.CreateLoad(accT, accSlot), scan);
-      for (int offset = 1; offset < 32; offset *= 2) {
-        llvm::Value *mine = b_.CreateLoad(accT, scan);
-        llvm::Value *theirs = shuffle(Shuffle::Up, mine, b_.getInt32(static_cast<uint32_t>(offset)), b_.getInt32(0), shape.accTy);
-        llvm::Value *theirKey = shuffle(Shuffle::Up, key, b_.getInt32(static_cast<uint32_t>(offset)), b_.getInt32(0), Ty::I32);
-        llvm::Value *same = b_.CreateAnd(b_.CreateICmpUGE(lane32, b_.getInt32(static_cast<uint32_t>(offset))), b_.CreateICmpEQ(theirKey, key));
-        b_.CreateStore(b_.CreateSelect(same, combined(shape, theirs, mine), mine), scan);
-      }
-      llvm::Value *scanned = b_.CreateLoad(accT, scan);
-      llvm::Value *before = shuffle(Shuffle::Up, scanned, b_.getInt32(1), b_.getInt32(0), shape.accTy);
-      before = b_.CreateSelect(b_.CreateICmpUGE(lane32, b_.getInt32(1)), before, identityOf(shape));
-      llvm::Value *carry = b_.CreateLoad(accT, carrySlot);
-      // The lane's first ended row: the earlier lanes' parts, and the earlier chunks' when it
-      // is the chunk's first row.
-      llvm::Value *headRow = b_.CreateAdd(r0, b_.CreateZExt(rS, i64));
-      llvm::Value *isChunkFirst = b_.CreateICmpEQ(rS, b_.getInt32(0));
-      llvm::Value *isWarpFirst = b_.CreateAnd(continued, b_.CreateICmpEQ(headRow, rowW0));
-      llvm::Value *ended = b_.CreateLoad(i1, endedSlot);
-      llvm::Value *value = combined(shape, b_.CreateSelect(isChunkFirst, carry, identityOf(shape)), before);
-      value = combined(shape, value, b_.CreateLoad(accT, headSlot));
-      guarded(b_.CreateAnd(ended, b_.CreateNot(isWarpFirst)), [&] { finishRow(loop, shape, headRow, value); });
-      // The warp's first row, when it began in an earlier warp: its part goes across warps
-      // after the walk (at most one lane of one chunk ends it).
-      llvm::Value *firstHere = ballot(b_.CreateAnd(ended, isWarpFirst));
-      guarded(b_.CreateICmpNE(firstHere, b_.getInt32(0)), [&] {
-        llvm::Value *from = b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, firstHere, b_.getTrue());
-        b_.CreateStore(shuffle(Shuffle::Index, value, from, b_.getInt32(0x1f), shape.accTy), firstPart);
-        b_.CreateStore(b_.getTrue(), firstEnded);
+      // The lane's nonzeros of its row: kMergeUnroll reads at once, W apart.
+      countedLoop(b_.CreateAdd(lo, sub), hi, [&](llvm::Value *k0) {
+        frame().vars[kPosition] = {position, Ty::I64};
+        std::vector<llvm::Value *> parts;
+        for (int64_t u = 0; u < kMergeUnroll; ++u) {
+          llvm::Value *k = b_.CreateAdd(k0, b_.CreateMul(w64, b_.getInt64(u)));
+          llvm::Value *inside = b_.CreateICmpSLT(k, hi);
+          // Past the row's end: read the first one again (a valid position), count nothing.
+          b_.CreateStore(b_.CreateSelect(inside, k, k0), position);
+          for (const StmtP &d : shape.perNonzero) stmt(d);
+          llvm::Value *v = castTo(expr(shape.contribution), shape.contribution->type, shape.accTy);
+          parts.push_back(b_.CreateSelect(inside, v, identityOf(shape)));
+        }
+        for (llvm::Value *v : parts) combineInto(shape, accSlot, v);
+      }, stride);
+      // The row's W lanes combine (off = W/2, ..., 1); its first lane has the sum.
+      llvm::AllocaInst *off = entryAlloca(i32, "shfl.off");
+      b_.CreateStore(b_.CreateLShr(w, 1), off);
+      whileLoop([&] { return b_.CreateICmpUGT(b_.CreateLoad(i32, off), b_.getInt32(0)); }, [&] {
+        llvm::Value *o = b_.CreateLoad(i32, off);
+        llvm::Value *mine = b_.CreateLoad(accT, accSlot);
+        combineInto(shape, accSlot, shuffle(Shuffle::Down, mine, o, clamp, shape.accTy));
+        b_.CreateStore(b_.CreateLShr(o, 1), off);
       });
-      // The next chunk: where lane 31 stopped; the part of the row the chunk ends in.
-      llvm::Value *lastRowRel = shuffle(Shuffle::Index, rE, b_.getInt32(31), b_.getInt32(0x1f), Ty::I32);
-      llvm::Value *lastPosRel = shuffle(Shuffle::Index, pE, b_.getInt32(31), b_.getInt32(0x1f), Ty::I32);
-      llvm::Value *lastScan = shuffle(Shuffle::Index, scanned, b_.getInt32(31), b_.getInt32(0x1f), shape.accTy);
-      llvm::Value *sameRow = b_.CreateICmpEQ(lastRowRel, b_.getInt32(0));
-      b_.CreateStore(b_.CreateSelect(sameRow, combined(shape, carry, lastScan), lastScan), carrySlot);
-      b_.CreateStore(b_.CreateAdd(r0, b_.CreateZExt(lastRowRel, i64)), chunkRow);
-      b_.CreateStore(b_.CreateAdd(p0, b_.CreateZExt(lastPosRel, i64)), chunkPos);
-      b_.CreateStore(b_.CreateAdd(d0, b_.CreateZExt(chunkItems, i64)), chunkDiag);
-      // The next chunk's staging overwrites what this one's lanes read.
-      warpSync();
-    });
+      guarded(b_.CreateAnd(valid, b_.CreateICmpEQ(sub, b_.getInt64(0))), [&] {
+        llvm::Value *sum = b_.CreateLoad(accT, accSlot);
+        llvm::Value *isFirst = b_.CreateAnd(continued, b_.CreateICmpEQ(j, b_.getInt64(0)));
+        llvm::Value *isLast = b_.CreateICmpEQ(r, rowW1);
+        ifElse(isFirst, [&] { b_.CreateStore(sum, firstPart); },
+               [&] { ifElse(isLast, [&] { b_.CreateStore(sum, lastPart); }, [&] { finishRow(loop, shape, r, sum); }); });
+      });
+    }, rowsAtOnce);
 
-    // Rows across warps: the part of the warp's first row (when it began earlier), and the part
-    // of the row the warp ends in (when it has nonzeros here and goes on).
+    // Rows across warps: the part of the warp's first row (when it began earlier; when the
+    // warp lies inside that one row, all of the warp's part), and the part of the row the warp
+    // ends in (when it has nonzeros here and goes on). Row j of the warp was summed by lane
+    // (j mod 32/W) * W.
     llvm::Value *slotOfFirst = b_.CreateMul(warp, b_.getInt64(2));
-    guarded(b_.CreateLoad(i1, firstEnded), [&] { crossWarpPart(loop, shape, rowW0, b_.CreateLoad(accT, firstPart), slotOfFirst, slots,
-                                                               counters, epoch, perWarp, lane32, rowStartOf, rowEndOf); });
-    guarded(b_.CreateAnd(b_.CreateICmpSLT(rowW1, n), b_.CreateICmpSGT(posW1, rowStartOf(rowW1))), [&] {
-      llvm::Value *whole = b_.CreateAnd(continued, b_.CreateICmpEQ(rowW1, rowW0));
-      crossWarpPart(loop, shape, rowW1, b_.CreateLoad(accT, carrySlot), b_.CreateSelect(whole, slotOfFirst, b_.CreateAdd(slotOfFirst, one)),
-                    slots, counters, epoch, perWarp, lane32, rowStartOf, rowEndOf);
+    guarded(continued, [&] {
+      llvm::Value *value = shuffle(Shuffle::Index, b_.CreateLoad(accT, firstPart), b_.getInt32(0), b_.getInt32(0x1f), shape.accTy);
+      crossWarpPart(loop, shape, rowW0, value, slotOfFirst, slots, counters, epoch, perWarp, lane32, rowStartOf, rowEndOf);
+    });
+    llvm::Value *lastGoesOn = b_.CreateAnd(b_.CreateICmpSLT(rowW1, n), b_.CreateICmpSGT(posW1, rowStartOf(rowW1)));
+    guarded(b_.CreateAnd(lastGoesOn, b_.CreateNot(b_.CreateAnd(continued, b_.CreateICmpEQ(rowW1, rowW0)))), [&] {
+      llvm::Value *holder = b_.CreateTrunc(b_.CreateMul(b_.CreateURem(b_.CreateSub(rows, one), rowsAtOnce), w64), i32);
+      llvm::Value *value = shuffle(Shuffle::Index, b_.CreateLoad(accT, lastPart), holder, b_.getInt32(0x1f), shape.accTy);
+      crossWarpPart(loop, shape, rowW1, value, b_.CreateAdd(slotOfFirst, one), slots, counters, epoch, perWarp, lane32, rowStartOf,
+                    rowEndOf);
     });
   }
 
@@ -981,56 +910,6 @@ class DeviceGen : public LoopCodeGen {
       }
       guarded(b_.CreateICmpEQ(lane32, b_.getInt32(0)), [&] { finishRow(loop, shape, r, b_.CreateLoad(accT, sum)); });
     });
-  }
-
-  /// The coordinates (rows before, positions before) relative to a chunk of items t and tEnd:
-  /// binary searches over the chunk's row ends in shared memory (`ends`, relative positions),
-  /// interleaved. Item t's row is the first i with ends[i] > t - i - 1, among the rowsLeft rows
-  /// and posLeft positions the warp has from the chunk on.
-  std::pair<llvm::Value *, llvm::Value *> chunkSearch(llvm::Value *ends, llvm::Value *rowsLeft, llvm::Value *posLeft, llvm::Value *t,
-                                                      llvm::Value *tEnd) {
-    llvm::Type *i32 = b_.getInt32Ty();
-    llvm::Value *d[2] = {t, tEnd};
-    llvm::AllocaInst *lo[2], *hi[2];
-    for (int k = 0; k < 2; ++k) {
-      lo[k] = entryAlloca(i32, "chunk.lo");
-      hi[k] = entryAlloca(i32, "chunk.hi");
-      b_.CreateStore(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(d[k], posLeft), b_.getInt32(0)), lo[k]);
-      b_.CreateStore(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, d[k], rowsLeft), hi[k]);
-    }
-    auto open = [&](int k) { return b_.CreateICmpSLT(b_.CreateLoad(i32, lo[k]), b_.CreateLoad(i32, hi[k])); };
-    whileLoop([&] { return b_.CreateOr(open(0), open(1)); }, [&] {
-      llvm::Value *active[2], *mid[2], *end[2];
-      for (int k = 0; k < 2; ++k) {
-        active[k] = open(k);
-        mid[k] = b_.CreateLShr(b_.CreateAdd(b_.CreateLoad(i32, lo[k]), b_.CreateLoad(i32, hi[k])), 1);
-        end[k] = b_.CreateLoad(i32, b_.CreateInBoundsGEP(i32, ends, mid[k]));
-      }
-      for (int k = 0; k < 2; ++k) {
-        llvm::Value *before = b_.CreateICmpSLE(end[k], b_.CreateSub(b_.CreateSub(d[k], mid[k]), b_.getInt32(1)));
-        llvm::Value *l = b_.CreateLoad(i32, lo[k]), *h = b_.CreateLoad(i32, hi[k]);
-        b_.CreateStore(b_.CreateSelect(b_.CreateAnd(active[k], before), b_.CreateAdd(mid[k], b_.getInt32(1)), l), lo[k]);
-        b_.CreateStore(b_.CreateSelect(b_.CreateAnd(active[k], b_.CreateNot(before)), mid[k], h), hi[k]);
-      }
-    });
-    return {b_.CreateLoad(i32, lo[0]), b_.CreateLoad(i32, lo[1])};
-  }
-
-  /// A static shared array of this kernel.
-  llvm::Value *sharedArray(llvm::Type *t, uint64_t count, const std::string &name) {
-    auto *arrTy = llvm::ArrayType::get(t, count);
-    auto *gv = new llvm::GlobalVariable(m_, arrTy, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(arrTy),
-                                        frame().fn->getName().str() + "." + name, nullptr, llvm::GlobalValue::NotThreadLocal, 3);
-    gv->setAlignment(llvm::Align(16));
-    return b_.CreateAddrSpaceCast(gv, b_.getPtrTy());
-  }
-
-  /// __syncwarp(): the warp's lanes meet, and what each wrote to shared memory is visible to all.
-  void warpSync() { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_bar_warp_sync, {b_.getInt32(0xffffffffu)}); }
-
-  /// The warp's lanes for which `pred` holds, as a mask (vote.ballot.sync over the whole warp).
-  llvm::Value *ballot(llvm::Value *pred) {
-    return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_vote_ballot_sync, {b_.getInt32(0xffffffffu), pred});
   }
 
   /// The coordinates (rows before, nonzeros before = d - rows) of merge-path items d1 and d2:
