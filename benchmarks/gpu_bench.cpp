@@ -44,6 +44,9 @@
 #include "spl_runtime.h"
 #include "spmv.h"
 #include "spmv_lil.h"
+#include "spmv_merge_u16.h"
+#include "spmv_merge_u2.h"
+#include "spmv_merge_u8.h"
 #include "spmv_variants.h"
 
 namespace {
@@ -230,22 +233,34 @@ void spmv(const spl_csr &a, cudaStream_t stream, cusparseHandle_t handle, int ru
   splCall(0);
   check("spl");
   record("spl", medianMs(stream, runs, splCall));
-  // The same SpMV with --gpu-rows=vector (benchmarks/spmv_variants.spl): a vector of lanes per
-  // row, as wide as the average row, instead of the merge path.
-  auto vectorCall = [&](int k) {
-    int c = k % copies;
-    int rc = f32 ? spl_spmv_csr_vector_f32_cuda(stream, a.rows, a.cols, dOffs[c].as<int32_t>(), dCols[c].as<int32_t>(),
-                                                reinterpret_cast<float *>(dVals[c].p), reinterpret_cast<float *>(dx[c].p),
-                                                reinterpret_cast<float *>(dy[c].p))
-                 : spl_spmv_csr_vector_f64_cuda(stream, a.rows, a.cols, dOffs[c].as<int32_t>(), dCols[c].as<int32_t>(),
-                                                reinterpret_cast<double *>(dVals[c].p), reinterpret_cast<double *>(dx[c].p),
-                                                reinterpret_cast<double *>(dy[c].p));
-    splCheck(rc, "spl_spmv_csr_vector_cuda");
+  // The same SpMV compiled otherwise: --gpu-rows=vector (benchmarks/spmv_variants.spl: a vector
+  // of lanes per row, as wide as the average row) and the merge path with other numbers of
+  // reads at once per lane (benchmarks/spmv_merge_u*.spl).
+  struct Variant {
+    const char *label, *selector;
+    int (*f32)(void *, int64_t, int64_t, const int32_t *, const int32_t *, const float *, const float *, float *);
+    int (*f64)(void *, int64_t, int64_t, const int32_t *, const int32_t *, const double *, const double *, double *);
   };
-  if (wants("vector")) {
-    vectorCall(0);
-    check("spl vector");
-    record("spl vector", medianMs(stream, runs, vectorCall));
+  const Variant variants[] = {
+      {"spl vector", "vector", spl_spmv_csr_vector_f32_cuda, spl_spmv_csr_vector_f64_cuda},
+      {"spl unroll 2", "unroll", spl_spmv_csr_u2_f32_cuda, spl_spmv_csr_u2_f64_cuda},
+      {"spl unroll 8", "unroll", spl_spmv_csr_u8_f32_cuda, spl_spmv_csr_u8_f64_cuda},
+      {"spl unroll 16", "unroll", spl_spmv_csr_u16_f32_cuda, spl_spmv_csr_u16_f64_cuda},
+  };
+  for (const Variant &v : variants) {
+    if (!wants(v.selector)) continue;
+    auto variantCall = [&](int k) {
+      int c = k % copies;
+      int rc = f32 ? v.f32(stream, a.rows, a.cols, dOffs[c].as<int32_t>(), dCols[c].as<int32_t>(),
+                           reinterpret_cast<float *>(dVals[c].p), reinterpret_cast<float *>(dx[c].p), reinterpret_cast<float *>(dy[c].p))
+                   : v.f64(stream, a.rows, a.cols, dOffs[c].as<int32_t>(), dCols[c].as<int32_t>(),
+                           reinterpret_cast<double *>(dVals[c].p), reinterpret_cast<double *>(dx[c].p),
+                           reinterpret_cast<double *>(dy[c].p));
+      splCheck(rc, v.label);
+    };
+    variantCall(0);
+    check(v.label);
+    record(v.label, medianMs(stream, runs, variantCall));
   }
   // LIL (tests/contract/spmv_lil.spl): the row lengths in place of the offsets; the Sigma
   // prefix of the lengths is computed on the device in every call.

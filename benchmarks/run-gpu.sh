@@ -61,7 +61,9 @@ out = [f"# GPU: SPL against cuSPARSE\n", f"{header.lstrip('# ')}; commit `{commi
 for kernel in sorted({k for _, k in by}):
     labels = {"spl": kernel, "spl vector": kernel + " (--gpu-rows=vector)", "spl lil": kernel + " (LIL, Sigma on the device)",
               "spl sell": kernel + " (SPL on SELL-C-sigma, converted once)"}
-    for spl in ("spl", "spl vector", "spl lil", "spl sell"):
+    for u in (2, 8, 16):
+        labels[f"spl unroll {u}"] = kernel + f" (--gpu-merge-unroll={u})"
+    for spl in labels:
         for base in ("cusparse default", "cusparse alg2", "cusparse"):
             xs = [float(v[base]["ms"]) / float(v[spl]["ms"]) for (m, k), v in by.items() if k == kernel and base in v and spl in v]
             if xs:

@@ -37,6 +37,9 @@ struct CodeGenOptions {
   /// do with -ffp-contract=fast and nvcc by default. Off: every operation rounds on its own.
   bool fpContract = true;
   GpuRows gpuRows = GpuRows::Merge;  // --gpu-rows
+  /// --gpu-merge-unroll: the nonzeros of a row each lane of a merge-path kernel reads at once
+  /// (a tuning knob: more reads in flight against fewer lanes per row).
+  int gpuMergeUnroll = 4;
 };
 
 enum class OutputKind { LlvmIr, Assembly, Object };

@@ -58,12 +58,11 @@ struct Segment {
   bool mergeRows = false;
 };
 
-/// The merge-path row kernels (mergeRows): threads per block; the fewest items a lane's share
-/// of the merge path holds (a warp's share is 32 times that); and the nonzeros of a row each
-/// lane reads at once.
+/// The merge-path row kernels (mergeRows): threads per block, and the fewest items a lane's
+/// share of the merge path holds (a warp's share is 32 times that). The nonzeros of a row each
+/// lane reads at once are CodeGenOptions::gpuMergeUnroll.
 constexpr int64_t kMergeBlock = 256;
 constexpr int64_t kMergeRound = 8;
-constexpr int64_t kMergeUnroll = 4;
 /// The rows on either side of a merge-path search's first guess (mergeSearch).
 constexpr int64_t kMergeGuessRows = 32;
 /// What one CUDA block may hold (every architecture since sm_20): threads, and static shared
@@ -744,7 +743,7 @@ class DeviceGen : public LoopCodeGen {
   ///      warp's first item and of the item after its last: its rows, and the nonzeros of each
   ///      that fall in its range (a row cut by the range's ends keeps the part inside);
   ///   2. the warp runs its rows as vectors of W lanes, 32 / W rows at a time, W chosen from
-  ///      the warp's own nonzeros per row so that each lane reads about kMergeUnroll of a row's
+  ///      the warp's own nonzeros per row so that each lane reads about gpuMergeUnroll of a row's
   ///      nonzeros: those reads are issued together, consecutive lanes read consecutive
   ///      elements (one or two cache lines per load instruction), and a shuffle tree sums each
   ///      row. A warp inside one long row takes all 32 lanes to it; a warp of short rows gives
@@ -793,9 +792,9 @@ class DeviceGen : public LoopCodeGen {
     llvm::Value *continued = b_.CreateAnd(b_.CreateICmpSLT(rowW0, n), b_.CreateICmpSGT(posW0, rowStartOf(rowW0)));
     // Rows rowW0 .. rowW1: all end here but the last, which only has nonzeros here (or none).
     llvm::Value *rows = b_.CreateAdd(b_.CreateSub(rowW1, rowW0), one);
-    // W: the warp's nonzeros per row over kMergeUnroll, rounded up to a power of two in [1, 32].
+    // W: the warp's nonzeros per row over gpuMergeUnroll, rounded up to a power of two in [1, 32].
     llvm::Value *perRow = b_.CreateUDiv(b_.CreateAdd(b_.CreateSub(posW1, posW0), b_.CreateSub(rows, one)), rows);
-    llvm::Value *perLane = b_.CreateUDiv(b_.CreateAdd(perRow, b_.getInt64(kMergeUnroll - 1)), b_.getInt64(kMergeUnroll));
+    llvm::Value *perLane = b_.CreateUDiv(b_.CreateAdd(perRow, b_.getInt64(mergeUnroll_ - 1)), b_.getInt64(mergeUnroll_));
     perLane = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, perLane, one), b_.getInt64(32));
     llvm::Value *lz = b_.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, b_.CreateSub(perLane, one), b_.getFalse());
     llvm::Value *w64 = b_.CreateSelect(b_.CreateICmpEQ(perLane, one), one, b_.CreateShl(one, b_.CreateSub(b_.getInt64(64), lz)));
@@ -803,7 +802,7 @@ class DeviceGen : public LoopCodeGen {
     llvm::Value *rowsAtOnce = b_.CreateUDiv(b_.getInt64(32), w64);
     llvm::Value *sub = b_.CreateURem(lane, w64), *slotInStep = b_.CreateUDiv(lane, w64);
     llvm::Value *clamp = b_.CreateOr(b_.CreateShl(b_.CreateSub(b_.getInt32(32), w), 8), b_.getInt32(0x1f));
-    llvm::Value *stride = b_.CreateMul(w64, b_.getInt64(kMergeUnroll));
+    llvm::Value *stride = b_.CreateMul(w64, b_.getInt64(mergeUnroll_));
 
     // The parts of the two rows that may cross warps, kept by the lane that summed them.
     llvm::AllocaInst *firstPart = entryAlloca(accT, "warp.first.part"), *lastPart = entryAlloca(accT, "warp.last.part");
@@ -818,11 +817,11 @@ class DeviceGen : public LoopCodeGen {
       llvm::Value *lo = b_.CreateSelect(valid, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, rowStartOf(r), posW0), b_.getInt64(0));
       llvm::Value *hi = b_.CreateSelect(valid, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, rowEndOf(r), posW1), b_.getInt64(0));
       b_.CreateStore(identityOf(shape), accSlot);
-      // The lane's nonzeros of its row: kMergeUnroll reads at once, W apart.
+      // The lane's nonzeros of its row: gpuMergeUnroll reads at once, W apart.
       countedLoop(b_.CreateAdd(lo, sub), hi, [&](llvm::Value *k0) {
         frame().vars[kPosition] = {position, Ty::I64};
         std::vector<llvm::Value *> parts;
-        for (int64_t u = 0; u < kMergeUnroll; ++u) {
+        for (int64_t u = 0; u < mergeUnroll_; ++u) {
           llvm::Value *k = b_.CreateAdd(k0, b_.CreateMul(w64, b_.getInt64(u)));
           llvm::Value *inside = b_.CreateICmpSLT(k, hi);
           // Past the row's end: read the first one again (a valid position), count nothing.
@@ -977,28 +976,20 @@ class DeviceGen : public LoopCodeGen {
     return {b_.CreateLoad(i64, lo[0]), b_.CreateLoad(i64, lo[1])};
   }
 
-  /// Counts one arrival on an epoch-tagged counter word (epoch << 32 | count; a word of another
-  /// epoch counts 0) and returns the count with it.
+  /// Counts one arrival on an epoch-tagged counter word (epoch << 32 | count; a word of an
+  /// earlier epoch counts 0; the runtime's epochs only grow) and returns the count with it: an
+  /// atomic max lifts a word of an earlier epoch to (epoch << 32 | 0), then an atomic add counts.
+  /// Two single atomics, not a compare-and-swap loop: the hundreds of warps that a long row
+  /// crosses all count on one word, and a loop that retries under contention serialised them
+  /// (a dense row of 250 000 entries: 0.17 ms on an H200 against cuSPARSE's 0.03).
   llvm::Value *countArrival(llvm::Value *word, llvm::Value *epoch) {
     llvm::Type *i64 = b_.getInt64Ty();
     llvm::Value *tag = b_.CreateShl(b_.CreateZExt(epoch, i64), 32);
-    llvm::AllocaInst *seen = entryAlloca(i64, "counter.seen"), *next = entryAlloca(i64, "counter.next");
-    llvm::LoadInst *initial = b_.CreateLoad(i64, word);
-    initial->setVolatile(true);
-    b_.CreateStore(initial, seen);
-    llvm::AllocaInst *done = entryAlloca(b_.getInt1Ty(), "counter.done");
-    b_.CreateStore(b_.getFalse(), done);
-    whileLoop([&] { return b_.CreateNot(b_.CreateLoad(b_.getInt1Ty(), done)); }, [&] {
-      llvm::Value *old = b_.CreateLoad(i64, seen);
-      llvm::Value *ours = b_.CreateICmpEQ(b_.CreateAnd(old, b_.getInt64(~int64_t(0xffffffff))), tag);
-      llvm::Value *want = b_.CreateSelect(ours, b_.CreateAdd(old, b_.getInt64(1)), b_.CreateOr(tag, b_.getInt64(1)));
-      llvm::Value *result = b_.CreateAtomicCmpXchg(word, old, want, llvm::MaybeAlign(8), llvm::AtomicOrdering::Monotonic,
-                                                   llvm::AtomicOrdering::Monotonic, ctx_.getOrInsertSyncScopeID("device"));
-      b_.CreateStore(b_.CreateExtractValue(result, 0), seen);
-      b_.CreateStore(want, next);
-      b_.CreateStore(b_.CreateExtractValue(result, 1), done);
-    });
-    return b_.CreateAnd(b_.CreateLoad(i64, next), b_.getInt64(0xffffffff));
+    auto device = ctx_.getOrInsertSyncScopeID("device");
+    b_.CreateAtomicRMW(llvm::AtomicRMWInst::UMax, word, tag, llvm::MaybeAlign(8), llvm::AtomicOrdering::Monotonic, device);
+    llvm::Value *before = b_.CreateAtomicRMW(llvm::AtomicRMWInst::Add, word, b_.getInt64(1), llvm::MaybeAlign(8),
+                                             llvm::AtomicOrdering::Monotonic, device);
+    return b_.CreateAdd(b_.CreateAnd(before, b_.getInt64(0xffffffff)), b_.getInt64(1));
   }
 
   /// Row r's result from the sum v of its contributions: its prefix, initial value op v, then
@@ -1162,6 +1153,7 @@ class DeviceGen : public LoopCodeGen {
 
  public:
   int errorBuffer_ = -1;  // the error word's buffer id (--checked), or -1
+  int64_t mergeUnroll_ = 4;  // CodeGenOptions::gpuMergeUnroll
   void barrier() override { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all, {b_.getInt32(0)}); }
 };
 
@@ -1469,6 +1461,7 @@ bool buildDeviceModule(const loopir::Module &m, const CodeGenOptions &opts, llvm
     DeviceGen g(ctx, dev);
     g.setFpContract(opts.fpContract);
     g.errorBuffer_ = errorBuffer;
+    g.mergeUnroll_ = opts.gpuMergeUnroll;
     for (Segment &s : segs)
       if (s.kind != Segment::Host) captureOf(s, f, errorBuffer);
     planMergeRows(f, opts, segs);

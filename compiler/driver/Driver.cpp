@@ -228,6 +228,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
     cg.gpuEmulatorImage = opts.gpuEmulator;
     cg.fpContract = opts.fpContract;
     cg.gpuRows = opts.gpuRowsVector ? codegen::GpuRows::Vector : codegen::GpuRows::Merge;
+    cg.gpuMergeUnroll = opts.gpuMergeUnroll;
     if (opts.emit == Emit::Ptx) {
       std::string ptx, ptxError;
       if (!codegen::buildPtx(lm, cg, ptx, ptxError)) {

@@ -34,6 +34,8 @@ options:
   --gpu-rows=merge|vector how cuda kernels map rows of a compressed level reduced to one
                           value: a merge path over rows and nonzeros (default), or a vector
                           of lanes per row
+  --gpu-merge-unroll=N    nonzeros of a row each lane of the merge path reads at once
+                          (1, 2, 4, 8 or 16; default 4)
   --gpu-emulator          embed the kernels as LLVM bitcode instead of PTX, for the CPU
                           emulator of the CUDA driver (SPL_CUDA_DRIVER; testing only)
   --no-isl-codegen        lower the scheduled loops directly, not through isl's AST
@@ -154,6 +156,10 @@ ParsedArgs parseArgs(const std::vector<std::string> &args) {
       else return fail("--index-bits must be 32 or 64, got '" + v + "'");
     } else if (a == "--checked") {
       o.checked = true;
+    } else if (a == "--gpu-merge-unroll" || a.rfind("--gpu-merge-unroll=", 0) == 0) {
+      if (!valueOf("--gpu-merge-unroll", v)) return fail("--gpu-merge-unroll needs 1, 2, 4, 8 or 16");
+      if (v == "1" || v == "2" || v == "4" || v == "8" || v == "16") o.gpuMergeUnroll = std::stoi(v);
+      else return fail("--gpu-merge-unroll must be 1, 2, 4, 8 or 16, got '" + v + "'");
     } else if (a == "--gpu-rows" || a.rfind("--gpu-rows=", 0) == 0) {
       if (!valueOf("--gpu-rows", v)) return fail("--gpu-rows needs merge or vector");
       if (v == "merge") o.gpuRowsVector = false;

@@ -134,9 +134,10 @@ int spl_cuda_free(void *dptr, void *stream);
  * handle); spl_cuda_call_alloc gives it `bytes` (256-byte aligned, contents undefined; NULL for
  * 0 bytes), valid for the work the call queues on `stream` before spl_cuda_call_end; a later
  * call on the stream may reuse the bytes (its work runs after). spl_cuda_call_counters gives
- * `words` 64-bit counter words and an epoch unique to this call on them: a word is
- * (epoch << 32 | count), and a word holding another epoch counts 0 (kernels that count arrivals
- * across blocks start from there; nothing needs clearing). Calls from several host threads on
+ * `words` 64-bit counter words and an epoch for this call on them, larger than every epoch
+ * handed out before on those words: a word is (epoch << 32 | count), and a word of an earlier
+ * epoch counts 0 (kernels that count arrivals across blocks lift it with an atomic max, then add;
+ * nothing needs clearing). Calls from several host threads on
  * one stream get disjoint bytes. spl_cuda_call_end(NULL) does nothing. */
 int spl_cuda_call_begin(void *stream, void **call);
 int spl_cuda_call_alloc(void *call, size_t bytes, void **dptr);

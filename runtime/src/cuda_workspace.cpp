@@ -16,8 +16,9 @@
  *     after a few calls the block holds what a call needs and nothing more is allocated;
  *   - a block of counter words for kernels that count arrivals across blocks (the merge-path
  *     row kernels' carries, CodeGenCuda.cpp). A counter word is (epoch << 32 | count): every
- *     call gets a fresh epoch, so a word left by an earlier call reads as count 0 and nothing
- *     ever clears the words. The block is zeroed when allocated and again when the 32-bit
+ *     call gets a larger epoch than the calls before it, so a word left by an earlier call
+ *     counts 0 (kernels lift it with an atomic max before adding) and nothing ever clears the
+ *     words. The block is zeroed when allocated and again when the 32-bit
  *     epoch would wrap, so no stale word can carry the current epoch. Only such tagged words are
  *     ever written there (the arena's temporaries live elsewhere).
  * Memory comes from the stream-ordered allocator when the driver has it (cuMemAllocAsync on the

@@ -101,12 +101,20 @@ struct SyncPoint {
   const void *site = nullptr;
 };
 
+/// What a thread did (the cost report): instructions executed (LLVM IR instructions of the
+/// optimised device code, which the PTX follows closely), bytes loaded and stored through
+/// memory other than shared memory, and atomic operations.
+struct Cost {
+  uint64_t instructions = 0, loadBytes = 0, storeBytes = 0, atomics = 0;
+};
+
 struct Fiber {
   ucontext_t context;   // the swapcontext fallback
   void *sp = nullptr;   // x86-64: the saved stack pointer
   unsigned tid[3] = {0, 0, 0};
   unsigned warp = 0, lane = 0;
   bool done = false;
+  Cost cost;
 };
 
 struct Warp {
@@ -131,6 +139,19 @@ struct Launch {
 };
 
 Launch *active = nullptr;
+
+/// Where the instrumented kernels add their costs: the running thread's Cost (set whenever the
+/// scheduler switches threads), or a scratch Cost outside launches.
+Cost scratchCost;
+extern "C" Cost *spl_emu_cost_cell;
+Cost *spl_emu_cost_cell = &scratchCost;
+
+/// The costs of the launches since spl_emu_cost_reset (the cost report).
+struct LaunchCost {
+  char kernel[96];
+  uint64_t threads, instructions, maxThreadInstructions, loadBytes, storeBytes, atomics;
+};
+std::vector<LaunchCost> launchCosts;
 
 /// What the driver was asked to do, for tests of per-call overhead (spl_emu_counts).
 struct Counts {
@@ -381,6 +402,44 @@ void writeLog(unsigned numOptions, const int *options, void **values, const std:
   if (buffer != nullptr && size > 0) std::snprintf(buffer, size, "%s", text.c_str());
 }
 
+/// Adds the cost report's counting to every block of every function of the device code: on
+/// entry, the block adds its instruction count, the bytes its loads and stores move outside
+/// shared memory (address space 3) and its atomics to the running thread's Cost
+/// (spl_emu_cost_cell). Counted before the emulator's own entries are added.
+void instrument(llvm::Module &m) {
+  llvm::LLVMContext &ctx = m.getContext();
+  llvm::Type *i64 = llvm::Type::getInt64Ty(ctx);
+  auto *cell = new llvm::GlobalVariable(m, llvm::PointerType::get(ctx, 0), false, llvm::GlobalValue::ExternalLinkage, nullptr,
+                                        "spl_emu_cost_cell");
+  const llvm::DataLayout &layout = m.getDataLayout();
+  auto bytesOf = [&](llvm::Type *t) { return static_cast<uint64_t>(layout.getTypeStoreSize(t)); };
+  auto outsideShared = [](llvm::Value *ptr) { return ptr->getType()->getPointerAddressSpace() != 3 && !llvm::isa<llvm::AllocaInst>(ptr); };
+  for (llvm::Function &f : m.functions()) {
+    if (f.isDeclaration() || f.getName().starts_with("spl_emu_entry.")) continue;
+    for (llvm::BasicBlock &bb : f) {
+      uint64_t counts[4] = {0, 0, 0, 0};  // instructions, loaded, stored, atomics
+      for (llvm::Instruction &inst : bb) {
+        if (llvm::isa<llvm::PHINode>(inst) || inst.isDebugOrPseudoInst()) continue;
+        ++counts[0];
+        if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
+          if (outsideShared(load->getPointerOperand())) counts[1] += bytesOf(load->getType());
+        } else if (auto *store = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
+          if (outsideShared(store->getPointerOperand())) counts[2] += bytesOf(store->getValueOperand()->getType());
+        } else if (llvm::isa<llvm::AtomicRMWInst>(inst) || llvm::isa<llvm::AtomicCmpXchgInst>(inst)) {
+          ++counts[3];
+        }
+      }
+      llvm::IRBuilder<> b(&*bb.getFirstInsertionPt());
+      llvm::Value *cost = b.CreateLoad(llvm::PointerType::get(ctx, 0), cell);
+      for (unsigned k = 0; k < 4; ++k) {
+        if (counts[k] == 0) continue;
+        llvm::Value *field = b.CreateConstInBoundsGEP1_64(i64, cost, k);
+        b.CreateStore(b.CreateAdd(b.CreateLoad(i64, field), b.getInt64(counts[k])), field);
+      }
+    }
+  }
+}
+
 /// Retargets the NVPTX module to the host and adds the entries; the kernels it had, or an error.
 bool prepareForHost(llvm::Module &m, const llvm::DataLayout &layout, const llvm::Triple &triple,
                     std::vector<std::pair<std::string, bool>> &kernels, std::string &error) {
@@ -444,6 +503,7 @@ bool prepareForHost(llvm::Module &m, const llvm::DataLayout &layout, const llvm:
     b.CreateRetVoid();
     kernels.emplace_back(k->getName().str(), syncs);
   }
+  instrument(m);
   std::string problems;
   llvm::raw_string_ostream os(problems);
   if (llvm::verifyModule(m, &os)) {
@@ -500,6 +560,8 @@ CUresult loadImage(EmuModule &out, const void *image, std::string &error) {
   for (const Replacement &r : replacements())
     symbols[(*jit)->mangleAndIntern(emulatedName(r.intrinsic))] = {
         llvm::orc::ExecutorAddr::fromPtr(r.address), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  symbols[(*jit)->mangleAndIntern("spl_emu_cost_cell")] = {llvm::orc::ExecutorAddr::fromPtr(&spl_emu_cost_cell),
+                                                           llvm::JITSymbolFlags::Exported};
   if (llvm::Error e = dylib.define(llvm::orc::absoluteSymbols(symbols))) {
     error = "JIT symbols: " + llvm::toString(std::move(e));
     return CUDA_ERROR_INVALID_IMAGE;
@@ -588,6 +650,7 @@ bool runBlock(Launch &l, char *stacks) {
   if (!l.function->synchronises) {
     for (Fiber &f : l.fibers) {
       l.current = &f;
+      spl_emu_cost_cell = &f.cost;
       l.function->entry(l.params);
       f.done = true;
     }
@@ -613,6 +676,7 @@ bool runBlock(Launch &l, char *stacks) {
       if (f.done) continue;
       anyLive = true;
       l.current = &f;
+      spl_emu_cost_cell = &f.cost;
       if (kFastSwitch)
         spl_emu_switch(&l.schedulerSp, f.sp);
       else
@@ -643,6 +707,8 @@ CUresult runLaunch(Launch &l) {
     stackBytes = needed;
   }
   bool ok = true;
+  LaunchCost cost{};
+  std::snprintf(cost.kernel, sizeof cost.kernel, "%s", l.function->name.c_str());
   for (unsigned z = 0; z < l.grid[2] && ok; ++z)
     for (unsigned y = 0; y < l.grid[1] && ok; ++y)
       for (unsigned x = 0; x < l.grid[0] && ok; ++x) {
@@ -650,7 +716,24 @@ CUresult runLaunch(Launch &l) {
         l.ctaid[1] = y;
         l.ctaid[2] = z;
         ok = runBlock(l, stacks);
+        for (const Fiber &f : l.fibers) {
+          ++cost.threads;
+          cost.instructions += f.cost.instructions;
+          cost.maxThreadInstructions = std::max(cost.maxThreadInstructions, f.cost.instructions);
+          cost.loadBytes += f.cost.loadBytes;
+          cost.storeBytes += f.cost.storeBytes;
+          cost.atomics += f.cost.atomics;
+        }
       }
+  spl_emu_cost_cell = &scratchCost;
+  launchCosts.push_back(cost);
+  if (const char *report = std::getenv("SPL_EMU_REPORT"); report != nullptr && report[0] == '1')
+    std::fprintf(stderr,
+                 "spl cuda emulator: %s: %llu threads, %llu instructions (at most %llu in one thread), %llu bytes loaded, "
+                 "%llu stored, %llu atomics\n",
+                 cost.kernel, static_cast<unsigned long long>(cost.threads), static_cast<unsigned long long>(cost.instructions),
+                 static_cast<unsigned long long>(cost.maxThreadInstructions), static_cast<unsigned long long>(cost.loadBytes),
+                 static_cast<unsigned long long>(cost.storeBytes), static_cast<unsigned long long>(cost.atomics));
   if (!ok) {
     std::fprintf(stderr, "spl cuda emulator: kernel %s, block (%u, %u, %u): %s\n", l.function->name.c_str(), l.ctaid[0],
                  l.ctaid[1], l.ctaid[2], l.failure.c_str());
@@ -748,6 +831,19 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
   if (it == m->functions.end()) return CUDA_ERROR_NOT_FOUND;
   *function = it->second.get();
   return CUDA_SUCCESS;
+}
+
+/// The cost report for tests: copies up to `max` of the launches recorded since the last
+/// spl_emu_cost_reset (kernel name, threads, instructions in all and in the busiest thread,
+/// bytes loaded and stored outside shared memory, atomics) and returns how many there are.
+size_t spl_emu_cost_report(LaunchCost *out, size_t max) {
+  std::lock_guard<std::mutex> lock(emulator_mutex);
+  for (size_t k = 0; k < launchCosts.size() && k < max; ++k) out[k] = launchCosts[k];
+  return launchCosts.size();
+}
+void spl_emu_cost_reset() {
+  std::lock_guard<std::mutex> lock(emulator_mutex);
+  launchCosts.clear();
 }
 
 /// The emulator's own entry for tests: how many device allocations, frees and kernel launches
