@@ -38,8 +38,9 @@ struct CodeGenOptions {
   bool fpContract = true;
   GpuRows gpuRows = GpuRows::Merge;  // --gpu-rows
   /// --gpu-merge-unroll: the nonzeros of a row each lane of a merge-path kernel reads at once
-  /// (a tuning knob: more reads in flight against fewer lanes per row).
-  int gpuMergeUnroll = 4;
+  /// (a tuning knob: more reads in flight against fewer lanes per row); 0: 32 bytes' worth of
+  /// the accumulator (8 in f32, 4 in f64).
+  int gpuMergeUnroll = 0;
 };
 
 enum class OutputKind { LlvmIr, Assembly, Object };

@@ -63,8 +63,6 @@ struct Segment {
 /// lane reads at once are CodeGenOptions::gpuMergeUnroll.
 constexpr int64_t kMergeBlock = 256;
 constexpr int64_t kMergeRound = 8;
-/// The rows on either side of a merge-path search's first guess (mergeSearch).
-constexpr int64_t kMergeGuessRows = 32;
 /// What one CUDA block may hold (every architecture since sm_20): threads, and static shared
 /// memory. A mapped nest beyond them could never launch, so it is refused when compiled.
 constexpr int64_t kMaxBlockThreads = 1024;
@@ -739,9 +737,9 @@ class DeviceGen : public LoopCodeGen {
   /// [offs[r] - offs[0], offs[r+1] - offs[0]), then its end. The grid is a fixed set of resident
   /// blocks (HostGen::launch); each warp takes 32L consecutive items, L = max(kMergeRound,
   /// ceil(items / lanes)), so warps get equal work whatever the row lengths:
-  ///   1. two binary searches (interleaved, the same in every lane) find the coordinates of the
-  ///      warp's first item and of the item after its last: its rows, and the nonzeros of each
-  ///      that fall in its range (a row cut by the range's ends keeps the part inside);
+  ///   1. the warp searches the row ends together (mergeSearch) for the coordinates of its first
+  ///      item and of the item after its last: its rows, and the nonzeros of each that fall in
+  ///      its range (a row cut by the range's ends keeps the part inside);
   ///   2. the warp runs its rows as vectors of W lanes, 32 / W rows at a time, W chosen from
   ///      the warp's own nonzeros per row so that each lane reads about gpuMergeUnroll of a row's
   ///      nonzeros: those reads are issued together, consecutive lanes read consecutive
@@ -792,7 +790,10 @@ class DeviceGen : public LoopCodeGen {
     llvm::Value *continued = b_.CreateAnd(b_.CreateICmpSLT(rowW0, n), b_.CreateICmpSGT(posW0, rowStartOf(rowW0)));
     // Rows rowW0 .. rowW1: all end here but the last, which only has nonzeros here (or none).
     llvm::Value *rows = b_.CreateAdd(b_.CreateSub(rowW1, rowW0), one);
-    // W: the warp's nonzeros per row over gpuMergeUnroll, rounded up to a power of two in [1, 32].
+    // W: the warp's nonzeros per row over the reads per lane, rounded up to a power of two in
+    // [1, 32]. The reads per lane: gpuMergeUnroll, or 32 bytes' worth of the accumulator (8 in
+    // f32, 4 in f64: the best of 2, 4, 8 and 16 on an H200 over the suite).
+    const int64_t mergeUnroll_ = this->mergeUnroll_ > 0 ? this->mergeUnroll_ : std::max<int64_t>(1, 32 / tyBytes(shape.accTy));
     llvm::Value *perRow = b_.CreateUDiv(b_.CreateAdd(b_.CreateSub(posW1, posW0), b_.CreateSub(rows, one)), rows);
     llvm::Value *perLane = b_.CreateUDiv(b_.CreateAdd(perRow, b_.getInt64(mergeUnroll_ - 1)), b_.getInt64(mergeUnroll_));
     perLane = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, perLane, one), b_.getInt64(32));
@@ -911,69 +912,54 @@ class DeviceGen : public LoopCodeGen {
     });
   }
 
-  /// The coordinates (rows before, nonzeros before = d - rows) of merge-path items d1 and d2:
-  /// two binary searches over the row ends, their steps interleaved so that both loads of a
-  /// step are in flight together. Item d's row is the first r with offs[r+1] - offs[0] > d - r - 1.
-  /// Each search first tries the kMergeGuessRows rows on either side of where rows of equal
-  /// length would put it (d * n / items): one step (both ends of the window read together)
-  /// that, where it holds, leaves log2(2 * kMergeGuessRows) steps instead of log2(n). On
-  /// matrices whose rows are about equally long it nearly always holds; elsewhere the search
-  /// runs over all rows, one step later.
+  /// The coordinates (rows before; nonzeros before = d - rows) of merge-path items d1 and d2,
+  /// the same in every lane: item d's row is the first r with offs[r+1] - offs[0] > d - r - 1,
+  /// found by the warp together. Lanes 0-15 search for d1, lanes 16-31 for d2: in each step the
+  /// 16 lanes of a half read the row ends at 16 pivots spread over their interval (all reads in
+  /// flight at once), a ballot finds the first pivot past the answer, and the interval shrinks
+  /// about 17 times. log17(n) steps (5 for a million rows) of one memory latency each: a binary
+  /// search took log2(n) such steps (20), 5 us or more at the start of every warp on an H200.
   std::pair<llvm::Value *, llvm::Value *> mergeSearch(int offs, llvm::Value *base, llvm::Value *n, llvm::Value *nnz,
                                                       llvm::Value *d1, llvm::Value *d2) {
-    llvm::Type *i64 = b_.getInt64Ty();
-    llvm::Value *d[2] = {d1, d2};
-    llvm::AllocaInst *lo[2], *hi[2];
-    llvm::Value *items = b_.CreateAdd(n, nnz);
-    auto rowEnd = [&](llvm::Value *r) { return b_.CreateSub(offsetAt(offs, b_.CreateAdd(r, b_.getInt64(1))), base); };
-    llvm::Value *guessLo[2], *guessHi[2], *endBelow[2], *endAt[2], *wideLo[2], *wideHi[2];
-    for (int k = 0; k < 2; ++k) {
-      lo[k] = entryAlloca(i64, "search.lo");
-      hi[k] = entryAlloca(i64, "search.hi");
-      wideLo[k] = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(d[k], nnz), b_.getInt64(0));
-      wideHi[k] = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, d[k], n);
-      llvm::Type *f64 = b_.getDoubleTy();
-      llvm::Value *share = b_.CreateFDiv(b_.CreateSIToFP(n, f64), b_.CreateSIToFP(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, items, b_.getInt64(1)), f64));
-      llvm::Value *guess = b_.CreateFPToSI(b_.CreateFMul(b_.CreateSIToFP(d[k], f64), share), i64);
-      auto clampToWide = [&](llvm::Value *v) {
-        return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, v, wideLo[k]), wideHi[k]);
-      };
-      guessLo[k] = clampToWide(b_.CreateSub(guess, b_.getInt64(kMergeGuessRows)));
-      guessHi[k] = clampToWide(b_.CreateAdd(guess, b_.getInt64(kMergeGuessRows)));
-      // Row ends just below and at the window (row 0's end where the window meets the range's
-      // edge: that side needs no check).
-      endBelow[k] = rowEnd(b_.CreateSelect(b_.CreateICmpSGT(guessLo[k], wideLo[k]), b_.CreateSub(guessLo[k], b_.getInt64(1)), b_.getInt64(0)));
-      endAt[k] = rowEnd(b_.CreateSelect(b_.CreateICmpSLT(guessHi[k], wideHi[k]), guessHi[k], b_.getInt64(0)));
-    }
-    for (int k = 0; k < 2; ++k) {
-      // The answer is at least guessLo when the row before it ends before d, and at most guessHi
-      // when guessHi's row ends after d.
-      llvm::Value *aboveLo = b_.CreateOr(b_.CreateICmpEQ(guessLo[k], wideLo[k]), b_.CreateICmpSLE(endBelow[k], b_.CreateSub(d[k], guessLo[k])));
-      llvm::Value *belowHi = b_.CreateOr(b_.CreateICmpEQ(guessHi[k], wideHi[k]),
-                                         b_.CreateICmpSGT(endAt[k], b_.CreateSub(b_.CreateSub(d[k], guessHi[k]), b_.getInt64(1))));
-      llvm::Value *inside = b_.CreateAnd(aboveLo, belowHi);
-      b_.CreateStore(b_.CreateSelect(inside, guessLo[k], wideLo[k]), lo[k]);
-      b_.CreateStore(b_.CreateSelect(inside, guessHi[k], wideHi[k]), hi[k]);
-    }
-    auto open = [&](int k) { return b_.CreateICmpSLT(b_.CreateLoad(i64, lo[k]), b_.CreateLoad(i64, hi[k])); };
-    whileLoop([&] { return b_.CreateOr(open(0), open(1)); }, [&] {
-      llvm::Value *active[2], *mid[2], *rowEnd[2];
-      for (int k = 0; k < 2; ++k) {
-        active[k] = open(k);
-        llvm::Value *l = b_.CreateLoad(i64, lo[k]), *h = b_.CreateLoad(i64, hi[k]);
-        mid[k] = b_.CreateLShr(b_.CreateAdd(l, h), 1);
-        // A finished search reads offs[0] (always there) and changes nothing.
-        llvm::Value *at = b_.CreateSelect(active[k], b_.CreateAdd(mid[k], b_.getInt64(1)), b_.getInt64(0));
-        rowEnd[k] = b_.CreateSub(offsetAt(offs, at), base);
-      }
-      for (int k = 0; k < 2; ++k) {
-        llvm::Value *before = b_.CreateICmpSLE(rowEnd[k], b_.CreateSub(b_.CreateSub(d[k], mid[k]), b_.getInt64(1)));
-        llvm::Value *l = b_.CreateLoad(i64, lo[k]), *h = b_.CreateLoad(i64, hi[k]);
-        b_.CreateStore(b_.CreateSelect(b_.CreateAnd(active[k], before), b_.CreateAdd(mid[k], b_.getInt64(1)), l), lo[k]);
-        b_.CreateStore(b_.CreateSelect(b_.CreateAnd(active[k], b_.CreateNot(before)), mid[k], h), hi[k]);
-      }
+    llvm::Type *i64 = b_.getInt64Ty(), *i32 = b_.getInt32Ty();
+    llvm::Value *lane = b_.CreateAnd(b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}), i32), b_.getInt32(31));
+    llvm::Value *upper = b_.CreateICmpUGE(lane, b_.getInt32(16));
+    llvm::Value *j = b_.CreateZExt(b_.CreateAnd(lane, b_.getInt32(15)), i64);
+    llvm::Value *d = b_.CreateSelect(upper, d2, d1);
+    llvm::AllocaInst *lo = entryAlloca(i64, "search.lo"), *hi = entryAlloca(i64, "search.hi");
+    b_.CreateStore(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(d, nnz), b_.getInt64(0)), lo);
+    b_.CreateStore(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, d, n), hi);
+    auto open = [&] { return b_.CreateICmpSLT(b_.CreateLoad(i64, lo), b_.CreateLoad(i64, hi)); };
+    whileLoop([&] { return b_.CreateICmpNE(ballot(open()), b_.getInt32(0)); }, [&] {
+      llvm::Value *l = b_.CreateLoad(i64, lo), *h = b_.CreateLoad(i64, hi);
+      // Pivot j of 16: lo + (hi - lo) (j + 1) / 17, in [lo, hi) while the interval is open.
+      llvm::Value *pivot = b_.CreateAdd(l, b_.CreateUDiv(b_.CreateMul(b_.CreateSub(h, l), b_.CreateAdd(j, b_.getInt64(1))), b_.getInt64(17)));
+      llvm::Value *active = b_.CreateICmpSLT(l, h);
+      llvm::Value *at = b_.CreateSelect(active, b_.CreateAdd(pivot, b_.getInt64(1)), b_.getInt64(0));
+      llvm::Value *rowEnd = b_.CreateSub(offsetAt(offs, at), base);
+      llvm::Value *past = b_.CreateAnd(active, b_.CreateICmpSGT(rowEnd, b_.CreateSub(b_.CreateSub(d, pivot), b_.getInt64(1))));
+      llvm::Value *mask = ballot(past);
+      llvm::Value *mine = b_.CreateAnd(b_.CreateLShr(mask, b_.CreateSelect(upper, b_.getInt32(16), b_.getInt32(0))), b_.getInt32(0xffff));
+      // k: the first pivot past the answer (16: none): the answer is in (pivot k-1, pivot k].
+      llvm::Value *k = b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, b_.CreateOr(mine, b_.getInt32(0x10000)), b_.getTrue());
+      llvm::Value *halfBase = b_.CreateSelect(upper, b_.getInt32(16), b_.getInt32(0));
+      llvm::Value *below = shuffle(Shuffle::Index, pivot, b_.CreateAdd(halfBase, b_.CreateSub(b_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, k, b_.getInt32(1)), b_.getInt32(1))),
+                                   b_.getInt32(0x1f), Ty::I64);
+      llvm::Value *above = shuffle(Shuffle::Index, pivot, b_.CreateAdd(halfBase, b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, k, b_.getInt32(15))),
+                                   b_.getInt32(0x1f), Ty::I64);
+      llvm::Value *newLo = b_.CreateSelect(b_.CreateICmpEQ(k, b_.getInt32(0)), l, b_.CreateAdd(below, b_.getInt64(1)));
+      llvm::Value *newHi = b_.CreateSelect(b_.CreateICmpEQ(k, b_.getInt32(16)), h, above);
+      b_.CreateStore(b_.CreateSelect(active, newLo, l), lo);
+      b_.CreateStore(b_.CreateSelect(active, newHi, h), hi);
     });
-    return {b_.CreateLoad(i64, lo[0]), b_.CreateLoad(i64, lo[1])};
+    llvm::Value *found = b_.CreateLoad(i64, lo);
+    return {shuffle(Shuffle::Index, found, b_.getInt32(0), b_.getInt32(0x1f), Ty::I64),
+            shuffle(Shuffle::Index, found, b_.getInt32(16), b_.getInt32(0x1f), Ty::I64)};
+  }
+
+  /// The warp's lanes for which `pred` holds, as a mask (vote.ballot.sync over the whole warp).
+  llvm::Value *ballot(llvm::Value *pred) {
+    return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_vote_ballot_sync, {b_.getInt32(0xffffffffu), pred});
   }
 
   /// Counts one arrival on an epoch-tagged counter word (epoch << 32 | count; a word of an
@@ -1153,7 +1139,7 @@ class DeviceGen : public LoopCodeGen {
 
  public:
   int errorBuffer_ = -1;  // the error word's buffer id (--checked), or -1
-  int64_t mergeUnroll_ = 4;  // CodeGenOptions::gpuMergeUnroll
+  int64_t mergeUnroll_ = 0;  // CodeGenOptions::gpuMergeUnroll (0: from the accumulator's size)
   void barrier() override { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all, {b_.getInt32(0)}); }
 };
 

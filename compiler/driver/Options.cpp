@@ -35,7 +35,7 @@ options:
                           value: a merge path over rows and nonzeros (default), or a vector
                           of lanes per row
   --gpu-merge-unroll=N    nonzeros of a row each lane of the merge path reads at once
-                          (1, 2, 4, 8 or 16; default 4)
+                          (1, 2, 4, 8 or 16; default 8 in f32, 4 in f64)
   --gpu-emulator          embed the kernels as LLVM bitcode instead of PTX, for the CPU
                           emulator of the CUDA driver (SPL_CUDA_DRIVER; testing only)
   --no-isl-codegen        lower the scheduled loops directly, not through isl's AST

@@ -24,7 +24,7 @@ struct Options {
   bool checked = false;               // --checked
   bool fpContract = true;             // --fp-contract=fast|off
   bool gpuRowsVector = false;         // --gpu-rows=vector (default merge)
-  int gpuMergeUnroll = 4;             // --gpu-merge-unroll=1|2|4|8|16
+  int gpuMergeUnroll = 0;             // --gpu-merge-unroll=1|2|4|8|16 (0: from the element size)
   bool islCodegen = true;             // --no-isl-codegen turns it off
   std::string gpuArch = "sm_90";      // --gpu-arch
   bool gpuEmulator = false;           // --gpu-emulator: embed kernel bitcode for the CPU emulator
