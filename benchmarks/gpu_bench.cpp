@@ -44,7 +44,9 @@
 #include "spl_runtime.h"
 #include "spmv.h"
 #include "spmv_lil.h"
-#include "spmv_merge_u16.h"
+#include "spmv_merge_mb4.h"
+#include "spmv_merge_mb5.h"
+#include "spmv_merge_mb6.h"
 #include "spmv_merge_u2.h"
 #include "spmv_merge_u8.h"
 #include "spmv_variants.h"
@@ -234,8 +236,9 @@ void spmv(const spl_csr &a, cudaStream_t stream, cusparseHandle_t handle, int ru
   check("spl");
   record("spl", medianMs(stream, runs, splCall));
   // The same SpMV compiled otherwise: --gpu-rows=vector (benchmarks/spmv_variants.spl: a vector
-  // of lanes per row, as wide as the average row) and the merge path with other numbers of
-  // reads at once per lane (benchmarks/spmv_merge_u*.spl).
+  // of lanes per row, as wide as the average row), the merge path with other numbers of reads at
+  // once per lane (benchmarks/spmv_merge_u*.spl) and with its registers capped
+  // (benchmarks/spmv_merge_mb*.spl).
   struct Variant {
     const char *label, *selector;
     int (*f32)(void *, int64_t, int64_t, const int32_t *, const int32_t *, const float *, const float *, float *);
@@ -245,7 +248,9 @@ void spmv(const spl_csr &a, cudaStream_t stream, cusparseHandle_t handle, int ru
       {"spl vector", "vector", spl_spmv_csr_vector_f32_cuda, spl_spmv_csr_vector_f64_cuda},
       {"spl unroll 2", "unroll", spl_spmv_csr_u2_f32_cuda, spl_spmv_csr_u2_f64_cuda},
       {"spl unroll 8", "unroll", spl_spmv_csr_u8_f32_cuda, spl_spmv_csr_u8_f64_cuda},
-      {"spl unroll 16", "unroll", spl_spmv_csr_u16_f32_cuda, spl_spmv_csr_u16_f64_cuda},
+      {"spl min blocks 4", "occupancy", spl_spmv_csr_mb4_f32_cuda, spl_spmv_csr_mb4_f64_cuda},
+      {"spl min blocks 5", "occupancy", spl_spmv_csr_mb5_f32_cuda, spl_spmv_csr_mb5_f64_cuda},
+      {"spl min blocks 6", "occupancy", spl_spmv_csr_mb6_f32_cuda, spl_spmv_csr_mb6_f64_cuda},
   };
   for (const Variant &v : variants) {
     if (!wants(v.selector)) continue;
@@ -530,7 +535,7 @@ int main(int argc, char **argv) {
     } else if (arg == "--budget" && i + 1 < argc) {
       medianBudgetSeconds = std::max(0.05, std::atof(argv[++i]));
     } else if (arg == "--help" || arg == "-h") {
-      std::printf("usage: spl-gpu-bench [--runs N (>= 100)] [--budget SECONDS per median] [--kernels spmv,vector,lil,sell,dense2csr,bfs]\n"
+      std::printf("usage: spl-gpu-bench [--runs N (>= 100)] [--budget SECONDS per median] [--kernels spmv,vector,unroll,occupancy,lil,sell,dense2csr,bfs]\n"
                   "                     [--csv FILE] MATRIX.mtx ...\n");
       return 0;
     } else {

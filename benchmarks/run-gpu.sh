@@ -61,8 +61,10 @@ out = [f"# GPU: SPL against cuSPARSE\n", f"{header.lstrip('# ')}; commit `{commi
 for kernel in sorted({k for _, k in by}):
     labels = {"spl": kernel, "spl vector": kernel + " (--gpu-rows=vector)", "spl lil": kernel + " (LIL, Sigma on the device)",
               "spl sell": kernel + " (SPL on SELL-C-sigma, converted once)"}
-    for u in (2, 8, 16):
+    for u in (2, 8):
         labels[f"spl unroll {u}"] = kernel + f" (--gpu-merge-unroll={u})"
+    for mb in (4, 5, 6):
+        labels[f"spl min blocks {mb}"] = kernel + f" (--gpu-merge-min-blocks={mb})"
     for spl in labels:
         for base in ("cusparse default", "cusparse alg2", "cusparse"):
             xs = [float(v[base]["ms"]) / float(v[spl]["ms"]) for (m, k), v in by.items() if k == kernel and base in v and spl in v]

@@ -41,6 +41,9 @@ struct CodeGenOptions {
   /// (a tuning knob: more reads in flight against fewer lanes per row); 0: 32 bytes' worth of
   /// the accumulator (8 in f32, 4 in f64).
   int gpuMergeUnroll = 0;
+  /// --gpu-merge-min-blocks: the blocks of a merge-path kernel that each multiprocessor should
+  /// hold at once (PTX .minnctapersm), which caps its registers; 0: ptxas's choice.
+  int gpuMergeMinBlocks = 0;
 };
 
 enum class OutputKind { LlvmIr, Assembly, Object };

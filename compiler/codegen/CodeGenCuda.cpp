@@ -266,6 +266,10 @@ class DeviceGen : public LoopCodeGen {
       b_.SetInsertPoint(run);
     }
     if (seg.mergeRows) {
+      // Launched with kMergeBlock threads a block (HostGen::launch); ptxas may then cap the
+      // registers for the blocks per multiprocessor asked for.
+      lf->addFnAttr("nvvm.maxntid", std::to_string(kMergeBlock));
+      if (mergeMinBlocks_ > 0) lf->addFnAttr("nvvm.minctasm", std::to_string(mergeMinBlocks_));
       mergeRows(*seg.stmts[0], slots, counters, epoch);
     } else if (seg.kind == Segment::Grid && !checks && vectorRowPattern(*seg.stmts[0])) {
       vectorPerRow(*seg.stmts[0]);
@@ -1140,6 +1144,7 @@ class DeviceGen : public LoopCodeGen {
  public:
   int errorBuffer_ = -1;  // the error word's buffer id (--checked), or -1
   int64_t mergeUnroll_ = 0;  // CodeGenOptions::gpuMergeUnroll (0: from the accumulator's size)
+  int mergeMinBlocks_ = 0;   // CodeGenOptions::gpuMergeMinBlocks
   void barrier() override { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all, {b_.getInt32(0)}); }
 };
 
@@ -1448,6 +1453,7 @@ bool buildDeviceModule(const loopir::Module &m, const CodeGenOptions &opts, llvm
     g.setFpContract(opts.fpContract);
     g.errorBuffer_ = errorBuffer;
     g.mergeUnroll_ = opts.gpuMergeUnroll;
+    g.mergeMinBlocks_ = opts.gpuMergeMinBlocks;
     for (Segment &s : segs)
       if (s.kind != Segment::Host) captureOf(s, f, errorBuffer);
     planMergeRows(f, opts, segs);

@@ -229,6 +229,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
     cg.fpContract = opts.fpContract;
     cg.gpuRows = opts.gpuRowsVector ? codegen::GpuRows::Vector : codegen::GpuRows::Merge;
     cg.gpuMergeUnroll = opts.gpuMergeUnroll;
+    cg.gpuMergeMinBlocks = opts.gpuMergeMinBlocks;
     if (opts.emit == Emit::Ptx) {
       std::string ptx, ptxError;
       if (!codegen::buildPtx(lm, cg, ptx, ptxError)) {

@@ -36,6 +36,8 @@ options:
                           of lanes per row
   --gpu-merge-unroll=N    nonzeros of a row each lane of the merge path reads at once
                           (1, 2, 4, 8 or 16; default 8 in f32, 4 in f64)
+  --gpu-merge-min-blocks=N  blocks of 256 threads of the merge path each multiprocessor
+                          should hold at once (1 to 8, capping registers; default: ptxas's)
   --gpu-emulator          embed the kernels as LLVM bitcode instead of PTX, for the CPU
                           emulator of the CUDA driver (SPL_CUDA_DRIVER; testing only)
   --no-isl-codegen        lower the scheduled loops directly, not through isl's AST
@@ -156,6 +158,10 @@ ParsedArgs parseArgs(const std::vector<std::string> &args) {
       else return fail("--index-bits must be 32 or 64, got '" + v + "'");
     } else if (a == "--checked") {
       o.checked = true;
+    } else if (a == "--gpu-merge-min-blocks" || a.rfind("--gpu-merge-min-blocks=", 0) == 0) {
+      if (!valueOf("--gpu-merge-min-blocks", v)) return fail("--gpu-merge-min-blocks needs 1 to 8");
+      if (v.size() == 1 && v[0] >= '1' && v[0] <= '8') o.gpuMergeMinBlocks = v[0] - '0';
+      else return fail("--gpu-merge-min-blocks must be 1 to 8, got '" + v + "'");
     } else if (a == "--gpu-merge-unroll" || a.rfind("--gpu-merge-unroll=", 0) == 0) {
       if (!valueOf("--gpu-merge-unroll", v)) return fail("--gpu-merge-unroll needs 1, 2, 4, 8 or 16");
       if (v == "1" || v == "2" || v == "4" || v == "8" || v == "16") o.gpuMergeUnroll = std::stoi(v);

@@ -25,6 +25,7 @@ struct Options {
   bool fpContract = true;             // --fp-contract=fast|off
   bool gpuRowsVector = false;         // --gpu-rows=vector (default merge)
   int gpuMergeUnroll = 0;             // --gpu-merge-unroll=1|2|4|8|16 (0: from the element size)
+  int gpuMergeMinBlocks = 0;          // --gpu-merge-min-blocks=1..8 (0: ptxas's choice)
   bool islCodegen = true;             // --no-isl-codegen turns it off
   std::string gpuArch = "sm_90";      // --gpu-arch
   bool gpuEmulator = false;           // --gpu-emulator: embed kernel bitcode for the CPU emulator
