@@ -56,6 +56,9 @@ struct Segment {
   /// A grid segment whose rows run as a merge path (mergeRows): the kernel then takes, after
   /// `bufs`, the carries' slots, their counter words and the call's epoch (see mergeRows).
   bool mergeRows = false;
+  /// A grid segment whose rows run as vectors of lanes (vectorPerRow): launched with 32 threads
+  /// a row.
+  bool vectorRows = false;
 };
 
 /// The merge-path row kernels (mergeRows): threads per block, and the fewest items a lane's
@@ -63,6 +66,9 @@ struct Segment {
 /// lane reads at once are CodeGenOptions::gpuMergeUnroll.
 constexpr int64_t kMergeBlock = 256;
 constexpr int64_t kMergeRound = 8;
+/// The lanes per row of vectorPerRow when nothing tells the rows' lengths before the kernel
+/// reads them (neither offsets nor a dense range): a BFS frontier's vertices.
+constexpr int64_t kVectorRowsWidth = 16;
 /// What one CUDA block may hold (every architecture since sm_20): threads, and static shared
 /// memory. A mapped nest beyond them could never launch, so it is refused when compiled.
 constexpr int64_t kMaxBlockThreads = 1024;
@@ -271,7 +277,7 @@ class DeviceGen : public LoopCodeGen {
       lf->addFnAttr("nvvm.maxntid", std::to_string(kMergeBlock));
       if (mergeMinBlocks_ > 0) lf->addFnAttr("nvvm.minctasm", std::to_string(mergeMinBlocks_));
       mergeRows(*seg.stmts[0], slots, counters, epoch);
-    } else if (seg.kind == Segment::Grid && !checks && vectorRowPattern(*seg.stmts[0])) {
+    } else if (seg.vectorRows) {
       vectorPerRow(*seg.stmts[0]);
     } else if (seg.kind == Segment::Grid) {
       const Stmt &loop = *seg.stmts[0];
@@ -501,7 +507,9 @@ class DeviceGen : public LoopCodeGen {
       shape.offsets = lengthsPrefix(shape.reduction->b, loop.var, sigma);
       shape.fromZero = true;
     }
-    if (shape.offsets < 0) return false;
+    // Without offsets the rows are dense (a reduction over the same loop-free range in every
+    // row) or their lengths are read some other way (a graph's neighbours of frontier[k]): the
+    // vector kernel still runs them, the merge path needs the offsets.
     // Exactly one accumulator, declared in the prefix, updated as acc = acc op e.
     Uses u;
     usesOf(items[r], u);
@@ -540,10 +548,16 @@ class DeviceGen : public LoopCodeGen {
     return true;
   }
 
-  bool vectorRowPattern(const Stmt &loop) const {
+
+ public:
+  /// A loop over rows, each reduced into one accumulator (vectorPerRow runs it; mergesRows says
+  /// whether the merge path can).
+  static bool rowPattern(const Stmt &loop, const SigmaPrefixes &sigma) {
     RowShape shape;
-    return matchRow(loop, shape, sigma_);
+    return matchRow(loop, shape, sigma);
   }
+
+ protected:
 
   /// Whether `e` is T[i + 1] (plusOne) or T[i], widened or not.
   static bool isOffsetLoad(const ExprP &e, int offs, int row, bool plusOne) {
@@ -663,9 +677,20 @@ class DeviceGen : public LoopCodeGen {
     matchRow(loop, shape, sigma_);
     llvm::Function *fn = frame().fn;
     llvm::Value *n = expr(loop.b);
-    // W from the average row length, (offs@n - offs@0) / n, the same for every thread.
-    llvm::Value *total = b_.CreateSub(offsetAt(shape.offsets, n), offsetAt(shape.offsets, b_.getInt64(0)));
-    llvm::Value *avg = b_.CreateSDiv(total, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, n, b_.getInt64(1)));
+    // W from the average row length, the same for every thread: (offs@n - offs@0) / n; the
+    // reduction's length for dense rows (a range free of loads and of the row); else
+    // kVectorRowsWidth.
+    const Stmt &red = *shape.reduction;
+    llvm::Value *avg = nullptr;
+    if (shape.offsets >= 0) {
+      llvm::Value *total = b_.CreateSub(offsetAt(shape.offsets, n), offsetAt(shape.offsets, b_.getInt64(0)));
+      avg = b_.CreateSDiv(total, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, n, b_.getInt64(1)));
+    } else if (!hasLoad(red.a) && !hasLoad(red.b) && !mentionsVar(red.a, loop.var) && !mentionsVar(red.b, loop.var) &&
+               !mentionsPrefix(shape, red)) {
+      avg = b_.CreateSub(expr(red.b), expr(red.a));
+    } else {
+      avg = b_.getInt64(kVectorRowsWidth);
+    }
     avg = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, avg, b_.getInt64(1));
     avg = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, avg, b_.getInt64(32));
     // next power of two: 1 << (64 - ctlz(avg - 1)), with avg = 1 giving 1.
@@ -707,7 +732,6 @@ class DeviceGen : public LoopCodeGen {
             stmt(d);
           }
         }
-        const Stmt &red = *shape.reduction;
         serialLoop(red, b_.CreateAdd(expr(red.a), lane), expr(red.b), w64);
       });
       // Shuffle tree over the W lanes of each row: off = W/2, W/4, ..., 1.
@@ -730,6 +754,13 @@ class DeviceGen : public LoopCodeGen {
         for (const StmtP &st : shape.suffix) stmt(st);
       });
     }, b_.CreateMul(warps, rowsPerWarp));
+  }
+
+  /// Does the reduction's range read a variable the row's prefix declares?
+  static bool mentionsPrefix(const RowShape &shape, const Stmt &red) {
+    for (const StmtP &d : shape.prefix)
+      if (mentionsVar(red.a, d->var) || mentionsVar(red.b, d->var)) return true;
+    return false;
   }
 
   // ---- merge path over rows and nonzeros ---------------------------------------------------
@@ -1336,7 +1367,7 @@ class HostGen : public LoopCodeGen {
         // One thread per iteration (up to 32 lanes per row for rows of a compressed level), up
         // to 65535 blocks (the kernel strides over the rest).
         llvm::Value *count = b_.CreateSub(expr(loop.b), expr(loop.a));
-        if (loop.balanceBy >= 0 && !loop.userKind) count = b_.CreateMul(count, b_.getInt64(32));
+        if (seg.vectorRows) count = b_.CreateMul(count, b_.getInt64(32));
         llvm::Value *blocks = b_.CreateSDiv(b_.CreateAdd(count, b_.getInt64(255)), b_.getInt64(256));
         blocks = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, blocks, b_.getInt64(1));
         blocks = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, blocks, b_.getInt64(65535));
@@ -1402,9 +1433,11 @@ class HostGen : public LoopCodeGen {
 /// options ask for vectors of lanes. Called in the same way for the device module and the stubs.
 void planMergeRows(const Function &f, const CodeGenOptions &opts, std::vector<Segment> &segs) {
   DeviceGen::SigmaPrefixes sigma = DeviceGen::sigmaPrefixesOf(f);
-  for (Segment &seg : segs)
-    seg.mergeRows = seg.kind == Segment::Grid && opts.gpuRows != GpuRows::Vector && !hasReturn(seg.stmts[0]) &&
-                    DeviceGen::mergesRows(*seg.stmts[0], sigma);
+  for (Segment &seg : segs) {
+    bool rows = seg.kind == Segment::Grid && !hasReturn(seg.stmts[0]) && DeviceGen::rowPattern(*seg.stmts[0], sigma);
+    seg.mergeRows = rows && opts.gpuRows != GpuRows::Vector && DeviceGen::mergesRows(*seg.stmts[0], sigma);
+    seg.vectorRows = rows && !seg.mergeRows;
+  }
 }
 
 /// The types of every variable a kernel may capture: scalar parameters and host declarations.

@@ -21,6 +21,7 @@
 #include "tir/Abi.h"
 #include "loopir/Flatten.h"
 #include "loopir/GuardRange.h"
+#include "loopir/ParallelScan.h"
 #include "loopir/SegmentVersioning.h"
 #include "loopir/StreamPrefetch.h"
 #include "poly/Dependences.h"
@@ -215,6 +216,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
         loopir::versionSegmentReductions(lm.functions.back());
         loopir::vectorizeSegmentLanes(lm.functions.back());
       }
+      loopir::parallelizeRunningSums(lm.functions.back());
     }
     times.done("loop IR (flatten + passes)");
     if (opts.emit == Emit::LoopIr) {
