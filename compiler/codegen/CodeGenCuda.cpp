@@ -59,6 +59,8 @@ struct Segment {
   /// A grid segment whose rows run as vectors of lanes (vectorPerRow): launched with 32 threads
   /// a row.
   bool vectorRows = false;
+  /// A grid segment whose rows append what passes a test (compactRows): a warp a row.
+  bool compactRows = false;
 };
 
 /// The merge-path row kernels (mergeRows): threads per block, and the fewest items a lane's
@@ -279,6 +281,8 @@ class DeviceGen : public LoopCodeGen {
       mergeRows(*seg.stmts[0], slots, counters, epoch);
     } else if (seg.vectorRows) {
       vectorPerRow(*seg.stmts[0]);
+    } else if (seg.compactRows) {
+      compactRows(*seg.stmts[0]);
     } else if (seg.kind == Segment::Grid) {
       const Stmt &loop = *seg.stmts[0];
       llvm::Value *tid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {});
@@ -761,6 +765,144 @@ class DeviceGen : public LoopCodeGen {
     for (const StmtP &d : shape.prefix)
       if (mentionsVar(red.a, d->var) || mentionsVar(red.b, d->var)) return true;
     return false;
+  }
+
+  // ---- compaction by warps ---------------------------------------------------------------------
+
+  /// A row loop that appends, in order, what passes a test (dense2csr's `which`, a BFS step's
+  /// unseen neighbours):
+  ///
+  ///   for i in [0, n) { decls; var cnt = 0
+  ///     for j in [a, b) serial { decls; if ((cnt < LEN) && PRED) { stores at ...cnt...; cnt = cnt + 1 } }
+  ///     for r in [cnt, LEN) serial { fill }
+  ///   }
+  ///
+  /// with LEN, PRED and the stored values free of cnt. One thread a row walked j serially: as few
+  /// threads as rows (1414 for a 1414 x 1414 dense matrix) and as long as the longest row.
+  struct Compaction {
+    std::vector<StmtP> prefix;  // the row's declarations
+    int cnt = 0;
+    const Stmt *scan = nullptr;  // the j loop
+    std::vector<StmtP> scanDecls, appends;
+    ExprP length, test;
+    const Stmt *fill = nullptr;  // the r loop
+  };
+
+  static bool matchCompaction(const Stmt &loop, Compaction &c) {
+    if (loop.userKind || loop.a->kind != ExprKind::Const || loop.a->ival != 0) return false;
+    const StmtP &body = loop.body[0];
+    std::vector<StmtP> items = body->kind == StmtKind::Block ? body->body : std::vector<StmtP>{body};
+    if (items.size() < 3) return false;
+    size_t k = 0;
+    while (k + 3 < items.size() && items[k]->kind == StmtKind::Decl) c.prefix.push_back(items[k++]);
+    if (k + 3 != items.size()) return false;
+    const StmtP &counter = items[k], &scan = items[k + 1], &fill = items[k + 2];
+    if (counter->kind != StmtKind::Decl || !counter->a || counter->a->kind != ExprKind::Const || counter->a->ival != 0) return false;
+    c.cnt = counter->var;
+    if (scan->kind != StmtKind::For || scan->loop != LoopKind::Serial || mentionsVar(scan->a, c.cnt) || mentionsVar(scan->b, c.cnt))
+      return false;
+    c.scan = scan.get();
+    const StmtP &sb = scan->body[0];
+    std::vector<StmtP> inner = sb->kind == StmtKind::Block ? sb->body : std::vector<StmtP>{sb};
+    if (inner.empty()) return false;
+    for (size_t q = 0; q + 1 < inner.size(); ++q) {
+      if (inner[q]->kind != StmtKind::Decl || mentionsVar(inner[q], c.cnt)) return false;
+      c.scanDecls.push_back(inner[q]);
+    }
+    const StmtP &guard = inner.back();
+    if (guard->kind != StmtKind::If || guard->body.size() < 1 || (guard->body.size() > 1 && guard->body[1])) return false;
+    const ExprP &cond = guard->a;
+    if (cond->kind != ExprKind::Binary || cond->binop != BinOp::And) return false;
+    const ExprP &bound = cond->args[0];
+    if (bound->kind != ExprKind::Binary || bound->binop != BinOp::Lt || bound->args[0]->kind != ExprKind::Var ||
+        bound->args[0]->var != c.cnt || mentionsVar(bound->args[1], c.cnt) || mentionsVar(bound->args[1], scan->var))
+      return false;
+    c.length = bound->args[1];
+    c.test = cond->args[1];
+    if (mentionsVar(c.test, c.cnt)) return false;
+    const StmtP &then = guard->body[0];
+    std::vector<StmtP> acts = then->kind == StmtKind::Block ? then->body : std::vector<StmtP>{then};
+    if (acts.empty()) return false;
+    const StmtP &bump = acts.back();
+    if (bump->kind != StmtKind::Assign || bump->var != c.cnt || bump->a->kind != ExprKind::Binary || bump->a->binop != BinOp::Add) return false;
+    bool plusOne = false;
+    for (int s = 0; s < 2; ++s)
+      plusOne = plusOne || (bump->a->args[s]->kind == ExprKind::Var && bump->a->args[s]->var == c.cnt &&
+                            bump->a->args[1 - s]->kind == ExprKind::Const && bump->a->args[1 - s]->ival == 1);
+    if (!plusOne) return false;
+    for (size_t q = 0; q + 1 < acts.size(); ++q) {
+      // Stores whose values do not read cnt (their indices do); nothing else.
+      if (acts[q]->kind != StmtKind::Store || acts[q]->atomic != AtomicOp::None || mentionsVar(acts[q]->b, c.cnt)) return false;
+      c.appends.push_back(acts[q]);
+    }
+    if (fill->kind != StmtKind::For || fill->loop != LoopKind::Serial || fill->a->kind != ExprKind::Var || fill->a->var != c.cnt ||
+        print(fill->b) != print(c.length))
+      return false;
+    if (anyStmt(fill->body[0], [&](const Stmt &x) { return x.kind != StmtKind::Store && x.kind != StmtKind::Block; }) ||
+        mentionsVar(fill->body[0], c.cnt))
+      return false;
+    c.fill = fill.get();
+    return true;
+  }
+
+ public:
+  static bool compactsRows(const Stmt &loop) {
+    Compaction c;
+    return matchCompaction(loop, c);
+  }
+
+ protected:
+  /// A warp a row, 32 candidates j at a time: each lane tests its j, a ballot gives the passing
+  /// lanes, each takes position cnt + (passing lanes before it) and appends there while that is
+  /// under LEN; cnt then grows by the passing count. The fill runs from min(cnt, LEN) over the
+  /// lanes. The same appends, in the same order, as the serial loop.
+  void compactRows(const Stmt &loop) {
+    Compaction c;
+    if (!matchCompaction(loop, c)) throw InternalError("codegen: a compaction loop that is not one");
+    llvm::Type *i64 = b_.getInt64Ty(), *i32 = b_.getInt32Ty(), *i1 = b_.getInt1Ty();
+    llvm::Value *n = expr(loop.b);
+    llvm::Value *tid = threadIdx(0);
+    llvm::Value *ntid = b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x, {}), i64);
+    llvm::Value *nctaid = b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {}), i64);
+    llvm::Value *gl = b_.CreateAdd(b_.CreateMul(blockIdx(0), ntid), tid);
+    llvm::Value *lane = b_.CreateAnd(tid, b_.getInt64(31));
+    llvm::Value *lane32 = b_.CreateTrunc(lane, i32);
+    llvm::Value *below = b_.CreateSub(b_.CreateShl(b_.getInt32(1), lane32), b_.getInt32(1));  // lanes before this one
+    llvm::AllocaInst *row = entryAlloca(i64, loop.name);
+    llvm::AllocaInst *cnt = entryAlloca(i64, "compact.cnt"), *at = entryAlloca(i64, "compact.at");
+    llvm::AllocaInst *pass = entryAlloca(i1, "compact.pass");
+    countedLoop(b_.CreateLShr(gl, 5), n, [&](llvm::Value *r) {
+      b_.CreateStore(r, row);
+      frame().vars[loop.var] = {row, Ty::I64};
+      for (const StmtP &d : c.prefix) stmt(d);
+      llvm::Value *length = expr(c.length);
+      b_.CreateStore(b_.getInt64(0), cnt);
+      llvm::Value *lo = expr(c.scan->a), *hi = expr(c.scan->b);
+      llvm::AllocaInst *j = entryAlloca(i64, c.scan->name);
+      countedLoop(lo, hi, [&](llvm::Value *jb) {
+        llvm::Value *jv = b_.CreateAdd(jb, lane);
+        b_.CreateStore(jv, j);
+        frame().vars[c.scan->var] = {j, Ty::I64};
+        b_.CreateStore(b_.getFalse(), pass);
+        guarded(b_.CreateICmpSLT(jv, hi), [&] {
+          for (const StmtP &d : c.scanDecls) stmt(d);
+          b_.CreateStore(castTo(expr(c.test), c.test->type, Ty::I1), pass);
+        });
+        llvm::Value *passes = b_.CreateLoad(i1, pass);
+        llvm::Value *mask = ballot(passes);
+        llvm::Value *before = b_.CreateZExt(b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, b_.CreateAnd(mask, below)), i64);
+        llvm::Value *base = b_.CreateLoad(i64, cnt);
+        llvm::Value *position = b_.CreateAdd(base, before);
+        guarded(b_.CreateAnd(passes, b_.CreateICmpSLT(position, length)), [&] {
+          b_.CreateStore(position, at);
+          frame().vars[c.cnt] = {at, Ty::I64};
+          for (const StmtP &st : c.appends) stmt(st);
+        });
+        b_.CreateStore(b_.CreateAdd(base, b_.CreateZExt(b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, mask), i64)), cnt);
+      }, b_.getInt64(32));
+      llvm::Value *filled = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateLoad(i64, cnt), length);
+      serialLoop(*c.fill, b_.CreateAdd(filled, lane), length, b_.getInt64(32));
+    }, b_.CreateLShr(b_.CreateMul(nctaid, ntid), 5));
   }
 
   // ---- merge path over rows and nonzeros ---------------------------------------------------
@@ -1367,7 +1509,7 @@ class HostGen : public LoopCodeGen {
         // One thread per iteration (up to 32 lanes per row for rows of a compressed level), up
         // to 65535 blocks (the kernel strides over the rest).
         llvm::Value *count = b_.CreateSub(expr(loop.b), expr(loop.a));
-        if (seg.vectorRows) count = b_.CreateMul(count, b_.getInt64(32));
+        if (seg.vectorRows || seg.compactRows) count = b_.CreateMul(count, b_.getInt64(32));
         llvm::Value *blocks = b_.CreateSDiv(b_.CreateAdd(count, b_.getInt64(255)), b_.getInt64(256));
         blocks = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, blocks, b_.getInt64(1));
         blocks = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, blocks, b_.getInt64(65535));
@@ -1437,6 +1579,7 @@ void planMergeRows(const Function &f, const CodeGenOptions &opts, std::vector<Se
     bool rows = seg.kind == Segment::Grid && !hasReturn(seg.stmts[0]) && DeviceGen::rowPattern(*seg.stmts[0], sigma);
     seg.mergeRows = rows && opts.gpuRows != GpuRows::Vector && DeviceGen::mergesRows(*seg.stmts[0], sigma);
     seg.vectorRows = rows && !seg.mergeRows;
+    seg.compactRows = seg.kind == Segment::Grid && !rows && !hasReturn(seg.stmts[0]) && DeviceGen::compactsRows(*seg.stmts[0]);
   }
 }
 
