@@ -174,6 +174,8 @@ constexpr int64_t kSmallNnz = 200000;
 
 /// --kernels: which measurements to run (all when empty).
 std::vector<std::string> selectedKernels;
+/// --dense2csr-sizes: square random inputs for dense2csr beside the matrices' dense forms.
+std::vector<int64_t> dense2csrSizes;
 bool wants(const std::string &kernel) {
   return selectedKernels.empty() || std::find(selectedKernels.begin(), selectedKernels.end(), kernel) != selectedKernels.end();
 }
@@ -532,11 +534,19 @@ int main(int argc, char **argv) {
         if (comma > at) selectedKernels.push_back(list.substr(at, comma - at));
         at = comma + 1;
       }
+    } else if (arg == "--dense2csr-sizes" && i + 1 < argc) {
+      std::string list = argv[++i];
+      for (size_t at = 0; at <= list.size();) {
+        size_t comma = list.find(',', at);
+        if (comma == std::string::npos) comma = list.size();
+        if (comma > at) dense2csrSizes.push_back(std::atoll(list.substr(at, comma - at).c_str()));
+        at = comma + 1;
+      }
     } else if (arg == "--budget" && i + 1 < argc) {
       medianBudgetSeconds = std::max(0.05, std::atof(argv[++i]));
     } else if (arg == "--help" || arg == "-h") {
       std::printf("usage: spl-gpu-bench [--runs N (>= 100)] [--budget SECONDS per median] [--kernels spmv,vector,unroll,occupancy,lil,sell,dense2csr,bfs]\n"
-                  "                     [--csv FILE] MATRIX.mtx ...\n");
+                  "                     [--dense2csr-sizes N,N,...] [--csv FILE] MATRIX.mtx ...\n");
       return 0;
     } else {
       matrices.push_back(arg);
@@ -561,6 +571,20 @@ int main(int argc, char **argv) {
               prop.name, prop.multiProcessorCount, l2 >> 20, bound, gather, runs);
 
   std::vector<Row> rows;
+  // dense2csr on square random inputs of the sizes asked for: all entries nonzero (up to 8192, so
+  // that the CSR result stays under 1 GB) and 1% nonzero.
+  for (int64_t n : dense2csrSizes) {
+    for (double density : {1.0, 0.01}) {
+      if (density == 1.0 && n > 8192) continue;
+      spl_csr a{};
+      if (spl_random_csr(n, n, density, 11 + static_cast<uint64_t>(n), SPL_RANDOM_UNIFORM, &a) != 0) die("cannot generate a dense2csr input");
+      std::string name = "random_" + std::to_string(n) + "x" + std::to_string(n) + (density == 1.0 ? "_dense" : "_1pct");
+      std::printf("%s: %lld x %lld, %lld entries\n", name.c_str(), static_cast<long long>(n), static_cast<long long>(n),
+                  static_cast<long long>(a.nnz));
+      denseToCsr(a, stream, handle, runs, bound, name, rows);
+      spl_csr_free(&a);
+    }
+  }
   for (const std::string &path : matrices) {
     spl_csr a;
     char err[256];

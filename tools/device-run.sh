@@ -8,10 +8,12 @@
 #   ncu.txt            the profile (--ncu)
 # Everything stops in time for the results to come back within one call's 10 minutes.
 #   tools/device-run.sh COMMIT [--tests-only | --bench-only] [--runs N] [--only NAMES]
-#                      [--kernels LIST] [--median-budget S] [--ncu KERNEL_REGEX MATRIX] [--budget S]
+#                      [--kernels LIST] [--median-budget S] [--dense2csr-sizes N,...]
+#                      [--ncu KERNEL_REGEX MATRIX] [--budget S]
 # COMMIT is recorded in the results (the tree that travels has no .git). --only: matrices of the
-# suite (comma-separated; default all); --kernels, --median-budget: spl-gpu-bench's --kernels and
-# --budget. --budget: seconds for the whole script (default 560).
+# suite (comma-separated; default all); --kernels, --median-budget, --dense2csr-sizes:
+# spl-gpu-bench's --kernels, --budget and --dense2csr-sizes. --budget: seconds for the whole
+# script (default 560).
 # A test binary that does not finish within its timeout is run again without the test that was
 # running (the last "[ RUN ]" line), up to three times: a hang costs one timeout, not the rest of
 # the binary, and tests-summary.txt names the tests that hung.
@@ -21,7 +23,7 @@ bundle="$root/build-device"
 out="${OUT:-$bundle/out}"
 commit="${1:?usage: tools/device-run.sh COMMIT [--tests-only|--bench-only] [--runs N] [--only NAMES] [--kernels LIST] [--median-budget S] [--ncu REGEX MATRIX] [--budget S]}"
 shift
-tests=1; bench=1; runs=100; only=""; budget=560; kernels=""; medianBudget=""; ncuKernel=""; ncuMatrix=""
+tests=1; bench=1; runs=100; only=""; budget=560; kernels=""; medianBudget=""; ncuKernel=""; ncuMatrix=""; d2cSizes=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --tests-only) bench=0; shift ;;
@@ -30,6 +32,7 @@ while [ $# -gt 0 ]; do
     --only) only="$2"; shift 2 ;;
     --kernels) kernels="$2"; shift 2 ;;
     --median-budget) medianBudget="$2"; shift 2 ;;
+    --dense2csr-sizes) d2cSizes="$2"; shift 2 ;;
     --ncu) ncuKernel="$2"; ncuMatrix="$3"; shift 3 ;;
     --budget) budget="$2"; shift 2 ;;
     *) echo "device-run.sh: unknown argument $1" >&2; exit 2 ;;
@@ -101,6 +104,7 @@ if [ "$bench" = 1 ]; then
     [ -n "$only" ] && args+=(--only "$only")
     [ -n "$kernels" ] && args+=(--kernels "$kernels")
     [ -n "$medianBudget" ] && args+=(--budget "$medianBudget")
+    [ -n "$d2cSizes" ] && args+=(--dense2csr-sizes "$d2cSizes")
     SPL_BENCH_BUILD_DIR="$bundle" SPL_BENCH_PREBUILT=1 SPL_BENCH_COMMIT="$commit" SPL_BENCH_GEN_JOBS="$(nproc)" \
       timeout "$bleft" "$root/benchmarks/run-gpu.sh" "${args[@]}" > "$out/bench-stdout.txt" 2>&1
     code=$?

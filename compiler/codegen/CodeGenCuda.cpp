@@ -70,7 +70,10 @@ constexpr int64_t kMergeBlock = 256;
 constexpr int64_t kMergeRound = 8;
 /// The lanes per row of vectorPerRow when nothing tells the rows' lengths before the kernel
 /// reads them (neither offsets nor a dense range): a BFS frontier's vertices.
-constexpr int64_t kVectorRowsWidth = 16;
+constexpr int64_t kVectorRowsWidth = 8;
+/// A warp of vector rows (or of compacted rows) whose longest row needs more than this many
+/// steps of its W lanes takes its rows one at a time with all 32 lanes instead.
+constexpr int64_t kLongRowSteps = 16;
 /// What one CUDA block may hold (every architecture since sm_20): threads, and static shared
 /// memory. A mapped nest beyond them could never launch, so it is refused when compiled.
 constexpr int64_t kMaxBlockThreads = 1024;
@@ -716,31 +719,38 @@ class DeviceGen : public LoopCodeGen {
     llvm::Value *clamp = b_.CreateOr(b_.CreateShl(b_.CreateSub(b_.getInt32(32), w), 8), b_.getInt32(0x1f));
 
     llvm::AllocaInst *row = entryAlloca(b_.getInt64Ty(), loop.name);
-    frame().vars[loop.var] = {row, Ty::I64};
     llvm::AllocaInst *accSlot = entryAlloca(ty(shape.accTy), "acc");
-    frame().vars[shape.acc] = {accSlot, shape.accTy};
-    countedLoop(b_.CreateMul(warp, rowsPerWarp), n, [&](llvm::Value *bv) {
-      llvm::Value *r = b_.CreateAdd(bv, sub);
+    llvm::AllocaInst *loSlot = entryAlloca(b_.getInt64Ty(), "row.lo"), *hiSlot = entryAlloca(b_.getInt64Ty(), "row.hi");
+    llvm::AllocaInst *steps = entryAlloca(b_.getInt64Ty(), "row.steps");
+    llvm::Value *fullClamp = b_.getInt32(0x1f);
+    // Row r on `width` lanes (this lane is `lane` of them): its prefix (the initial value through
+    // lane 0), then its reduction's range into loSlot / hiSlot; the lanes past n do nothing.
+    auto enterRow = [&](llvm::Value *r, llvm::Value *valid, llvm::Value *laneOfRow) {
       b_.CreateStore(r, row);
-      llvm::Value *valid = b_.CreateICmpSLT(r, n);
-      // Lanes of rows past n still take part in the shuffles: give their accumulator the
-      // identity.
+      frame().vars[loop.var] = {row, Ty::I64};
+      frame().vars[shape.acc] = {accSlot, shape.accTy};
+      // Lanes of rows past n still take part in the shuffles: their accumulator is the identity.
       b_.CreateStore(identityOf(shape), accSlot);
+      b_.CreateStore(b_.getInt64(0), loSlot);
+      b_.CreateStore(b_.getInt64(0), hiSlot);
       guarded(valid, [&] {
         for (const StmtP &d : shape.prefix) {
           if (d->var == shape.acc) {
-            // The row's initial value enters once, through its first lane.
             if (d->a)
-              guarded(b_.CreateICmpEQ(lane, b_.getInt64(0)), [&] { b_.CreateStore(castTo(expr(d->a), d->a->type, shape.accTy), accSlot); });
+              guarded(b_.CreateICmpEQ(laneOfRow, b_.getInt64(0)), [&] { b_.CreateStore(castTo(expr(d->a), d->a->type, shape.accTy), accSlot); });
           } else {
             stmt(d);
           }
         }
-        serialLoop(red, b_.CreateAdd(expr(red.a), lane), expr(red.b), w64);
+        b_.CreateStore(expr(red.a), loSlot);
+        b_.CreateStore(expr(red.b), hiSlot);
       });
-      // Shuffle tree over the W lanes of each row: off = W/2, W/4, ..., 1.
+    };
+    // The row's lanes combine with a shuffle tree (off = width/2, ..., 1; `clampOf` keeps each
+    // row's lanes apart); its first lane then runs the row's suffix.
+    auto finishRows = [&](llvm::Value *width, llvm::Value *clampOf, llvm::Value *valid, llvm::Value *laneOfRow) {
       llvm::AllocaInst *off = entryAlloca(b_.getInt32Ty(), "shfl.off");
-      b_.CreateStore(b_.CreateLShr(w, 1), off);
+      b_.CreateStore(b_.CreateLShr(width, 1), off);
       auto *sh = llvm::BasicBlock::Create(ctx_, "shfl.header", fn);
       auto *sb = llvm::BasicBlock::Create(ctx_, "shfl.body", fn);
       auto *se = llvm::BasicBlock::Create(ctx_, "shfl.exit", fn);
@@ -750,13 +760,53 @@ class DeviceGen : public LoopCodeGen {
       b_.CreateCondBr(b_.CreateICmpUGT(o, b_.getInt32(0)), sb, se);
       b_.SetInsertPoint(sb);
       llvm::Value *mine = b_.CreateLoad(ty(shape.accTy), accSlot);
-      combineInto(shape, accSlot, shuffle(Shuffle::Down, mine, o, clamp, shape.accTy));
+      combineInto(shape, accSlot, shuffle(Shuffle::Down, mine, o, clampOf, shape.accTy));
       b_.CreateStore(b_.CreateLShr(o, 1), off);
       b_.CreateBr(sh);
       b_.SetInsertPoint(se);
-      guarded(b_.CreateAnd(valid, b_.CreateICmpEQ(lane, b_.getInt64(0))), [&] {
+      guarded(b_.CreateAnd(valid, b_.CreateICmpEQ(laneOfRow, b_.getInt64(0))), [&] {
+        frame().vars[shape.acc] = {accSlot, shape.accTy};
         for (const StmtP &st : shape.suffix) stmt(st);
       });
+    };
+    countedLoop(b_.CreateMul(warp, rowsPerWarp), n, [&](llvm::Value *bv) {
+      llvm::Value *r = b_.CreateAdd(bv, sub);
+      llvm::Value *valid = b_.CreateICmpSLT(r, n);
+      enterRow(r, valid, lane);
+      // The long branch binds the row's variables anew: the short one needs these.
+      const std::map<int, VarSlot> rowVars = frame().vars;
+      // A row much longer than W x kLongRowSteps (a hub among short rows) would keep its warp
+      // alone for long: then the warp takes its rows one at a time, all 32 lanes on each.
+      llvm::Value *mine = b_.CreateUDiv(b_.CreateAdd(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), hiSlot), b_.CreateLoad(b_.getInt64Ty(), loSlot)), b_.getInt64(0)),
+                                                     b_.CreateSub(w64, b_.getInt64(1))),
+                                        w64);
+      b_.CreateStore(mine, steps);
+      for (int offset = 16; offset >= 1; offset /= 2) {
+        llvm::Value *t = b_.CreateLoad(b_.getInt64Ty(), steps);
+        llvm::Value *theirs = shuffle(Shuffle::Down, t, b_.getInt32(static_cast<uint32_t>(offset)), fullClamp, Ty::I64);
+        b_.CreateStore(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, t, theirs), steps);
+      }
+      llvm::Value *longest = shuffle(Shuffle::Index, b_.CreateLoad(b_.getInt64Ty(), steps), b_.getInt32(0), fullClamp, Ty::I64);
+      ifElse(b_.CreateICmpSGT(longest, b_.getInt64(kLongRowSteps)),
+             [&] {
+               countedLoop(b_.getInt64(0), rowsPerWarp, [&](llvm::Value *g) {
+                 llvm::Value *rg = b_.CreateAdd(bv, g);
+                 llvm::Value *validG = b_.CreateICmpSLT(rg, n);
+                 enterRow(rg, validG, lane32);
+                 guarded(validG, [&] {
+                   serialLoop(red, b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), loSlot), lane32), b_.CreateLoad(b_.getInt64Ty(), hiSlot),
+                              b_.getInt64(32));
+                 });
+                 finishRows(b_.getInt32(32), fullClamp, validG, lane32);
+               });
+             },
+             [&] {
+               frame().vars = rowVars;
+               guarded(valid, [&] {
+                 serialLoop(red, b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), loSlot), lane), b_.CreateLoad(b_.getInt64Ty(), hiSlot), w64);
+               });
+               finishRows(w, clamp, valid, lane);
+             });
     }, b_.CreateMul(warps, rowsPerWarp));
   }
 
@@ -846,51 +896,119 @@ class DeviceGen : public LoopCodeGen {
   }
 
  public:
+  /// The length every row of `loop` shares when its rows are dense (vectorPerRow's reduction or
+  /// compactRows' scan runs over a range free of loads, of the row and of what the row declares),
+  /// else null: the lanes a row then follow it (HostGen sizes the grid from it).
+  static ExprP denseRowLength(const Stmt &loop, const SigmaPrefixes &sigma) {
+    auto rowFree = [&](const ExprP &e, const std::vector<StmtP> &prefix) {
+      if (hasLoad(e) || mentionsVar(e, loop.var)) return false;
+      for (const StmtP &d : prefix)
+        if (mentionsVar(e, d->var)) return false;
+      return true;
+    };
+    RowShape shape;
+    if (matchRow(loop, shape, sigma)) {
+      if (shape.offsets >= 0) return nullptr;
+      const Stmt &red = *shape.reduction;
+      return rowFree(red.a, shape.prefix) && rowFree(red.b, shape.prefix) ? bin(BinOp::Sub, red.b, red.a) : nullptr;
+    }
+    Compaction c;
+    if (matchCompaction(loop, c) && rowFree(c.scan->a, c.prefix) && rowFree(c.scan->b, c.prefix))
+      return bin(BinOp::Sub, c.scan->b, c.scan->a);
+    return nullptr;
+  }
+
+  /// Whether the row loop's lengths come from offsets (then vectorPerRow reads its width there).
+  static bool rowOffsetsKnown(const Stmt &loop, const SigmaPrefixes &sigma) {
+    RowShape shape;
+    return matchRow(loop, shape, sigma) && shape.offsets >= 0;
+  }
+
   static bool compactsRows(const Stmt &loop) {
     Compaction c;
     return matchCompaction(loop, c);
   }
 
  protected:
-  /// A warp a row, 32 candidates j at a time: each lane tests its j, a ballot gives the passing
-  /// lanes, each takes position cnt + (passing lanes before it) and appends there while that is
-  /// under LEN; cnt then grows by the passing count. The fill runs from min(cnt, LEN) over the
-  /// lanes. The same appends, in the same order, as the serial loop.
+  /// W lanes a row (32 for dense rows, as many as their length up to 32; kVectorRowsWidth for
+  /// rows whose lengths nothing tells beforehand), 32 / W rows a warp; W candidates j at a time:
+  /// each lane tests its j, a ballot gives the passing lanes, each takes position cnt + (passing
+  /// lanes of its row before it) and appends there while that is under LEN; cnt then grows by
+  /// the row's passing count. The warp steps as often as its longest row needs. The fill runs
+  /// from min(cnt, LEN) over the row's lanes. The same appends, in the same order, as the
+  /// serial loop.
   void compactRows(const Stmt &loop) {
     Compaction c;
     if (!matchCompaction(loop, c)) throw InternalError("codegen: a compaction loop that is not one");
     llvm::Type *i64 = b_.getInt64Ty(), *i32 = b_.getInt32Ty(), *i1 = b_.getInt1Ty();
+    llvm::Value *one = b_.getInt64(1);
     llvm::Value *n = expr(loop.b);
     llvm::Value *tid = threadIdx(0);
     llvm::Value *ntid = b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x, {}), i64);
     llvm::Value *nctaid = b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {}), i64);
     llvm::Value *gl = b_.CreateAdd(b_.CreateMul(blockIdx(0), ntid), tid);
     llvm::Value *lane = b_.CreateAnd(tid, b_.getInt64(31));
-    llvm::Value *lane32 = b_.CreateTrunc(lane, i32);
-    llvm::Value *below = b_.CreateSub(b_.CreateShl(b_.getInt32(1), lane32), b_.getInt32(1));  // lanes before this one
+    // W: the dense length when the scan's range is free of loads and of the row, else the default.
+    llvm::Value *w64 = b_.getInt64(kVectorRowsWidth);
+    bool dense = !hasLoad(c.scan->a) && !hasLoad(c.scan->b) && !mentionsVar(c.scan->a, loop.var) && !mentionsVar(c.scan->b, loop.var);
+    for (const StmtP &d : c.prefix) dense = dense && !mentionsVar(c.scan->a, d->var) && !mentionsVar(c.scan->b, d->var);
+    if (dense) {
+      llvm::Value *len = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin,
+                                                  b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(expr(c.scan->b), expr(c.scan->a)), one),
+                                                  b_.getInt64(32));
+      llvm::Value *lz = b_.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, b_.CreateSub(len, one), b_.getFalse());
+      w64 = b_.CreateSelect(b_.CreateICmpEQ(len, one), one, b_.CreateShl(one, b_.CreateSub(b_.getInt64(64), lz)));
+    }
+    llvm::Value *w32 = b_.CreateTrunc(w64, i32);
+    llvm::Value *rowsPerWarp = b_.CreateUDiv(b_.getInt64(32), w64);
+    llvm::Value *sub = b_.CreateURem(lane, w64), *slot = b_.CreateUDiv(lane, w64);
+    llvm::Value *sub32 = b_.CreateTrunc(sub, i32);
+    llvm::Value *groupShift = b_.CreateTrunc(b_.CreateMul(slot, w64), i32);
+    // The row's lanes in a ballot (all 32 when W = 32), and those before this lane.
+    llvm::Value *groupBits = b_.CreateSelect(b_.CreateICmpEQ(w32, b_.getInt32(32)), b_.getInt32(0xffffffffu),
+                                             b_.CreateSub(b_.CreateShl(b_.getInt32(1), w32), b_.getInt32(1)));
+    llvm::Value *below = b_.CreateSub(b_.CreateShl(b_.getInt32(1), sub32), b_.getInt32(1));
     llvm::AllocaInst *row = entryAlloca(i64, loop.name);
     llvm::AllocaInst *cnt = entryAlloca(i64, "compact.cnt"), *at = entryAlloca(i64, "compact.at");
     llvm::AllocaInst *pass = entryAlloca(i1, "compact.pass");
-    countedLoop(b_.CreateLShr(gl, 5), n, [&](llvm::Value *r) {
+    llvm::AllocaInst *lengthSlot = entryAlloca(i64, "compact.length"), *loSlot = entryAlloca(i64, "compact.lo"),
+                     *hiSlot = entryAlloca(i64, "compact.hi"), *trips = entryAlloca(i64, "compact.trips");
+    llvm::Value *warps = b_.CreateLShr(b_.CreateMul(nctaid, ntid), 5);
+    llvm::Value *lane32 = b_.CreateTrunc(lane, i32);
+    // Row r on `width` lanes, this lane being `laneOfRow` of them: its declarations, LEN and the
+    // scan's range into the slots (0 for lanes past n).
+    auto enterRow = [&](llvm::Value *r, llvm::Value *valid) {
       b_.CreateStore(r, row);
       frame().vars[loop.var] = {row, Ty::I64};
-      for (const StmtP &d : c.prefix) stmt(d);
-      llvm::Value *length = expr(c.length);
+      b_.CreateStore(b_.getInt64(0), lengthSlot);
+      b_.CreateStore(b_.getInt64(0), loSlot);
+      b_.CreateStore(b_.getInt64(0), hiSlot);
+      guarded(valid, [&] {
+        for (const StmtP &d : c.prefix) stmt(d);
+        b_.CreateStore(expr(c.length), lengthSlot);
+        b_.CreateStore(expr(c.scan->a), loSlot);
+        b_.CreateStore(expr(c.scan->b), hiSlot);
+      });
+    };
+    // The row's candidates, `width` at a time for `count` steps; a row's lanes are the bits
+    // `bits` << shift of a ballot, this lane's predecessors `before` of them.
+    auto scanRow = [&](llvm::Value *valid, llvm::Value *count, llvm::Value *width, llvm::Value *laneOfRow, llvm::Value *shift,
+                       llvm::Value *bits, llvm::Value *predecessors) {
+      llvm::Value *length = b_.CreateLoad(i64, lengthSlot), *lo = b_.CreateLoad(i64, loSlot), *hi = b_.CreateLoad(i64, hiSlot);
       b_.CreateStore(b_.getInt64(0), cnt);
-      llvm::Value *lo = expr(c.scan->a), *hi = expr(c.scan->b);
       llvm::AllocaInst *j = entryAlloca(i64, c.scan->name);
-      countedLoop(lo, hi, [&](llvm::Value *jb) {
-        llvm::Value *jv = b_.CreateAdd(jb, lane);
+      countedLoop(b_.getInt64(0), count, [&](llvm::Value *step) {
+        llvm::Value *jv = b_.CreateAdd(b_.CreateAdd(lo, b_.CreateMul(step, width)), laneOfRow);
         b_.CreateStore(jv, j);
         frame().vars[c.scan->var] = {j, Ty::I64};
         b_.CreateStore(b_.getFalse(), pass);
-        guarded(b_.CreateICmpSLT(jv, hi), [&] {
+        guarded(b_.CreateAnd(valid, b_.CreateICmpSLT(jv, hi)), [&] {
           for (const StmtP &d : c.scanDecls) stmt(d);
           b_.CreateStore(castTo(expr(c.test), c.test->type, Ty::I1), pass);
         });
         llvm::Value *passes = b_.CreateLoad(i1, pass);
-        llvm::Value *mask = ballot(passes);
-        llvm::Value *before = b_.CreateZExt(b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, b_.CreateAnd(mask, below)), i64);
+        llvm::Value *mask = b_.CreateAnd(b_.CreateLShr(ballot(passes), shift), bits);
+        llvm::Value *before = b_.CreateZExt(b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, b_.CreateAnd(mask, predecessors)), i64);
         llvm::Value *base = b_.CreateLoad(i64, cnt);
         llvm::Value *position = b_.CreateAdd(base, before);
         guarded(b_.CreateAnd(passes, b_.CreateICmpSLT(position, length)), [&] {
@@ -899,10 +1017,49 @@ class DeviceGen : public LoopCodeGen {
           for (const StmtP &st : c.appends) stmt(st);
         });
         b_.CreateStore(b_.CreateAdd(base, b_.CreateZExt(b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, mask), i64)), cnt);
-      }, b_.getInt64(32));
-      llvm::Value *filled = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateLoad(i64, cnt), length);
-      serialLoop(*c.fill, b_.CreateAdd(filled, lane), length, b_.getInt64(32));
-    }, b_.CreateLShr(b_.CreateMul(nctaid, ntid), 5));
+      });
+      guarded(valid, [&] {
+        llvm::Value *filled = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateLoad(i64, cnt), length);
+        serialLoop(*c.fill, b_.CreateAdd(filled, laneOfRow), length, width);
+      });
+    };
+    auto stepsOf = [&](llvm::Value *width) {
+      llvm::Value *lo = b_.CreateLoad(i64, loSlot), *hi = b_.CreateLoad(i64, hiSlot);
+      return b_.CreateUDiv(b_.CreateAdd(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(hi, lo), b_.getInt64(0)),
+                                        b_.CreateSub(width, one)),
+                           width);
+    };
+    countedLoop(b_.CreateMul(b_.CreateLShr(gl, 5), rowsPerWarp), n, [&](llvm::Value *first) {
+      llvm::Value *r = b_.CreateAdd(first, slot);
+      llvm::Value *valid = b_.CreateICmpSLT(r, n);
+      enterRow(r, valid);
+      // The long branch binds the row's variables anew: the short one needs these.
+      const std::map<int, VarSlot> rowVars = frame().vars;
+      // The warp steps as often as its longest row needs; a row much longer than W x
+      // kLongRowSteps (a hub among short rows) makes the warp take its rows one at a time, all
+      // 32 lanes on each.
+      b_.CreateStore(stepsOf(w64), trips);
+      for (int offset = 16; offset >= 1; offset /= 2) {
+        llvm::Value *t = b_.CreateLoad(i64, trips);
+        llvm::Value *theirs = shuffle(Shuffle::Down, t, b_.getInt32(static_cast<uint32_t>(offset)), b_.getInt32(0x1f), Ty::I64);
+        b_.CreateStore(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, t, theirs), trips);
+      }
+      llvm::Value *longest = shuffle(Shuffle::Index, b_.CreateLoad(i64, trips), b_.getInt32(0), b_.getInt32(0x1f), Ty::I64);
+      ifElse(b_.CreateICmpSGT(longest, b_.getInt64(kLongRowSteps)),
+             [&] {
+               countedLoop(b_.getInt64(0), rowsPerWarp, [&](llvm::Value *g) {
+                 llvm::Value *rg = b_.CreateAdd(first, g);
+                 llvm::Value *validG = b_.CreateICmpSLT(rg, n);
+                 enterRow(rg, validG);
+                 scanRow(validG, stepsOf(b_.getInt64(32)), b_.getInt64(32), lane, b_.getInt32(0), b_.getInt32(0xffffffffu),
+                         b_.CreateSub(b_.CreateShl(b_.getInt32(1), lane32), b_.getInt32(1)));
+               });
+             },
+             [&] {
+               frame().vars = rowVars;
+               scanRow(valid, longest, w64, sub, groupShift, groupBits, below);
+             });
+    }, b_.CreateMul(warps, rowsPerWarp));
   }
 
   // ---- merge path over rows and nonzeros ---------------------------------------------------
@@ -1509,7 +1666,7 @@ class HostGen : public LoopCodeGen {
         // One thread per iteration (up to 32 lanes per row for rows of a compressed level), up
         // to 65535 blocks (the kernel strides over the rest).
         llvm::Value *count = b_.CreateSub(expr(loop.b), expr(loop.a));
-        if (seg.vectorRows || seg.compactRows) count = b_.CreateMul(count, b_.getInt64(32));
+        if (seg.vectorRows || seg.compactRows) count = b_.CreateMul(count, lanesPerRow(seg));
         llvm::Value *blocks = b_.CreateSDiv(b_.CreateAdd(count, b_.getInt64(255)), b_.getInt64(256));
         blocks = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, blocks, b_.getInt64(1));
         blocks = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, blocks, b_.getInt64(65535));
@@ -1526,6 +1683,24 @@ class HostGen : public LoopCodeGen {
   llvm::Constant *kernelName(const std::string &name) {
     if (llvm::GlobalVariable *known = m_.getGlobalVariable(name + ".name", true)) return known;
     return b_.CreateGlobalString(name, name + ".name", 0, &m_);
+  }
+
+  /// The threads a row of a vectorRows / compactRows segment takes (the kernels stride over
+  /// rows, so this only sizes the grid): the dense length rounded up to a power of two in
+  /// [1, 32]; kVectorRowsWidth where nothing tells the lengths; 32 where the device reads them
+  /// from offsets.
+  llvm::Value *lanesPerRow(const Segment &seg) {
+    const Stmt &loop = *seg.stmts[0];
+    DeviceGen::SigmaPrefixes sigma = DeviceGen::sigmaPrefixesOf(*fn_);
+    if (ExprP dense = DeviceGen::denseRowLength(loop, sigma)) {
+      llvm::Value *one = b_.getInt64(1);
+      llvm::Value *len = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, expr(dense), one),
+                                                  b_.getInt64(32));
+      llvm::Value *lz = b_.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, b_.CreateSub(len, one), b_.getFalse());
+      return b_.CreateSelect(b_.CreateICmpEQ(len, one), one, b_.CreateShl(one, b_.CreateSub(b_.getInt64(64), lz)));
+    }
+    bool offsets = seg.vectorRows && DeviceGen::rowOffsetsKnown(loop, sigma);
+    return b_.getInt64(offsets ? 32 : kVectorRowsWidth);
   }
 
   /// spl_cuda_launch of kernel `name` on the stub's stream; returns its code unless SPL_OK.

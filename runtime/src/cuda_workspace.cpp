@@ -149,9 +149,13 @@ int spl_cuda_call_alloc(void *call, size_t bytes, void **dptr) {
   }
   size_t need = round_up(bytes);
   std::lock_guard<std::mutex> lock(w->mutex);
-  if (w->offset + need > w->arena_bytes) {
+  /* Regions start 256-byte aligned in the address space, whatever the block's own alignment. */
+  auto start_in = [&](CUdeviceptr block, size_t offset) {
+    return static_cast<size_t>(round_up(static_cast<size_t>(block + offset)) - block);
+  };
+  if (w->arena == 0 || start_in(w->arena, w->offset) + need > w->arena_bytes) {
     /* The open calls keep their bytes in the old block until the last of them closes. */
-    size_t grown = std::max({kMinArenaBytes, 2 * w->arena_bytes, 2 * (w->offset + need)});
+    size_t grown = std::max({kMinArenaBytes, 2 * w->arena_bytes, 2 * (w->offset + need) + kAlign});
     CUdeviceptr block = 0;
     if (!allocate(*d, *w, grown, &block))
       return SPL_ERR_CUDA;
@@ -168,8 +172,9 @@ int spl_cuda_call_alloc(void *call, size_t bytes, void **dptr) {
     w->arena_bytes = grown;
     w->offset = 0;
   }
-  *dptr = reinterpret_cast<void *>(static_cast<uintptr_t>(w->arena + w->offset));
-  w->offset += need;
+  size_t start = start_in(w->arena, w->offset);
+  *dptr = reinterpret_cast<void *>(static_cast<uintptr_t>(w->arena + start));
+  w->offset = start + need;
   return SPL_OK;
 }
 

@@ -186,3 +186,124 @@ TEST(FakeDriver, ReportsDriverErrorsWithNames) {
 }
 
 } // namespace
+
+namespace {
+
+/* The stream handle of a test of its own: workspaces are per (context, stream), so each test
+ * starts from a workspace no other test touched. */
+void *own_stream(uintptr_t k) { return reinterpret_cast<void *>(uintptr_t(0x5000) + 16 * k); }
+
+TEST(FakeDriverWorkspace, ASteadyCallAllocatesNothing) {
+  REQUIRE_FAKE(fake);
+  void *stream = own_stream(1);
+  auto one_call = [&](size_t bytes, void **a, void **b) {
+    void *call = nullptr;
+    ASSERT_EQ(spl_cuda_call_begin(stream, &call), SPL_OK) << spl_cuda_last_error();
+    ASSERT_NE(call, nullptr);
+    ASSERT_EQ(spl_cuda_call_alloc(call, bytes, a), SPL_OK);
+    ASSERT_EQ(spl_cuda_call_alloc(call, 100, b), SPL_OK);
+    EXPECT_EQ(spl_cuda_call_end(call), SPL_OK);
+  };
+  void *a = nullptr, *b = nullptr;
+  one_call(4000, &a, &b);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  // Disjoint and 256-byte aligned within a call.
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % 256, 0u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(b) % 256, 0u);
+  EXPECT_GE(reinterpret_cast<uintptr_t>(b), reinterpret_cast<uintptr_t>(a) + 4000);
+  FakeCudaStats before = fake.stats();
+  void *a2 = nullptr, *b2 = nullptr;
+  for (int k = 0; k < 5; ++k) one_call(4000, &a2, &b2);
+  FakeCudaStats after = fake.stats();
+  EXPECT_EQ(after.async_allocs + after.sync_allocs, before.async_allocs + before.sync_allocs);
+  EXPECT_EQ(after.async_frees + after.sync_frees, before.async_frees + before.sync_frees);
+  EXPECT_EQ(a2, a) << "a later call on the stream reuses the bytes";
+  EXPECT_EQ(spl_cuda_call_alloc(nullptr, 8, &a), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_cuda_call_end(nullptr), SPL_OK);
+}
+
+TEST(FakeDriverWorkspace, OpenCallsGetDisjointBytesAndGrowthFreesLater) {
+  REQUIRE_FAKE(fake);
+  void *stream = own_stream(2);
+  void *first = nullptr, *second = nullptr, *p = nullptr, *q = nullptr;
+  ASSERT_EQ(spl_cuda_call_begin(stream, &first), SPL_OK);
+  ASSERT_EQ(spl_cuda_call_begin(stream, &second), SPL_OK);
+  ASSERT_EQ(spl_cuda_call_alloc(first, 1000, &p), SPL_OK);
+  ASSERT_EQ(spl_cuda_call_alloc(second, 1000, &q), SPL_OK);
+  EXPECT_NE(p, q) << "two open calls on one stream";
+  // More than the first block: a new block; the old one is freed only when both calls close.
+  int frees = fake.stats().async_frees;
+  void *big = nullptr;
+  ASSERT_EQ(spl_cuda_call_alloc(first, size_t(3) << 20, &big), SPL_OK);
+  ASSERT_NE(big, nullptr);
+  EXPECT_EQ(spl_cuda_call_end(first), SPL_OK);
+  EXPECT_EQ(fake.stats().async_frees, frees) << "the second call still uses the old block";
+  EXPECT_EQ(spl_cuda_call_end(second), SPL_OK);
+  EXPECT_EQ(fake.stats().async_frees, frees + 1);
+  // The next call fits in the grown block.
+  int allocs = fake.stats().async_allocs;
+  void *again = nullptr, *call = nullptr;
+  ASSERT_EQ(spl_cuda_call_begin(stream, &call), SPL_OK);
+  ASSERT_EQ(spl_cuda_call_alloc(call, size_t(3) << 20, &again), SPL_OK);
+  EXPECT_EQ(spl_cuda_call_end(call), SPL_OK);
+  EXPECT_EQ(fake.stats().async_allocs, allocs);
+}
+
+TEST(FakeDriverWorkspace, CounterEpochsGrowAndNewWordsAreZero) {
+  REQUIRE_FAKE(fake);
+  void *stream = own_stream(3);
+  uint32_t last = 0;
+  int memsets = fake.stats().memsets;
+  for (int k = 0; k < 4; ++k) {
+    void *call = nullptr, *words = nullptr;
+    uint32_t epoch = 0;
+    ASSERT_EQ(spl_cuda_call_begin(stream, &call), SPL_OK);
+    ASSERT_EQ(spl_cuda_call_counters(call, 64, &words, &epoch), SPL_OK);
+    ASSERT_NE(words, nullptr);
+    EXPECT_GT(epoch, last) << "every call's epoch is larger than the ones before";
+    last = epoch;
+    if (k == 0) {
+      // A new block of words is zeroed (stream-ordered memset).
+      const auto *w = static_cast<const uint64_t *>(words);
+      for (int i = 0; i < 64; ++i) EXPECT_EQ(w[i], 0u);
+    }
+    EXPECT_EQ(spl_cuda_call_end(call), SPL_OK);
+  }
+  EXPECT_EQ(fake.stats().memsets, memsets + 1) << "zeroed once, when allocated";
+  void *call = nullptr, *words = nullptr;
+  uint32_t epoch = 0;
+  ASSERT_EQ(spl_cuda_call_begin(stream, &call), SPL_OK);
+  EXPECT_EQ(spl_cuda_call_counters(call, 8, nullptr, &epoch), SPL_ERR_BAD_INPUT);
+  ASSERT_EQ(spl_cuda_call_counters(call, 1000, &words, &epoch), SPL_OK) << "grown: a new zeroed block";
+  EXPECT_EQ(fake.stats().memsets, memsets + 2);
+  EXPECT_EQ(spl_cuda_call_end(call), SPL_OK);
+}
+
+TEST(FakeDriverWorkspace, ReleaseFreesIdleWorkspaces) {
+  REQUIRE_FAKE(fake);
+  void *stream = own_stream(4), *call = nullptr, *p = nullptr;
+  ASSERT_EQ(spl_cuda_call_begin(stream, &call), SPL_OK);
+  ASSERT_EQ(spl_cuda_call_alloc(call, 64, &p), SPL_OK);
+  EXPECT_EQ(spl_cuda_call_end(call), SPL_OK);
+  int frees = fake.stats().sync_frees;
+  EXPECT_EQ(spl_cuda_release_workspaces(), SPL_OK);
+  EXPECT_GT(fake.stats().sync_frees, frees);
+  // Usable again afterwards: a fresh workspace.
+  ASSERT_EQ(spl_cuda_call_begin(stream, &call), SPL_OK);
+  ASSERT_EQ(spl_cuda_call_alloc(call, 64, &p), SPL_OK);
+  EXPECT_NE(p, nullptr);
+  EXPECT_EQ(spl_cuda_call_end(call), SPL_OK);
+}
+
+TEST(FakeDriverWorkspace, ResidentBlocksFromTheOccupancyCalculator) {
+  REQUIRE_FAKE(fake);
+  uint32_t blocks = 0;
+  /* The fake's PTX names one entry; it has 4 multiprocessors and 2 blocks of any size each. */
+  ASSERT_EQ(spl_cuda_resident_blocks(spl_rt_scan_ptx, SPL_RT_SCAN_REDUCE, fresh_slot(), 256, &blocks), SPL_OK)
+      << spl_cuda_last_error();
+  EXPECT_EQ(blocks, 8u);
+  EXPECT_EQ(spl_cuda_resident_blocks(spl_rt_scan_ptx, SPL_RT_SCAN_REDUCE, fresh_slot(), 0, &blocks), SPL_ERR_BAD_INPUT);
+}
+
+}  // namespace

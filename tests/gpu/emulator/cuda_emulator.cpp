@@ -150,6 +150,10 @@ Cost *spl_emu_cost_cell = &scratchCost;
 struct LaunchCost {
   char kernel[96];
   uint64_t threads, instructions, maxThreadInstructions, loadBytes, storeBytes, atomics;
+  /// The sum over warps of the instructions of the warp's busiest lane: about the instructions a
+  /// GPU issues (a warp issues each instruction once for its lanes), where `instructions` counts
+  /// every lane's, idle lanes' work included.
+  uint64_t warpInstructions;
 };
 std::vector<LaunchCost> launchCosts;
 
@@ -716,6 +720,11 @@ CUresult runLaunch(Launch &l) {
         l.ctaid[1] = y;
         l.ctaid[2] = z;
         ok = runBlock(l, stacks);
+        for (size_t w = 0; w * 32 < l.fibers.size(); ++w) {
+          uint64_t busiest = 0;
+          for (size_t t = w * 32; t < l.fibers.size() && t < w * 32 + 32; ++t) busiest = std::max(busiest, l.fibers[t].cost.instructions);
+          cost.warpInstructions += busiest;
+        }
         for (const Fiber &f : l.fibers) {
           ++cost.threads;
           cost.instructions += f.cost.instructions;
@@ -729,10 +738,11 @@ CUresult runLaunch(Launch &l) {
   launchCosts.push_back(cost);
   if (const char *report = std::getenv("SPL_EMU_REPORT"); report != nullptr && report[0] == '1')
     std::fprintf(stderr,
-                 "spl cuda emulator: %s: %llu threads, %llu instructions (at most %llu in one thread), %llu bytes loaded, "
-                 "%llu stored, %llu atomics\n",
+                 "spl cuda emulator: %s: %llu threads, %llu instructions (at most %llu in one thread, %llu issued by warps), "
+                 "%llu bytes loaded, %llu stored, %llu atomics\n",
                  cost.kernel, static_cast<unsigned long long>(cost.threads), static_cast<unsigned long long>(cost.instructions),
-                 static_cast<unsigned long long>(cost.maxThreadInstructions), static_cast<unsigned long long>(cost.loadBytes),
+                 static_cast<unsigned long long>(cost.maxThreadInstructions), static_cast<unsigned long long>(cost.warpInstructions),
+                 static_cast<unsigned long long>(cost.loadBytes),
                  static_cast<unsigned long long>(cost.storeBytes), static_cast<unsigned long long>(cost.atomics));
   if (!ok) {
     std::fprintf(stderr, "spl cuda emulator: kernel %s, block (%u, %u, %u): %s\n", l.function->name.c_str(), l.ctaid[0],
