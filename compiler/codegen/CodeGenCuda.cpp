@@ -74,6 +74,9 @@ constexpr int64_t kVectorRowsWidth = 8;
 /// A warp of vector rows (or of compacted rows) whose longest row needs more than this many
 /// steps of its W lanes takes its rows one at a time with all 32 lanes instead.
 constexpr int64_t kLongRowSteps = 16;
+/// The steps of a compacted row (compactRows) whose candidates a lane tests before the warp
+/// counts them: their loads are in flight together instead of one step's latency at a time.
+constexpr int64_t kCompactSteps = 4;
 /// What one CUDA block may hold (every architecture since sm_20): threads, and static shared
 /// memory. A mapped nest beyond them could never launch, so it is refused when compiled.
 constexpr int64_t kMaxBlockThreads = 1024;
@@ -970,7 +973,6 @@ class DeviceGen : public LoopCodeGen {
     llvm::Value *below = b_.CreateSub(b_.CreateShl(b_.getInt32(1), sub32), b_.getInt32(1));
     llvm::AllocaInst *row = entryAlloca(i64, loop.name);
     llvm::AllocaInst *cnt = entryAlloca(i64, "compact.cnt"), *at = entryAlloca(i64, "compact.at");
-    llvm::AllocaInst *pass = entryAlloca(i1, "compact.pass");
     llvm::AllocaInst *lengthSlot = entryAlloca(i64, "compact.length"), *loSlot = entryAlloca(i64, "compact.lo"),
                      *hiSlot = entryAlloca(i64, "compact.hi"), *trips = entryAlloca(i64, "compact.trips");
     llvm::Value *warps = b_.CreateLShr(b_.CreateMul(nctaid, ntid), 5);
@@ -991,32 +993,47 @@ class DeviceGen : public LoopCodeGen {
       });
     };
     // The row's candidates, `width` at a time for `count` steps; a row's lanes are the bits
-    // `bits` << shift of a ballot, this lane's predecessors `before` of them.
+    // `bits` << shift of a ballot, this lane's predecessors `before` of them. A lane tests its
+    // candidates of kCompactSteps steps first, then the warp counts and appends them step by
+    // step; the appends evaluate the scan's declarations again (the test's loads, cached).
+    std::vector<llvm::AllocaInst *> passes;
+    for (int64_t u = 0; u < kCompactSteps; ++u) passes.push_back(entryAlloca(i1, "compact.pass"));
     auto scanRow = [&](llvm::Value *valid, llvm::Value *count, llvm::Value *width, llvm::Value *laneOfRow, llvm::Value *shift,
                        llvm::Value *bits, llvm::Value *predecessors) {
       llvm::Value *length = b_.CreateLoad(i64, lengthSlot), *lo = b_.CreateLoad(i64, loSlot), *hi = b_.CreateLoad(i64, hiSlot);
       b_.CreateStore(b_.getInt64(0), cnt);
       llvm::AllocaInst *j = entryAlloca(i64, c.scan->name);
-      countedLoop(b_.getInt64(0), count, [&](llvm::Value *step) {
-        llvm::Value *jv = b_.CreateAdd(b_.CreateAdd(lo, b_.CreateMul(step, width)), laneOfRow);
-        b_.CreateStore(jv, j);
-        frame().vars[c.scan->var] = {j, Ty::I64};
-        b_.CreateStore(b_.getFalse(), pass);
-        guarded(b_.CreateAnd(valid, b_.CreateICmpSLT(jv, hi)), [&] {
-          for (const StmtP &d : c.scanDecls) stmt(d);
-          b_.CreateStore(castTo(expr(c.test), c.test->type, Ty::I1), pass);
-        });
-        llvm::Value *passes = b_.CreateLoad(i1, pass);
-        llvm::Value *mask = b_.CreateAnd(b_.CreateLShr(ballot(passes), shift), bits);
-        llvm::Value *before = b_.CreateZExt(b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, b_.CreateAnd(mask, predecessors)), i64);
-        llvm::Value *base = b_.CreateLoad(i64, cnt);
-        llvm::Value *position = b_.CreateAdd(base, before);
-        guarded(b_.CreateAnd(passes, b_.CreateICmpSLT(position, length)), [&] {
-          b_.CreateStore(position, at);
-          frame().vars[c.cnt] = {at, Ty::I64};
-          for (const StmtP &st : c.appends) stmt(st);
-        });
-        b_.CreateStore(b_.CreateAdd(base, b_.CreateZExt(b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, mask), i64)), cnt);
+      llvm::Value *blocks = b_.CreateUDiv(b_.CreateAdd(count, b_.getInt64(kCompactSteps - 1)), b_.getInt64(kCompactSteps));
+      countedLoop(b_.getInt64(0), blocks, [&](llvm::Value *block) {
+        std::vector<llvm::Value *> candidates;
+        for (int64_t u = 0; u < kCompactSteps; ++u) {
+          llvm::Value *step = b_.CreateAdd(b_.CreateMul(block, b_.getInt64(kCompactSteps)), b_.getInt64(u));
+          llvm::Value *jv = b_.CreateAdd(b_.CreateAdd(lo, b_.CreateMul(step, width)), laneOfRow);
+          candidates.push_back(jv);
+          b_.CreateStore(b_.getFalse(), passes[u]);
+          guarded(b_.CreateAnd(valid, b_.CreateICmpSLT(jv, hi)), [&] {
+            b_.CreateStore(jv, j);
+            frame().vars[c.scan->var] = {j, Ty::I64};
+            for (const StmtP &d : c.scanDecls) stmt(d);
+            b_.CreateStore(castTo(expr(c.test), c.test->type, Ty::I1), passes[u]);
+          });
+        }
+        for (int64_t u = 0; u < kCompactSteps; ++u) {
+          llvm::Value *passing = b_.CreateLoad(i1, passes[u]);
+          llvm::Value *mask = b_.CreateAnd(b_.CreateLShr(ballot(passing), shift), bits);
+          llvm::Value *before = b_.CreateZExt(b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, b_.CreateAnd(mask, predecessors)), i64);
+          llvm::Value *base = b_.CreateLoad(i64, cnt);
+          llvm::Value *position = b_.CreateAdd(base, before);
+          guarded(b_.CreateAnd(passing, b_.CreateICmpSLT(position, length)), [&] {
+            b_.CreateStore(candidates[u], j);
+            frame().vars[c.scan->var] = {j, Ty::I64};
+            for (const StmtP &d : c.scanDecls) stmt(d);
+            b_.CreateStore(position, at);
+            frame().vars[c.cnt] = {at, Ty::I64};
+            for (const StmtP &st : c.appends) stmt(st);
+          });
+          b_.CreateStore(b_.CreateAdd(base, b_.CreateZExt(b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, mask), i64)), cnt);
+        }
       });
       guarded(valid, [&] {
         llvm::Value *filled = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateLoad(i64, cnt), length);
