@@ -20,6 +20,7 @@
 #include "cuda_kernels.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <mutex>
@@ -131,12 +132,30 @@ int find_function(const Driver &d, ModuleCache &cache, CUcontext ctx, const char
   }
 }
 
-/* The driver with a context current on this thread, or nullptr (last error set). */
-const Driver *ready_driver(CUcontext *ctx) {
-  const Driver *d = driver();
-  if (d == nullptr || !ensure_context(*d, ctx))
-    return nullptr;
-  return d;
+/* Kernel `name` of `ptx` for the context current on this thread, through the module cache in
+ * *module_slot (find_function; with `resident_block_x`, the resident blocks too): what
+ * spl_cuda_launch and spl_cuda_resident_blocks share. `bad_arguments` is the caller's own check;
+ * `who` names it in the last error. Writes the driver to *driver_out. Returns an SPL_* code. */
+int kernel_function(const char *who, bool bad_arguments, const char *ptx, const char *name,
+                    void **module_slot, const Driver **driver_out, CUfunction *function,
+                    uint32_t resident_block_x = 0, uint32_t *resident_blocks = nullptr) {
+  CUcontext ctx = nullptr;
+  const Driver *d = ready_driver(&ctx);
+  if (d == nullptr)
+    return SPL_ERR_CUDA;
+  if (bad_arguments || ptx == nullptr || name == nullptr || module_slot == nullptr) {
+    char message[128];
+    snprintf(message, sizeof message, "%s: NULL ptx, kernel name or module slot, or a bad argument", who);
+    set_last_error(message);
+    return SPL_ERR_BAD_INPUT;
+  }
+  ModuleCache *cache = cache_in_slot(module_slot);
+  if (cache == nullptr) {
+    set_last_error("out of host memory in the CUDA module cache");
+    return SPL_ERR_ALLOC;
+  }
+  *driver_out = d;
+  return find_function(*d, *cache, ctx, ptx, name, function, resident_block_x, resident_blocks);
 }
 
 CUdeviceptr device_address(const void *ptr) {
@@ -154,21 +173,9 @@ int spl_cuda_available(void) { return driver() != nullptr ? 1 : 0; }
 int spl_cuda_launch(const char *ptx, const char *name, void **module_slot, uint32_t grid_x,
                     uint32_t grid_y, uint32_t grid_z, uint32_t block_x, uint32_t block_y,
                     uint32_t block_z, uint32_t shared_bytes, void *stream, void **args) {
-  CUcontext ctx = nullptr;
-  const Driver *d = ready_driver(&ctx);
-  if (d == nullptr)
-    return SPL_ERR_CUDA;
-  if (ptx == nullptr || name == nullptr || module_slot == nullptr) {
-    set_last_error("spl_cuda_launch: NULL ptx, kernel name or module slot");
-    return SPL_ERR_BAD_INPUT;
-  }
-  ModuleCache *cache = cache_in_slot(module_slot);
-  if (cache == nullptr) {
-    set_last_error("out of host memory in the CUDA module cache");
-    return SPL_ERR_ALLOC;
-  }
+  const Driver *d = nullptr;
   CUfunction function = nullptr;
-  int status = find_function(*d, *cache, ctx, ptx, name, &function);
+  int status = kernel_function("spl_cuda_launch", false, ptx, name, module_slot, &d, &function);
   if (status != SPL_OK)
     return status;
   CUresult result =
@@ -179,22 +186,10 @@ int spl_cuda_launch(const char *ptx, const char *name, void **module_slot, uint3
 
 int spl_cuda_resident_blocks(const char *ptx, const char *name, void **module_slot,
                              uint32_t block_x, uint32_t *blocks) {
-  CUcontext ctx = nullptr;
-  const Driver *d = ready_driver(&ctx);
-  if (d == nullptr)
-    return SPL_ERR_CUDA;
-  if (ptx == nullptr || name == nullptr || module_slot == nullptr || blocks == nullptr ||
-      block_x == 0) {
-    set_last_error("spl_cuda_resident_blocks: NULL argument or empty block");
-    return SPL_ERR_BAD_INPUT;
-  }
-  ModuleCache *cache = cache_in_slot(module_slot);
-  if (cache == nullptr) {
-    set_last_error("out of host memory in the CUDA module cache");
-    return SPL_ERR_ALLOC;
-  }
+  const Driver *d = nullptr;
   CUfunction function = nullptr;
-  return find_function(*d, *cache, ctx, ptx, name, &function, block_x, blocks);
+  return kernel_function("spl_cuda_resident_blocks", blocks == nullptr || block_x == 0, ptx, name,
+                         module_slot, &d, &function, block_x, blocks);
 }
 
 int spl_cuda_alloc(void **dptr, size_t bytes, void *stream) {

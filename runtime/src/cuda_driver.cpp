@@ -159,6 +159,13 @@ bool ensure_context(const Driver &d, CUcontext *ctx) {
   return true;
 }
 
+const Driver *ready_driver(CUcontext *ctx) {
+  const Driver *d = driver();
+  if (d == nullptr || !ensure_context(*d, ctx))
+    return nullptr;
+  return d;
+}
+
 } // namespace cuda
 } // namespace spl_rt
 

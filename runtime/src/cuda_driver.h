@@ -96,6 +96,10 @@ void set_last_error(const char *message);
  * released, like the CUDA runtime's implicit context). Writes the context to *ctx. */
 bool ensure_context(const Driver &d, CUcontext *ctx);
 
+/* The driver with a context current on this thread (ensure_context), or nullptr with the last
+ * error set: how every entry point of the runtime that talks to the device starts. */
+const Driver *ready_driver(CUcontext *ctx);
+
 } // namespace cuda
 } // namespace spl_rt
 

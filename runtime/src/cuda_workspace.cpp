@@ -58,13 +58,6 @@ struct Workspace {
 std::mutex registry_mutex;
 std::vector<Workspace *> registry; /* a handful (contexts x streams): linear search */
 
-const Driver *ready(CUcontext *ctx) {
-  const Driver *d = driver();
-  if (d == nullptr || !ensure_context(*d, ctx))
-    return nullptr;
-  return d;
-}
-
 bool allocate(const Driver &d, Workspace &w, size_t bytes, CUdeviceptr *out) {
   if (d.has_async_alloc)
     return check(d, d.cuMemAllocAsync(out, bytes, w.stream), "cuMemAllocAsync");
@@ -81,6 +74,26 @@ void release(const Driver &d, Workspace &w, CUdeviceptr block) {
     (void)d.cuStreamSynchronize(w.stream);
     (void)d.cuMemFree(block);
   }
+}
+
+/* A fresh block of `bytes` in *block_slot; the one it replaces goes to the retired blocks
+ * (calls still open may use it: they run before this one on the stream), freed at the last
+ * close. Returns an SPL_* code. */
+int replace_block(const Driver &d, Workspace &w, CUdeviceptr *block_slot, size_t bytes) {
+  CUdeviceptr block = 0;
+  if (!allocate(d, w, bytes, &block))
+    return SPL_ERR_CUDA;
+  if (*block_slot != 0) {
+    try {
+      w.retired.push_back(*block_slot);
+    } catch (...) {
+      release(d, w, block);
+      set_last_error("out of host memory for a CUDA workspace");
+      return SPL_ERR_ALLOC;
+    }
+  }
+  *block_slot = block;
+  return SPL_OK;
 }
 
 size_t round_up(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
@@ -117,7 +130,7 @@ int spl_cuda_call_begin(void *stream, void **call) {
   }
   *call = nullptr;
   CUcontext ctx = nullptr;
-  if (ready(&ctx) == nullptr)
+  if (ready_driver(&ctx) == nullptr)
     return SPL_ERR_CUDA;
   Workspace *w = workspace_of(ctx, static_cast<CUstream>(stream));
   if (w == nullptr) {
@@ -139,7 +152,7 @@ int spl_cuda_call_alloc(void *call, size_t bytes, void **dptr) {
   if (bytes == 0)
     return SPL_OK;
   CUcontext ctx = nullptr;
-  const Driver *d = ready(&ctx);
+  const Driver *d = ready_driver(&ctx);
   if (d == nullptr)
     return SPL_ERR_CUDA;
   auto *w = static_cast<Workspace *>(call);
@@ -156,19 +169,9 @@ int spl_cuda_call_alloc(void *call, size_t bytes, void **dptr) {
   if (w->arena == 0 || start_in(w->arena, w->offset) + need > w->arena_bytes) {
     /* The open calls keep their bytes in the old block until the last of them closes. */
     size_t grown = std::max({kMinArenaBytes, 2 * w->arena_bytes, 2 * (w->offset + need) + kAlign});
-    CUdeviceptr block = 0;
-    if (!allocate(*d, *w, grown, &block))
-      return SPL_ERR_CUDA;
-    if (w->arena != 0) {
-      try {
-        w->retired.push_back(w->arena);
-      } catch (...) {
-        release(*d, *w, block);
-        set_last_error("out of host memory for a CUDA workspace");
-        return SPL_ERR_ALLOC;
-      }
-    }
-    w->arena = block;
+    int status = replace_block(*d, *w, &w->arena, grown);
+    if (status != SPL_OK)
+      return status;
     w->arena_bytes = grown;
     w->offset = 0;
   }
@@ -185,7 +188,7 @@ int spl_cuda_call_counters(void *call, size_t words, void **dptr, uint32_t *epoc
   }
   *dptr = nullptr;
   CUcontext ctx = nullptr;
-  const Driver *d = ready(&ctx);
+  const Driver *d = ready_driver(&ctx);
   if (d == nullptr)
     return SPL_ERR_CUDA;
   auto *w = static_cast<Workspace *>(call);
@@ -198,20 +201,9 @@ int spl_cuda_call_counters(void *call, size_t words, void **dptr, uint32_t *epoc
   bool zero = false;
   if (words > w->counter_words) {
     size_t grown = std::max(words, 2 * w->counter_words);
-    CUdeviceptr block = 0;
-    if (!allocate(*d, *w, grown * 8, &block))
-      return SPL_ERR_CUDA;
-    /* Calls still open may use the old block (they run before this one on the stream). */
-    if (w->counters != 0) {
-      try {
-        w->retired.push_back(w->counters);
-      } catch (...) {
-        release(*d, *w, block);
-        set_last_error("out of host memory for a CUDA workspace");
-        return SPL_ERR_ALLOC;
-      }
-    }
-    w->counters = block;
+    int status = replace_block(*d, *w, &w->counters, grown * 8);
+    if (status != SPL_OK)
+      return status;
     w->counter_words = grown;
     w->epoch = 0;
     zero = true;
@@ -249,7 +241,7 @@ int spl_cuda_call_end(void *call) {
 
 int spl_cuda_release_workspaces(void) {
   CUcontext ctx = nullptr;
-  const Driver *d = ready(&ctx);
+  const Driver *d = ready_driver(&ctx);
   if (d == nullptr)
     return SPL_ERR_CUDA;
   std::vector<Workspace *> mine;

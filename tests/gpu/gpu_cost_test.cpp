@@ -73,6 +73,12 @@ Work total(const std::vector<LaunchCost> &costs) {
   return w;
 }
 
+/// No thread does more than `imbalance` times the average of its launch, nor 1% of a launch.
+void expectSpread(const Work &w, double imbalance) {
+  EXPECT_LE(w.worstImbalance, imbalance);
+  EXPECT_LE(w.worstShare, 0.01) << "a thread does " << 100 * w.worstShare << "% of a launch";
+}
+
 class GpuCost : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -116,8 +122,7 @@ TEST_F(GpuCost, CsrSpmvIsBoundedAndBalanced) {
     EXPECT_EQ(w.launches, 1u);
     EXPECT_LE(w.instructions, 40 * items) << w.instructions / items << " instructions an item";
     EXPECT_LE(w.loadBytes, 2.5 * compulsory) << w.loadBytes / compulsory << " times the compulsory bytes";
-    EXPECT_LE(w.worstImbalance, 8.0);
-    EXPECT_LE(w.worstShare, 0.01) << "a thread does " << 100 * w.worstShare << "% of a launch";
+    expectSpread(w, 8.0);
     spl_csr_f32_free(&af);
     spl_csr_free(&a);
   }
@@ -142,8 +147,7 @@ TEST_F(GpuCost, LilSpmvIsBounded) {
   double items = static_cast<double>(a.rows + a.nnz);
   EXPECT_LE(w.launches, 4u);
   EXPECT_LE(w.instructions, 50 * items) << w.instructions / items << " instructions an item";
-  EXPECT_LE(w.worstImbalance, 8.0);
-  EXPECT_LE(w.worstShare, 0.01) << "a thread does " << 100 * w.worstShare << "% of a launch";
+  expectSpread(w, 8.0);
   spl_lil_free(&lil);
   spl_csr_free(&a);
 }
@@ -174,8 +178,7 @@ TEST_F(GpuCost, Dense2CsrIsBoundedAndBalanced) {
   EXPECT_LE(w.instructions, 60 * elements) << w.instructions / elements << " instructions a dense element";
   EXPECT_LE(w.warpInstructions, 4 * elements) << w.warpInstructions / elements << " warp instructions a dense element";
   EXPECT_LE(w.loadBytes, 3 * 4 * elements) << w.loadBytes / (4 * elements) << " loads of each element";
-  EXPECT_LE(w.worstImbalance, 16.0);
-  EXPECT_LE(w.worstShare, 0.01) << "a thread does " << 100 * w.worstShare << "% of a launch";
+  expectSpread(w, 16.0);
   EXPECT_EQ(outOffs.download<int32_t>(static_cast<size_t>(a.rows) + 1), std::vector<int32_t>(a.offs, a.offs + a.rows + 1));
   spl_csr_free(&a);
 }
@@ -209,8 +212,7 @@ TEST_F(GpuCost, BfsStepIsBoundedAndBalanced) {
   Work w = total(costsOf(call));
   double items = static_cast<double>(n + a.nnz);
   EXPECT_LE(w.warpInstructions, 20 * items) << w.warpInstructions / items << " warp instructions an edge or vertex";
-  EXPECT_LE(w.worstImbalance, 16.0);
-  EXPECT_LE(w.worstShare, 0.01) << "a thread does " << 100 * w.worstShare << "% of a launch";
+  expectSpread(w, 16.0);
   spl_csr_free(&a);
 }
 
