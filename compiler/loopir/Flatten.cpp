@@ -48,12 +48,7 @@ class Flattener {
     std::vector<StmtP> all = entry;
     all.insert(all.end(), prologue_.begin(), prologue_.end());
     all.push_back(body);
-    for (int b : prologueBuffers_) {
-      auto f = std::make_shared<Stmt>();
-      f->kind = StmtKind::Free;
-      f->buffer = b;
-      all.push_back(f);
-    }
+    for (int b : prologueBuffers_) all.push_back(freeBuffer(b));
     fn_.body = block(all);
     return fn_;
   }
@@ -173,11 +168,7 @@ class Flattener {
     prefixOf_[id.id] = b.id;
     prefixByKey_[key] = id;
     prologueBuffers_.push_back(b.id);
-    auto alloc = std::make_shared<Stmt>();
-    alloc->kind = StmtKind::Alloc;
-    alloc->buffer = b.id;
-    alloc->a = bin(BinOp::Add, lowerNatTo(len, prologue_), cInt(1));
-    prologue_.push_back(alloc);
+    prologue_.push_back(allocBuffer(b.id, bin(BinOp::Add, lowerNatTo(len, prologue_), cInt(1))));
     // A plain array of lengths goes to the runtime's Sigma precomputation.
     const NatAtom *lookupAtom = nullptr;
     if (body.terms().size() == 1 && body.terms()[0].coeff == Rat(1) && body.terms()[0].mono.factors.size() == 1 &&
@@ -187,12 +178,7 @@ class Flattener {
         tensors_.count(lookupAtom->var.id)) {
       auto [src, field] = bufferFor(tensors_[lookupAtom->var.id], {});
       if (field < 0 && (src->elem == Ty::I32 || src->elem == Ty::I64)) {
-        auto sp = std::make_shared<Stmt>();
-        sp->kind = StmtKind::SigmaPrefix;
-        sp->buffer = b.id;
-        sp->source = src->id;
-        sp->a = lowerNatTo(len, prologue_);
-        prologue_.push_back(sp);
+        prologue_.push_back(sigmaPrefix(b.id, src->id, lowerNatTo(len, prologue_)));
         return id;
       }
     }
@@ -481,15 +467,8 @@ class Flattener {
           }
           fn_.buffers.push_back(b);
           buffers_[{t->id, i}] = b.id;
-          auto alloc = std::make_shared<Stmt>();
-          alloc->kind = StmtKind::Alloc;
-          alloc->buffer = b.id;
-          alloc->a = lowerNat(cin::leafCount(t->type, ls[i].path, sumFn()));
-          stmts.push_back(alloc);
-          auto fr = std::make_shared<Stmt>();
-          fr->kind = StmtKind::Free;
-          fr->buffer = b.id;
-          frees.push_back(fr);
+          stmts.push_back(allocBuffer(b.id, lowerNat(cin::leafCount(t->type, ls[i].path, sumFn()))));
+          frees.push_back(freeBuffer(b.id));
         }
         std::vector<StmtP> pre;
         std::swap(pre, pre_);

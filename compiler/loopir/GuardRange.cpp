@@ -22,36 +22,6 @@ namespace {
 
 bool isIntTy(Ty t) { return t == Ty::I32 || t == Ty::I64; }
 
-bool sameExpr(const ExprP &a, const ExprP &b) {
-  if (a == b) return true;
-  if (!a || !b || a->kind != b->kind || a->type != b->type || a->args.size() != b->args.size()) return false;
-  switch (a->kind) {
-    case ExprKind::Const:
-      if (a->ival != b->ival || a->fval != b->fval) return false;
-      break;
-    case ExprKind::Var:
-      if (a->var != b->var) return false;
-      break;
-    case ExprKind::Load:
-      if (a->buffer != b->buffer || a->field != b->field) return false;
-      break;
-    case ExprKind::Unary:
-      if (a->unop != b->unop) return false;
-      break;
-    case ExprKind::Binary:
-      if (a->binop != b->binop || a->reassoc != b->reassoc) return false;
-      break;
-    case ExprKind::MinMax:
-      if (a->isMax != b->isMax) return false;
-      break;
-    case ExprKind::Select:
-    case ExprKind::Cast: break;
-  }
-  for (size_t k = 0; k < a->args.size(); ++k)
-    if (!sameExpr(a->args[k], b->args[k])) return false;
-  return true;
-}
-
 /// What a statement may change: the variables it declares, assigns or loops over, and the
 /// buffers it stores to, allocates, frees or fills.
 struct Effects {
@@ -394,26 +364,10 @@ class LoopNarrower {
   bool hoistedLoads_ = false;
 };
 
-int maxVarId(const StmtP &s) {
-  if (!s) return 0;
-  int m = 0;
-  if (s->kind == StmtKind::For || s->kind == StmtKind::Decl || s->kind == StmtKind::Assign) m = s->var;
-  std::function<void(const ExprP &)> scan = [&](const ExprP &e) {
-    if (!e) return;
-    if (e->kind == ExprKind::Var) m = std::max(m, e->var);
-    for (const ExprP &a : e->args) scan(a);
-  };
-  scan(s->a);
-  scan(s->b);
-  for (const StmtP &b : s->body) m = std::max(m, maxVarId(b));
-  return m;
-}
-
 }  // namespace
 
 int restrictGuardedLoops(Function &f) {
-  int nextVar = maxVarId(f.body) + 1;
-  for (const ScalarParam &p : f.scalars) nextVar = std::max(nextVar, p.var + 1);
+  int nextVar = f.freshVarId();
   int count = 0;
   f.body = rewriteBottomUp(f.body, [&](const StmtP &s) -> StmtP {
     if (s->kind == StmtKind::For && (s->loop == LoopKind::Serial || s->loop == LoopKind::Reduction || s->loop == LoopKind::Vector)) {

@@ -207,6 +207,27 @@ StmtP prefetch(int buffer, ExprP index, int field) {
   return s;
 }
 
+StmtP allocBuffer(int buffer, ExprP count) {
+  auto s = mks(StmtKind::Alloc);
+  s->buffer = buffer;
+  s->a = std::move(count);
+  return s;
+}
+
+StmtP freeBuffer(int buffer) {
+  auto s = mks(StmtKind::Free);
+  s->buffer = buffer;
+  return s;
+}
+
+StmtP sigmaPrefix(int prefix, int lengths, ExprP n) {
+  auto s = mks(StmtKind::SigmaPrefix);
+  s->buffer = prefix;
+  s->source = lengths;
+  s->a = std::move(n);
+  return s;
+}
+
 bool anyExpr(const ExprP &e, const std::function<bool(const Expr &)> &pred) {
   if (!e) return false;
   if (pred(*e)) return true;
@@ -223,6 +244,49 @@ bool anyStmt(const StmtP &s, const std::function<bool(const Stmt &)> &pred) {
   return false;
 }
 
+bool sameExpr(const ExprP &a, const ExprP &b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind || a->type != b->type || a->args.size() != b->args.size()) return false;
+  switch (a->kind) {
+    case ExprKind::Const:
+      if (a->ival != b->ival || a->fval != b->fval) return false;
+      break;
+    case ExprKind::Var:
+      if (a->var != b->var) return false;
+      break;
+    case ExprKind::Load:
+      if (a->buffer != b->buffer || a->field != b->field) return false;
+      break;
+    case ExprKind::Unary:
+      if (a->unop != b->unop) return false;
+      break;
+    case ExprKind::Binary:
+      if (a->binop != b->binop || a->reassoc != b->reassoc) return false;
+      break;
+    case ExprKind::MinMax:
+      if (a->isMax != b->isMax) return false;
+      break;
+    case ExprKind::Select:
+    case ExprKind::Cast: break;
+  }
+  for (size_t k = 0; k < a->args.size(); ++k)
+    if (!sameExpr(a->args[k], b->args[k])) return false;
+  return true;
+}
+
+bool mentionsVar(const ExprP &e, int v) {
+  return anyExpr(e, [&](const Expr &x) { return x.kind == ExprKind::Var && x.var == v; });
+}
+
+bool mentionsVar(const StmtP &s, int v) {
+  if (!s) return false;
+  if ((s->kind == StmtKind::For || s->kind == StmtKind::Assign) && s->var == v) return true;
+  if (mentionsVar(s->a, v) || mentionsVar(s->b, v)) return true;
+  for (const StmtP &b : s->body)
+    if (mentionsVar(b, v)) return true;
+  return false;
+}
+
 StmtP rewriteBottomUp(const StmtP &s, const std::function<StmtP(const StmtP &)> &rewrite) {
   if (!s) return s;
   std::shared_ptr<Stmt> copy;
@@ -234,6 +298,28 @@ StmtP rewriteBottomUp(const StmtP &s, const std::function<StmtP(const StmtP &)> 
     }
   }
   return rewrite(copy ? StmtP(copy) : s);
+}
+
+int Function::freshVarId() const {
+  int largest = 0;
+  for (const ScalarParam &p : scalars) largest = std::max(largest, p.var);
+  auto uses = [&](const Expr &e) {
+    if (e.kind == ExprKind::Var) largest = std::max(largest, e.var);
+    return false;
+  };
+  anyStmt(body, [&](const Stmt &s) {
+    largest = std::max(largest, s.var);
+    anyExpr(s.a, uses);
+    anyExpr(s.b, uses);
+    return false;
+  });
+  return largest + 1;
+}
+
+int Function::freshBufferId() const {
+  int largest = 0;
+  for (const Buffer &b : buffers) largest = std::max(largest, b.id);
+  return largest + 1;
 }
 
 const Buffer *Function::buffer(int id) const {

@@ -117,6 +117,11 @@ StmtP decl(int var, std::string name, Ty t, ExprP init);
 StmtP assignVar(int var, ExprP value);
 StmtP ifThen(ExprP c, StmtP then, StmtP otherwise = nullptr);
 StmtP prefetch(int buffer, ExprP index, int field = -1);
+/// A temporary buffer of `count` elements, and its release.
+StmtP allocBuffer(int buffer, ExprP count);
+StmtP freeBuffer(int buffer);
+/// The Sigma precomputation: prefix[0] = 0, prefix[i + 1] = prefix[i] + lengths[i] for i < n.
+StmtP sigmaPrefix(int prefix, int lengths, ExprP n);
 
 /// Does `pred` hold for `e` or one of its subexpressions (null: no)?
 bool anyExpr(const ExprP &e, const std::function<bool(const Expr &)> &pred);
@@ -127,6 +132,14 @@ bool anyStmt(const StmtP &s, const std::function<bool(const Stmt &)> &pred);
 inline bool hasLoad(const ExprP &e) {
   return anyExpr(e, [](const Expr &x) { return x.kind == ExprKind::Load; });
 }
+
+/// Are `a` and `b` the same expression, node for node (null only equal to null)?
+bool sameExpr(const ExprP &a, const ExprP &b);
+
+/// Does `e` (or a statement in `s`: its expressions, a loop over `v`, an assignment to it)
+/// mention variable `v`?
+bool mentionsVar(const ExprP &e, int v);
+bool mentionsVar(const StmtP &s, int v);
 
 /// The loop IR's mutator: `s` with `rewrite` applied to every statement, children first (the
 /// statement `rewrite` sees already holds its rewritten children; subtrees it leaves as they
@@ -150,6 +163,10 @@ struct Function {
   StmtP body;
   SourceLoc loc;
   const Buffer *buffer(int id) const;
+  /// Ids no variable (parameters, declarations, loops, uses) and no buffer of the function has
+  /// yet: a pass that adds variables or buffers counts up from them.
+  int freshVarId() const;
+  int freshBufferId() const;
 };
 
 struct Module {

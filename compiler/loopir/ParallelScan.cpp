@@ -1,33 +1,9 @@
 /// \file ParallelScan.cpp: running sums on the GPU as a map and a device scan (see the header).
 #include "loopir/ParallelScan.h"
 
-#include <algorithm>
-#include <functional>
-
-#include "loopir/SegmentPosition.h"
-
 namespace spl::loopir {
 
 namespace {
-
-/// The largest variable and buffer ids of `f` (fresh ones are larger).
-void largestIds(const Function &f, int &var, int &buffer) {
-  var = 0;
-  buffer = 0;
-  for (const ScalarParam &p : f.scalars) var = std::max(var, p.var);
-  for (const Buffer &b : f.buffers) buffer = std::max(buffer, b.id);
-  std::function<void(const ExprP &)> expr = [&](const ExprP &e) {
-    if (!e) return;
-    if (e->kind == ExprKind::Var) var = std::max(var, e->var);
-    for (const ExprP &a : e->args) expr(a);
-  };
-  anyStmt(f.body, [&](const Stmt &s) {
-    var = std::max(var, s.var);
-    expr(s.a);
-    expr(s.b);
-    return false;
-  });
-}
 
 bool isZero(const ExprP &e) { return e && e->kind == ExprKind::Const && e->ival == 0 && !isFloatTy(e->type); }
 
@@ -46,7 +22,7 @@ bool isNextIndex(const ExprP &e, const ExprP &base, int k) {
   };
   if (isZero(base)) return isOnePlusK(e);
   for (int s = 0; s < 2; ++s)
-    if (print(e->args[s]) == print(base) && isOnePlusK(e->args[1 - s])) return true;
+    if (sameExpr(e->args[s], base) && isOnePlusK(e->args[1 - s])) return true;
   return false;
 }
 
@@ -104,14 +80,12 @@ int parallelizeRunningSums(Function &f) {
     for (size_t j = i + 3; j < top.size(); ++j) clean = clean && !mentionsVar(top[j], acc);
     if (!clean) continue;
 
-    int freshVar = 0, freshBuffer = 0;
-    largestIds(f, freshVar, freshBuffer);
     Buffer counts;
-    counts.id = ++freshBuffer;
+    counts.id = f.freshBufferId();
     counts.name = "running_sum_terms";
     counts.elem = Ty::I32;
     Buffer sums;
-    sums.id = ++freshBuffer;
+    sums.id = counts.id + 1;
     sums.name = "running_sums";
     sums.elem = Ty::I64;
     f.buffers.push_back(counts);
@@ -119,35 +93,17 @@ int parallelizeRunningSums(Function &f) {
     ExprP m = loop->b;
     std::vector<StmtP> mapBody = prefix;
     mapBody.push_back(store(counts.id, var(k, Ty::I64), cast(value, Ty::I32)));
-    auto alloc = [&](int id, ExprP n) {
-      auto s = std::make_shared<Stmt>();
-      s->kind = StmtKind::Alloc;
-      s->buffer = id;
-      s->a = n;
-      return StmtP(s);
-    };
-    auto release = [&](int id) {
-      auto s = std::make_shared<Stmt>();
-      s->kind = StmtKind::Free;
-      s->buffer = id;
-      return StmtP(s);
-    };
-    auto scan = std::make_shared<Stmt>();
-    scan->kind = StmtKind::SigmaPrefix;
-    scan->buffer = sums.id;
-    scan->source = counts.id;
-    scan->a = m;
-    int j = ++freshVar;
+    int j = f.freshVarId();
     ExprP at = isZero(first->a) ? var(j, Ty::I64) : bin(BinOp::Add, first->a, var(j, Ty::I64));
     std::vector<StmtP> replacement{
-        alloc(counts.id, m),
+        allocBuffer(counts.id, m),
         forLoop(k, loop->name, cInt(0), m, block(mapBody), LoopKind::GpuGlobal),
-        alloc(sums.id, bin(BinOp::Add, m, cInt(1))),
-        scan,
+        allocBuffer(sums.id, bin(BinOp::Add, m, cInt(1))),
+        sigmaPrefix(sums.id, counts.id, m),
         forLoop(j, "s", cInt(0), bin(BinOp::Add, m, cInt(1)), store(out->id, at, cast(load(sums.id, var(j, Ty::I64), Ty::I64), Ty::I32)),
                 LoopKind::GpuGlobal),
-        release(counts.id),
-        release(sums.id)};
+        freeBuffer(counts.id),
+        freeBuffer(sums.id)};
     top.erase(top.begin() + static_cast<long>(i), top.begin() + static_cast<long>(i) + 3);
     top.insert(top.begin() + static_cast<long>(i), replacement.begin(), replacement.end());
     i += replacement.size() - 1;

@@ -81,17 +81,4 @@ StmtP withSegmentPosition(const StmtP &s, int offs, bool fromZero, int row, int 
   });
 }
 
-bool mentionsVar(const ExprP &e, int v) {
-  return anyExpr(e, [&](const Expr &x) { return x.kind == ExprKind::Var && x.var == v; });
-}
-
-bool mentionsVar(const StmtP &s, int v) {
-  if (!s) return false;
-  if ((s->kind == StmtKind::For || s->kind == StmtKind::Assign) && s->var == v) return true;
-  if (mentionsVar(s->a, v) || mentionsVar(s->b, v)) return true;
-  for (const StmtP &b : s->body)
-    if (mentionsVar(b, v)) return true;
-  return false;
-}
-
 }  // namespace spl::loopir

@@ -26,8 +26,4 @@ bool isSegmentPosition(const ExprP &e, int offs, bool fromZero, int row, int ite
 ExprP withSegmentPosition(const ExprP &e, int offs, bool fromZero, int row, int iter, int position);
 StmtP withSegmentPosition(const StmtP &s, int offs, bool fromZero, int row, int iter, int position);
 
-/// Does `e` (or a statement in `s`) read variable `v`?
-bool mentionsVar(const ExprP &e, int v);
-bool mentionsVar(const StmtP &s, int v);
-
 }  // namespace spl::loopir

@@ -10,10 +10,6 @@ namespace spl::loopir {
 
 namespace {
 
-bool mentions(const ExprP &e, int v) {
-  return anyExpr(e, [v](const Expr &x) { return x.kind == ExprKind::Var && x.var == v; });
-}
-
 /// `index` as base + v (base free of v; null base = 0), or false.
 bool unitStride(const ExprP &index, int v, ExprP &base) {
   if (index->kind == ExprKind::Var && index->var == v) {
@@ -24,7 +20,7 @@ bool unitStride(const ExprP &index, int v, ExprP &base) {
   for (int side = 0; side < 2; ++side) {
     const ExprP &rest = index->args[1 - side];
     ExprP inner;
-    if (!mentions(rest, v) && unitStride(index->args[side], v, inner)) {
+    if (!mentionsVar(rest, v) && unitStride(index->args[side], v, inner)) {
       base = inner ? bin(BinOp::Add, rest, inner) : rest;
       return true;
     }
