@@ -724,7 +724,6 @@ class DeviceGen : public LoopCodeGen {
     llvm::AllocaInst *row = entryAlloca(b_.getInt64Ty(), loop.name);
     llvm::AllocaInst *accSlot = entryAlloca(ty(shape.accTy), "acc");
     llvm::AllocaInst *loSlot = entryAlloca(b_.getInt64Ty(), "row.lo"), *hiSlot = entryAlloca(b_.getInt64Ty(), "row.hi");
-    llvm::AllocaInst *steps = entryAlloca(b_.getInt64Ty(), "row.steps");
     llvm::Value *fullClamp = b_.getInt32(0x1f);
     // Row r on `width` lanes (this lane is `lane` of them): its prefix (the initial value through
     // lane 0), then its reduction's range into loSlot / hiSlot; the lanes past n do nothing.
@@ -776,41 +775,58 @@ class DeviceGen : public LoopCodeGen {
       llvm::Value *r = b_.CreateAdd(bv, sub);
       llvm::Value *valid = b_.CreateICmpSLT(r, n);
       enterRow(r, valid, lane);
-      // The long branch binds the row's variables anew: the short one needs these.
-      const std::map<int, VarSlot> rowVars = frame().vars;
-      // A row much longer than W x kLongRowSteps (a hub among short rows) would keep its warp
-      // alone for long: then the warp takes its rows one at a time, all 32 lanes on each.
-      llvm::Value *mine = b_.CreateUDiv(b_.CreateAdd(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), hiSlot), b_.CreateLoad(b_.getInt64Ty(), loSlot)), b_.getInt64(0)),
-                                                     b_.CreateSub(w64, b_.getInt64(1))),
-                                        w64);
-      b_.CreateStore(mine, steps);
-      for (int offset = 16; offset >= 1; offset /= 2) {
-        llvm::Value *t = b_.CreateLoad(b_.getInt64Ty(), steps);
-        llvm::Value *theirs = shuffle(Shuffle::Down, t, b_.getInt32(static_cast<uint32_t>(offset)), fullClamp, Ty::I64);
-        b_.CreateStore(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, t, theirs), steps);
-      }
-      llvm::Value *longest = shuffle(Shuffle::Index, b_.CreateLoad(b_.getInt64Ty(), steps), b_.getInt32(0), fullClamp, Ty::I64);
-      ifElse(b_.CreateICmpSGT(longest, b_.getInt64(kLongRowSteps)),
-             [&] {
-               countedLoop(b_.getInt64(0), rowsPerWarp, [&](llvm::Value *g) {
-                 llvm::Value *rg = b_.CreateAdd(bv, g);
-                 llvm::Value *validG = b_.CreateICmpSLT(rg, n);
-                 enterRow(rg, validG, lane32);
-                 guarded(validG, [&] {
-                   serialLoop(red, b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), loSlot), lane32), b_.CreateLoad(b_.getInt64Ty(), hiSlot),
-                              b_.getInt64(32));
-                 });
-                 finishRows(b_.getInt32(32), fullClamp, validG, lane32);
-               });
-             },
-             [&] {
-               frame().vars = rowVars;
-               guarded(valid, [&] {
-                 serialLoop(red, b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), loSlot), lane), b_.CreateLoad(b_.getInt64Ty(), hiSlot), w64);
-               });
-               finishRows(w, clamp, valid, lane);
-             });
+      llvm::Value *mine = stepsOver(b_.CreateLoad(b_.getInt64Ty(), loSlot), b_.CreateLoad(b_.getInt64Ty(), hiSlot), w64);
+      byLongestRow(mine,
+                   [&] {
+                     countedLoop(b_.getInt64(0), rowsPerWarp, [&](llvm::Value *g) {
+                       llvm::Value *rg = b_.CreateAdd(bv, g);
+                       llvm::Value *validG = b_.CreateICmpSLT(rg, n);
+                       enterRow(rg, validG, lane32);
+                       guarded(validG, [&] {
+                         serialLoop(red, b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), loSlot), lane32),
+                                    b_.CreateLoad(b_.getInt64Ty(), hiSlot), b_.getInt64(32));
+                       });
+                       finishRows(b_.getInt32(32), fullClamp, validG, lane32);
+                     });
+                   },
+                   [&](llvm::Value *) {
+                     guarded(valid, [&] {
+                       serialLoop(red, b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), loSlot), lane), b_.CreateLoad(b_.getInt64Ty(), hiSlot),
+                                  w64);
+                     });
+                     finishRows(w, clamp, valid, lane);
+                   });
     }, b_.CreateMul(warps, rowsPerWarp));
+  }
+
+  /// The steps of `width` lanes that positions [lo, hi) take (0 for an empty or reversed range).
+  llvm::Value *stepsOver(llvm::Value *lo, llvm::Value *hi, llvm::Value *width) {
+    llvm::Value *length = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(hi, lo), b_.getInt64(0));
+    return b_.CreateUDiv(b_.CreateAdd(length, b_.CreateSub(width, b_.getInt64(1))), width);
+  }
+
+  /// How a warp of vector rows (vectorPerRow) or compacted rows (compactRows) runs them, from
+  /// `mySteps`, the steps this lane's row needs on its W lanes: a warp whose longest row needs
+  /// more than kLongRowSteps (a hub among short rows, which would keep the warp alone for long)
+  /// takes its rows one at a time with all 32 lanes (`oneAtATime`); otherwise the rows run side
+  /// by side (`sideBySide`, given the longest row's steps).
+  void byLongestRow(llvm::Value *mySteps, const std::function<void()> &oneAtATime,
+                    const std::function<void(llvm::Value *)> &sideBySide) {
+    llvm::Type *i64 = b_.getInt64Ty();
+    llvm::AllocaInst *steps = entryAlloca(i64, "rows.steps");
+    b_.CreateStore(mySteps, steps);
+    for (int offset = 16; offset >= 1; offset /= 2) {
+      llvm::Value *t = b_.CreateLoad(i64, steps);
+      llvm::Value *theirs = shuffle(Shuffle::Down, t, b_.getInt32(static_cast<uint32_t>(offset)), b_.getInt32(0x1f), Ty::I64);
+      b_.CreateStore(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, t, theirs), steps);
+    }
+    llvm::Value *longest = shuffle(Shuffle::Index, b_.CreateLoad(i64, steps), b_.getInt32(0), b_.getInt32(0x1f), Ty::I64);
+    // oneAtATime binds the rows' variables anew: sideBySide needs this lane's row's.
+    const std::map<int, VarSlot> rowVars = frame().vars;
+    ifElse(b_.CreateICmpSGT(longest, b_.getInt64(kLongRowSteps)), oneAtATime, [&] {
+      frame().vars = rowVars;
+      sideBySide(longest);
+    });
   }
 
   /// Does the reduction's range read a variable the row's prefix declares?
@@ -974,7 +990,7 @@ class DeviceGen : public LoopCodeGen {
     llvm::AllocaInst *row = entryAlloca(i64, loop.name);
     llvm::AllocaInst *cnt = entryAlloca(i64, "compact.cnt"), *at = entryAlloca(i64, "compact.at");
     llvm::AllocaInst *lengthSlot = entryAlloca(i64, "compact.length"), *loSlot = entryAlloca(i64, "compact.lo"),
-                     *hiSlot = entryAlloca(i64, "compact.hi"), *trips = entryAlloca(i64, "compact.trips");
+                     *hiSlot = entryAlloca(i64, "compact.hi");
     llvm::Value *warps = b_.CreateLShr(b_.CreateMul(nctaid, ntid), 5);
     llvm::Value *lane32 = b_.CreateTrunc(lane, i32);
     // Row r on `width` lanes, this lane being `laneOfRow` of them: its declarations, LEN and the
@@ -1040,42 +1056,23 @@ class DeviceGen : public LoopCodeGen {
         serialLoop(*c.fill, b_.CreateAdd(filled, laneOfRow), length, width);
       });
     };
-    auto stepsOf = [&](llvm::Value *width) {
-      llvm::Value *lo = b_.CreateLoad(i64, loSlot), *hi = b_.CreateLoad(i64, hiSlot);
-      return b_.CreateUDiv(b_.CreateAdd(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(hi, lo), b_.getInt64(0)),
-                                        b_.CreateSub(width, one)),
-                           width);
-    };
+    auto stepsOf = [&](llvm::Value *width) { return stepsOver(b_.CreateLoad(i64, loSlot), b_.CreateLoad(i64, hiSlot), width); };
     countedLoop(b_.CreateMul(b_.CreateLShr(gl, 5), rowsPerWarp), n, [&](llvm::Value *first) {
       llvm::Value *r = b_.CreateAdd(first, slot);
       llvm::Value *valid = b_.CreateICmpSLT(r, n);
       enterRow(r, valid);
-      // The long branch binds the row's variables anew: the short one needs these.
-      const std::map<int, VarSlot> rowVars = frame().vars;
-      // The warp steps as often as its longest row needs; a row much longer than W x
-      // kLongRowSteps (a hub among short rows) makes the warp take its rows one at a time, all
-      // 32 lanes on each.
-      b_.CreateStore(stepsOf(w64), trips);
-      for (int offset = 16; offset >= 1; offset /= 2) {
-        llvm::Value *t = b_.CreateLoad(i64, trips);
-        llvm::Value *theirs = shuffle(Shuffle::Down, t, b_.getInt32(static_cast<uint32_t>(offset)), b_.getInt32(0x1f), Ty::I64);
-        b_.CreateStore(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, t, theirs), trips);
-      }
-      llvm::Value *longest = shuffle(Shuffle::Index, b_.CreateLoad(i64, trips), b_.getInt32(0), b_.getInt32(0x1f), Ty::I64);
-      ifElse(b_.CreateICmpSGT(longest, b_.getInt64(kLongRowSteps)),
-             [&] {
-               countedLoop(b_.getInt64(0), rowsPerWarp, [&](llvm::Value *g) {
-                 llvm::Value *rg = b_.CreateAdd(first, g);
-                 llvm::Value *validG = b_.CreateICmpSLT(rg, n);
-                 enterRow(rg, validG);
-                 scanRow(validG, stepsOf(b_.getInt64(32)), b_.getInt64(32), lane, b_.getInt32(0), b_.getInt32(0xffffffffu),
-                         b_.CreateSub(b_.CreateShl(b_.getInt32(1), lane32), b_.getInt32(1)));
-               });
-             },
-             [&] {
-               frame().vars = rowVars;
-               scanRow(valid, longest, w64, sub, groupShift, groupBits, below);
-             });
+      // The warp steps as often as its longest row needs (byLongestRow).
+      byLongestRow(stepsOf(w64),
+                   [&] {
+                     countedLoop(b_.getInt64(0), rowsPerWarp, [&](llvm::Value *g) {
+                       llvm::Value *rg = b_.CreateAdd(first, g);
+                       llvm::Value *validG = b_.CreateICmpSLT(rg, n);
+                       enterRow(rg, validG);
+                       scanRow(validG, stepsOf(b_.getInt64(32)), b_.getInt64(32), lane, b_.getInt32(0), b_.getInt32(0xffffffffu),
+                               b_.CreateSub(b_.CreateShl(b_.getInt32(1), lane32), b_.getInt32(1)));
+                     });
+                   },
+                   [&](llvm::Value *longest) { scanRow(valid, longest, w64, sub, groupShift, groupBits, below); });
     }, b_.CreateMul(warps, rowsPerWarp));
   }
 
