@@ -211,6 +211,16 @@ struct TunableDecl {
   NatSynP lo, hi;                 // in lo .. hi
 };
 
+/// How a GPU grid loop over rows puts its rows on threads (loopir/GpuRowStrategy chooses, a
+/// schedule's gpu_rows(i, MAPPING) asks; codegen/CodeGenCuda.cpp emits): a thread a row; a
+/// vector of lanes a row (the width from the rows' lengths); a merge path over row ends and
+/// nonzeros (equal work per lane whatever the row lengths); a warp compacting a row's passing
+/// candidates in order. Auto: not chosen yet.
+enum class GpuRowMapping { Auto, Thread, Vector, Merge, Compact };
+/// "auto", "thread", "vector", "merge", "compact"; and back (false for another word).
+const char *gpuRowMappingName(GpuRowMapping m);
+bool gpuRowMappingFromName(const std::string &name, GpuRowMapping &out);
+
 struct ScheduleCmd {
   std::string name;
   SourceLoc loc;

@@ -14,6 +14,27 @@ const char *kindName(Kind k) {
   return "?";
 }
 
+const char *gpuRowMappingName(GpuRowMapping m) {
+  switch (m) {
+    case GpuRowMapping::Auto: return "auto";
+    case GpuRowMapping::Thread: return "thread";
+    case GpuRowMapping::Vector: return "vector";
+    case GpuRowMapping::Merge: return "merge";
+    case GpuRowMapping::Compact: return "compact";
+  }
+  return "?";
+}
+
+bool gpuRowMappingFromName(const std::string &name, GpuRowMapping &out) {
+  for (GpuRowMapping m : {GpuRowMapping::Auto, GpuRowMapping::Thread, GpuRowMapping::Vector, GpuRowMapping::Merge,
+                          GpuRowMapping::Compact})
+    if (name == gpuRowMappingName(m)) {
+      out = m;
+      return true;
+    }
+  return false;
+}
+
 const char *binOpToken(BinOp op) {
   switch (op) {
     case BinOp::Add: return "+";

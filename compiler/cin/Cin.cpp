@@ -145,10 +145,24 @@ StmtP block(std::vector<StmtP> stmts) {
   }
   return s;
 }
+std::optional<SegmentLevel> segmentOfExtent(const Nat &lo, const Nat &hi) {
+  if (!lo.isZero()) return std::nullopt;
+  for (const Nat::Term &t : hi.terms()) {
+    if (!(t.coeff == Rat(1)) || t.mono.factors.size() != 1 || t.mono.factors[0].second != 1) continue;
+    const NatAtom &a = *t.mono.factors[0].first;
+    if (a.kind != NatAtomKind::Lookup) continue;
+    if (hi.terms().size() == 1) return SegmentLevel{a.var, /*lengths=*/true, a.args[0]};  // L@p
+    Nat parent = a.args[0] - Nat(1);                                                      // T@(p + 1) - T@p
+    if (hi == Nat::lookup(a.var, a.args[0]) - Nat::lookup(a.var, parent)) return SegmentLevel{a.var, false, parent};
+  }
+  return std::nullopt;
+}
+
 StmtP forall(int64_t var, std::string name, Nat lo, Nat hi, StmtP body, ForallKind kind, SourceLoc loc) {
   auto s = mks(StmtKind::Forall);
   s->var = var;
   s->varName = std::move(name);
+  s->segment = segmentOfExtent(lo, hi);
   s->lo = std::move(lo);
   s->hi = std::move(hi);
   s->body = {std::move(body)};
@@ -213,6 +227,8 @@ StmtP substitute(const StmtP &s, const NatSubst &sub) {
   auto c = std::make_shared<Stmt>(*s);
   c->lo = spl::substitute(s->lo, sub);
   c->hi = spl::substitute(s->hi, sub);
+  if (c->segment && !c->segment->whole) c->segment->parent = spl::substitute(c->segment->parent, sub);
+  else if (c->kind == StmtKind::Forall) c->segment = segmentOfExtent(c->lo, c->hi);
   if (c->lhs) c->lhs = substitute(c->lhs, sub);
   if (c->value) c->value = substitute(c->value, sub);
   for (StmtP &b : c->body) b = substitute(b, sub);
@@ -267,7 +283,12 @@ std::string print(const StmtP &s, int indent) {
       break;
     case StmtKind::Forall:
       os << pad << "forall " << s->varName << "%" << s->var << " in [" << s->lo.str() << ", " << s->hi.str() << ") "
-         << forallKindName(s->forall) << (s->balanceBy ? " balanced" : "") << (s->vectorize ? " vectorize" : "")
+         << forallKindName(s->forall)
+         << (s->segment ? " segment(" + s->segment->array.name + (s->segment->lengths ? " lengths" : "") + " @ " +
+                              s->segment->parent.str() + (s->segment->whole ? ")" : ", part)")
+                        : "")
+         << (s->balanceBy ? " balanced" : "")
+         << (s->rows != ast::GpuRowMapping::Auto ? std::string(" rows=") + ast::gpuRowMappingName(s->rows) : "") << (s->vectorize ? " vectorize" : "")
          << (s->unroll ? " unroll(" + std::to_string(s->unroll) + ")" : "") << " {\n"
          << print(s->body[0], indent + 1) << pad << "}\n";
       break;

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -120,6 +121,24 @@ enum class StmtKind {
   Barrier,    // GPU: every thread of the block waits here (after a level writes shared memory)
 };
 
+/// A forall over the entries of one segment of a compressed level (a CSR row, a LIL list, a
+/// graph's neighbours of a vertex): iteration k is the entry at position `array`@parent + k
+/// (offsets), or at sum(q < parent) `array`@q + k when the array holds the segments' lengths (a
+/// LIL row). Recognised once, from the loop's extent, by segmentOfExtent; every later stage
+/// (schedules, poly, loopir's Flatten and its passes, the CUDA back end) reads this.
+struct SegmentLevel {
+  NatVarId array;
+  bool lengths = false;
+  Nat parent;
+  /// False for a part of the segment (a position split's chunk of a row: iteration k is still
+  /// the entry at offset k of the segment, but the loop runs over a sub-range of it).
+  bool whole = true;
+};
+
+/// The segment a loop over [lo, hi) runs over: [0, T@(p + 1) - T@p) (offsets) or [0, L@p)
+/// (lengths), the extents a compressed level's type gives its entries below parent p.
+std::optional<SegmentLevel> segmentOfExtent(const Nat &lo, const Nat &hi);
+
 struct Stmt {
   StmtKind kind;
   SourceLoc loc;
@@ -132,8 +151,15 @@ struct Stmt {
   /// A Parallel forall over the rows of a compressed level: the tensor (a Lookup array) whose
   /// offsets give each row's work, so the rows are split into nonzero-balanced chunks (0: none).
   int64_t balanceBy = 0;
+  /// The compressed-level segment this forall runs over (a whole one is kept equal to
+  /// segmentOfExtent(lo, hi) by the factory and by every rewrite of the bounds).
+  std::optional<SegmentLevel> segment;
   /// Set by a user schedule: the default schedule keeps this forall's kind.
   bool userKind = false;
+  /// A user schedule's gpu_rows(i, MAPPING) and where it stands (loopir/GpuRowStrategy
+  /// applies it to the grid loop this forall becomes).
+  ast::GpuRowMapping rows = ast::GpuRowMapping::Auto;
+  SourceLoc rowsLoc;
   /// Loop hints from a user schedule (vectorise; unroll by a factor, 0 = no hint).
   bool vectorize = false;
   int unroll = 0;

@@ -65,15 +65,8 @@ StmtP rewrite(const StmtP &s, bool insideParallel) {
 }  // namespace
 
 int64_t compressedRowOffsets(const Stmt &loop, int64_t rowVar) {
-  if (loop.kind != StmtKind::Forall || !loop.lo.isZero()) return 0;
-  Nat i = Nat::var(NatVarId{rowVar, ""});
-  for (const Nat::Term &t : loop.hi.terms())
-    for (const auto &f : t.mono.factors)
-      if (f.first->kind == NatAtomKind::Lookup) {
-        const NatVarId &arr = f.first->var;
-        if (loop.hi == Nat::lookup(arr, i + Nat(1)) - Nat::lookup(arr, i)) return arr.id;
-      }
-  return 0;
+  if (loop.kind != StmtKind::Forall || !loop.segment || loop.segment->lengths || !loop.segment->whole) return 0;
+  return loop.segment->parent == Nat::var(NatVarId{rowVar, ""}) ? loop.segment->array.id : 0;
 }
 
 namespace {

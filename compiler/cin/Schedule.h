@@ -17,7 +17,8 @@ namespace spl::cin {
 StmtP defaultCpuSchedule(const StmtP &body);
 
 /// The offsets array T (its tensor id) when `loop` runs over [0, T@(i+1) - T@i) for the row
-/// variable i, i.e. over the positions of row i of a compressed level; 0 otherwise.
+/// variable i, i.e. over the positions of row i of a compressed level (its SegmentLevel says
+/// so); 0 otherwise.
 int64_t compressedRowOffsets(const Stmt &loop, int64_t rowVar);
 
 /// The default GPU schedule: unless the program maps loops itself (mapBlock, mapThread, ...),

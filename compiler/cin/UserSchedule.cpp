@@ -35,6 +35,11 @@
 ///   precompute(t)             `let t = <array>` is computed into a temporary where the let
 ///                             stands (taco's workspace), instead of being fused into each use;
 ///                             applied by the lowering (LowerOptions::precompute), checked here
+///   gpu_rows(i, m)            the grid loop i puts its rows on threads as m: thread (a thread
+///                             a row), vector (lanes a row, the width from the row lengths),
+///                             merge (a merge path: equal nonzeros per lane), compact (a warp
+///                             a row appending what passes a test in order); checked and
+///                             applied in loop IR (loopir/GpuRowStrategy.h)
 ///   pos(k, c, f)              taco's position split: loop k over a compressed row (bounds
 ///                             [0, offs@(i+1) - offs@i)) and its row loop i become a loop c over
 ///                             chunks of f nonzeros; chunk c finds its first and last row by
@@ -241,10 +246,31 @@ class Scheduler {
     }
     if (c.name == "pos") return pos(c);
     if (c.name == "tile") return tile(c);
+    if (c.name == "gpu_rows") return gpuRows(c);
     if (c.name == "bound")
       return error(c.loc, "schedule command '" + c.name + "' is not supported yet");
     error(c.loc, "unknown schedule command '" + c.name +
-                     "' (the commands are split, tile, pos, reorder, fuse, parallelize, vectorize, unroll and precompute)");
+                     "' (the commands are split, tile, pos, reorder, fuse, parallelize, vectorize, unroll, precompute and gpu_rows)");
+  }
+
+  /// gpu_rows(i, MAPPING): how the grid loop i puts its rows on threads. Recorded on the loop;
+  /// loopir/GpuRowStrategy checks that the rows have the shape the mapping needs (the loop IR
+  /// shows it) and applies it.
+  void gpuRows(const ast::ScheduleCmd &c) {
+    const Stmt *l = loop(c, 0);
+    if (!l) return;
+    ast::GpuRowMapping m;
+    if (c.args.size() != 2 || c.args[1]->op != ast::ExprOp::Var || !ast::gpuRowMappingFromName(c.args[1]->text, m) ||
+        m == ast::GpuRowMapping::Auto)
+      return error(c.args.size() > 1 ? c.args[1]->loc : c.loc,
+                   "gpu_rows(" + l->varName + ", ...): the mapping must be one of thread, vector, merge, compact");
+    if (!k_.cuda) return error(c.loc, "gpu_rows(" + l->varName + ", " + c.args[1]->text + "): a GPU mapping in a cpu schedule");
+    k_.body = replace(k_.body, l, [&](const StmtP &s) {
+      auto n = std::make_shared<Stmt>(*s);
+      n->rows = m;
+      n->rowsLoc = c.loc;
+      return std::vector<StmtP>{n};
+    });
   }
 
   void split(const ast::ScheduleCmd &c) {
@@ -522,6 +548,7 @@ class Scheduler {
     auto kNew = std::make_shared<Stmt>(*k);
     kNew->lo = Nat::max(first + base, rowStart) - rowStart;
     kNew->hi = Nat::min(last + base, rowEnd) - rowStart;
+    if (kNew->segment) kNew->segment->whole = false;  // a chunk's part of the row
     StmtP rowBody;
     if (shape->decl) {
       auto decl = std::make_shared<Stmt>(*shape->decl);
@@ -627,6 +654,7 @@ class Scheduler {
         n->balanceBy = a->balanceBy == b->balanceBy && kind == a->forall ? a->balanceBy : 0;
         n->vectorize = a->vectorize && b->vectorize;
         n->unroll = a->unroll == b->unroll ? a->unroll : 0;
+        n->rows = a->rows == b->rows ? a->rows : ast::GpuRowMapping::Auto;
         return n;  // the bodies keep their own loops' hints
       }
       for (StmtP &x : n->body) x = hints(x);

@@ -17,12 +17,6 @@
 
 namespace spl::codegen {
 
-/// How a cuda function's independent loop over the rows of a compressed level, reducing each
-/// row into one value, maps onto the GPU (--gpu-rows). Merge: a merge path over row ends and
-/// nonzeros, equal work per lane whatever the row lengths, where the reduction reads the row
-/// only through its positions (CodeGenCuda.cpp's mergeRows); other rows run as Vector. Vector:
-/// a vector of lanes per row, as many as the average row length (up to a warp).
-enum class GpuRows { Merge, Vector };
 
 struct CodeGenOptions {
   int optLevel = 3;
@@ -36,7 +30,6 @@ struct CodeGenOptions {
   /// multiply-add with a single rounding (`contract` on the LLVM instructions), as C compilers
   /// do with -ffp-contract=fast and nvcc by default. Off: every operation rounds on its own.
   bool fpContract = true;
-  GpuRows gpuRows = GpuRows::Merge;  // --gpu-rows
   /// --gpu-merge-unroll: the nonzeros of a row each lane of a merge-path kernel reads at once
   /// (a tuning knob: more reads in flight against fewer lanes per row); 0: 32 bytes' worth of
   /// the accumulator (8 in f32, 4 in f64).

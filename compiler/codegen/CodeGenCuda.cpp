@@ -33,7 +33,7 @@
 #include "codegen/CodeGen.h"
 #include "codegen/EmitLLVM.h"
 #include "codegen/LoopCodeGen.h"
-#include "loopir/SegmentPosition.h"
+#include "loopir/RowPatterns.h"
 #include "support/Error.h"
 
 #include <llvm/Bitcode/BitcodeWriter.h>
@@ -197,6 +197,14 @@ std::vector<Segment> segmentsOf(const Function &f) {
       Segment g;
       g.kind = isGridLoop(s) ? Segment::Grid : Segment::Mapped;
       g.stmts = {s};
+      if (g.kind == Segment::Grid) {
+        // How the rows go on threads is the loop's (loopir/GpuRowStrategy chose it).
+        internal_assert(s->rows != ast::GpuRowMapping::Auto) << "codegen: grid loop " << s->name << " of " << f.name
+                                                             << " has no row mapping (loopir::chooseGpuRowMappings did not run)";
+        g.mergeRows = s->rows == ast::GpuRowMapping::Merge;
+        g.vectorRows = s->rows == ast::GpuRowMapping::Vector;
+        g.compactRows = s->rows == ast::GpuRowMapping::Compact;
+      }
       g.kernel = f.name + "_k" + std::to_string(k++);
       segs.push_back(g);
     } else if (hostOnly(s)) {
@@ -225,7 +233,6 @@ class DeviceGen : public LoopCodeGen {
   /// Generates the kernel of one segment. `varTypes` gives the type of each captured scalar.
   void kernel(const Function &f, const Segment &seg, const std::map<int, Ty> &varTypes) {
     fn_ = &f;
-    sigma_ = sigmaPrefixesOf(f);
     std::vector<llvm::Type *> params;
     for (int v : seg.vars) params.push_back(ty(varTypes.at(v)));
     for (size_t i = 0; i < seg.bufs.size(); ++i) params.push_back(b_.getPtrTy());
@@ -445,202 +452,6 @@ class DeviceGen : public LoopCodeGen {
 
   // ---- vector per row ----------------------------------------------------------------------
 
-  /// A row loop over a compressed level whose body is: declarations, then one reduction loop
-  /// that only accumulates into one declared scalar (acc = acc op e, op reassociable), then
-  /// anything (the row's result). Such rows can be split over several lanes.
-  struct RowShape {
-    std::vector<StmtP> prefix, suffix;
-    const Stmt *reduction = nullptr;
-    int acc = 0;
-    Ty accTy = Ty::F32;
-    ExprP combine;       // acc op SHUFFLED, with SHUFFLED a placeholder variable
-    ExprP contribution;  // e of the update acc = acc op e
-    /// positionPure: the reduction's declarations and contribution in terms of kPosition.
-    std::vector<StmtP> perNonzero;
-    /// Where the rows' segments are: row i's reduction runs over positions
-    /// [offsets[i] - offsets[0], offsets[i+1] - offsets[0]). A CSR row loop's offsets are the
-    /// buffer it is balanced by; a LIL row loop's are the Sigma prefix of its lengths, which
-    /// starts at 0 (fromZero: positions are offsets[i] + k).
-    int offsets = -1;
-    bool fromZero = false;
-  };
-
- public:
-  /// The Sigma prefix of each lengths buffer the function computes (SigmaPrefix statements:
-  /// lengths buffer -> prefix buffer).
-  using SigmaPrefixes = std::map<int, int>;
-  static SigmaPrefixes sigmaPrefixesOf(const Function &f) {
-    SigmaPrefixes out;
-    anyStmt(f.body, [&](const Stmt &st) {
-      if (st.kind == StmtKind::SigmaPrefix) out[st.source] = st.buffer;
-      return false;
-    });
-    return out;
-  }
-
- protected:
-  SigmaPrefixes sigma_;  // of the function whose kernels are being generated
-  static constexpr int kShuffled = -77;
-
-  static bool storesOrLoops(const StmtP &s) {
-    if (!s) return false;
-    if (s->kind == StmtKind::Store || s->kind == StmtKind::For || s->kind == StmtKind::Barrier || s->kind == StmtKind::Alloc ||
-        s->kind == StmtKind::Return)
-      return true;
-    for (const StmtP &b : s->body)
-      if (storesOrLoops(b)) return true;
-    return false;
-  }
-
-  /// Is `e` lengths[row] (widened or not) for a lengths buffer whose Sigma prefix the function
-  /// computes? Then that prefix.
-  static int lengthsPrefix(const ExprP &e, int row, const SigmaPrefixes &sigma) {
-    const Expr *x = e->kind == ExprKind::Cast ? e->args[0].get() : e.get();
-    if (x->kind != ExprKind::Load || x->field >= 0 || x->args[0]->kind != ExprKind::Var || x->args[0]->var != row) return -1;
-    auto it = sigma.find(x->buffer);
-    return it == sigma.end() ? -1 : it->second;
-  }
-
-  static bool matchRow(const Stmt &loop, RowShape &shape, const SigmaPrefixes &sigma) {
-    if (loop.userKind || loop.a->kind != ExprKind::Const || loop.a->ival != 0) return false;
-    const StmtP &body = loop.body[0];
-    std::vector<StmtP> items = body->kind == StmtKind::Block ? body->body : std::vector<StmtP>{body};
-    size_t r = 0;
-    while (r < items.size() && items[r]->kind == StmtKind::Decl) ++r;
-    if (r == items.size() || items[r]->kind != StmtKind::For || items[r]->loop != LoopKind::Reduction) return false;
-    shape.prefix.assign(items.begin(), items.begin() + static_cast<long>(r));
-    shape.suffix.assign(items.begin() + static_cast<long>(r) + 1, items.end());
-    shape.reduction = items[r].get();
-    shape.offsets = loop.balanceBy;
-    shape.fromZero = false;
-    if (shape.offsets < 0 && shape.reduction->a->kind == ExprKind::Const && shape.reduction->a->ival == 0) {
-      shape.offsets = lengthsPrefix(shape.reduction->b, loop.var, sigma);
-      shape.fromZero = true;
-    }
-    // Without offsets the rows are dense (a reduction over the same loop-free range in every
-    // row) or their lengths are read some other way (a graph's neighbours of frontier[k]): the
-    // vector kernel still runs them, the merge path needs the offsets.
-    // Exactly one accumulator, declared in the prefix, updated as acc = acc op e.
-    Uses u;
-    usesOf(items[r], u);
-    const StmtP &rb = shape.reduction->body[0];
-    if (storesOrLoops(rb)) return false;
-    std::vector<StmtP> inner = rb->kind == StmtKind::Block ? rb->body : std::vector<StmtP>{rb};
-    const Stmt *update = nullptr;
-    for (const StmtP &st : inner) {
-      if (st->kind == StmtKind::Decl) continue;
-      if (st->kind != StmtKind::Assign || update) return false;
-      update = st.get();
-    }
-    if (!update) return false;
-    const ExprP &v = update->a;
-    bool ok = false;
-    if (v->kind == ExprKind::Binary && v->reassoc && (v->binop == BinOp::Add || v->binop == BinOp::Mul)) ok = true;
-    if (v->kind == ExprKind::MinMax) ok = true;
-    if (!ok) return false;
-    int side = -1;
-    for (int k = 0; k < 2; ++k)
-      if (v->args[k]->kind == ExprKind::Var && v->args[k]->var == update->var) side = k;
-    if (side < 0) return false;
-    bool declared = false;
-    for (const StmtP &d : shape.prefix)
-      if (d->var == update->var) {
-        declared = true;
-        shape.accTy = d->type;
-      }
-    if (!declared || shape.accTy == Ty::I1) return false;
-    shape.acc = update->var;
-    shape.contribution = v->args[1 - side];
-    auto c = std::make_shared<Expr>(*v);
-    c->args[side] = var(update->var, shape.accTy);
-    c->args[1 - side] = var(kShuffled, shape.accTy);
-    shape.combine = c;
-    return true;
-  }
-
-
- public:
-  /// A loop over rows, each reduced into one accumulator (vectorPerRow runs it; mergesRows says
-  /// whether the merge path can).
-  static bool rowPattern(const Stmt &loop, const SigmaPrefixes &sigma) {
-    RowShape shape;
-    return matchRow(loop, shape, sigma);
-  }
-
- protected:
-
-  /// Whether `e` is T[i + 1] (plusOne) or T[i], widened or not.
-  static bool isOffsetLoad(const ExprP &e, int offs, int row, bool plusOne) {
-    const Expr *x = e->kind == ExprKind::Cast ? e->args[0].get() : e.get();
-    if (x->kind != ExprKind::Load || x->buffer != offs) return false;
-    const ExprP &ix = x->args[0];
-    if (!plusOne) return ix->kind == ExprKind::Var && ix->var == row;
-    if (ix->kind != ExprKind::Binary || ix->binop != BinOp::Add) return false;
-    for (int k = 0; k < 2; ++k)
-      if (ix->args[k]->kind == ExprKind::Var && ix->args[k]->var == row && ix->args[1 - k]->kind == ExprKind::Const &&
-          ix->args[1 - k]->ival == 1)
-        return true;
-    return false;
-  }
-
-  /// The reduction runs over [0, T[i+1] - T[i]) (or over a LIL row's length, which its Sigma
-  /// prefix T turned into the same): its iteration k is position T[i] - T[0] + k.
-  static bool reducesOverTheRow(const Stmt &loop, const RowShape &shape) {
-    const Stmt &red = *shape.reduction;
-    if (red.a->kind != ExprKind::Const || red.a->ival != 0) return false;
-    if (shape.fromZero) return true;  // matchRow found the lengths whose prefix is T
-    const ExprP &b = red.b;
-    if (b->kind != ExprKind::Binary || b->binop != BinOp::Add) return false;
-    for (int k = 0; k < 2; ++k) {
-      const ExprP &hi = b->args[k], &lo = b->args[1 - k];
-      if (!isOffsetLoad(hi, shape.offsets, loop.var, true)) continue;
-      if (lo->kind == ExprKind::Binary && lo->binop == BinOp::Mul)
-        for (int j = 0; j < 2; ++j)
-          if (lo->args[j]->kind == ExprKind::Const && lo->args[j]->ival == -1 &&
-              isOffsetLoad(lo->args[1 - j], shape.offsets, loop.var, false))
-            return true;
-    }
-    return false;
-  }
-
-  /// The variable that stands for a segment position in RowShape::perNonzero.
-  static constexpr int kPosition = -78;
-
-  /// Fills shape.perNonzero and shape.contribution when the reduction reads its row only
-  /// through segment positions (loopir/SegmentPosition): then the contribution of a nonzero
-  /// depends on its position alone, not on its row or its iteration, and nothing in it reads
-  /// what the row's prefix declared.
-  static bool positionPure(const Stmt &loop, RowShape &shape) {
-    if (!reducesOverTheRow(loop, shape)) return false;
-    const Stmt &red = *shape.reduction;
-    const StmtP &rb = red.body[0];
-    std::vector<StmtP> inner = rb->kind == StmtKind::Block ? rb->body : std::vector<StmtP>{rb};
-    std::vector<int> forbidden{loop.var, red.var};
-    for (const StmtP &d : shape.prefix) forbidden.push_back(d->var);
-    auto pure = [&](const auto &x) {
-      for (int v : forbidden)
-        if (mentionsVar(x, v)) return false;
-      return true;
-    };
-    shape.perNonzero.clear();
-    for (const StmtP &st : inner) {
-      if (st->kind != StmtKind::Decl) continue;
-      StmtP d = withSegmentPosition(st, shape.offsets, shape.fromZero, loop.var, red.var, kPosition);
-      if (!pure(d)) return false;
-      shape.perNonzero.push_back(d);
-    }
-    shape.contribution = withSegmentPosition(shape.contribution, shape.offsets, shape.fromZero, loop.var, red.var, kPosition);
-    return pure(shape.contribution);
-  }
-
- public:
-  /// A row loop whose rows run as a merge path (mergeRows); `sigma`: sigmaPrefixesOf its function.
-  static bool mergesRows(const Stmt &loop, const SigmaPrefixes &sigma) {
-    RowShape shape;
-    return matchRow(loop, shape, sigma) && positionPure(loop, shape);
-  }
-
- protected:
   /// The identity of the row's combining operator: every lane but a row's first, and every
   /// partial of a row, starts there (the row's initial value enters once).
   llvm::Value *identityOf(const RowShape &shape) {
@@ -684,7 +495,7 @@ class DeviceGen : public LoopCodeGen {
   /// whose reduction reads more than its positions (mergesRows is false).
   void vectorPerRow(const Stmt &loop) {
     RowShape shape;
-    matchRow(loop, shape, sigma_);
+    matchRow(loop, shape);
     llvm::Function *fn = frame().fn;
     llvm::Value *n = expr(loop.b);
     // W from the average row length, the same for every thread: (offs@n - offs@0) / n; the
@@ -829,126 +640,6 @@ class DeviceGen : public LoopCodeGen {
     });
   }
 
-  /// Does the reduction's range read a variable the row's prefix declares?
-  static bool mentionsPrefix(const RowShape &shape, const Stmt &red) {
-    for (const StmtP &d : shape.prefix)
-      if (mentionsVar(red.a, d->var) || mentionsVar(red.b, d->var)) return true;
-    return false;
-  }
-
-  // ---- compaction by warps ---------------------------------------------------------------------
-
-  /// A row loop that appends, in order, what passes a test (dense2csr's `which`, a BFS step's
-  /// unseen neighbours):
-  ///
-  ///   for i in [0, n) { decls; var cnt = 0
-  ///     for j in [a, b) serial { decls; if ((cnt < LEN) && PRED) { stores at ...cnt...; cnt = cnt + 1 } }
-  ///     for r in [cnt, LEN) serial { fill }
-  ///   }
-  ///
-  /// with LEN, PRED and the stored values free of cnt. One thread a row walked j serially: as few
-  /// threads as rows (1414 for a 1414 x 1414 dense matrix) and as long as the longest row.
-  struct Compaction {
-    std::vector<StmtP> prefix;  // the row's declarations
-    int cnt = 0;
-    const Stmt *scan = nullptr;  // the j loop
-    std::vector<StmtP> scanDecls, appends;
-    ExprP length, test;
-    const Stmt *fill = nullptr;  // the r loop
-  };
-
-  static bool matchCompaction(const Stmt &loop, Compaction &c) {
-    if (loop.userKind || loop.a->kind != ExprKind::Const || loop.a->ival != 0) return false;
-    const StmtP &body = loop.body[0];
-    std::vector<StmtP> items = body->kind == StmtKind::Block ? body->body : std::vector<StmtP>{body};
-    if (items.size() < 3) return false;
-    size_t k = 0;
-    while (k + 3 < items.size() && items[k]->kind == StmtKind::Decl) c.prefix.push_back(items[k++]);
-    if (k + 3 != items.size()) return false;
-    const StmtP &counter = items[k], &scan = items[k + 1], &fill = items[k + 2];
-    if (counter->kind != StmtKind::Decl || !counter->a || counter->a->kind != ExprKind::Const || counter->a->ival != 0) return false;
-    c.cnt = counter->var;
-    if (scan->kind != StmtKind::For || scan->loop != LoopKind::Serial || mentionsVar(scan->a, c.cnt) || mentionsVar(scan->b, c.cnt))
-      return false;
-    c.scan = scan.get();
-    const StmtP &sb = scan->body[0];
-    std::vector<StmtP> inner = sb->kind == StmtKind::Block ? sb->body : std::vector<StmtP>{sb};
-    if (inner.empty()) return false;
-    for (size_t q = 0; q + 1 < inner.size(); ++q) {
-      if (inner[q]->kind != StmtKind::Decl || mentionsVar(inner[q], c.cnt)) return false;
-      c.scanDecls.push_back(inner[q]);
-    }
-    const StmtP &guard = inner.back();
-    if (guard->kind != StmtKind::If || guard->body.size() < 1 || (guard->body.size() > 1 && guard->body[1])) return false;
-    const ExprP &cond = guard->a;
-    if (cond->kind != ExprKind::Binary || cond->binop != BinOp::And) return false;
-    const ExprP &bound = cond->args[0];
-    if (bound->kind != ExprKind::Binary || bound->binop != BinOp::Lt || bound->args[0]->kind != ExprKind::Var ||
-        bound->args[0]->var != c.cnt || mentionsVar(bound->args[1], c.cnt) || mentionsVar(bound->args[1], scan->var))
-      return false;
-    c.length = bound->args[1];
-    c.test = cond->args[1];
-    if (mentionsVar(c.test, c.cnt)) return false;
-    const StmtP &then = guard->body[0];
-    std::vector<StmtP> acts = then->kind == StmtKind::Block ? then->body : std::vector<StmtP>{then};
-    if (acts.empty()) return false;
-    const StmtP &bump = acts.back();
-    if (bump->kind != StmtKind::Assign || bump->var != c.cnt || bump->a->kind != ExprKind::Binary || bump->a->binop != BinOp::Add) return false;
-    bool plusOne = false;
-    for (int s = 0; s < 2; ++s)
-      plusOne = plusOne || (bump->a->args[s]->kind == ExprKind::Var && bump->a->args[s]->var == c.cnt &&
-                            bump->a->args[1 - s]->kind == ExprKind::Const && bump->a->args[1 - s]->ival == 1);
-    if (!plusOne) return false;
-    for (size_t q = 0; q + 1 < acts.size(); ++q) {
-      // Stores whose values do not read cnt (their indices do); nothing else.
-      if (acts[q]->kind != StmtKind::Store || acts[q]->atomic != AtomicOp::None || mentionsVar(acts[q]->b, c.cnt)) return false;
-      c.appends.push_back(acts[q]);
-    }
-    if (fill->kind != StmtKind::For || fill->loop != LoopKind::Serial || fill->a->kind != ExprKind::Var || fill->a->var != c.cnt ||
-        print(fill->b) != print(c.length))
-      return false;
-    if (anyStmt(fill->body[0], [&](const Stmt &x) { return x.kind != StmtKind::Store && x.kind != StmtKind::Block; }) ||
-        mentionsVar(fill->body[0], c.cnt))
-      return false;
-    c.fill = fill.get();
-    return true;
-  }
-
- public:
-  /// The length every row of `loop` shares when its rows are dense (vectorPerRow's reduction or
-  /// compactRows' scan runs over a range free of loads, of the row and of what the row declares),
-  /// else null: the lanes a row then follow it (HostGen sizes the grid from it).
-  static ExprP denseRowLength(const Stmt &loop, const SigmaPrefixes &sigma) {
-    auto rowFree = [&](const ExprP &e, const std::vector<StmtP> &prefix) {
-      if (hasLoad(e) || mentionsVar(e, loop.var)) return false;
-      for (const StmtP &d : prefix)
-        if (mentionsVar(e, d->var)) return false;
-      return true;
-    };
-    RowShape shape;
-    if (matchRow(loop, shape, sigma)) {
-      if (shape.offsets >= 0) return nullptr;
-      const Stmt &red = *shape.reduction;
-      return rowFree(red.a, shape.prefix) && rowFree(red.b, shape.prefix) ? bin(BinOp::Sub, red.b, red.a) : nullptr;
-    }
-    Compaction c;
-    if (matchCompaction(loop, c) && rowFree(c.scan->a, c.prefix) && rowFree(c.scan->b, c.prefix))
-      return bin(BinOp::Sub, c.scan->b, c.scan->a);
-    return nullptr;
-  }
-
-  /// Whether the row loop's lengths come from offsets (then vectorPerRow reads its width there).
-  static bool rowOffsetsKnown(const Stmt &loop, const SigmaPrefixes &sigma) {
-    RowShape shape;
-    return matchRow(loop, shape, sigma) && shape.offsets >= 0;
-  }
-
-  static bool compactsRows(const Stmt &loop) {
-    Compaction c;
-    return matchCompaction(loop, c);
-  }
-
- protected:
   /// W lanes a row (32 for dense rows, as many as their length up to 32; kVectorRowsWidth for
   /// rows whose lengths nothing tells beforehand), 32 / W rows a warp; W candidates j at a time:
   /// each lane tests its j, a ballot gives the passing lanes, each takes position cnt + (passing
@@ -1103,7 +794,7 @@ class DeviceGen : public LoopCodeGen {
   ///      in a fixed order) and finishes the row. Every other row is finished by its warp.
   void mergeRows(const Stmt &loop, llvm::Value *slots, llvm::Value *counters, llvm::Value *epoch) {
     RowShape shape;
-    if (!matchRow(loop, shape, sigma_) || !positionPure(loop, shape)) throw InternalError("codegen: a merge-path row loop that is not one");
+    if (!matchRow(loop, shape) || !positionPure(loop, shape)) throw InternalError("codegen: a merge-path row loop that is not one");
     llvm::Type *i64 = b_.getInt64Ty(), *i32 = b_.getInt32Ty();
     llvm::Type *accT = ty(shape.accTy);
     const int offs = shape.offsets;
@@ -1705,15 +1396,14 @@ class HostGen : public LoopCodeGen {
   /// from offsets.
   llvm::Value *lanesPerRow(const Segment &seg) {
     const Stmt &loop = *seg.stmts[0];
-    DeviceGen::SigmaPrefixes sigma = DeviceGen::sigmaPrefixesOf(*fn_);
-    if (ExprP dense = DeviceGen::denseRowLength(loop, sigma)) {
+    if (ExprP dense = denseRowLength(loop)) {
       llvm::Value *one = b_.getInt64(1);
       llvm::Value *len = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, expr(dense), one),
                                                   b_.getInt64(32));
       llvm::Value *lz = b_.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, b_.CreateSub(len, one), b_.getFalse());
       return b_.CreateSelect(b_.CreateICmpEQ(len, one), one, b_.CreateShl(one, b_.CreateSub(b_.getInt64(64), lz)));
     }
-    bool offsets = seg.vectorRows && DeviceGen::rowOffsetsKnown(loop, sigma);
+    bool offsets = seg.vectorRows && rowOffsetsKnown(loop);
     return b_.getInt64(offsets ? 32 : kVectorRowsWidth);
   }
 
@@ -1759,18 +1449,6 @@ class HostGen : public LoopCodeGen {
   int sizesBuffer_ = -1;
   int64_t sizesCount_ = 1;  // entries of a size function's `sizes`
 };
-
-/// Marks the grid segments whose rows run as a merge path (DeviceGen::mergesRows), unless the
-/// options ask for vectors of lanes. Called in the same way for the device module and the stubs.
-void planMergeRows(const Function &f, const CodeGenOptions &opts, std::vector<Segment> &segs) {
-  DeviceGen::SigmaPrefixes sigma = DeviceGen::sigmaPrefixesOf(f);
-  for (Segment &seg : segs) {
-    bool rows = seg.kind == Segment::Grid && !hasReturn(seg.stmts[0]) && DeviceGen::rowPattern(*seg.stmts[0], sigma);
-    seg.mergeRows = rows && opts.gpuRows != GpuRows::Vector && DeviceGen::mergesRows(*seg.stmts[0], sigma);
-    seg.vectorRows = rows && !seg.mergeRows;
-    seg.compactRows = seg.kind == Segment::Grid && !rows && !hasReturn(seg.stmts[0]) && DeviceGen::compactsRows(*seg.stmts[0]);
-  }
-}
 
 /// The types of every variable a kernel may capture: scalar parameters and host declarations.
 std::map<int, Ty> varTypesOf(const Function &f) {
@@ -1821,7 +1499,6 @@ bool buildDeviceModule(const loopir::Module &m, const CodeGenOptions &opts, llvm
     g.mergeMinBlocks_ = opts.gpuMergeMinBlocks;
     for (Segment &s : segs)
       if (s.kind != Segment::Host) captureOf(s, f, errorBuffer);
-    planMergeRows(f, opts, segs);
     for (Segment &s : segs) {
       if (s.kind == Segment::Host) continue;
       g.kernel(f, s, vt);
@@ -1896,7 +1573,6 @@ bool addCudaStubs(llvm::Module &host, const loopir::Module &m, const CodeGenOpti
     std::vector<Segment> segs = segmentsOf(f);
     for (Segment &s : segs)
       if (s.kind != Segment::Host) captureOf(s, f, errorBuffer);
-    planMergeRows(f, opts, segs);
     HostGen g(ctx, host, ptxVar, slot);
     g.setFpContract(opts.fpContract);
     g.errorBuffer_ = errorBuffer;

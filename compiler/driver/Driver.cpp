@@ -20,6 +20,7 @@
 #include "cin/UserSchedule.h"
 #include "tir/Abi.h"
 #include "loopir/Flatten.h"
+#include "loopir/GpuRowStrategy.h"
 #include "loopir/GuardRange.h"
 #include "loopir/ParallelScan.h"
 #include "loopir/SegmentVersioning.h"
@@ -217,6 +218,9 @@ int runCompiler(const Options &opts, std::ostream &err) {
         loopir::vectorizeSegmentLanes(lm.functions.back());
       }
       loopir::parallelizeRunningSums(lm.functions.back());
+      loopir::GpuRowOptions rows;
+      rows.mergeByDefault = !opts.gpuRowsVector;
+      loopir::chooseGpuRowMappings(lm.functions.back(), rows);
     }
     times.done("loop IR (flatten + passes)");
     if (opts.emit == Emit::LoopIr) {
@@ -229,7 +233,6 @@ int runCompiler(const Options &opts, std::ostream &err) {
     cg.gpuArch = opts.gpuArch;
     cg.gpuEmulatorImage = opts.gpuEmulator;
     cg.fpContract = opts.fpContract;
-    cg.gpuRows = opts.gpuRowsVector ? codegen::GpuRows::Vector : codegen::GpuRows::Merge;
     cg.gpuMergeUnroll = opts.gpuMergeUnroll;
     cg.gpuMergeMinBlocks = opts.gpuMergeMinBlocks;
     if (opts.emit == Emit::Ptx) {

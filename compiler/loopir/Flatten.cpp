@@ -193,6 +193,34 @@ class Flattener {
     return id;
   }
 
+  /// `loop` annotated with the segment cin found (its buffers: the offsets, or the lengths and
+  /// the Sigma prefix the function computes of them). A parent that needs statements to
+  /// compute, or an array that is not a plain integer buffer, leaves the loop unannotated.
+  StmtP withSegment(const StmtP &loop, const cin::SegmentLevel &seg) {
+    auto t = tensors_.find(seg.array.id);
+    if (t == tensors_.end()) return loop;
+    auto [buf, field] = bufferFor(t->second, {});
+    if (field >= 0 || (buf->elem != Ty::I32 && buf->elem != Ty::I64)) return loop;
+    std::vector<StmtP> pre;
+    Segment out;
+    out.whole = seg.whole;
+    out.parent = lowerNatTo(seg.parent, pre);
+    if (!pre.empty()) return loop;
+    if (!seg.lengths) {
+      out.offsets = buf->id;
+    } else {
+      out.lengths = buf->id;
+      for (const StmtP &p : prologue_)
+        if (p->kind == StmtKind::SigmaPrefix && p->source == buf->id) {
+          out.offsets = p->buffer;
+          out.fromZero = true;
+        }
+    }
+    auto copy = std::make_shared<Stmt>(*loop);
+    copy->segment = out;
+    return copy;
+  }
+
   ExprP lowerNatTo(const Nat &n, std::vector<StmtP> &pre) {
     std::swap(pre, pre_);
     ExprP e = lowerNat(n);
@@ -303,7 +331,7 @@ class Flattener {
       case K::Binary: {
         ExprP a = lowerExpr(e->args[0]), b = lowerExpr(e->args[1]);
         if (b->type != a->type) b = cast(b, a->type);
-        BinOp op;
+        BinOp op = BinOp::Add;  // every ast::BinOp is mapped below
         switch (e->binop) {
           case ast::BinOp::Add: op = BinOp::Add; break;
           case ast::BinOp::Sub: op = BinOp::Sub; break;
@@ -379,11 +407,13 @@ class Flattener {
         std::swap(pre, pre_);
         StmtP body = lowerStmt(s->body[0]);
         StmtP loop = forLoop(v, s->varName, lo, hi, body, loopKind(s->forall));
-        if (s->vectorize || s->unroll || s->userKind) {
+        if (s->vectorize || s->unroll || s->userKind || s->rows != ast::GpuRowMapping::Auto) {
           auto copy = std::make_shared<Stmt>(*loop);
           copy->vectorize = s->vectorize;
           copy->unroll = s->unroll;
           copy->userKind = s->userKind;
+          copy->rows = s->rows;
+          copy->rowsLoc = s->rowsLoc;
           loop = copy;
         }
         if (s->balanceBy) {
@@ -398,6 +428,7 @@ class Flattener {
             }
           }
         }
+        if (s->segment) loop = withSegment(loop, *s->segment);
         out = withPre(pre, loop);
         break;
       }

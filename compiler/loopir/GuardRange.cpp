@@ -105,6 +105,7 @@ class LoopNarrower {
     auto narrowed = std::make_shared<Stmt>(loop_);
     narrowed->a = var(loVar, Ty::I64);
     narrowed->b = var(hiVar, Ty::I64);
+    narrowed->segment = {};  // its bounds are variables now, no longer read from memory
     narrowed->body = {block(items)};
     StmtP result = block({decl(loVar, loop_.name + "_lo", Ty::I64, lo), decl(hiVar, loop_.name + "_hi", Ty::I64, hi), narrowed});
 

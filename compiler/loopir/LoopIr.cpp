@@ -134,6 +134,10 @@ ExprP mm(bool isMax, ExprP a, ExprP b) {
   return e;
 }
 
+bool Segment::ofRow(int rowVar) const {
+  return parent && whole && offsets >= 0 && parent->kind == ExprKind::Var && parent->var == rowVar;
+}
+
 StmtP block(std::vector<StmtP> s) {
   auto b = mks(StmtKind::Block);
   for (StmtP &x : s) {
@@ -380,7 +384,14 @@ void printStmt(std::ostringstream &os, const StmtP &s, int indent) {
     case StmtKind::For:
       os << pad << "for v" << s->var << " (" << s->name << ") in [" << print(s->a) << ", " << print(s->b) << ") "
          << loopName(s->loop);
+      if (s->segment) {
+        os << " segment(";
+        if (s->segment.offsets >= 0) os << (s->segment.fromZero ? "prefix b" : "offsets b") << s->segment.offsets;
+        if (s->segment.lengths >= 0) os << (s->segment.offsets >= 0 ? ", " : "") << "lengths b" << s->segment.lengths;
+        os << " @ " << print(s->segment.parent) << (s->segment.whole ? ")" : ", part)");
+      }
       if (s->balanceBy >= 0) os << " balanced-by b" << s->balanceBy;
+      if (s->rows != ast::GpuRowMapping::Auto) os << " rows=" << ast::gpuRowMappingName(s->rows);
       if (s->vectorize) os << " vectorize";
       if (s->vectorWidth) os << " width=" << s->vectorWidth;
       if (s->interleave) os << " interleave=" << s->interleave;

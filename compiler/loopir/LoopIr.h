@@ -84,6 +84,23 @@ enum class LoopKind { Serial, Parallel, Vector, Reduction, GpuGlobal, GpuBlock, 
 enum class AtomicOp { None, Add, Min, Max };
 const char *atomicOpName(AtomicOp op);
 
+/// A For over the entries of one segment of a compressed level (a CSR row, a LIL list, a
+/// graph's neighbours of a vertex), from cin::SegmentLevel through Flatten, the one place that
+/// recognises it: iteration k of the loop reads position offsets[parent] - offsets[0] + k, or
+/// offsets[parent] + k when `fromZero` (the Sigma prefix of a LIL row's lengths). `lengths` is
+/// the buffer of the segments' lengths when the level stores lengths (offsets: their prefix, or
+/// -1 when the function computes none).
+struct Segment {
+  ExprP parent;      // null: the loop runs over no segment
+  int offsets = -1;
+  bool fromZero = false;
+  int lengths = -1;
+  bool whole = true;  // false: the loop runs over a sub-range of the segment's offsets
+  explicit operator bool() const { return parent != nullptr; }
+  /// Is this the whole segment below row `rowVar` (a loop variable), with offsets to read?
+  bool ofRow(int rowVar) const;
+};
+
 struct Stmt {
   StmtKind kind;
   std::vector<StmtP> body;   // Block: statements; For: {body}; If: {then, else (may be null)}
@@ -102,6 +119,11 @@ struct Stmt {
   /// For a Parallel loop over rows of a compressed level: the offsets buffer whose nonzero
   /// counts balance the chunks (-1: equal chunks).
   int balanceBy = -1;
+  Segment segment;           // For: the compressed-level segment it runs over, if any
+  /// A cuda function's grid loop: how its rows go on threads (Auto until loopir/GpuRowStrategy
+  /// chooses; a user schedule's choice arrives from Flatten, asked at rowsLoc).
+  ast::GpuRowMapping rows = ast::GpuRowMapping::Auto;
+  SourceLoc rowsLoc;
   bool vectorize = false;    // For: a user's SIMD hint
   bool userKind = false;     // For: the kind was chosen by a user schedule (keep it as is)
   int unroll = 0;            // For: a user's unroll factor

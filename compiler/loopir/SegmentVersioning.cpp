@@ -91,7 +91,7 @@ StmtP withLanesVectorised(const StmtP &cur, int &count) {
   if (cur->kind != StmtKind::For || cur->loop == LoopKind::Parallel || cur->vectorize || cur->vectorWidth ||
       cur->interleave || cur->unroll || cur->userKind)
     return cur;
-  if (!hasLoad(cur->a) && !hasLoad(cur->b)) return cur;
+  if (!cur->segment) return cur;
   const Stmt *lanes = onlyLoop(cur->body[0]);
   if (!lanes || lanes->loop == LoopKind::Parallel || lanes->vectorize || lanes->vectorWidth || lanes->userKind) return cur;
   int64_t c = constantTrip(*lanes);
@@ -130,7 +130,7 @@ int vectorizeSegmentLanes(Function &f) {
 
 bool isSegmentGather(const Stmt &loop) {
   if (loop.kind != StmtKind::For || loop.loop != LoopKind::Reduction) return false;
-  if (!hasLoad(loop.a) && !hasLoad(loop.b)) return false;  // not a segment read from memory
+  if (!loop.segment) return false;  // not a segment read from memory
   std::vector<int> loaded;
   loadedVars(loop.body[0], loaded);
   return gathers(loop.body[0], loaded);

@@ -46,7 +46,7 @@ constexpr int64_t kLongSegment = 64;
 constexpr int64_t kMediumSegment = 32;
 constexpr int kMediumPartialSums = 2;
 
-/// A Reduction loop whose bounds are read from memory and whose body gathers through an index
+/// A Reduction loop over a segment (Stmt::segment: its bounds read from memory) whose body gathers through an index
 /// read from memory (CSR SpMV's nonzero loop): the loops this pass and StreamPrefetch take.
 bool isSegmentGather(const Stmt &loop);
 

@@ -346,9 +346,12 @@ cin::StmtP AstToCin::loopStmt(const AstLoop &loop, Nat lo, Nat hi, cin::StmtP bo
   if (!loop.like) return f;
   auto withHints = std::make_shared<cin::Stmt>(*f);
   withHints->balanceBy = loop.like->balanceBy;
+  if (loop.like->segment && !loop.like->segment->whole) withHints->segment = loop.like->segment;
   withHints->userKind = loop.like->userKind;
   withHints->vectorize = loop.like->vectorize;
   withHints->unroll = loop.like->unroll;
+  withHints->rows = loop.like->rows;
+  withHints->rowsLoc = loop.like->rowsLoc;
   return withHints;
 }
 

@@ -798,7 +798,12 @@ std::optional<SegmentForm> ModelBuilder::segmentForm(const Nat &idx, const std::
         break;
       }
     }
-    if (!below(rest, Nat::lookup(a.var, a.args[0] + Nat(1)) - Nat::lookup(a.var, a.args[0]))) continue;
+    // x is bounded by a loop or guard whose extent is the segment of O below e.
+    bool inSegment = proveNonNegative(rest, NatFacts{}) && std::any_of(facts.begin(), facts.end(), [&](const Fact &f) {
+      std::optional<cin::SegmentLevel> seg = cin::segmentOfExtent(Nat(0), f.bound);
+      return f.x == rest && seg && !seg->lengths && seg->array.id == a.var.id && seg->parent == a.args[0];
+    });
+    if (!inSegment) continue;
     return SegmentForm{"offsets:" + std::to_string(a.var.id) + "|" + base, a.var.name, a.args[0], rest};
   }
   // Uniform: P*e + x, P an invariant atom (a nat parameter, a lookup at an invariant index).

@@ -132,17 +132,29 @@ TEST_P(GpuRows, EveryRowReductionMatchesTheReference) {
   auto *out = static_cast<double *>(d.out);
   size_t n = static_cast<size_t>(a.n);
 
-  ASSERT_EQ(spl_rows_spmv64_cuda(nullptr, a.n, a.m, offs, static_cast<const int32_t *>(d.cols), vals,
-                                 static_cast<const double *>(d.dx), out),
-            SPL_OK);
-  std::vector<double> y = download<double>(d.out, n);
-  for (size_t i = 0; i < n; ++i) {
-    double want = 0, scale = 1;
-    for (int32_t k = a.offs[i]; k < a.offs[i + 1]; ++k) {
-      want += a.vals[k] * x[a.cols[k]];
-      scale += std::fabs(a.vals[k] * x[a.cols[k]]);
+  // The default mapping, and each one a schedule asks for (gpu_rows): the same products.
+  using Spmv = int (*)(void *, int64_t, int64_t, const int32_t *, const int32_t *, const double *, const double *, double *);
+  const std::pair<const char *, Spmv> mappings[] = {{"default", spl_rows_spmv64_cuda},
+                                                    {"gpu_rows(i, thread)", spl_rows_spmv64_thread_cuda},
+                                                    {"gpu_rows(i, vector)", spl_rows_spmv64_vector_cuda},
+                                                    {"gpu_rows(i, merge)", spl_rows_spmv64_merge_cuda}};
+  std::vector<double> y;
+  for (const auto &[mapping, spmv] : mappings) {
+    const std::vector<double> poison(n + 1, std::nan(""));  // a row left unwritten fails
+    ASSERT_EQ(spl_cuda_memcpy(d.out, poison.data(), poison.size() * sizeof(double), 0, nullptr), SPL_OK);
+    ASSERT_EQ(spmv(nullptr, a.n, a.m, offs, static_cast<const int32_t *>(d.cols), vals, static_cast<const double *>(d.dx), out),
+              SPL_OK)
+        << mapping;
+    y = download<double>(d.out, n);
+    for (size_t i = 0; i < n; ++i) {
+      double want = 0, scale = 1;
+      for (int32_t k = a.offs[i]; k < a.offs[i + 1]; ++k) {
+        want += a.vals[k] * x[a.cols[k]];
+        scale += std::fabs(a.vals[k] * x[a.cols[k]]);
+      }
+      ASSERT_NEAR(y[i], want, 1e-12 * scale)
+          << a.name << " spmv (" << mapping << ") row " << i << " of length " << a.offs[i + 1] - a.offs[i];
     }
-    ASSERT_NEAR(y[i], want, 1e-12 * scale) << a.name << " spmv row " << i << " of length " << a.offs[i + 1] - a.offs[i];
   }
 
   ASSERT_EQ(spl_rows_lengths_cuda(nullptr, a.n, offs, vals, reinterpret_cast<int32_t *>(out)), SPL_OK);
