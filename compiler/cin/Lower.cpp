@@ -195,9 +195,12 @@ Kernel Lowerer::run() {
       nt->isIndexArray = true;
       kernel_.tensors.push_back(nt);
       params[outs[0]].tensor = nt;
-      // The result's nats is a copy of the value's: n + 1 entries for csr.
+      // The result's nats is the value's (n + 1 entries for csr) rebased to start at 0: an
+      // assembled pos array starts at 0 (LANGUAGE.md 6), and the data is written from position
+      // 0 whatever the value's nats start at (an input's may start anywhere).
       loop("j", Nat(0), nt->type->len, ForallKind::Parallel, [&](const Nat &j) {
-        emit(assign(access(nt, {j}, {}, Scalar::I64), natExpr(Nat::lookup(result->firstNats, j))));
+        emit(assign(access(nt, {j}, {}, Scalar::I64),
+                    natExpr(Nat::lookup(result->firstNats, j) - Nat::lookup(result->firstNats, Nat(0)))));
       });
     } else {
       auto kt1 = makeTensor(Tensor::Output, freshNatVar(fp.name).id, fp.name, types::scalar(ScalarKind::I64));

@@ -498,9 +498,11 @@ class EinsumLowering {
     return pairResult(so.nats, data);
   }
 
+  /// The result's offsets from the input's whose pattern it takes, rebased to start at 0 (an
+  /// assembled pos array starts at 0, LANGUAGE.md 6; an input's may start anywhere).
   void copyNats(const TensorP &outNats, const NatVarId &src, const Nat &count) {
     L.loop("j", Nat(0), count, ForallKind::Parallel, [&](const Nat &j) {
-      L.emit(assign(access(outNats, {j}, {}, Scalar::I64), natExpr(Nat::lookup(src, j))));
+      L.emit(assign(access(outNats, {j}, {}, Scalar::I64), natExpr(Nat::lookup(src, j) - Nat::lookup(src, Nat(0)))));
     });
   }
 

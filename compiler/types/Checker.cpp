@@ -779,7 +779,7 @@ bool Checker::unifyNat(const Nat &a0, const Nat &b0) {
       }
     }
   }
-  postponed_.push_back(Postponed{a, b, SourceLoc{}, ""});
+  postponed_.push_back(Postponed{a, b, SourceLoc{}, "", nullptr, nullptr});
   return true;
 }
 

@@ -149,8 +149,9 @@ INSTANTIATE_TEST_SUITE_P(Matrices, Dense2Csr, ::testing::Range<size_t>(0, kNumCa
                          });
 
 TEST(Dense2Csr, OffsetsNotStartingAtZero) {
-  // The offsets are passed through to out_offs unchanged; row i's entries go to positions
-  // offs@i - offs@0 of the value and column arrays, whose size is offs@n - offs@0.
+  // Row i's entries go to positions offs@i - offs@0 of the value and column arrays, whose size
+  // is offs@n - offs@0, and out_offs is offs rebased to start at 0 (an assembled pos array
+  // starts at 0, LANGUAGE.md 6).
   const float dense[] = {0, 1, 2,  //
                          0, 0, 0,  //
                          3, 0, -4};
@@ -166,7 +167,7 @@ TEST(Dense2Csr, OffsetsNotStartingAtZero) {
   const int32_t wantC[] = {1, 2, 0, 2};
   const float wantV[] = {1, 2, 3, -4};
   for (int k = 0; k < 4; ++k) {
-    EXPECT_EQ(oo[k], offs[k]);
+    EXPECT_EQ(oo[k], offs[k] - offs[0]);
     EXPECT_EQ(oc[k], wantC[k]) << k;
     EXPECT_EQ(ov[k], wantV[k]) << k;
   }

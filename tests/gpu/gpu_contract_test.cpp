@@ -717,7 +717,9 @@ TEST_P(GpuEinsum, Sddmm) {
     DevOut<float> gotV(nnz);
     CUDA_OK(spl_ein_sddmm_cuda(nullptr, h.n, h.m, k, d.offs.as<int32_t>(), d.vals.as<float>(), d.cols.as<int32_t>(),
                                dU.as<float>(), dV.as<float>(), gotO.ptr(), gotV.ptr(), gotC.ptr()));
-    expectSame(gotO.read(what + " out_offs"), wantO.read(what + " out_offs"), what + " out_offs");
+    const std::vector<int32_t> gotOffs = gotO.read(what + " out_offs");
+    expectSame(gotOffs, wantO.read(what + " out_offs"), what + " out_offs");
+    ASSERT_EQ(gotOffs.at(0), 0) << what << ": an assembled result's offsets start at 0 (LANGUAGE.md 6)";
     expectClose(gotV.read(what + " out_vals"), wantV.read(what + " out_vals"), what + " out_vals");
     expectSame(gotC.read(what + " out_cols"), wantC.read(what + " out_cols"), what + " out_cols");
   }
