@@ -1,6 +1,7 @@
 /// \file Driver.cpp: runs the stages in order and writes what --emit asks for.
 #include "driver/Driver.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -49,7 +50,11 @@ std::string stdlibDir(const Options &opts) {
   return SPL_SOURCE_STDLIB_DIR;
 }
 
+/// The whole file (a pipe such as `<(...)` too, but not a directory: reading one "succeeds"
+/// with nothing in it).
 bool readFile(const std::string &path, std::string &text) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return false;
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
   std::ostringstream ss;
@@ -119,7 +124,9 @@ int runCompiler(const Options &opts, std::ostream &err) {
     if (opts.sourceText) {
       text = *opts.sourceText;
     } else if (!readFile(opts.input, text)) {
-      err << "splc: error: cannot read '" << opts.input << "'\n";
+      struct stat st;
+      bool dir = ::stat(opts.input.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+      err << "splc: error: cannot read '" << opts.input << "'" << (dir ? ": it is a directory" : "") << "\n";
       return 1;
     }
     uint32_t file = sm.addFile(opts.input, std::move(text));

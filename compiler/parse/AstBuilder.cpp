@@ -4,6 +4,7 @@
 #include "parse/AstBuilder.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 
 namespace spl {
@@ -379,7 +380,10 @@ class Builder {
       e->ival = parseInt(c->INT()->getSymbol());
     } else if (dynamic_cast<P::FloatLitContext *>(l)) {
       e->op = ExprOp::FloatLit;
+      errno = 0;
       e->fval = std::strtod(e->text.c_str(), nullptr);
+      if (errno == ERANGE && std::isinf(e->fval))
+        error(loc(l), "float literal '" + e->text + "' is too large (f64's largest is about 1.8e308; for infinity write inf)");
     } else {
       e->op = ExprOp::BoolLit;
       e->bval = e->text == "true";

@@ -2,6 +2,8 @@
 /// Applications are flattened first (curried calls and pipes become one argument list), so
 /// that data arguments can be checked before the functions that consume them: `a |> map(f)`
 /// types `a`, then checks `f` against the element type of `a`.
+#include <limits>
+
 #include "ast/AstPrinter.h"
 #include "types/CheckerImpl.h"
 
@@ -217,6 +219,12 @@ tir::ExprP Checker::checkVar(const ast::Expr &e, const TypeP &expected) {
     return lam;
   }
   if (tunables_.count(e.text)) return natValue(Nat(tunables_[e.text]), e.loc);
+  if (e.text == "inf") {  // the float literal infinity (`-inf` negates it), unless a binding shadows it
+    ast::Expr lit = e;
+    lit.op = ast::ExprOp::FloatLit;
+    lit.fval = std::numeric_limits<double>::infinity();
+    return literal(lit, expected);
+  }
   fail(e.loc, "unknown name '" + e.text + "'");
 }
 

@@ -1,11 +1,14 @@
 /// \file Checker.cpp: modules, declarations, type syntax, metas and unification.
 #include "types/Checker.h"
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <sstream>
 
 #include "parse/Parser.h"
 #include "ast/AstPrinter.h"
+#include "tir/CNames.h"
 #include "types/CheckerImpl.h"
 
 namespace spl {
@@ -52,9 +55,13 @@ std::string dirOf(const std::string &path) {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
-bool fileExists(const std::string &p) {
-  std::ifstream f(p);
-  return static_cast<bool>(f);
+/// What is at `p`: nothing, a regular file (a module can be read from it), or something else
+/// (a directory, a named pipe that could block the compiler forever, a device).
+enum class PathKind { Missing, Regular, Other };
+PathKind pathKind(const std::string &p) {
+  struct stat st;
+  if (::stat(p.c_str(), &st) != 0) return PathKind::Missing;
+  return S_ISREG(st.st_mode) ? PathKind::Regular : PathKind::Other;
 }
 
 }  // namespace
@@ -93,12 +100,20 @@ ModuleEnv *Checker::importModule(const ast::ImportDecl &im, ModuleEnv &from) {
   std::vector<std::string> candidates{from.dir + "/" + rel};
   for (const std::string &d : opts_.includeDirs) candidates.push_back(d + "/" + rel);
   if (!opts_.stdlibDir.empty()) candidates.push_back(opts_.stdlibDir + "/" + rel);
-  std::string found;
-  for (const std::string &c : candidates)
-    if (fileExists(c)) {
+  std::string found, notAFile;
+  for (const std::string &c : candidates) {
+    PathKind k = pathKind(c);
+    if (k == PathKind::Regular) {
       found = c;
       break;
     }
+    if (k == PathKind::Other && notAFile.empty()) notAFile = c;
+  }
+  if (found.empty() && !notAFile.empty()) {
+    diags_.error(im.loc, "cannot import module '" + rel.substr(0, rel.size() - 4) + "': '" + notAFile +
+                             "' is not a regular file (a directory, a pipe or a device)");
+    return nullptr;
+  }
   if (found.empty()) {
     std::string where;
     for (size_t i = 0; i < candidates.size(); ++i) where += (i ? ", " : "") + candidates[i];
@@ -1158,6 +1173,8 @@ std::optional<tir::Program> Checker::run(const ast::Module &main) {
       if (!cnames.insert(e.cname).second) fail(e.cnameLoc, "two exports are named '" + e.cname + "'");
       if (e.cname.rfind("spl_error", 0) == 0 || e.cname.rfind("spl_rt_", 0) == 0)
         fail(e.cnameLoc, "the name '" + e.cname + "' is reserved for the runtime library");
+      if (std::optional<std::string> why = tir::whyNotCName(e.cname))
+        fail(e.cnameLoc, "cannot export as '" + e.cname + "': " + *why);
       env_ = mainEnv_;
       tir::DefP def;
       if (!hasDef(e.def)) fail(e.loc, "cannot export '" + e.def + "': no definition has that name");

@@ -1,5 +1,10 @@
 /// \file Zonk.cpp: replaces solved metas in a def's TIR by their solutions, and reports the
 /// expressions whose type could not be inferred.
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+
 #include "types/CheckerImpl.h"
 
 namespace spl::check {
@@ -28,7 +33,30 @@ tir::ExprP Checker::zonkExpr(const tir::ExprP &e) {
     vars[v->id] = nv;
     return nv;
   };
+  // A literal whose value its (inferred) type cannot hold is an error, not a wrapped or
+  // rounded-to-infinity value: `x + 4294967297` with x: i32, `2147483648` as an i32, a float
+  // beyond f32's range as an f32. `negated`: the literal is the operand of a unary minus
+  // (`-2147483648` fits i32).
+  auto checkLiteralRange = [&](const tir::Expr &lit, bool negated) {
+    const TypeP &t = lit.type;
+    if (t->kind != TypeKind::Scalar) return;
+    bool integral = lit.fval == static_cast<double>(lit.ival);
+    if (t->scalar == ScalarKind::I32 && integral) {
+      int64_t v = negated ? -lit.ival : lit.ival;
+      if (v < INT32_MIN || v > INT32_MAX)
+        fail(lit.loc, "the literal " + std::to_string(v) +
+                          " does not fit its type i32 (-2147483648 to 2147483647); use it where an i64 is expected");
+    }
+    if (t->scalar == ScalarKind::F32 && !std::isinf(lit.fval) && std::fabs(lit.fval) > static_cast<double>(FLT_MAX)) {
+      char shown[64];
+      std::snprintf(shown, sizeof shown, "%s%g", negated ? "-" : "", lit.fval);
+      fail(lit.loc, std::string("the literal ") + shown + " does not fit its type f32 (at most about 3.4e38 in magnitude)");
+    }
+  };
+  const tir::Expr *negatedLiteral = nullptr;  // a literal under unary minus: checked negated
   std::function<tir::ExprP(const tir::ExprP &)> go = [&](const tir::ExprP &x) -> tir::ExprP {
+    if (x->kind == tir::ExprKind::Unary && x->unop == ast::UnOp::Neg && x->args[0]->kind == tir::ExprKind::Lit)
+      negatedLiteral = x->args[0].get();
     auto n = std::make_shared<tir::Expr>(*x);
     n->type = zonk(x->type);
     if (n->kind != tir::ExprKind::Lambda && hasMeta(n->type))
@@ -49,6 +77,7 @@ tir::ExprP Checker::zonkExpr(const tir::ExprP &e) {
     if (n->kind == tir::ExprKind::Lit) {
       TypeP t = n->type;
       if (t->kind == TypeKind::Scalar && isFloat(t->scalar) && x->fval == 0 && x->ival != 0) n->fval = static_cast<double>(x->ival);
+      checkLiteralRange(*n, x.get() == negatedLiteral);
     }
     if (x->kind == tir::ExprKind::CallDef) {
       // Check that the nat arguments were all inferred.
