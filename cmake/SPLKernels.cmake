@@ -24,10 +24,12 @@ function(spl_add_kernels target)
     get_filename_component(_name ${_src} NAME_WE)
     set(_obj ${_outdir}/${_name}.o)
     set(_hdr ${_outdir}/${_name}.h)
+    # -MD: splc lists the modules it imported, so that editing one rebuilds the object.
     add_custom_command(
       OUTPUT ${_obj} ${_hdr}
-      COMMAND ${_splc} ${_abs} --target=${_targets} -o ${_obj} --header ${_hdr} ${SPLK_FLAGS}
+      COMMAND ${_splc} ${_abs} --target=${_targets} -o ${_obj} --header ${_hdr} -MD -MF ${_obj}.d ${SPLK_FLAGS}
       DEPENDS ${_abs} ${_dep}
+      DEPFILE ${_obj}.d
       COMMENT "splc ${_name}.spl"
       VERBATIM)
     set_source_files_properties(${_obj} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
@@ -39,6 +41,6 @@ function(spl_add_kernels target)
   elseif(TARGET SPL::splrt)
     target_link_libraries(${target} PRIVATE SPL::splrt)
   endif()
-  # C programs linking the static runtime need the C++ runtime it is written in.
-  set_property(TARGET ${target} PROPERTY LINKER_LANGUAGE CXX)
+  # The static runtime's link interface names the C++ runtime, threads and libdl it needs, so a
+  # C-only project (project(app C)) links with its C compiler.
 endfunction()

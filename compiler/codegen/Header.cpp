@@ -26,7 +26,7 @@ std::string macroPart(const std::string &text) {
 std::string writeHeader(const std::string &sourcePath, const std::string &headerPath, const std::vector<HeaderEntry> &entries,
                         const std::vector<tir::Tunable> &tunables) {
   // A header written to stdout is named after its source.
-  std::string base = baseName(headerPath);
+  std::string base = headerPath == "-" ? "" : baseName(headerPath);
   if (base.empty()) {
     std::string source = baseName(sourcePath);
     base = source.substr(0, source.find_last_of('.')) + ".h";

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -60,6 +61,35 @@ bool readFile(const std::string &path, std::string &text) {
   std::ostringstream ss;
   ss << in.rdbuf();
   text = ss.str();
+  return true;
+}
+
+/// -MD: `OUTPUT: SOURCE IMPORT...` in make's syntax (what build systems read as a depfile:
+/// CMake's DEPFILE, ninja's deps), every source the compiler read, so that a change to an
+/// imported module rebuilds the object.
+bool writeDepfile(const Options &opts, const SourceManager &sm, std::ostream &err) {
+  if (opts.output.empty() || opts.output == "-") {
+    err << "splc: error: -MD needs -o FILE (the dependency file names the output)\n";
+    return false;
+  }
+  auto escaped = [](const std::string &path) {
+    std::string out;
+    for (char c : path) {
+      if (c == ' ' || c == '#' || c == '\\') out += '\\';
+      if (c == '$') out += '$';
+      out += c;
+    }
+    return out;
+  };
+  std::string text = escaped(opts.output) + ":";
+  for (uint32_t f = 0; f < sm.numFiles(); ++f) text += " \\\n  " + escaped(sm.path(f));
+  text += "\n";
+  std::string path = opts.depfilePath.empty() ? opts.output + ".d" : opts.depfilePath;
+  std::ofstream out(path, std::ios::binary);
+  if (!out || !(out << text)) {
+    err << "splc: error: cannot write '" << path << "'\n";
+    return false;
+  }
   return true;
 }
 
@@ -193,6 +223,27 @@ int runCompiler(const Options &opts, std::ostream &err) {
       diags.flush(err);
       return 1;
     }
+    // Nothing to compile is an error, not an empty object, header or PTX: a file without
+    // exports (--emit=types checks a module), or no export for the targets asked (PTX needs a
+    // cuda one). The stage dumps (cin, isl, loopir) print what there is.
+    bool makesCode = opts.emit == Emit::Object || opts.emit == Emit::Ll || opts.emit == Emit::Asm ||
+                     opts.emit == Emit::Ptx || opts.emit == Emit::Header;
+    if (makesCode && program->exports.empty()) {
+      err << "splc: error: '" << opts.input << "' has no exports, so there is nothing to compile (export a definition "
+          << "with `export DEF as C_NAME for cpu`; --emit=types checks a module without exports)\n";
+      return 1;
+    }
+    bool anyCuda = std::any_of(kernels.begin(), kernels.end(), [](const cin::Kernel &k) { return k.cuda; });
+    if (makesCode && (kernels.empty() || (opts.emit == Emit::Ptx && !anyCuda))) {
+      std::string listed;
+      for (const tir::Export &ex : program->exports)
+        listed += (listed.empty() ? "" : ", ") + ex.cname + " for " +
+                  (ex.cpu && ex.cuda ? "cpu, cuda" : ex.cuda ? "cuda" : "cpu");
+      std::string wanted = opts.emit == Emit::Ptx ? "cuda" : opts.targetCuda && !opts.targetCpu ? "cuda" : "cpu";
+      err << "splc: error: no export of '" << opts.input << "' is for " << wanted
+          << (opts.emit == Emit::Ptx ? ", so there is no PTX" : "") << " (its exports: " << listed << ")\n";
+      return 1;
+    }
     // The header's name gives its guard and its tunables' prefix: --header, or -o when the header
     // is what is emitted, else the object's name with .h added.
     std::string headerPath = !opts.header.empty()                           ? opts.header
@@ -260,12 +311,26 @@ int runCompiler(const Options &opts, std::ostream &err) {
       return 1;
     }
     times.done("LLVM IR -> object (+ PTX)");
-    if (kind == codegen::OutputKind::Object && (opts.output.empty() || opts.output == "-") && !opts.emitGiven) {
-      err << "splc: error: an object file needs -o FILE\n";
+    if (kind == codegen::OutputKind::Object && opts.output.empty() && !opts.emitGiven) {
+      err << "splc: error: an object file needs -o FILE (or -o - for standard output)\n";
+      return 1;
+    }
+    // Standard output is `-`; an object is binary, never written to a terminal.
+    if (kind == codegen::OutputKind::Object && (opts.output.empty() || opts.output == "-") && isatty(STDOUT_FILENO)) {
+      err << "splc: error: refusing to write an object file to a terminal (use -o FILE, or redirect standard output)\n";
+      return 1;
+    }
+    if (opts.header == "-" && (opts.output.empty() || opts.output == "-")) {
+      err << "splc: error: --header - and the " << (kind == codegen::OutputKind::Object ? "object" : "output")
+          << " would both go to standard output (give one of them a file)\n";
       return 1;
     }
     if (!writeText(opts, out, err)) return 1;
-    if (!opts.header.empty()) {
+    if (opts.depfile && !writeDepfile(opts, sm, err)) return 1;
+    if (opts.header == "-") {
+      std::cout << headerText;
+      std::cout.flush();
+    } else if (!opts.header.empty()) {
       std::ofstream h(opts.header, std::ios::binary);
       if (!h || !(h << headerText)) {
         err << "splc: error: cannot write '" << opts.header << "'\n";

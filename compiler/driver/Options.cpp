@@ -19,8 +19,10 @@ std::string usageText() {
 Compiles the exports of an SPL file into one object file and a C header.
 
 options:
-  -o FILE                 output file (object, or the text of --emit; stdout without -o)
-  --header FILE           write the C header declaring the exported functions
+  -o FILE                 output file (object, or the text of --emit; stdout without -o; - is stdout)
+  --header FILE           write the C header declaring the exported functions (- is stdout)
+  -MD [-MF FILE]          also write the source files read (FILE.spl and its imports) as a
+                          make/ninja dependency file: FILE, or the output with .d appended
   --target=LIST           cpu, cuda or cpu,cuda (default: the targets each export names)
   -O0 .. -O3              optimisation level (default -O3)
   --emit=KIND             ast | types | cin | isl | loopir | ll | ptx | asm | obj | header
@@ -99,6 +101,12 @@ ParsedArgs parseArgs(const std::vector<std::string> &args) {
       o.output = args[++i];
     } else if (a.rfind("-o", 0) == 0 && a.size() > 2 && a[2] != '-') {
       o.output = a.substr(2);
+    } else if (a == "-MD") {
+      o.depfile = true;
+    } else if (a == "-MF") {
+      if (i + 1 >= args.size()) return fail("-MF needs a file name");
+      o.depfile = true;
+      o.depfilePath = args[++i];
     } else if (a == "--header" || a.rfind("--header=", 0) == 0) {
       if (!valueOf("--header", v)) return fail("--header needs a file name");
       o.header = v;

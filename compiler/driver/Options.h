@@ -14,6 +14,8 @@ struct Options {
   std::string input;
   std::string output;                 // -o
   std::string header;                 // --header
+  bool depfile = false;               // -MD: write the source files read (the .spl and its imports)
+  std::string depfilePath;            // -MF FILE (default: the output with .d appended)
   bool targetCpu = false, targetCuda = false, targetsGiven = false;  // --target
   int optLevel = 3;                   // -O0..-O3
   Emit emit = Emit::Object;

@@ -43,12 +43,12 @@ bool monotone(int64_t n, const int32_t *offs) {
 }
 
 /* The widths of the slices of window [w0, w1): its lengths sorted longest first, every lanes-th. */
-void window_widths(const int32_t *offs, int64_t w0, int64_t w1, int64_t lanes, std::vector<int32_t> &lens,
-                   int32_t *width_out) {
+void window_widths(const int32_t *offs, int64_t w0, int64_t w1, int64_t lanes, std::vector<int64_t> &lens,
+                   int64_t *width_out) {
   lens.clear();
-  for (int64_t i = w0; i < w1; ++i)
-    lens.push_back(offs[i + 1] - offs[i]);
-  std::sort(lens.begin(), lens.end(), [](int32_t a, int32_t b) { return a > b; });
+  for (int64_t i = w0; i < w1; ++i) /* in 64 bits: offsets may span the whole int32 range */
+    lens.push_back(static_cast<int64_t>(offs[i + 1]) - offs[i]);
+  std::sort(lens.begin(), lens.end(), [](int64_t a, int64_t b) { return a > b; });
   for (size_t k = 0; k < lens.size(); k += static_cast<size_t>(lanes))
     width_out[k / static_cast<size_t>(lanes)] = lens[k];
 }
@@ -56,7 +56,7 @@ void window_widths(const int32_t *offs, int64_t w0, int64_t w1, int64_t lanes, s
 /* Slot offsets of every slice into soffs (slices + 1 entries); false when they pass INT32_MAX. */
 bool slot_offsets(int64_t n, const int32_t *offs, int64_t lanes, int64_t sigma, int32_t *soffs) {
   const int64_t per_window = sigma / lanes;
-  std::vector<int32_t> lens, widths(static_cast<size_t>(per_window));
+  std::vector<int64_t> lens, widths(static_cast<size_t>(per_window));
   int64_t total = 0;
   soffs[0] = 0;
   for (int64_t w0 = 0, s = 0; w0 < n; w0 += sigma) {
@@ -99,7 +99,7 @@ template <typename T> struct Build {
     const int64_t w0 = w * sigma, w1 = std::min(n, w0 + sigma);
     rows.resize(static_cast<size_t>(w1 - w0));
     std::iota(rows.begin(), rows.end(), w0);
-    auto len = [&](int64_t r) { return offs[r + 1] - offs[r]; };
+    auto len = [&](int64_t r) { return static_cast<int64_t>(offs[r + 1]) - offs[r]; };
     std::stable_sort(rows.begin(), rows.end(), [&](int64_t a, int64_t b) { return len(a) > len(b); });
     const int64_t lanes_in_window = (w1 - w0 + lanes - 1) / lanes * lanes;
     for (int64_t q = 0; q < lanes_in_window; ++q) {
@@ -109,7 +109,7 @@ template <typename T> struct Build {
       int32_t *sc = scols + static_cast<int64_t>(soffs[s] - soffs[0]) * lanes + l;
       int64_t filled = 0;
       if (q < w1 - w0) {
-        const int64_t r = rows[static_cast<size_t>(q)], at = offs[r] - offs[0];
+        const int64_t r = rows[static_cast<size_t>(q)], at = static_cast<int64_t>(offs[r]) - offs[0];
         filled = len(r);
         for (int64_t t = 0; t < filled; ++t) {
           sv[t * lanes] = vals[at + t];

@@ -216,6 +216,23 @@ TEST(MatgenStencil, TwoDimensionalFivePointCountsAndShape) {
   }
 }
 
+// Grid sides whose product passes int64 (2^32 x 2^32 wrapped to 0 and crashed) or the largest
+// dimension are refused with a message, not generated.
+TEST(MatgenStencil, GridsTooLargeAreRefused) {
+  for (auto [nx, ny, nz] : std::vector<std::array<int64_t, 3>>{
+           {int64_t{1} << 32, int64_t{1} << 32, 1}, {int64_t{1} << 62, 4, 1}, {1 << 20, 1 << 20, 1}, {1 << 11, 1 << 11, 1 << 11}}) {
+    Options o;
+    o.kind = nz > 1 ? Kind::Stencil3D7 : Kind::Stencil2D5;
+    o.nx = nx;
+    o.ny = ny;
+    o.nz = nz;
+    Csr a;
+    std::string err;
+    EXPECT_FALSE(splmatgen::generate(o, &a.m, &err)) << nx << " x " << ny << " x " << nz;
+    EXPECT_NE(err.find("the grid has too many points"), std::string::npos) << err;
+  }
+}
+
 TEST(MatgenStencil, ThreeDimensionalSevenAndTwentySevenPoint) {
   for (auto dims : std::vector<std::array<int64_t, 3>>{{1, 1, 1}, {2, 3, 4}, {10, 10, 10}, {17, 5, 9}}) {
     int64_t nx = dims[0], ny = dims[1], nz = dims[2];

@@ -132,6 +132,27 @@ TEST_F(Sell, RejectsBadArguments) {
   EXPECT_EQ(slots, 0);
 }
 
+// Offsets may start anywhere in the int32 range: row lengths are differences taken in 64 bits.
+// A row from INT32_MIN to INT32_MAX (2^32 - 1 entries) cannot be stored (its slots pass
+// INT32_MAX) and says so; in 32 bits its length wrapped to -1 and the sizes came back "OK".
+TEST_F(Sell, RowLengthsSpanningTheInt32Range) {
+  int64_t slices = 0, slots = 0;
+  const int32_t whole[] = {INT32_MIN, INT32_MAX};
+  EXPECT_EQ(spl_sell_sizes(1, whole, 1, 1, &slices, &slots), SPL_ERR_ALLOC);
+  const int32_t low[] = {INT32_MIN, INT32_MIN + 3, INT32_MIN + 3, INT32_MIN + 8};
+  ASSERT_EQ(spl_sell_sizes(3, low, 2, 2, &slices, &slots), SPL_OK);
+  EXPECT_EQ(slices, 2);
+  EXPECT_EQ(slots, 3 + 5);  // widths: rows 0-1 sorted longest first (3), row 2 alone (5)
+  const int32_t c8[] = {0, 1, 2, 0, 1, 2, 3, 4};
+  const double v8[] = {1, 2, 3, 4, 5, 6, 7, 8};
+  int32_t soffs[3], cols[16], wpos[4];
+  double vals[16];
+  ASSERT_EQ(spl_sell_build_f64(3, low, c8, v8, 2, 2, soffs, cols, vals, wpos), SPL_OK);
+  EXPECT_EQ(soffs[2], 8);
+  EXPECT_EQ(vals[0], 1);   // slice 0, lane 0: row 0's first entry
+  EXPECT_EQ(vals[2 * 3], 4);  // slice 1, lane 0: row 2's first entry
+}
+
 std::vector<int32_t> offsetsOf(const std::vector<int32_t> &lengths) {
   std::vector<int32_t> offs{0};
   for (int32_t l : lengths) offs.push_back(offs.back() + l);

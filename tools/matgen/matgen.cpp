@@ -284,9 +284,12 @@ struct Gen {
         nz = std::max<int64_t>(1, (o.rows + nx * ny / 2) / (nx * ny));
       }
     }
-    if (!validDim(nx * ny * nz))
-      return fail("the grid has too many points");
-    rows = cols = nx * ny * nz;
+    // Each side, then the product, checked without overflowing (--nx 2^32 --ny 2^32 wrapped to 0).
+    int64_t points = 0;
+    if (!validDim(nx) || !validDim(ny) || !validDim(nz) || __builtin_mul_overflow(nx, ny, &points) ||
+        __builtin_mul_overflow(points, nz, &points) || !validDim(points))
+      return fail("the grid has too many points (at most " + std::to_string(SPL_MATRIX_MAX_DIM) + ")");
+    rows = cols = points;
     return true;
   }
 
