@@ -324,7 +324,10 @@ std::string print(const Kernel &k) {
   os << "kernel " << k.name << (k.cuda ? " (cuda)" : "") << (k.sizeFunction ? " (sizes)" : "") << "\n";
   for (const KernelParam &p : k.params) {
     os << "  param " << p.abi.ctype << " " << p.abi.name;
-    if (p.tensor) {
+    if (p.tensor && (p.tensor->kind == Tensor::NatsInput || p.abi.role == tir::AbiParam::OutNats)) {
+      // The offsets of a level (a dependent pair's nats): not a level itself.
+      os << " -> " << p.tensor->name << ": nats";
+    } else if (p.tensor) {
       os << " -> " << p.tensor->name << ": " << types::str(p.tensor->type);
       std::string formats = formatNames(p.tensor->type);  // the level formats read from the type
       if (!formats.empty()) os << " {" << formats << "}";

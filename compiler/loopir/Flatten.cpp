@@ -117,14 +117,15 @@ class Flattener {
     return leaves_[t->id] = cin::leavesOf(t->type);
   }
 
-  /// The buffer and packed field of tensor t's leaf `path`.
-  std::pair<const Buffer *, int> bufferFor(const cin::TensorP &t, const std::vector<int> &path) {
+  /// The buffer and packed field of tensor t's leaf `path`. A copy: lowering a nat may add a
+  /// buffer (a Sigma prefix) to fn_.buffers, which would leave a pointer into it dangling.
+  std::pair<Buffer, int> bufferFor(const cin::TensorP &t, const std::vector<int> &path) {
     int field = -1;
     size_t leaf = 0;
     if (t->kind != cin::Tensor::NatsInput && !t->isIndexArray) leaf = cin::leafIndexOf(leavesOf(t), path, field);
     auto it = buffers_.find({t->id, leaf});
     if (it == buffers_.end()) throw InternalError("flatten: no buffer for tensor '" + t->name + "'");
-    return {fn_.buffer(it->second), field};
+    return {*fn_.buffer(it->second), field};
   }
 
   // ---- nats ----------------------------------------------------------------------------------
@@ -177,8 +178,8 @@ class Flattener {
     if (lookupAtom && lookupAtom->kind == NatAtomKind::Lookup && lookupAtom->args[0] == Nat::var(q) &&
         tensors_.count(lookupAtom->var.id)) {
       auto [src, field] = bufferFor(tensors_[lookupAtom->var.id], {});
-      if (field < 0 && (src->elem == Ty::I32 || src->elem == Ty::I64)) {
-        prologue_.push_back(sigmaPrefix(b.id, src->id, lowerNatTo(len, prologue_)));
+      if (field < 0 && (src.elem == Ty::I32 || src.elem == Ty::I64)) {
+        prologue_.push_back(sigmaPrefix(b.id, src.id, lowerNatTo(len, prologue_)));
         return id;
       }
     }
@@ -200,18 +201,18 @@ class Flattener {
     auto t = tensors_.find(seg.array.id);
     if (t == tensors_.end()) return loop;
     auto [buf, field] = bufferFor(t->second, {});
-    if (field >= 0 || (buf->elem != Ty::I32 && buf->elem != Ty::I64)) return loop;
+    if (field >= 0 || (buf.elem != Ty::I32 && buf.elem != Ty::I64)) return loop;
     std::vector<StmtP> pre;
     Segment out;
     out.whole = seg.whole;
     out.parent = lowerNatTo(seg.parent, pre);
     if (!pre.empty()) return loop;
     if (!seg.lengths) {
-      out.offsets = buf->id;
+      out.offsets = buf.id;
     } else {
-      out.lengths = buf->id;
+      out.lengths = buf.id;
       for (const StmtP &p : prologue_)
-        if (p->kind == StmtKind::SigmaPrefix && p->source == buf->id) {
+        if (p->kind == StmtKind::SigmaPrefix && p->source == buf.id) {
           out.offsets = p->buffer;
           out.fromZero = true;
         }
@@ -243,8 +244,8 @@ class Flattener {
         auto t = tensors_.find(a.var.id);
         if (t == tensors_.end()) throw InternalError("flatten: lookup into unknown array '" + a.var.name + "'");
         auto [buf, field] = bufferFor(t->second, {});
-        Ty et = field >= 0 ? buf->fields[field] : buf->elem;
-        return cast(load(buf->id, idx, et, field), Ty::I64);
+        Ty et = field >= 0 ? buf.fields[field] : buf.elem;
+        return cast(load(buf.id, idx, et, field), Ty::I64);
       }
       case NatAtomKind::Min:
       case NatAtomKind::Max: return mm(a.kind == NatAtomKind::Max, lowerNat(a.args[0]), lowerNat(a.args[1]));
@@ -324,8 +325,8 @@ class Flattener {
       case K::Access: {
         auto [buf, field] = bufferFor(e->tensor, e->leaf);
         ExprP off = lowerNat(cin::leafOffset(e->tensor->type, e->indices, e->leaf, sumFn()));
-        Ty et = field >= 0 ? buf->fields[field] : buf->elem;
-        return cast(load(buf->id, off, et, field), t);
+        Ty et = field >= 0 ? buf.fields[field] : buf.elem;
+        return cast(load(buf.id, off, et, field), t);
       }
       case K::Unary: return un(e->unop, lowerExpr(e->args[0]));
       case K::Binary: {
@@ -421,9 +422,9 @@ class Flattener {
           auto t = tensors_.find(s->balanceBy);
           if (t != tensors_.end()) {
             auto [buf, field] = bufferFor(t->second, {});
-            if (field < 0 && (buf->elem == Ty::I32 || buf->elem == Ty::I64)) {
+            if (field < 0 && (buf.elem == Ty::I32 || buf.elem == Ty::I64)) {
               auto copy = std::make_shared<Stmt>(*loop);
-              copy->balanceBy = buf->id;
+              copy->balanceBy = buf.id;
               loop = copy;
             }
           }
@@ -436,7 +437,7 @@ class Flattener {
         const cin::ExprP &lhs = s->lhs;
         auto [buf, field] = bufferFor(lhs->tensor, lhs->leaf);
         ExprP off = lowerNat(cin::leafOffset(lhs->tensor->type, lhs->indices, lhs->leaf, sumFn()));
-        Ty et = field >= 0 ? buf->fields[field] : buf->elem;
+        Ty et = field >= 0 ? buf.fields[field] : buf.elem;
         ExprP v = s->compound && !s->atomic  // lhs op= value: store lhs op value
                       ? lowerExpr(s->isMinMax ? cin::minmax(s->isMax, lhs, s->value, lhs->type)
                                               : cin::binary(s->op, lhs, s->value, lhs->type))
@@ -447,12 +448,12 @@ class Flattener {
           internal_assert(s->isMinMax || s->op == ast::BinOp::Add) << "flatten: atomic " << ast::binOpToken(s->op);
           std::vector<StmtP> pre;
           std::swap(pre, pre_);
-          out = withPre(pre, atomicUpdate(buf->id, off, op, cast(v, et)));
+          out = withPre(pre, atomicUpdate(buf.id, off, op, cast(v, et)));
           break;
         }
         std::vector<StmtP> pre;
         std::swap(pre, pre_);
-        out = withPre(pre, store(buf->id, off, cast(v, et), field));
+        out = withPre(pre, store(buf.id, off, cast(v, et), field));
         break;
       }
       case K::DeclLocal: {

@@ -88,6 +88,7 @@ int parallelizeRunningSums(Function &f) {
     sums.id = counts.id + 1;
     sums.name = "running_sums";
     sums.elem = Ty::I64;
+    const int outId = out->id;  // `out` points into f.buffers, which the pushes may move
     f.buffers.push_back(counts);
     f.buffers.push_back(sums);
     ExprP m = loop->b;
@@ -100,7 +101,7 @@ int parallelizeRunningSums(Function &f) {
         forLoop(k, loop->name, cInt(0), m, block(mapBody), LoopKind::GpuGlobal),
         allocBuffer(sums.id, bin(BinOp::Add, m, cInt(1))),
         sigmaPrefix(sums.id, counts.id, m),
-        forLoop(j, "s", cInt(0), bin(BinOp::Add, m, cInt(1)), store(out->id, at, cast(load(sums.id, var(j, Ty::I64), Ty::I64), Ty::I32)),
+        forLoop(j, "s", cInt(0), bin(BinOp::Add, m, cInt(1)), store(outId, at, cast(load(sums.id, var(j, Ty::I64), Ty::I64), Ty::I32)),
                 LoopKind::GpuGlobal),
         freeBuffer(counts.id),
         freeBuffer(sums.id)};

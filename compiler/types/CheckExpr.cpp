@@ -365,8 +365,19 @@ tir::ExprP Checker::checkBinary(const ast::Expr &e, const TypeP &expected) {
   b = widen(b);
   if (hint) unify(hint, a->type);
   if (!unify(a->type, b->type)) {
-    fail(e.loc, std::string("the operands of '") + binOpWhat(op) + "' have different types: `" + types::str(zonk(a->type)) +
-                    "` and `" + types::str(zonk(b->type)) + "` (there are no implicit conversions; use f32(x), i32(x), ...)");
+    TypeP ta = resolve(a->type), tb = resolve(b->type);
+    if (ta->kind == TypeKind::Tuple || tb->kind == TypeKind::Tuple) {
+      // `zip(a, b) |> map(p => p * 2.0)`: arithmetic on a pair is not defined; name its parts.
+      const TypeP &tuple = ta->kind == TypeKind::Tuple ? ta : tb;
+      std::string parts;
+      for (size_t k = 0; k < tuple->elems.size(); ++k)
+        parts += (k ? ", " : "") + (tuple->elems.size() == 2 ? std::string(k ? "y" : "x") : "x" + std::to_string(k));
+      fail(e.loc, std::string("'") + binOpWhat(op) + "' needs numbers, but " + (ta->kind == TypeKind::Tuple ? "its left" : "its right") +
+                      " operand is " + languageTerms(zonk(tuple)) + " (zip and tuple arrays give tuples); take the tuple apart in the lambda: (" +
+                      parts + ") => ...");
+    }
+    fail(e.loc, std::string("the operands of '") + binOpWhat(op) + "' have different types: " + languageTerms(zonk(a->type)) +
+                    " and " + languageTerms(zonk(b->type)) + " (there are no implicit conversions; use f32(x), i32(x), ...)");
   }
   bool eqOnBool = (op == ast::BinOp::Eq || op == ast::BinOp::Ne) && resolve(a->type)->kind == TypeKind::Scalar &&
                   resolve(a->type)->scalar == ScalarKind::Bool;

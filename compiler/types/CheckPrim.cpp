@@ -206,6 +206,16 @@ tir::ExprP Checker::checkPrim(tir::Prim p, const std::string &name, SourceLoc lo
       return primNode(p, loc, result, {op, init, a});
     }
     case tir::Prim::Fold: {
+      // fold(init, f) takes the initial value first, unlike reduce(op, init): say so plainly
+      // when a function comes first and a plain value second (`fold(+, 0.0)`).
+      auto isFunctionSyntax = [](const ast::Expr *x) {
+        return x && (x->op == ast::ExprOp::OpFunc || x->op == ast::ExprOp::Lambda);
+      };
+      if (isFunctionSyntax(args[0].syn) && args[1].syn && !isFunctionSyntax(args[1].syn) &&
+          args[1].syn->op != ast::ExprOp::Var)
+        fail(args[0].loc, "fold takes its initial value first, then the function: write fold(" + args[1].syn->text +
+                              ", " + (args[0].syn->op == ast::ExprOp::OpFunc ? args[0].syn->text : std::string("f")) +
+                              ") (it is reduce that takes the operator first: reduce(op, init))");
       tir::ExprP a = checkArg(args[2], nullptr);
       TypeP at = expectArray(a->type, args[2].loc, name);
       if (types::isDependent(*zonk(at)))

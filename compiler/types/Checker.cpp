@@ -28,6 +28,22 @@ std::string describe(const TypeP &t) {
   return "a value";
 }
 
+std::string languageTerms(const TypeP &t) {
+  if (t->kind == TypeKind::Meta) {
+    if (t->numeric == Type::IntLiteral) return "an integer literal";
+    if (t->numeric == Type::FloatLiteral) return "a float literal";
+    return "a value whose type is not known yet";
+  }
+  std::string shown = "`" + types::str(t) + "`";
+  switch (t->kind) {
+    case TypeKind::Tuple: return (t->elems.size() == 2 ? "a pair " : "a tuple ") + shown;
+    case TypeKind::Scalar: return shown;
+    case TypeKind::Array: return "an array " + shown;
+    case TypeKind::Fun: return "a function " + shown;
+    default: return describe(t) + " " + shown;
+  }
+}
+
 void Checker::fail(SourceLoc loc, const std::string &msg) {
   diags_.error(loc, msg);
   throw DefFailed{};

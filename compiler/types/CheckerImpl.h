@@ -189,5 +189,7 @@ class Checker {
 
 /// Names the shape of a type for messages: "an array", "a tuple", ...
 std::string describe(const TypeP &t);
+/// `t` as a user reads it: "a float literal" rather than `{float}`, "a pair `(f32, f32)`".
+std::string languageTerms(const TypeP &t);
 
 }  // namespace spl::check

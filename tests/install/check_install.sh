@@ -24,6 +24,7 @@ out2="$("$tmp/app_pc")"
 [ "$out2" = "y = 5 11 1" ] || { echo "unexpected output from the pkg-config build: $out2"; exit 1; }
 # A C-only project (its kernels import a module of their own) and a C++-only project.
 cp -r "$src/tests/install/app_c" "$src/tests/install/app_cxx" "$tmp/"
+cp "$src/tests/install/app/main.c" "$tmp/app_c/"  # the same C program, its kernels scaled
 cmake -G Ninja -S "$tmp/app_c" -B "$tmp/app_c/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" > /dev/null
 cmake --build "$tmp/app_c/build" > /dev/null
 out3="$("$tmp/app_c/build/app_c")"

@@ -127,6 +127,14 @@ TEST(MatgenCli, HelpAndBadArguments) {
   EXPECT_EQ(std::system((exe + " --help > /dev/null").c_str()), 0);
   EXPECT_NE(std::system((exe + " nosuchkind -o /dev/null 2> /dev/null").c_str()), 0);
   EXPECT_NE(std::system((exe + " uniform --rows 10 2> /dev/null").c_str()), 0); // no output, no size
+  EXPECT_EQ(std::system((exe + " --version | grep -q '^spl-matgen (SPL) '").c_str()), 0);
+  // A negative size is a bad value of its option (it was "uniform needs --rows").
+  EXPECT_EQ(std::system((exe + " uniform --rows -5 --degree 2 -o /dev/null 2>&1 | grep -q \"bad value '-5' for --rows\"").c_str()), 0);
+  // -o - is standard output, not a file named "-".
+  std::string dir = tempPath("stdout_dir");
+  std::string cmd = "mkdir -p " + dir + " && cd " + dir + " && " + exe +
+                    " uniform --rows 5 --degree 1 -o - | head -1 | grep -q '^%%MatrixMarket' && test ! -e -";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
 }
 
 // ---- Uniform and banded ----------------------------------------------------------------------

@@ -102,6 +102,10 @@ int main(int argc, char **argv) {
       std::fputs(kUsage, stdout);
       return 0;
     }
+    if (a == "--version") {
+      std::printf("spl-matgen (SPL) %s\n", SPL_TOOLS_VERSION);
+      return 0;
+    }
     if (a == "--symmetric") {
       o.symmetric = true;
       continue;
@@ -133,11 +137,11 @@ int main(int argc, char **argv) {
     if (a == "-o" || a == "--output")
       output = v;
     else if (a == "--rows")
-      ok = parseInt(v, o.rows);
+      ok = parseInt(v, o.rows) && o.rows >= 0;
     else if (a == "--cols")
-      ok = parseInt(v, o.cols);
+      ok = parseInt(v, o.cols) && o.cols >= 0;
     else if (a == "--nnz")
-      ok = parseInt(v, o.nnz);
+      ok = parseInt(v, o.nnz) && o.nnz >= 0;
     else if (a == "--degree")
       ok = parseReal(v, o.degree) && o.degree >= 0;
     else if (a == "--density")
@@ -193,7 +197,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (!statsOnly) {
-    int rc = spl_write_matrix_market(output.c_str(), &m);
+    // `-o -` is standard output.
+    int rc = spl_write_matrix_market(output == "-" ? "/dev/stdout" : output.c_str(), &m);
     if (rc != SPL_MATRIX_OK) {
       std::fprintf(stderr, "spl-matgen: cannot write %s\n", output.c_str());
       spl_csr_free(&m);

@@ -5,6 +5,7 @@
 #include "spl_matrix.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static void print_summary(const char *path, const spl_csr *m) {
   int64_t shortest = 0, longest = 0, empty = 0;
@@ -27,11 +28,21 @@ static void print_summary(const char *path, const spl_csr *m) {
   printf("empty_rows: %lld\n", (long long)empty);
 }
 
+static const char kUsage[] = "usage: spl-matinfo FILE\n"
+                             "  prints rows, cols, nnz and row-length statistics of a Matrix Market or\n"
+                             "  Harwell-Boeing file\n";
+
 int main(int argc, char **argv) {
+  if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    fputs(kUsage, stdout);
+    return 0;
+  }
+  if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+    printf("spl-matinfo (SPL) %s\n", SPL_TOOLS_VERSION);
+    return 0;
+  }
   if (argc != 2) {
-    fprintf(stderr, "usage: spl-matinfo FILE\n"
-                    "  prints rows, cols, nnz and row-length statistics of a Matrix Market or\n"
-                    "  Harwell-Boeing file\n");
+    fputs(kUsage, stderr);
     return 2;
   }
   char message[512];
