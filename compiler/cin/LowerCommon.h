@@ -59,6 +59,18 @@ struct Bound {
   Nat nat;
   NatVarId nats;
   ValP val;
+  /// A value argument; a position (a nat) argument. Built as named objects: GCC 12 reports
+  /// `Bound{n, {}, v}` temporaries' string member as maybe uninitialized.
+  static Bound value(ValP v) {
+    Bound b;
+    b.val = std::move(v);
+    return b;
+  }
+  static Bound position(Nat n) {
+    Bound b;
+    b.nat = std::move(n);
+    return b;
+  }
 };
 
 /// Loops that run on the threads of one GPU block.

@@ -287,7 +287,7 @@ ValP Lowerer::accumulate(const ValP &op, const ValP &init, const ValP &arr0, boo
   size_t pos = 0;
   ValP acc = rebuild(init, accExprs, pos);
   auto step = [&](const Nat &i, const ValP &x) {
-    ValP next = apply(op, {Bound{Nat(0), {}, tupleVal({acc, x})}});
+    ValP next = apply(op, {Bound::value(tupleVal({acc, x}))});
     std::vector<ExprP> nl = leaves(next);
     // Compute all new values before assigning (tuple accumulators read the old ones).
     std::vector<ExprP> fresh;
@@ -383,7 +383,7 @@ ValP Lowerer::eval(const tir::ExprP &ep, const Env &env) {
     case K::App: {
       ValP f = eval(e.args[0], env);
       std::vector<Bound> args;
-      for (size_t i = 1; i < e.args.size(); ++i) args.push_back(Bound{Nat(0), {}, eval(e.args[i], env)});
+      for (size_t i = 1; i < e.args.size(); ++i) args.push_back(Bound::value(eval(e.args[i], env)));
       return apply(f, args);
     }
     case K::Let: {
@@ -489,10 +489,10 @@ ValP Lowerer::evalPrim(const tir::Expr &e, const Env &env) {
       auto m = arrayVal(rt);
       m->loopKind = mapKind(e.prim);
       if (a->elem) {
-        m->elem = [this, f, a](const Nat &i) { return apply(f, {Bound{i, {}, nullptr}, Bound{Nat(0), {}, a->elem(i)}}); };
+        m->elem = [this, f, a](const Nat &i) { return apply(f, {Bound::position(i), Bound::value(a->elem(i))}); };
       } else {
         m->produce = [this, f, a](const std::function<void(const Nat &, ValP)> &cb) {
-          a->produce([&](const Nat &i, ValP x) { cb(i, apply(f, {Bound{i, {}, nullptr}, Bound{Nat(0), {}, x}})); });
+          a->produce([&](const Nat &i, ValP x) { cb(i, apply(f, {Bound::position(i), Bound::value(x)})); });
         };
       }
       return m;
@@ -607,7 +607,7 @@ ValP Lowerer::evalPrim(const tir::Expr &e, const Env &env) {
     case P::Generate: {
       ValP f = eval(e.args[0], env);
       auto g = arrayVal(rt);
-      g->elem = [this, f](const Nat &i) { return apply(f, {Bound{i, {}, nullptr}}); };
+      g->elem = [this, f](const Nat &i) { return apply(f, {Bound::position(i)}); };
       return g;
     }
     case P::Iota: {
@@ -682,7 +682,7 @@ ValP Lowerer::evalPrim(const tir::Expr &e, const Env &env) {
       ValP v = eval(e.args[0], env);
       ValP f = eval(e.args[1], env);
       Nat n = natOf(scalarVal(convert(v->scalar, Scalar::I64)));
-      return apply(f, {Bound{n, {}, nullptr}});
+      return apply(f, {Bound::position(n)});
     }
     case P::LiftNats: {
       ValP a = eval(e.args[0], env);
@@ -708,7 +708,7 @@ ValP Lowerer::evalPrim(const tir::Expr &e, const Env &env) {
       ValP p = eval(e.args[0], env);
       ValP f = eval(e.args[1], env);
       if (p->kind != Val::Pair) throw CompileError(e.loc, "internal: matchDepPair of a value that is not a pair");
-      return apply(f, {Bound{p->first, p->firstNats, nullptr}, Bound{Nat(0), {}, p->second}});
+      return apply(f, {Bound{p->first, p->firstNats, nullptr}, Bound::value(p->second)});
     }
     case P::Inspect:
       throw CompileError(e.loc, "inspect must be the whole body of an exported def (the conversion writes the export's outputs)");
