@@ -406,6 +406,11 @@ tir::ExprP Checker::checkIndex(const ast::Expr &e) {
   if (!ok)
     fail(e.kids[1]->loc, "an index must be an integer, an idx or a nat, found " + describe(it) + " (`" +
                              types::str(zonk(it)) + "`)");
+  // A constant index outside a constant length is an error here, not an out-of-bounds read.
+  if (std::optional<Nat> constIndex = tirToNat(i))
+    if (auto k = constIndex->asConst(), len = zonk(at->len).asConst(); k && len && (*k < 0 || *k >= *len))
+      fail(e.kids[1]->loc, "index " + std::to_string(*k) + " is out of range: the array has " + std::to_string(*len) +
+                               " element" + (*len == 1 ? "" : "s") + " (`" + types::str(zonk(at)) + "`)");
   TypeP elem;
   if (types::isDependent(*at)) {
     auto n = tirToNat(i);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "parse/Parser.h"
@@ -26,6 +27,37 @@ std::string describe(const TypeP &t) {
     case TypeKind::Fun: return "a function";
   }
   return "a value";
+}
+
+/// The elements of `t` where every length is a constant, times 8 bytes, fit int64 (types
+/// with a symbolic length are checked by their callers' sizes at run time).
+bool constantByteSizeFits(const TypeP &t) {
+  std::function<std::optional<__int128>(const TypeP &)> bytes = [&](const TypeP &x) -> std::optional<__int128> {
+    switch (x->kind) {
+      case TypeKind::Scalar:
+      case TypeKind::Idx: return 8;
+      case TypeKind::Array: {
+        auto k = x->len.asConst();
+        if (!k || types::isDependent(*x)) return std::nullopt;
+        auto e = bytes(x->elems[0]);
+        if (!e) return std::nullopt;
+        __int128 total = static_cast<__int128>(*k) * *e;
+        return total > static_cast<__int128>(INT64_MAX) ? static_cast<__int128>(INT64_MAX) + 1 : total;
+      }
+      case TypeKind::Tuple: {
+        __int128 sum = 0;
+        for (const TypeP &c : x->elems) {
+          auto e = bytes(c);
+          if (!e) return std::nullopt;
+          sum += *e;
+        }
+        return sum;
+      }
+      default: return std::nullopt;
+    }
+  };
+  auto b = bytes(t);
+  return !b || *b <= static_cast<__int128>(INT64_MAX);
 }
 
 std::string languageTerms(const TypeP &t) {
@@ -82,6 +114,49 @@ PathKind pathKind(const std::string &p) {
 
 }  // namespace
 
+/// A type alias defined in terms of itself, directly or through others of its module, is an
+/// error where it is defined, used or not (a used one recursed until "nested too deeply").
+void Checker::reportRecursiveAliases(const ModuleEnv &env) {
+  // The aliases of this module that an alias's body names (its own parameters excluded).
+  auto named = [&](const ast::TypeDecl &decl) {
+    std::vector<std::string> out;
+    std::function<void(const ast::TypeSyn &)> walk = [&](const ast::TypeSyn &t) {
+      if (t.op == ast::TypeOp::Named && env.aliases.count(t.name) &&
+          std::none_of(decl.params.begin(), decl.params.end(), [&](const ast::KindedName &p) { return p.name == t.name; }))
+        out.push_back(t.name);
+      for (const ast::TypeArgSyn &a : t.args)
+        if (a.type) walk(*a.type);
+      for (const ast::TypeSynP &e : t.elems)
+        if (e) walk(*e);
+    };
+    if (decl.body) walk(*decl.body);
+    return out;
+  };
+  std::map<std::string, int> state;  // 1: on the current path, 2: done
+  std::vector<std::string> path;
+  std::function<bool(const std::string &)> visit = [&](const std::string &name) -> bool {
+    if (state[name] == 2) return false;
+    if (state[name] == 1) {
+      std::string cycle;
+      for (auto it = std::find(path.begin(), path.end(), name); it != path.end(); ++it) cycle += *it + " -> ";
+      const ast::TypeDecl *decl = env.aliases.at(name);
+      diags_.error(decl->loc, "type '" + name + "' is defined in terms of itself (" + cycle + name +
+                                  "); types cannot be recursive");
+      for (auto it = std::find(path.begin(), path.end(), name); it != path.end(); ++it) recursiveAliases_.insert(env.aliases.at(*it));
+      return true;
+    }
+    state[name] = 1;
+    path.push_back(name);
+    bool found = false;
+    for (const std::string &n : named(*env.aliases.at(name)))
+      if (!found) found = visit(n);
+    path.pop_back();
+    state[name] = 2;
+    return found;
+  };
+  for (const auto &[name, decl] : env.aliases) visit(name);
+}
+
 ModuleEnv *Checker::loadModule(const ast::Module &m, const std::string &dir) {
   auto env = std::make_unique<ModuleEnv>();
   env->module = &m;
@@ -93,6 +168,7 @@ ModuleEnv *Checker::loadModule(const ast::Module &m, const std::string &dir) {
     }
     env->aliases[t->name] = t.get();
   }
+  reportRecursiveAliases(*env);
   for (const auto &d : m.defs) {
     if (env->defs.count(d->name)) {
       diags_.error(d->loc, "'" + d->name + "' is defined twice");
@@ -240,6 +316,7 @@ TypeP Checker::resolveType(const ast::TypeSyn &t) {
       ModuleEnv *owner = nullptr;
       const ast::TypeDecl *alias = lookupAlias(t.name, t.loc, &owner);
       if (!alias) fail(t.loc, "unknown type '" + t.name + "'");
+      if (recursiveAliases_.count(alias)) throw DefFailed{};  // reported where it is defined
       if (alias->params.size() != t.args.size())
         fail(t.loc, "type '" + t.name + "' takes " + std::to_string(alias->params.size()) + " argument" +
                         (alias->params.size() == 1 ? "" : "s") + ", found " + std::to_string(t.args.size()));
@@ -296,7 +373,17 @@ TypeP Checker::resolveType(const ast::TypeSyn &t) {
       env_ = savedEnv;
       return types::substitute(body, natArgs);
     }
-    case ast::TypeOp::Array: return types::array(resolveNat(*t.len), resolveType(*t.elems[0]));
+    case ast::TypeOp::Array: {
+      Nat len = resolveNat(*t.len);
+      TypeP elem = resolveType(*t.elems[0]);
+      if (auto k = len.asConst(); k && *k < 0)
+        fail(t.len->loc, "the length of this array is " + std::to_string(*k) + ", a negative number");
+      // A type too large for 64-bit sizes (its elements at 8 bytes each) is refused here rather
+      // than wrapping in the offsets computed from it.
+      TypeP arr = types::array(len, elem);
+      if (!constantByteSizeFits(arr)) fail(t.loc, "this type holds more than 2^63 bytes: `" + types::str(arr) + "`");
+      return arr;
+    }
     case ast::TypeOp::Packed: {
       TypeP elem = resolveType(*t.elems[0]);
       if (elem->kind != TypeKind::Tuple) fail(t.loc, "a packed array holds tuples, found `" + types::str(elem) + "`");

@@ -63,6 +63,8 @@ class Checker {
   std::optional<tir::Program> run(const ast::Module &main);
 
   // ---- modules and declarations (Checker.cpp) ----
+  void reportRecursiveAliases(const ModuleEnv &env);
+  std::set<const ast::TypeDecl *> recursiveAliases_;  // found by reportRecursiveAliases
   ModuleEnv *loadModule(const ast::Module &m, const std::string &dir);
   ModuleEnv *importModule(const ast::ImportDecl &im, ModuleEnv &from);
   tir::DefP checkDef(ModuleEnv &env, const ast::DefDecl &d);
@@ -191,5 +193,6 @@ class Checker {
 std::string describe(const TypeP &t);
 /// `t` as a user reads it: "a float literal" rather than `{float}`, "a pair `(f32, f32)`".
 std::string languageTerms(const TypeP &t);
+bool constantByteSizeFits(const TypeP &t);
 
 }  // namespace spl::check
