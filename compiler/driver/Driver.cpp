@@ -52,10 +52,13 @@ std::string stdlibDir(const Options &opts) {
 }
 
 /// The whole file (a pipe such as `<(...)` too, but not a directory: reading one "succeeds"
-/// with nothing in it).
-bool readFile(const std::string &path, std::string &text) {
+/// with nothing in it). On failure `why` may say more than "cannot read".
+bool readFile(const std::string &path, std::string &text, std::string &why) {
   struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return false;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    why = ": it is a directory";
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
   std::ostringstream ss;
@@ -153,10 +156,8 @@ int runCompiler(const Options &opts, std::ostream &err) {
     std::string text;
     if (opts.sourceText) {
       text = *opts.sourceText;
-    } else if (!readFile(opts.input, text)) {
-      struct stat st;
-      bool dir = ::stat(opts.input.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-      err << "splc: error: cannot read '" << opts.input << "'" << (dir ? ": it is a directory" : "") << "\n";
+    } else if (std::string why; !readFile(opts.input, text, why)) {
+      err << "splc: error: cannot read '" << opts.input << "'" << why << "\n";
       return 1;
     }
     uint32_t file = sm.addFile(opts.input, std::move(text));

@@ -28,7 +28,6 @@ const std::set<std::string> &keywords() {
 /// threads and memory): an external function of that name would take their place.
 const std::set<std::string> &libraryNames() {
   static const std::set<std::string> k = {
-      "main",
       // stdlib.h
       "abort", "abs", "aligned_alloc", "atexit", "atof", "atoi", "atol", "atoll", "at_quick_exit", "bsearch", "calloc",
       "div", "exit", "free", "getenv", "labs", "ldiv", "llabs", "lldiv", "malloc", "mblen", "mbstowcs", "mbtowc",

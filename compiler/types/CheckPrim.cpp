@@ -213,7 +213,8 @@ tir::ExprP Checker::checkPrim(tir::Prim p, const std::string &name, SourceLoc lo
       };
       if (isFunctionSyntax(args[0].syn) && args[1].syn && !isFunctionSyntax(args[1].syn) &&
           args[1].syn->op != ast::ExprOp::Var)
-        fail(args[0].loc, "fold takes its initial value first, then the function: write fold(" + args[1].syn->text +
+        fail(args[0].loc, "fold takes its initial value first, then the function: write fold(" +
+                              (args[1].syn->text.empty() ? std::string("init") : args[1].syn->text) +
                               ", " + (args[0].syn->op == ast::ExprOp::OpFunc ? args[0].syn->text : std::string("f")) +
                               ") (it is reduce that takes the operator first: reduce(op, init))");
       tir::ExprP a = checkArg(args[2], nullptr);

@@ -138,11 +138,12 @@ void Checker::reportRecursiveAliases(const ModuleEnv &env) {
     if (state[name] == 2) return false;
     if (state[name] == 1) {
       std::string cycle;
-      for (auto it = std::find(path.begin(), path.end(), name); it != path.end(); ++it) cycle += *it + " -> ";
-      const ast::TypeDecl *decl = env.aliases.at(name);
-      diags_.error(decl->loc, "type '" + name + "' is defined in terms of itself (" + cycle + name +
-                                  "); types cannot be recursive");
-      for (auto it = std::find(path.begin(), path.end(), name); it != path.end(); ++it) recursiveAliases_.insert(env.aliases.at(*it));
+      for (auto it = std::find(path.begin(), path.end(), name); it != path.end(); ++it) {
+        cycle += *it + " -> ";
+        recursiveAliases_.insert(env.aliases.at(*it));
+      }
+      diags_.error(env.aliases.at(name)->loc, "type '" + name + "' is defined in terms of itself (" + cycle + name +
+                                                  "); types cannot be recursive");
       return true;
     }
     state[name] = 1;
