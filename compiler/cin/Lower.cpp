@@ -140,6 +140,9 @@ Kernel Lowerer::run() {
         break;
       }
     }
+    // --checked: a Count parameter carries the element count of its tensor's buffers.
+    for (size_t k : mine)
+      if (abi_.params[k].role == tir::AbiParam::Count) params[k].natVar = freshNatVar(abi_.params[k].name).id;
   }
 
   if (opts_.checked) validateInputs(params);
@@ -218,11 +221,6 @@ Kernel Lowerer::run() {
   return kernel_;
 }
 
-/// --checked: before any other read, every input is checked against its type: nat parameters
-/// are non-negative, each position-dependent length (offs@(i+1) - offs@i, toNat(lens@i)) is
-/// non-negative, and every stored idx[m] value lies in [0, m). A violation returns
-/// SPL_ERR_BAD_INPUT. The walk reads each input once, in order, only where its type says
-/// elements exist, so it never reads outside arrays whose lengths were already checked.
 std::vector<KernelParam> Lowerer::sizeFunctionParams(const std::vector<KernelParam> &params, const TensorP &sizes) const {
   std::vector<KernelParam> inputs;
   for (size_t i = 0; i < params.size(); ++i)
@@ -235,57 +233,6 @@ std::vector<KernelParam> Lowerer::sizeFunctionParams(const std::vector<KernelPar
   sp.tensor = sizes;
   inputs.push_back(sp);
   return inputs;
-}
-
-void Lowerer::validateInputs(const std::vector<KernelParam> &params) {
-  auto fail = [&](ExprP bad) { emit(ifThen(bad, failWith(1 /* SPL_ERR_BAD_INPUT */))); };
-  for (const KernelParam &p : params)
-    if (p.abi.role == tir::AbiParam::Nat && p.natVar)
-      fail(binary(ast::BinOp::Lt, natExpr(Nat::var(NatVarId{p.natVar, p.abi.name})), constInt(0), Scalar::Bool));
-  std::set<int64_t> done;
-  for (const KernelParam &p : params) {
-    const TensorP &t = p.tensor;
-    if (!t || t->kind != Tensor::Input || !done.insert(t->id).second) continue;
-    std::function<void(const TypeP &, std::vector<Nat>, std::vector<int>)> walk = [&](const TypeP &ty, std::vector<Nat> idx,
-                                                                                       std::vector<int> leaf) {
-      switch (ty->kind) {
-        case TypeKind::Idx: {
-          ExprP v = access(t, idx, leaf, Scalar::I64);
-          fail(binary(ast::BinOp::Or, binary(ast::BinOp::Lt, v, constInt(0), Scalar::Bool),
-                      binary(ast::BinOp::Ge, v, natExpr(ty->len), Scalar::Bool), Scalar::Bool));
-          return;
-        }
-        case TypeKind::Tuple:
-          for (size_t k = 0; k < ty->elems.size(); ++k) {
-            auto l = leaf;
-            l.push_back(static_cast<int>(k));
-            walk(ty->elems[k], idx, l);
-          }
-          return;
-        case TypeKind::Array: {
-          bool constant = ty->len.asConst().has_value();
-          if (!constant) fail(binary(ast::BinOp::Lt, natExpr(ty->len), constInt(0), Scalar::Bool));
-          // Descend only where something below needs checking.
-          std::function<bool(const TypeP &)> needs = [&](const TypeP &x) -> bool {
-            if (x->kind == TypeKind::Idx) return true;
-            if (x->kind == TypeKind::Array) return !x->len.asConst() || needs(x->elems[0]);
-            for (const TypeP &e : x->elems)
-              if (needs(e)) return true;
-            return false;
-          };
-          if (!needs(ty->elems[0])) return;
-          loop("chk", Nat(0), ty->len, ForallKind::Parallel, [&](const Nat &i) {
-            auto i2 = idx;
-            i2.push_back(i);
-            walk(types::elementAt(*ty, i), i2, leaf);
-          });
-          return;
-        }
-        default: return;
-      }
-    };
-    walk(t->type, {}, {});
-  }
 }
 
 Kernel Lowerer::lowerEinsumBody(const tir::Expr &body, const Env &env, const TypeP &rt, std::vector<KernelParam> &params,

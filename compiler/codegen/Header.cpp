@@ -24,7 +24,7 @@ std::string macroPart(const std::string &text) {
 }  // namespace
 
 std::string writeHeader(const std::string &sourcePath, const std::string &headerPath, const std::vector<HeaderEntry> &entries,
-                        const std::vector<tir::Tunable> &tunables) {
+                        const std::vector<tir::Tunable> &tunables, bool checked) {
   // A header written to stdout is named after its source.
   std::string base = headerPath == "-" ? "" : baseName(headerPath);
   if (base.empty()) {
@@ -47,6 +47,10 @@ std::string writeHeader(const std::string &sourcePath, const std::string &header
     for (const tir::Tunable &t : tunables) os << "#define SPL_" << macroPart(stem) << "_" << macroPart(t.name) << " " << t.value << "\n";
     os << "\n";
   }
+  if (checked)
+    os << "/* Compiled with --checked: inputs are validated, and an array input whose length depends on\n"
+       << "   data is followed by NAME_len, the element count of its buffers (docs/c-abi.md). */\n"
+       << "#define SPL_" << macroPart(stem) << "_CHECKED 1\n\n";
   std::set<std::string> typedefs;
   for (const HeaderEntry &e : entries)
     for (const std::string &t : e.abi.structTypedefs)

@@ -22,8 +22,9 @@ struct HeaderEntry {
 
 /// A tunable NAME becomes `#define SPL_<STEM>_<NAME> value`, STEM being the header's file name
 /// without its extension (the source's when the header has no name), so that two headers of one
-/// source compiled with different -D values can be included together.
+/// source compiled with different -D values can be included together. A --checked object's
+/// header also defines `SPL_<STEM>_CHECKED 1` (its array inputs may take counts, docs/c-abi.md).
 std::string writeHeader(const std::string &sourcePath, const std::string &headerPath, const std::vector<HeaderEntry> &entries,
-                        const std::vector<tir::Tunable> &tunables);
+                        const std::vector<tir::Tunable> &tunables, bool checked = false);
 
 }  // namespace spl::codegen

@@ -179,14 +179,14 @@ int runCompiler(const Options &opts, std::ostream &err) {
       diags.flush(err);
       return 1;
     }
-    if (opts.emit == Emit::Types) return writeText(opts, printTypes(*program, sm), err) ? 0 : 1;
+    if (opts.emit == Emit::Types) return writeText(opts, printTypes(*program, sm, opts.indexBits, opts.checked), err) ? 0 : 1;
 
     // Which exports and targets this run compiles: --target restricts, each export names its own.
     std::vector<cin::Kernel> kernels;
     std::vector<codegen::HeaderEntry> headerEntries;
     bool scheduleFailed = false;
     for (const tir::Export &ex : program->exports) {
-      tir::Abi abi = tir::computeAbi(ex, opts.indexBits);
+      tir::Abi abi = tir::computeAbi(ex, opts.indexBits, opts.checked);
       codegen::HeaderEntry he{&ex, abi, false, false};
       for (int target = 0; target < 2; ++target) {
         bool cuda = target == 1;
@@ -250,7 +250,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
     std::string headerPath = !opts.header.empty()                           ? opts.header
                              : opts.emit == Emit::Header || opts.output.empty() ? opts.output
                                                                               : opts.output + ".h";
-    std::string headerText = codegen::writeHeader(opts.input, headerPath, headerEntries, program->tunables);
+    std::string headerText = codegen::writeHeader(opts.input, headerPath, headerEntries, program->tunables, opts.checked);
     if (opts.emit == Emit::Header) return writeText(opts, headerText, err) ? 0 : 1;
     if (opts.emit == Emit::Cin) {
       std::string text;

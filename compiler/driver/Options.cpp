@@ -29,7 +29,9 @@ options:
   -D NAME=VALUE           override a tunable
   -I DIR                  add DIR to the module search path of `import`
   --index-bits=32|64      width of idx[_] values and nats in the C ABI (default 32)
-  --checked               kernels validate their inputs and return SPL_ERR_BAD_INPUT
+  --checked               kernels validate their inputs and return SPL_ERR_BAD_INPUT; an array
+                          input whose length depends on data takes its element count
+                          (NAME_len) after it (docs/c-abi.md)
   --fp-contract=fast|off  fuse a product feeding a sum into one multiply-add (default fast,
                           as nvcc and gcc do); off rounds every operation on its own
   --gpu-arch=sm_XX        PTX target architecture (default sm_90)

@@ -61,9 +61,10 @@ class Flattener {
   void bindParam(const cin::KernelParam &p, int index, std::vector<StmtP> &entry) {
     using R = tir::AbiParam;
     const tir::AbiParam &a = p.abi;
-    if (a.role == R::Nat || a.role == R::Scalar) {
-      Ty cty = a.role == R::Nat ? Ty::I64 : a.isIndex ? indexTy() : tyOf(a.elem);
-      Ty want = a.role == R::Nat ? Ty::I64 : a.isIndex ? Ty::I64 : tyOf(a.elem);
+    if (a.role == R::Nat || a.role == R::Count || a.role == R::Scalar) {
+      bool nat = a.role != R::Scalar;
+      Ty cty = nat ? Ty::I64 : a.isIndex ? indexTy() : tyOf(a.elem);
+      Ty want = nat ? Ty::I64 : a.isIndex ? Ty::I64 : tyOf(a.elem);
       int v = static_cast<int>(p.natVar);
       if (cty == want) {
         fn_.scalars.push_back(ScalarParam{v, a.name, cty, index});

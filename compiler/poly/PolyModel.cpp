@@ -978,7 +978,7 @@ PolyModel ModelBuilder::build() {
   for (const cin::TensorP &t : k_.tensors)
     if (t) tensors_[t->id] = t;
   for (const cin::KernelParam &p : k_.params)
-    if (p.abi.role == tir::AbiParam::Nat && p.natVar) {
+    if ((p.abi.role == tir::AbiParam::Nat || p.abi.role == tir::AbiParam::Count) && p.natVar) {
       std::string nm = sanitize(p.abi.name);
       while (reserved_.count(nm)) nm += "_";
       natParams_[p.natVar] = nm;

@@ -20,9 +20,35 @@ std::string cScalarType(ScalarKind k) {
 
 namespace {
 
+bool containsArray(const TypeP &t) {
+  if (t->kind == TypeKind::Array) return true;
+  for (const TypeP &e : t->elems)
+    if (containsArray(e)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool countReadsData(const TypeP &t) {
+  if (t->kind == TypeKind::Array && t->len.readsData()) return true;
+  if (t->kind != TypeKind::Array && t->kind != TypeKind::Tuple) return false;
+  for (const TypeP &e : t->elems)
+    if (countReadsData(e)) return true;
+  return false;
+}
+
+bool buffersHoldEqualCounts(const TypeP &t) {
+  TypeP e = t;
+  while (e->kind == TypeKind::Array && !e->packed) e = e->elems[0];
+  return e->kind == TypeKind::Array || !containsArray(e);
+}
+
+namespace {
+
 struct Builder {
   const Export &ex;
   int indexBits;
+  bool checked;
   Abi abi;
 
   std::string indexType() const { return indexBits == 64 ? "int64_t" : "int32_t"; }
@@ -154,6 +180,27 @@ struct Builder {
       }
       abi.params.push_back(p);
     }
+    if (checked && !output && countReadsData(t)) addCounts(t, name, defParam, ls, names);
+  }
+
+  /// --checked: the element counts of a data-dependent array input's buffers, one for all of
+  /// them when they hold equally many (NAME_len), else one per buffer (BUFFER_len).
+  void addCounts(const TypeP &t, const std::string &name, int defParam,
+                 const std::vector<std::pair<std::vector<int>, TypeP>> &ls, const std::vector<std::string> &names) {
+    auto add = [&](const std::string &n, std::vector<int> path) {
+      AbiParam p;
+      p.role = AbiParam::Count;
+      p.name = n + "_len";
+      p.ctype = "int64_t";
+      p.defParam = defParam;
+      p.path = std::move(path);
+      abi.params.push_back(p);
+    };
+    if (buffersHoldEqualCounts(t)) {
+      add(name, {});
+      return;
+    }
+    for (size_t i = 0; i < ls.size(); ++i) add(names[i], ls[i].first);
   }
 
   void run() {
@@ -205,8 +252,8 @@ struct Builder {
 
 }  // namespace
 
-Abi computeAbi(const Export &e, int indexBits) {
-  Builder b{e, indexBits, {}};
+Abi computeAbi(const Export &e, int indexBits, bool checked) {
+  Builder b{e, indexBits, checked, {}};
   b.run();
   return b.abi;
 }

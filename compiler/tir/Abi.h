@@ -6,7 +6,9 @@
 /// an array whose innermost tuple level is packed by one struct pointer; a dependent pair by
 /// its nat/nats, then its data pointers. The result follows as output pointers (a scalar result
 /// is a pointer to one element; a dependent-pair result gives its nat or nats first). Data
-/// parameters add no C parameter.
+/// parameters add no C parameter. Under --checked, an array input whose element count depends
+/// on run-time data (a CSR row's values: offs@n - offs@0) is followed by `int64_t NAME_len`, the
+/// number of elements the caller's buffers hold, which the kernel checks before reading them.
 #pragma once
 
 #include <string>
@@ -28,6 +30,8 @@ struct AbiParam {
     OutNats,    // index pointer: the nats of a dependent-pair result
     OutBuffer,  // T *: one leaf component of the result (a scalar result too)
     OutPacked,  // NAME_out_t *
+    Count,      // int64_t (--checked): the element count of the buffers of a data-dependent
+                // array input: all its buffers (empty path) or the one leaf at `path`
   } role;
   std::string name;      // C parameter name
   std::string ctype;     // C type text, e.g. "const float *"
@@ -46,8 +50,17 @@ struct Abi {
   std::vector<std::string> structTypedefs;  // packed struct typedefs for the header
 };
 
-/// Computes the ABI; throws NotSupported for types the C ABI cannot express yet.
-Abi computeAbi(const Export &e, int indexBits);
+/// Computes the ABI; throws NotSupported for types the C ABI cannot express yet. `checked`
+/// (--checked) adds the Count parameters.
+Abi computeAbi(const Export &e, int indexBits, bool checked = false);
+
+/// Is the element count of a value of type t (any of its buffers) a function of run-time data,
+/// not of nat parameters and constants alone?
+bool countReadsData(const TypeP &t);
+
+/// Do all buffers of an array type hold the same number of elements (tuples only below its
+/// arrays, as in CSR's n..(i => L(i).(f32, idx[m])))?
+bool buffersHoldEqualCounts(const TypeP &t);
 
 /// The C prototype text, e.g. "int spl_sdot(int64_t n, const float *a, ...)". For cuda the
 /// name gets "_cuda" and a leading `void *stream`; `sizeFn` gives the NAME_size variant.

@@ -318,6 +318,27 @@ void Nat::collectIds(std::vector<int64_t> &out) const {
     }
 }
 
+namespace {
+bool condReadsData(const NatCond &c) {
+  if (c.kind == NatCond::Cmp) return c.lhs.readsData();
+  for (const NatCondP &a : c.args)
+    if (a && condReadsData(*a)) return true;
+  return false;
+}
+}  // namespace
+
+bool Nat::readsData() const {
+  for (const Term &t : terms())
+    for (const auto &f : t.mono.factors) {
+      const NatAtom &a = *f.first;
+      if (a.kind == NatAtomKind::Value || a.kind == NatAtomKind::Lookup) return true;
+      if (a.cond && condReadsData(*a.cond)) return true;
+      for (const Nat &x : a.args)
+        if (x.readsData()) return true;
+    }
+  return false;
+}
+
 // ---- integer-valuedness and division ----------------------------------------------------------------
 
 /// A polynomial with rational coefficients is integer-valued on all integer inputs iff it is

@@ -139,6 +139,9 @@ class Nat {
   /// Does the Nat mention variable/array/value id `id` (free occurrences)?
   bool mentions(int64_t id) const;
   void collectIds(std::vector<int64_t> &out) const;
+  /// Does the Nat read run-time data (a Lookup of an array or the Value of a scalar, at any
+  /// depth)? Nats over nat parameters and loop indices alone do not.
+  bool readsData() const;
 
   /// Human-readable text in source syntax, e.g. "offs@(i + 1) - offs@i".
   std::string str() const;

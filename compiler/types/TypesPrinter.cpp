@@ -10,7 +10,7 @@
 
 namespace spl {
 
-std::string printTypes(const tir::Program &p, const SourceManager &sm) {
+std::string printTypes(const tir::Program &p, const SourceManager &sm, int indexBits, bool checked) {
   std::ostringstream os;
   // The tunables with the values this compilation uses (after -D) and their choices: what
   // tools/spl-tune searches.
@@ -71,7 +71,7 @@ std::string printTypes(const tir::Program &p, const SourceManager &sm) {
       os << "\n";
     }
     try {
-      tir::Abi abi = tir::computeAbi(e, 32);
+      tir::Abi abi = tir::computeAbi(e, indexBits, checked);
       if (e.cpu) os << "  " << tir::prototype(e, abi, false, false) << ";\n";
       if (e.cpu && abi.hasSizeFunction) os << "  " << tir::prototype(e, abi, false, true) << ";\n";
       if (e.cuda) os << "  " << tir::prototype(e, abi, true, false) << ";\n";

@@ -13,6 +13,20 @@
 
 namespace {
 
+/// Calls a SELL kernel k(ns, m, soffs, cols, vals, rest...). A --checked build (the header says
+/// so) takes the element count of cols and of vals after each: the slots times the lanes.
+template <typename Kernel, typename V, typename... Rest>
+int callSell(Kernel k, int64_t lanes, int64_t ns, int64_t m, const int32_t *soffs, const int32_t *cols, const V *vals,
+             Rest... rest) {
+#ifdef SPL_SPMV_CHECKED
+  const int64_t count = static_cast<int64_t>(soffs[ns] - soffs[0]) * lanes;
+  return k(ns, m, soffs, cols, count, vals, count, rest...);
+#else
+  (void)lanes;
+  return k(ns, m, soffs, cols, vals, rest...);
+#endif
+}
+
 using spl_e2e::kF32Tolerance;
 using spl_e2e::kF64Tolerance;
 
@@ -30,7 +44,9 @@ TEST_P(Sell, F64MatchesReference) {
     spl_sell s{};
     ASSERT_EQ(spl_csr_to_sell(&a, SELL_F64_LANES, sigma, &s), SPL_MATRIX_OK);
     std::vector<double> ys(static_cast<size_t>(s.slices * s.lanes) + 1, -777.0), y(static_cast<size_t>(a.rows) + 1, -555.0);
-    ASSERT_EQ(spl_spmv_sell_f64(s.slices, a.cols, s.soffs, s.cols_idx, s.vals, x.data(), ys.data()), SPL_OK);
+    ASSERT_EQ(
+        callSell(spl_spmv_sell_f64, SELL_F64_LANES, s.slices, a.cols, s.soffs, s.cols_idx, s.vals, x.data(), ys.data()),
+        SPL_OK);
     ASSERT_EQ(spl_sell_rows_f64(a.rows, s.slices * s.lanes, s.pos, ys.data(), y.data()), SPL_OK);
     EXPECT_LT(spl_rel_error_f64(y.data(), want.data(), a.rows), kF64Tolerance) << nm.name << " sigma " << sigma;
     std::vector<double> y2(static_cast<size_t>(a.rows) + 1, -555.0);
@@ -52,7 +68,9 @@ TEST_P(Sell, F32MatchesReference) {
     spl_sell s{};
     ASSERT_EQ(spl_csr_to_sell(&a, SELL_F32_LANES, sigma, &s), SPL_MATRIX_OK);
     std::vector<float> ys(static_cast<size_t>(s.slices * s.lanes) + 1, -777.0f), y(static_cast<size_t>(a.rows) + 1, -555.0f);
-    ASSERT_EQ(spl_spmv_sell_f32(s.slices, a.cols, s.soffs, s.cols_idx, s.vals_f32, x.data(), ys.data()), SPL_OK);
+    ASSERT_EQ(callSell(spl_spmv_sell_f32, SELL_F32_LANES, s.slices, a.cols, s.soffs, s.cols_idx, s.vals_f32, x.data(),
+                       ys.data()),
+              SPL_OK);
     ASSERT_EQ(spl_sell_rows_f32(a.rows, s.slices * s.lanes, s.pos, ys.data(), y.data()), SPL_OK);
     EXPECT_LT(spl_e2e::relError(y.data(), want.data(), a.rows), kF32Tolerance) << nm.name << " sigma " << sigma;
     spl_sell_free(&s);
@@ -71,7 +89,8 @@ void expectRowOrderMatchesReference(const spl_e2e::NamedMatrix &nm, int64_t wind
   ASSERT_EQ(spl_csr_to_sell(&a, SELL_F64_LANES, window * SELL_F64_LANES, &s), SPL_MATRIX_OK);
   ASSERT_NE(s.wpos, nullptr);
   std::vector<double> y(static_cast<size_t>(s.slices * s.lanes) + 1, -777.0);
-  ASSERT_EQ(f64(s.slices, a.cols, s.soffs, s.cols_idx, s.vals, s.wpos, x.data(), y.data()), SPL_OK);
+  ASSERT_EQ(callSell(f64, SELL_F64_LANES, s.slices, a.cols, s.soffs, s.cols_idx, s.vals, s.wpos, x.data(), y.data()),
+            SPL_OK);
   EXPECT_LT(spl_rel_error_f64(y.data(), want.data(), a.rows), kF64Tolerance) << nm.name;
   for (int64_t r = a.rows; r < s.slices * s.lanes; ++r) EXPECT_EQ(y[static_cast<size_t>(r)], 0.0) << nm.name;
   EXPECT_EQ(y[static_cast<size_t>(s.slices * s.lanes)], -777.0) << nm.name << ": wrote past the end";
@@ -82,7 +101,9 @@ void expectRowOrderMatchesReference(const spl_e2e::NamedMatrix &nm, int64_t wind
   spl_ref_spmv(&a, xfd.data(), wantf.data());
   ASSERT_EQ(spl_csr_to_sell(&a, SELL_F32_LANES, window * SELL_F32_LANES, &s), SPL_MATRIX_OK);
   std::vector<float> yf(static_cast<size_t>(s.slices * s.lanes) + 1, -777.0f);
-  ASSERT_EQ(f32(s.slices, a.cols, s.soffs, s.cols_idx, s.vals_f32, s.wpos, xf.data(), yf.data()), SPL_OK);
+  ASSERT_EQ(
+      callSell(f32, SELL_F32_LANES, s.slices, a.cols, s.soffs, s.cols_idx, s.vals_f32, s.wpos, xf.data(), yf.data()),
+      SPL_OK);
   EXPECT_LT(spl_e2e::relError(yf.data(), wantf.data(), a.rows), kF32Tolerance) << nm.name;
   spl_sell_free(&s);
 }
@@ -115,14 +136,14 @@ TEST(Sell, SlotOffsetsNotStartingAtZero) {
   }
   const double x[] = {10.0, 20.0, 30.0};
   std::vector<double> y(static_cast<size_t>(2 * c), -1.0);
-  ASSERT_EQ(spl_spmv_sell_f64(2, 3, soffs, cols.data(), vals.data(), x, y.data()), SPL_OK);
+  ASSERT_EQ(callSell(spl_spmv_sell_f64, SELL_F64_LANES, 2, 3, soffs, cols.data(), vals.data(), x, y.data()), SPL_OK);
   for (int64_t l = 0; l < c; ++l) {
     EXPECT_DOUBLE_EQ(y[l], x[l % 3] + 10.0 * static_cast<double>(l)) << l;
     EXPECT_DOUBLE_EQ(y[c + l], 30.0 * static_cast<double>(l + 1)) << l;
   }
 }
 
-#ifdef SELL_CHECKED
+#ifdef SPL_SPMV_CHECKED
 // Built with --checked: a column out of range, or a window position out of its window, is
 // SPL_ERR_BAD_INPUT, not a read out of bounds.
 TEST(Sell, CheckedRejectsBadColumnsAndWindowPositions) {
@@ -131,19 +152,32 @@ TEST(Sell, CheckedRejectsBadColumnsAndWindowPositions) {
   spl_sell s{};
   ASSERT_EQ(spl_csr_to_sell(&a, SELL_F64_LANES, SELL_WINDOW_SLICES * SELL_F64_LANES, &s), SPL_MATRIX_OK);
   std::vector<double> x(90, 1.0), y(static_cast<size_t>(s.slices * s.lanes) + 1);
-  ASSERT_EQ(spl_spmv_sell_rows_f64(s.slices, 90, s.soffs, s.cols_idx, s.vals, s.wpos, x.data(), y.data()), SPL_OK);
+  ASSERT_EQ(callSell(spl_spmv_sell_rows_f64, SELL_F64_LANES, s.slices, 90, s.soffs, s.cols_idx, s.vals, s.wpos,
+                     x.data(), y.data()),
+            SPL_OK);
   const int32_t col = s.cols_idx[0];
   s.cols_idx[0] = 90;
-  EXPECT_EQ(spl_spmv_sell_f64(s.slices, 90, s.soffs, s.cols_idx, s.vals, x.data(), y.data()), SPL_ERR_BAD_INPUT);
-  EXPECT_EQ(spl_spmv_sell_rows_f64(s.slices, 90, s.soffs, s.cols_idx, s.vals, s.wpos, x.data(), y.data()),
+  EXPECT_EQ(callSell(spl_spmv_sell_f64, SELL_F64_LANES, s.slices, 90, s.soffs, s.cols_idx, s.vals, x.data(), y.data()),
+            SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(callSell(spl_spmv_sell_rows_f64, SELL_F64_LANES, s.slices, 90, s.soffs, s.cols_idx, s.vals, s.wpos,
+                     x.data(), y.data()),
             SPL_ERR_BAD_INPUT);
   s.cols_idx[0] = col;
   const int32_t last = s.wpos[s.slices * s.lanes - 1];
   s.wpos[s.slices * s.lanes - 1] = static_cast<int32_t>(SELL_WINDOW_SLICES * SELL_F64_LANES);
-  EXPECT_EQ(spl_spmv_sell_rows_f64(s.slices, 90, s.soffs, s.cols_idx, s.vals, s.wpos, x.data(), y.data()),
+  EXPECT_EQ(callSell(spl_spmv_sell_rows_f64, SELL_F64_LANES, s.slices, 90, s.soffs, s.cols_idx, s.vals, s.wpos,
+                     x.data(), y.data()),
             SPL_ERR_BAD_INPUT);
   s.wpos[s.slices * s.lanes - 1] = last;
-  EXPECT_EQ(spl_spmv_sell_rows_f64(s.slices, 90, s.soffs, s.cols_idx, s.vals, s.wpos, x.data(), y.data()), SPL_OK);
+  // Buffers one element shorter than the slots need: refused before anything is read.
+  const int64_t entries = static_cast<int64_t>(s.soffs[s.slices] - s.soffs[0]) * s.lanes;
+  EXPECT_EQ(spl_spmv_sell_f64(s.slices, 90, s.soffs, s.cols_idx, entries - 1, s.vals, entries, x.data(), y.data()),
+            SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_spmv_sell_f64(s.slices, 90, s.soffs, s.cols_idx, entries, s.vals, entries - 1, x.data(), y.data()),
+            SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(callSell(spl_spmv_sell_rows_f64, SELL_F64_LANES, s.slices, 90, s.soffs, s.cols_idx, s.vals, s.wpos,
+                     x.data(), y.data()),
+            SPL_OK);
   spl_sell_free(&s);
   spl_csr_free(&a);
 }
@@ -152,7 +186,9 @@ TEST(Sell, CheckedRejectsBadColumnsAndWindowPositions) {
 TEST(Sell, NoSlices) {
   const int32_t soffs[] = {0};
   double y[1] = {-1};
-  ASSERT_EQ(spl_spmv_sell_f64(0, 0, soffs, nullptr, nullptr, nullptr, y), SPL_OK);
+  const int32_t *noCols = nullptr;
+  const double *noVals = nullptr, *noX = nullptr;
+  ASSERT_EQ(callSell(spl_spmv_sell_f64, SELL_F64_LANES, 0, 0, soffs, noCols, noVals, noX, y), SPL_OK);
   EXPECT_EQ(y[0], -1.0);
 }
 

@@ -1,6 +1,7 @@
 // GPU --checked tests (ctest label gpu): the CSR SpMV compiled with --checked validates its
 // inputs on the device. Good input computes what the CPU computes; a column index out of range,
-// decreasing offsets or a negative size return SPL_ERR_BAD_INPUT, and the output is not written
+// decreasing offsets, a negative size or buffers shorter than the offsets say (the counts a
+// checked kernel takes) return SPL_ERR_BAD_INPUT, and the output is not written
 // by the kernels after the failed check. Without a CUDA driver the stubs fail with SPL_ERR_CUDA.
 // The same holds in mapBlock/mapThread nests with barriers (the hand-mapped SpMV, and a gather
 // whose index is only checked inside the nest), where a failing thread must still reach the
@@ -24,15 +25,20 @@ struct Csr {
   std::vector<float> vals;
 };
 
-using CsrSpmv = int (*)(void *, int64_t, int64_t, const int32_t *, const int32_t *, const float *, const float *, float *);
+// Checked: cols and vals are each followed by the element count of their buffer.
+using CsrSpmv = int (*)(void *, int64_t, int64_t, const int32_t *, const int32_t *, int64_t, const float *, int64_t,
+                        const float *, float *);
 
-/// Runs a checked cuda SpMV on a 3 x 4 matrix; returns its code and the output.
-int run(const Csr &a, int64_t n, int64_t m, std::vector<float> &y, CsrSpmv spmv = &spl_spmv_csr_cuda) {
+/// Runs a checked cuda SpMV on a 3 x 4 matrix; returns its code and the output. `shortBy`
+/// passes counts that many elements smaller than the buffers.
+int run(const Csr &a, int64_t n, int64_t m, std::vector<float> &y, CsrSpmv spmv = &spl_spmv_csr_cuda,
+        int64_t shortBy = 0) {
   std::vector<float> x = {1, 2, 3, 4};
   void *offs = upload(a.offs), *cols = upload(a.cols), *vals = upload(a.vals), *dx = upload(x),
        *out = upload(std::vector<float>(3, -1.0f));
-  int rc = spmv(nullptr, n, m, static_cast<int32_t *>(offs), static_cast<int32_t *>(cols), static_cast<float *>(vals),
-                static_cast<float *>(dx), static_cast<float *>(out));
+  const int64_t ncols = static_cast<int64_t>(a.cols.size()) - shortBy, nvals = static_cast<int64_t>(a.vals.size());
+  int rc = spmv(nullptr, n, m, static_cast<int32_t *>(offs), static_cast<int32_t *>(cols), ncols,
+                static_cast<float *>(vals), nvals, static_cast<float *>(dx), static_cast<float *>(out));
   y = download<float>(out, 3);
   for (void *p : {offs, cols, vals, dx, out}) spl_cuda_free(p, nullptr);
   return rc;
@@ -43,7 +49,7 @@ TEST(GpuChecked, FailsCleanlyWithoutADriver) {
   const int32_t offs[] = {0, 1}, cols[] = {0};
   const float vals[] = {1}, x[] = {1};
   float y[1];
-  EXPECT_EQ(spl_spmv_csr_cuda(nullptr, 1, 1, offs, cols, vals, x, y), SPL_ERR_CUDA);
+  EXPECT_EQ(spl_spmv_csr_cuda(nullptr, 1, 1, offs, cols, 1, vals, 1, x, y), SPL_ERR_CUDA);
 }
 
 TEST(GpuChecked, GoodInputMatchesTheCpuAndBadInputIsRefused) {
@@ -63,6 +69,12 @@ TEST(GpuChecked, GoodInputMatchesTheCpuAndBadInputIsRefused) {
   EXPECT_EQ(run(decreasing, 3, 4, y), SPL_ERR_BAD_INPUT);
 
   EXPECT_EQ(run(good, -1, 4, y), SPL_ERR_BAD_INPUT) << "a negative size is refused on the host";
+
+  EXPECT_EQ(run(good, 3, 4, y, &spl_spmv_csr_cuda, 1), SPL_ERR_BAD_INPUT) << "cols holds 3 of the 4 entries";
+  EXPECT_EQ(y, (std::vector<float>(3, -1.0f)));
+  Csr pastTheEnd = good;
+  pastTheEnd.offs = {0, 2, 2, 9};
+  EXPECT_EQ(run(pastTheEnd, 3, 4, y), SPL_ERR_BAD_INPUT) << "offsets beyond the buffers";
 }
 
 TEST(GpuChecked, MappedSpmvWithBarriersChecksItsInput) {
@@ -80,6 +92,7 @@ TEST(GpuChecked, MappedSpmvWithBarriersChecksItsInput) {
   Csr decreasing = good;
   decreasing.offs = {0, 2, 1, 4};
   EXPECT_EQ(run(decreasing, 3, 4, y, &spl_spmv_csr_mapped_cuda), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(run(good, 3, 4, y, &spl_spmv_csr_mapped_cuda, 1), SPL_ERR_BAD_INPUT) << "cols holds 3 of the 4 entries";
 }
 
 /// The checked gather-sum of gpu_checked_mapped.spl on n rows of k indices into x (m values):
