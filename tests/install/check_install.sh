@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs SPL into a temporary prefix and builds a small C consumer project against it with
 # find_package(SPL) and spl_add_kernels, then runs it; also builds the same program with the
-# pkg-config file. Usage: check_install.sh BUILD_DIR SOURCE_DIR
+# pkg-config file; then runs the installed tools and the matrix library from the prefix.
+# Usage: check_install.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build="$1"; src="$2"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
@@ -9,7 +10,8 @@ cmake --install "$build" --prefix "$tmp/prefix" > /dev/null
 test -x "$tmp/prefix/bin/splc"
 test -f "$tmp/prefix/share/spl/stdlib/formats.spl"
 mkdir -p "$tmp/app"
-cp "$src/tests/install/app/CMakeLists.txt" "$src/tests/install/app/main.c" "$src/tests/install/app/kernels.spl" "$tmp/app/"
+cp "$src/tests/install/app/CMakeLists.txt" "$src/tests/install/app/main.c" "$src/tests/install/app/kernels.spl" \
+   "$src/tests/install/app/read_mtx.c" "$tmp/app/"
 cmake -G Ninja -S "$tmp/app" -B "$tmp/app/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" > /dev/null
 cmake --build "$tmp/app/build" > /dev/null
 out="$("$tmp/app/build/app")"
@@ -38,4 +40,27 @@ cmake -G Ninja -S "$tmp/app_cxx" -B "$tmp/app_cxx/build" -DCMAKE_PREFIX_PATH="$t
 cmake --build "$tmp/app_cxx/build" > /dev/null
 out5="$("$tmp/app_cxx/build/app_cxx")"
 [ "$out5" = "y = 5 11 1" ] || { echo "unexpected output from the C++-only project: $out5"; exit 1; }
-echo "install: ok (find_package(SPL) + spl_add_kernels from C, C-only and C++-only projects, a rebuild after an imported module changed, pkg-config)"
+# The tools, run from the prefix: spl-matgen writes a matrix, spl-matinfo reads it, a program
+# reads it with the installed matrix library (SPL::splmatrix, then pkg-config splmatrix) and runs
+# its kernel on it, spl-tune times the kernel on it.
+bin="$tmp/prefix/bin"
+"$bin/spl-matgen" --version > /dev/null
+"$bin/spl-matgen" banded --rows 300 --degree 5 --seed 3 -o "$tmp/banded.mtx" 2> /dev/null
+nnz="$("$bin/spl-matinfo" "$tmp/banded.mtx" | sed -n 's/^nnz: //p')"
+[ -n "$nnz" ] && [ "$nnz" -gt 300 ] || { echo "spl-matinfo from the prefix:"; "$bin/spl-matinfo" "$tmp/banded.mtx"; exit 1; }
+out6="$("$tmp/app/build/read_mtx" "$tmp/banded.mtx")"
+[ "$out6" = "300 x 300, $nnz entries: matches the reference" ] || { echo "read_mtx (CMake): $out6"; exit 1; }
+cc -O2 "$src/tests/install/app/read_mtx.c" "$tmp/k.o" -I "$tmp" \
+   $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs spl splmatrix) \
+   -Wl,-rpath,"$tmp/prefix/lib" -o "$tmp/read_mtx_pc"
+out7="$("$tmp/read_mtx_pc" "$tmp/banded.mtx")"
+[ "$out7" = "$out6" ] || { echo "read_mtx (pkg-config): $out7"; exit 1; }
+# A symmetric file with an entry above the diagonal is an error, from the library and the tool.
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 1.0\n1 2 5.0\n' > "$tmp/upper.mtx"
+if "$tmp/app/build/read_mtx" "$tmp/upper.mtx" 2> "$tmp/upper.err"; then echo "an upper entry of a symmetric file was taken"; exit 1; fi
+grep -q "upper.mtx:4: entry (1, 2) lies above the diagonal" "$tmp/upper.err" || { cat "$tmp/upper.err"; exit 1; }
+if "$bin/spl-matinfo" "$tmp/upper.mtx" > /dev/null 2>&1; then echo "spl-matinfo took an upper entry"; exit 1; fi
+"$bin/spl-tune" "$tmp/app/kernels.spl" --export app_spmv --matrix "$tmp/banded.mtx" --runs 2 > "$tmp/tune.out" 2> "$tmp/tune.err" \
+  || { echo "spl-tune from the prefix failed:"; cat "$tmp/tune.err"; exit 1; }
+grep -q "banded.mtx" "$tmp/tune.out" || { echo "spl-tune printed no row for the matrix:"; cat "$tmp/tune.out"; exit 1; }
+echo "install: ok (find_package(SPL) + spl_add_kernels from C, C-only and C++-only projects, a rebuild after an imported module changed, pkg-config, the matrix library and the tools from the prefix)"

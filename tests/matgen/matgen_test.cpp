@@ -137,6 +137,28 @@ TEST(MatgenCli, HelpAndBadArguments) {
   EXPECT_EQ(std::system(cmd.c_str()), 0);
 }
 
+// A long generation shows its progress on stderr when asked (by default when stderr is a
+// terminal; a redirected run stays quiet): the share of entries placed, then the writing.
+TEST(MatgenCli, ProgressOnRequest) {
+  std::string exe = SPL_MATGEN_EXE, err = tempPath("progress.err"), out = tempPath("progress.mtx");
+  ASSERT_EQ(std::system((exe + " rmat --rows 4096 --degree 160 --progress -o " + out + " 2> " + err).c_str()), 0);
+  std::ifstream in(err);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("spl-matgen: rmat: drawing entries "), std::string::npos) << text;
+  EXPECT_NE(text.find("drawing entries 100%"), std::string::npos) << text;
+  EXPECT_NE(text.find("writing 655360 entries"), std::string::npos) << text;
+  EXPECT_NE(text.find("done"), std::string::npos) << text;
+  EXPECT_EQ(text.back(), '\n') << "the progress line is finished";
+  // Some step before the end: the progress moves.
+  size_t first = text.find("drawing entries "), full = text.find("drawing entries 100%");
+  EXPECT_LT(first, full) << text;
+  ASSERT_EQ(std::system((exe + " rmat --rows 4096 --degree 160 -o " + out + " 2> " + err).c_str()), 0);
+  std::ifstream quiet(err);
+  EXPECT_EQ(quiet.peek(), std::ifstream::traits_type::eof()) << "no progress into a file unless asked";
+  std::remove(err.c_str());
+  std::remove(out.c_str());
+}
+
 // ---- Uniform and banded ----------------------------------------------------------------------
 
 TEST(MatgenUniform, ExactNnzFromDegreeDensityAndNnz) {

@@ -398,6 +398,23 @@ TEST(ReadVariants, HarwellBoeingImpliedDecimalPointAndPatternType) {
   EXPECT_EQ(entry(pattern.m, 0, 1), 1.0);
 }
 
+TEST(ReadVariants, SymmetricHarwellBoeingWithAnEntryAboveTheDiagonalIsAnError) {
+  // Column 2 holds row 1: above the diagonal, which a symmetric file does not store.
+  std::string text = cards({
+      "Pattern, symmetric, upper entry                                         PSA     ",
+      "             2             1             1             0",
+      "PSA                        2             2             2             0",
+      "(3I4)           (2I4)                                                ",
+      field("1", 4) + field("2", 4) + field("3", 4),
+      field("1", 4) + field("1", 4),
+  });
+  Csr m;
+  auto outcome = read_matrix(write_temp_file("upper.psa", text), &m.m);
+  EXPECT_EQ(outcome.status, SPL_MATRIX_EFORMAT);
+  EXPECT_NE(outcome.message.find("upper.psa:6: entry (1, 2) lies above the diagonal"), std::string::npos)
+      << outcome.message;
+}
+
 TEST(ReadVariants, FormatIsDetectedByContentWithoutExtension) {
   std::string mm = read_text_file(shared_matrix("pores_1.mtx"));
   std::string hb = read_text_file(shared_matrix("g20.rua"));
@@ -512,6 +529,12 @@ INSTANTIATE_TEST_SUITE_P(
         MalformedCase{"nonsquare_symmetric.mtx",
                       "%%MatrixMarket matrix coordinate real symmetric\n2 3 0\n",
                       "nonsquare_symmetric.mtx:2:", "must be square"},
+        MalformedCase{"symmetric_upper.mtx",
+                      "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 1.0\n1 2 1.0\n",
+                      "symmetric_upper.mtx:4:", "entry (1, 2) lies above the diagonal"},
+        MalformedCase{"skew_upper.mtx",
+                      "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n1 3 2.0\n",
+                      "skew_upper.mtx:3:", "a skew-symmetric file stores the lower triangle only"},
         MalformedCase{"skew_diagonal.mtx",
                       "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n1 1 3.0\n",
                       "skew_diagonal.mtx:3:", "nonzero diagonal entry (1, 1)"},

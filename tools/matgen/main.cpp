@@ -9,6 +9,8 @@
 #include <cstring>
 #include <string>
 
+#include <unistd.h>
+
 namespace {
 
 const char *kUsage = R"(usage: spl-matgen KIND [options] -o FILE.mtx
@@ -54,8 +56,33 @@ Options:
   -o, --output FILE   where to write (required unless --stats-only)
   --stats        print a structural summary (rows, nnz, row lengths, bandwidth, skew)
   --stats-only   print the summary and write nothing
+  --progress     show the progress on stderr (the default when stderr is a terminal)
+  --quiet        never show it
   -h, --help     this text
 )";
+
+/// Progress on stderr, one line redrawn in place: "spl-matgen: rmat: drawing entries 42%". A
+/// step repeats only when its whole percentage changes; end() finishes the line, so that what
+/// follows (an error, the statistics) starts a line of its own.
+struct Progress {
+  bool on;
+  std::string kind, last;
+  bool open = false;
+  Progress(bool enabled, const char *k) : on(enabled), kind(k) {}
+  void step(const char *phase, double fraction) {
+    if (!on) return;
+    std::string text = std::string(phase) + (fraction >= 0 ? " " + std::to_string(static_cast<int>(fraction * 100)) + "%" : "");
+    if (text == last) return;
+    last = text;
+    std::fprintf(stderr, "\rspl-matgen: %s: %-40s", kind.c_str(), text.c_str());
+    std::fflush(stderr);
+    open = true;
+  }
+  void end() {
+    if (open) std::fputc('\n', stderr);
+    open = false;
+  }
+};
 
 bool parseInt(const char *s, int64_t &out) {
   errno = 0;
@@ -96,6 +123,8 @@ int main(int argc, char **argv) {
   Options o;
   std::string output;
   bool haveKind = false, printStats = false, statsOnly = false;
+  // Progress on stderr: by default only when it is a terminal (a log gets none).
+  enum { ProgressAuto, ProgressOn, ProgressOff } progress = ProgressAuto;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {
@@ -120,6 +149,10 @@ int main(int argc, char **argv) {
     }
     if (a == "--stats-only") {
       printStats = statsOnly = true;
+      continue;
+    }
+    if (a == "--progress" || a == "--quiet") {
+      progress = a == "--progress" ? ProgressOn : ProgressOff;
       continue;
     }
     if (a.rfind("-", 0) != 0) {
@@ -190,21 +223,28 @@ int main(int argc, char **argv) {
   if (output.empty() && !statsOnly)
     return usageError("no output file (-o FILE)");
 
+  Progress shown(progress == ProgressOn || (progress == ProgressAuto && isatty(STDERR_FILENO)), kindName(o.kind));
+  if (shown.on) o.progress = [&](double placed) { shown.step("drawing entries", placed); };
   spl_csr m{};
   std::string error;
   if (!generate(o, &m, &error)) {
+    shown.end();
     std::fprintf(stderr, "spl-matgen: %s: %s\n", kindName(o.kind), error.c_str());
     return 1;
   }
   if (!statsOnly) {
+    shown.step(("writing " + std::to_string(m.nnz) + " entries").c_str(), -1);
     // `-o -` is standard output.
     int rc = spl_write_matrix_market(output == "-" ? "/dev/stdout" : output.c_str(), &m);
     if (rc != SPL_MATRIX_OK) {
+      shown.end();
       std::fprintf(stderr, "spl-matgen: cannot write %s\n", output.c_str());
       spl_csr_free(&m);
       return 1;
     }
   }
+  shown.step("done", -1);
+  shown.end();
   if (printStats) {
     Stats s = stats(m);
     std::printf("kind: %s\nrows: %lld\ncols: %lld\nnnz: %lld\nempty_rows: %lld\nrow_length_min: %lld\n"

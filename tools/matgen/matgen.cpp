@@ -58,9 +58,14 @@ void sortUnique(std::vector<Key> &v) {
 /// list that is merged into `keys` only when it grows large, so late rounds (few draws, mostly
 /// duplicates of hot entries) cost O(draws log n), not O(n).
 bool fillUnique(std::vector<Key> &keys, uint64_t target, Rng &rng, const Draw &draw, bool symmetric,
-                std::string *error) {
+                std::string *error, const std::function<void(double)> &progress) {
   std::vector<Key> pending, batch, merged;
   auto total = [&] { return keys.size() + pending.size(); };
+  // Progress is the share of the target placed, including the draws of the round in hand.
+  auto report = [&](uint64_t drawn) {
+    if (progress && target > 0)
+      progress(std::min(1.0, static_cast<double>(total() + drawn) / static_cast<double>(target)));
+  };
   auto flush = [&] {
     merged.clear();
     merged.reserve(keys.size() + pending.size());
@@ -78,6 +83,8 @@ bool fillUnique(std::vector<Key> &keys, uint64_t target, Rng &rng, const Draw &d
       batch.push_back(makeKey(i, j));
       if (symmetric && i != j)
         batch.push_back(makeKey(j, i));
+      if ((k & 0x3ffff) == 0x3ffff)
+        report(symmetric ? 2 * k : k);
     }
     sortUnique(batch);
     batch.erase(std::remove_if(batch.begin(), batch.end(),
@@ -95,6 +102,7 @@ bool fillUnique(std::vector<Key> &keys, uint64_t target, Rng &rng, const Draw &d
       flush();
   }
   flush();
+  report(0);
   if (keys.size() < target) {
     *error = "could place only " + std::to_string(keys.size()) + " of " + std::to_string(target) +
              " entries: the structure cannot hold the target (increase the size or bandwidth)";
@@ -223,7 +231,7 @@ struct Gen {
         int64_t i = static_cast<int64_t>(g.below(static_cast<uint64_t>(rows)));
         return std::make_pair(i, static_cast<int64_t>(g.below(static_cast<uint64_t>(cols))));
       };
-      if (t > 0 && !fillUnique(keys, static_cast<uint64_t>(t), rng, d, false, error))
+      if (t > 0 && !fillUnique(keys, static_cast<uint64_t>(t), rng, d, false, error, o.progress))
         return false;
     }
     return csrFromKeys(rows, cols, keys, out, error);
@@ -265,7 +273,7 @@ struct Gen {
           return std::make_pair(i, j);
       }
     };
-    if (!fillUnique(keys, static_cast<uint64_t>(t), rng, d, false, error))
+    if (!fillUnique(keys, static_cast<uint64_t>(t), rng, d, false, error, o.progress))
       return false;
     return csrFromKeys(rows, cols, keys, out, error);
   }
@@ -379,7 +387,7 @@ struct Gen {
           return std::make_pair(i, j);
       }
     };
-    if (!fillUnique(bk, static_cast<uint64_t>(bt), rng, d, false, error))
+    if (!fillUnique(bk, static_cast<uint64_t>(bt), rng, d, false, error, o.progress))
       return false;
     // Expand: the entries of block row I are the same columns for each of its b rows.
     int64_t nnz = 0;
@@ -465,7 +473,7 @@ struct Gen {
       }
     };
     std::vector<Key> keys;
-    if (t > 0 && !fillUnique(keys, static_cast<uint64_t>(t), rng, d, o.symmetric, error))
+    if (t > 0 && !fillUnique(keys, static_cast<uint64_t>(t), rng, d, o.symmetric, error, o.progress))
       return false;
     if (o.permute) {
       std::vector<int64_t> perm(static_cast<size_t>(rows));
@@ -546,7 +554,7 @@ struct Gen {
         ++i;
       return std::make_pair(i, static_cast<int64_t>(g.below(static_cast<uint64_t>(cols))));
     };
-    if (!fillUnique(keys, static_cast<uint64_t>(t), rng, d, false, error))
+    if (!fillUnique(keys, static_cast<uint64_t>(t), rng, d, false, error, o.progress))
       return false;
     return csrFromKeys(rows, cols, keys, out, error);
   }
@@ -581,7 +589,7 @@ struct Gen {
       int64_t i = keep[g.below(keep.size())];
       return std::make_pair(i, static_cast<int64_t>(g.below(static_cast<uint64_t>(cols))));
     };
-    if (static_cast<int64_t>(keys.size()) < t && !fillUnique(keys, static_cast<uint64_t>(t), rng, d, false, error))
+    if (static_cast<int64_t>(keys.size()) < t && !fillUnique(keys, static_cast<uint64_t>(t), rng, d, false, error, o.progress))
       return false;
     return csrFromKeys(rows, cols, keys, out, error);
   }

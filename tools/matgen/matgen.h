@@ -23,6 +23,7 @@
 #include "spl_matrix.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace splmatgen {
@@ -64,6 +65,9 @@ struct Options {
   int64_t denseRow = -1;  ///< DenseRow: index of the dense row; -1: rows / 2
   uint64_t seed = 1;
   Values values = Values::Default;
+  /// Called now and then while entries are drawn, with the fraction placed so far (0 to 1), so
+  /// that a long generation (R-MAT with millions of edges) can show its progress. May be empty.
+  std::function<void(double placed)> progress;
 };
 
 /// Parses a kind name as the CLI spells it ("uniform", "stencil3d-27", "rmat", ...).

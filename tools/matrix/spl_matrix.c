@@ -760,6 +760,20 @@ static int mm_parse_value(const source *src, span word, value_field field, doubl
   return SPL_MATRIX_OK;
 }
 
+/* A symmetric or skew-symmetric file stores the lower triangle only (the Matrix Market and
+ * Harwell-Boeing conventions): an entry above the diagonal would be mirrored onto one that may
+ * also be stored and summed with it, silently doubling it, so it is an error. */
+static int check_lower_triangle(const source *src, int64_t line, symmetry sym, int64_t row,
+                                int64_t col) {
+  if (sym != SYMMETRY_GENERAL && row < col)
+    return fail_at(src, line,
+                   "entry (%lld, %lld) lies above the diagonal: a %s file stores the lower "
+                   "triangle only",
+                   (long long)row + 1, (long long)col + 1,
+                   sym == SYMMETRY_SKEW ? "skew-symmetric" : "symmetric");
+  return SPL_MATRIX_OK;
+}
+
 static int mm_check_skew_diagonal(const source *src, int32_t row, int32_t col, double val) {
   if (row == col && val != 0.0)
     return fail_at(src, src->line, "skew-symmetric matrix has a nonzero diagonal entry (%ld, %ld)",
@@ -795,6 +809,8 @@ static int mm_read_coordinate(source *src, const mm_banner *banner, int64_t rows
       status = mm_parse_index(src, words[1], "column", cols, &col);
     if (status == SPL_MATRIX_OK)
       status = mm_parse_value(src, words[2], banner->field, &val);
+    if (status == SPL_MATRIX_OK)
+      status = check_lower_triangle(src, src->line, banner->sym, row, col);
     if (status == SPL_MATRIX_OK && banner->sym == SYMMETRY_SKEW)
       status = mm_check_skew_diagonal(src, row, col, val);
     if (status != SPL_MATRIX_OK)
@@ -1226,6 +1242,9 @@ static int hb_collect(const source *src, const hb_header *h, const hb_sections *
       double val = h->has_values ? s->vals[k] : 1.0;
       int64_t line = h->has_values ? s->value_line + k / h->value_format.per_line
                                    : s->index_line + k / h->index_format.per_line;
+      int status = check_lower_triangle(src, line, h->sym, row - 1, j);
+      if (status != SPL_MATRIX_OK)
+        return status;
       if (h->sym == SYMMETRY_SKEW && row - 1 == j && val != 0.0)
         return fail_at(src, line, "skew-symmetric matrix has a nonzero diagonal entry (%lld, %lld)",
                        (long long)row, (long long)j + 1);
@@ -1585,6 +1604,19 @@ float *spl_csr_to_dense_f32(const spl_csr *m) {
   return dense;
 }
 
+/* The int32 offsets and column indices of both CSR conversions; NULL where an allocation
+ * failed. */
+static void csr_int32_structure(const spl_csr *m, int32_t **offs, int32_t **cols) {
+  *offs = (int32_t *)alloc_array(m->rows + 1, sizeof(int32_t));
+  *cols = (int32_t *)alloc_array(m->nnz, sizeof(int32_t));
+  if (!*offs || !*cols)
+    return;
+  for (int64_t i = 0; i <= m->rows; ++i)
+    (*offs)[i] = (int32_t)m->offs[i];
+  if (m->nnz > 0)
+    memcpy(*cols, m->cols_idx, (size_t)m->nnz * sizeof(int32_t));
+}
+
 int spl_csr_to_f32(const spl_csr *m, spl_csr_f32 *out) {
   if (!out)
     return SPL_MATRIX_EINVAL;
@@ -1593,17 +1625,12 @@ int spl_csr_to_f32(const spl_csr *m, spl_csr_f32 *out) {
     return SPL_MATRIX_EINVAL;
   if (m->nnz > INT32_MAX)
     return SPL_MATRIX_ENOMEM;
-  out->offs = (int32_t *)alloc_array(m->rows + 1, sizeof(int32_t));
-  out->cols_idx = (int32_t *)alloc_array(m->nnz, sizeof(int32_t));
+  csr_int32_structure(m, &out->offs, &out->cols_idx);
   out->vals = doubles_to_floats(m->vals, m->nnz);
   if (!out->offs || !out->cols_idx || !out->vals) {
     spl_csr_f32_free(out);
     return SPL_MATRIX_ENOMEM;
   }
-  for (int64_t i = 0; i <= m->rows; ++i)
-    out->offs[i] = (int32_t)m->offs[i];
-  if (m->nnz > 0)
-    memcpy(out->cols_idx, m->cols_idx, (size_t)m->nnz * sizeof(int32_t));
   out->rows = m->rows;
   out->cols = m->cols;
   out->nnz = m->nnz;
@@ -1611,6 +1638,37 @@ int spl_csr_to_f32(const spl_csr *m, spl_csr_f32 *out) {
 }
 
 void spl_csr_f32_free(spl_csr_f32 *m) {
+  if (!m)
+    return;
+  free(m->offs);
+  free(m->cols_idx);
+  free(m->vals);
+  memset(m, 0, sizeof *m);
+}
+
+int spl_csr_to_f64(const spl_csr *m, spl_csr_f64 *out) {
+  if (!out)
+    return SPL_MATRIX_EINVAL;
+  memset(out, 0, sizeof *out);
+  if (!usable(m))
+    return SPL_MATRIX_EINVAL;
+  if (m->nnz > INT32_MAX)
+    return SPL_MATRIX_ENOMEM;
+  csr_int32_structure(m, &out->offs, &out->cols_idx);
+  out->vals = (double *)alloc_array(m->nnz, sizeof(double));
+  if (!out->offs || !out->cols_idx || !out->vals) {
+    spl_csr_f64_free(out);
+    return SPL_MATRIX_ENOMEM;
+  }
+  if (m->nnz > 0)
+    memcpy(out->vals, m->vals, (size_t)m->nnz * sizeof(double));
+  out->rows = m->rows;
+  out->cols = m->cols;
+  out->nnz = m->nnz;
+  return SPL_MATRIX_OK;
+}
+
+void spl_csr_f64_free(spl_csr_f64 *m) {
   if (!m)
     return;
   free(m->offs);

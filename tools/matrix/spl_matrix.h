@@ -1,9 +1,12 @@
-/* spl_matrix.h: sparse matrices for testing and benchmarking SPL kernels (library splmatrix).
+/* spl_matrix.h: sparse matrices for SPL kernels (library splmatrix, installed with SPL:
+ * CMake SPL::splmatrix or SPL::splmatrix_shared, pkg-config splmatrix; docs/matrices.md).
  *
- * The compiler's tests need real and random matrices in every storage format the language
- * recognises (CSR, LIL, COO, CSC, ELL, DIA, BCSR, dense), laid out exactly as the C ABI of the
- * generated kernels expects them, plus a double-precision reference result to compare against.
- * This library provides that, and nothing else:
+ * A program that links SPL kernels needs its matrices in the kernels' arrays: read from a
+ * Matrix Market or Harwell-Boeing file, converted to the storage format its kernel's type names
+ * (CSR, LIL, COO, CSC, ELL, DIA, BCSR, SELL-C-sigma, dense), laid out exactly as the C ABI of
+ * the generated kernels expects them; the compiler's own tests and benchmarks also need random
+ * matrices and a double-precision reference result to compare against. This library provides
+ * that, and nothing else:
  *   - spl_csr, the one in-memory form everything is converted from;
  *   - readers for Matrix Market and Harwell-Boeing files that reject malformed input with a
  *     located message instead of crashing;
@@ -30,7 +33,8 @@ extern "C" {
 #endif
 
 /* ---- Return codes ---------------------------------------------------------------------------
- * Distinct from the runtime's SPL_ERR_* codes on purpose: this is a test tool, not the ABI. */
+ * Distinct from the runtime's SPL_ERR_* codes on purpose: these are the library's own, not the
+ * kernels' C ABI. */
 #define SPL_MATRIX_OK 0
 #define SPL_MATRIX_EINVAL 1  /* an argument is invalid (NULL pointer, negative size, bad kind) */
 #define SPL_MATRIX_ENOMEM 2  /* an allocation failed, or the result would exceed the limits */
@@ -100,9 +104,11 @@ int spl_csr_from_dense(int64_t rows, int64_t cols, const double *dense, spl_csr 
  * right-hand-side line (line 5, present when RHSCRD > 0) is skipped, and the right-hand sides
  * themselves are not read (their cards must be present).
  *
- * Symmetric matrices are expanded to both triangles (diagonal entries once); skew-symmetric ones
- * get the mirrored entry negated and may not have a nonzero diagonal. Complex, Hermitian and
- * elemental matrices are rejected as unsupported.
+ * Symmetric and skew-symmetric files store the lower triangle only (both formats' convention):
+ * an entry above the diagonal is an error ("entry (1, 2) lies above the diagonal"), not mirrored
+ * onto an entry the file may also hold. Symmetric matrices are expanded to both triangles
+ * (diagonal entries once); skew-symmetric ones get the mirrored entry negated and may not have
+ * a nonzero diagonal. Complex, Hermitian and elemental matrices are rejected as unsupported.
  *
  * Any malformed input (wrong header, counts that disagree, indices out of range, a truncated
  * file, non-numeric or non-finite values, negative or absurd sizes, NUL bytes) returns
@@ -170,6 +176,16 @@ typedef struct {
 } spl_csr_f32;
 int spl_csr_to_f32(const spl_csr *m, spl_csr_f32 *out);
 void spl_csr_f32_free(spl_csr_f32 *m);
+
+/* The same with double values: the arrays an f64 CSR SpMV (stdlib's spmv_csr_f64) takes. */
+typedef struct {
+  int64_t rows, cols, nnz;
+  int32_t *offs;     /* rows + 1 */
+  int32_t *cols_idx; /* nnz */
+  double *vals;      /* nnz */
+} spl_csr_f64;
+int spl_csr_to_f64(const spl_csr *m, spl_csr_f64 *out);
+void spl_csr_f64_free(spl_csr_f64 *m);
 
 /* Coordinate list in row-major order (the order of the CSR). */
 typedef struct {
