@@ -15,7 +15,8 @@ using namespace ast;
 
 class Builder {
  public:
-  Builder(const SourceManager &sm, uint32_t file, Diagnostics &diags) : sm_(sm), file_(file), diags_(diags) {}
+  Builder(const SourceManager &sm, uint32_t file, Diagnostics &diags, uint32_t firstLine)
+      : sm_(sm), file_(file), diags_(diags), lineOffset_(firstLine - 1) {}
 
   std::optional<Module> program(P::ProgramContext *ctx) {
     Module m;
@@ -29,7 +30,7 @@ class Builder {
  private:
   // ---- locations and errors ----
   SourceLoc loc(antlr4::Token *t) const {
-    return SourceLoc{file_, static_cast<uint32_t>(t->getLine()),
+    return SourceLoc{file_, static_cast<uint32_t>(t->getLine()) + lineOffset_,
                      static_cast<uint32_t>(t->getCharPositionInLine() + 1)};
   }
   SourceLoc loc(antlr4::ParserRuleContext *c) const { return loc(c->getStart()); }
@@ -574,6 +575,7 @@ class Builder {
   const SourceManager &sm_;
   uint32_t file_;
   Diagnostics &diags_;
+  uint32_t lineOffset_ = 0;  // lines of the file before the parsed text
   bool failed_ = false;
   int depth_ = 0;
   bool reportedDepth_ = false;
@@ -582,8 +584,8 @@ class Builder {
 }  // namespace
 
 std::optional<ast::Module> buildAst(grammar::SplParser::ProgramContext *tree, const SourceManager &sm,
-                                    uint32_t file, Diagnostics &diags) {
-  Builder b(sm, file, diags);
+                                    uint32_t file, Diagnostics &diags, uint32_t firstLine) {
+  Builder b(sm, file, diags, firstLine);
   return b.program(tree);
 }
 

@@ -15,7 +15,9 @@ namespace spl {
 /// from the stack limit).
 constexpr int kMaxNesting = 1000;
 
+/// `firstLine`: the line of the file where the parsed text starts (a part of a large file is
+/// parsed on its own; its tokens count lines from 1).
 std::optional<ast::Module> buildAst(grammar::SplParser::ProgramContext *tree, const SourceManager &sm,
-                                    uint32_t file, Diagnostics &diags);
+                                    uint32_t file, Diagnostics &diags, uint32_t firstLine = 1);
 
 }  // namespace spl

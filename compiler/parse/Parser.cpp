@@ -6,6 +6,10 @@
 
 #include <antlr4-runtime.h>
 
+#include <algorithm>
+#include <cctype>
+#include <iterator>
+
 #include "SplLexer.h"
 #include "SplParser.h"
 #include "parse/AstBuilder.h"
@@ -165,9 +169,142 @@ bool checkTokens(antlr4::CommonTokenStream &tokens, uint32_t file, Diagnostics &
   return ok;
 }
 
+/// Where a large file is cut to be parsed part by part: the offsets of lines whose first token
+/// starts a declaration (import, type, def, export, tunable, schedule: keywords, never names)
+/// outside every bracket and comment. A cut anywhere else would be a syntax error in one of the
+/// parts, and then the whole file is parsed at once anyway (below).
+std::vector<size_t> declarationLines(const std::string &text) {
+  static const char *const kKeywords[] = {"import", "type", "def", "export", "tunable", "schedule"};
+  std::vector<size_t> starts;
+  int depth = 0;
+  bool inBlock = false;
+  size_t i = 0, n = text.size();
+  bool lineStart = true;
+  while (i < n) {
+    char c = text[i];
+    if (inBlock) {
+      if (c == '*' && i + 1 < n && text[i + 1] == '/') inBlock = false, ++i;
+      else if (c == '\n') lineStart = true;
+      ++i;
+      continue;
+    }
+    if (lineStart && (c == ' ' || c == '\t' || c == '\r')) {
+      ++i;
+      continue;
+    }
+    if (lineStart && depth == 0 && std::isalpha(static_cast<unsigned char>(c))) {
+      size_t e = i;
+      while (e < n && (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_')) ++e;
+      for (const char *k : kKeywords)
+        if (text.compare(i, e - i, k) == 0) {
+          size_t line = text.rfind('\n', i);
+          starts.push_back(line == std::string::npos ? 0 : line + 1);
+        }
+    }
+    lineStart = false;
+    if (c == '\n') lineStart = true;
+    else if (c == '/' && i + 1 < n && text[i + 1] == '/') {
+      while (i < n && text[i] != '\n') ++i;
+      continue;
+    } else if (c == '/' && i + 1 < n && text[i + 1] == '*') {
+      inBlock = true;
+      i += 2;
+      continue;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      depth = depth > 0 ? depth - 1 : 0;
+    }
+    ++i;
+  }
+  return starts;
+}
+
+/// Parses one part of a large file quietly: the module of its declarations, or nullopt at the
+/// first problem of any kind (the caller then parses the whole file, which reports it).
+std::optional<ast::Module> parsePart(const char *data, size_t size, uint32_t firstLine, const SourceManager &sm,
+                                     uint32_t file) {
+  Diagnostics scratch(sm);
+  antlr4::ANTLRInputStream input(data, size);
+  SplLexer lexer(&input);
+  lexer.removeErrorListeners();
+  antlr4::CommonTokenStream tokens(&lexer);
+  try {
+    tokens.fill();
+  } catch (const std::exception &) {
+    return std::nullopt;
+  }
+  if (!checkTokens(tokens, file, scratch) || !checkNesting(tokens, file, scratch)) return std::nullopt;
+  SplParser parser(&tokens);
+  parser.removeErrorListeners();
+  parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::SLL);
+  parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
+  SplParser::ProgramContext *tree = nullptr;
+  try {
+    tree = parser.program();
+  } catch (const std::exception &) {
+    return std::nullopt;
+  }
+  std::optional<ast::Module> m = buildAst(tree, sm, file, scratch, firstLine);
+  if (scratch.hasErrors() || !scratch.all().empty()) return std::nullopt;
+  return m;
+}
+
+/// Appends the declarations of `part` to `m`, keeping their source order.
+void appendModule(ast::Module &m, ast::Module &&part) {
+  auto base = [](ast::DeclKind k, const ast::Module &x) -> size_t {
+    switch (k) {
+      case ast::DeclKind::Import: return x.imports.size();
+      case ast::DeclKind::Type: return x.types.size();
+      case ast::DeclKind::Def: return x.defs.size();
+      case ast::DeclKind::Export: return x.exports.size();
+      case ast::DeclKind::Tunable: return x.tunables.size();
+      case ast::DeclKind::Schedule: return x.schedules.size();
+    }
+    return 0;
+  };
+  for (const auto &[kind, index] : part.order) m.order.emplace_back(kind, base(kind, m) + index);
+  auto move = [](auto &to, auto &from) {
+    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+  };
+  move(m.imports, part.imports);
+  move(m.types, part.types);
+  move(m.defs, part.defs);
+  move(m.exports, part.exports);
+  move(m.tunables, part.tunables);
+  move(m.schedules, part.schedules);
+}
+
+/// The file in parts of at least partBytes (Parser.h, ParseOptions).
+std::optional<ast::Module> parseInParts(const std::string &text, const SourceManager &sm, uint32_t file,
+                                        size_t partBytes, size_t &parts) {
+  std::vector<size_t> starts = declarationLines(text);
+  // The first part also holds what comes before the first declaration (comments).
+  if (starts.empty()) starts.push_back(0);
+  starts[0] = 0;
+  ast::Module all;
+  all.file = file;
+  all.path = sm.path(file);
+  uint32_t line = 1;
+  size_t begin = 0;
+  for (size_t k = 1; k <= starts.size(); ++k) {
+    size_t end = k < starts.size() ? starts[k] : text.size();
+    if (k < starts.size() && end - begin < partBytes) continue;
+    std::optional<ast::Module> part = parsePart(text.data() + begin, end - begin, line, sm, file);
+    if (!part) return std::nullopt;
+    appendModule(all, std::move(*part));
+    ++parts;
+    line += static_cast<uint32_t>(std::count(text.begin() + static_cast<std::ptrdiff_t>(begin),
+                                             text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+    begin = end;
+  }
+  return all;
+}
+
 }  // namespace
 
-std::optional<ast::Module> parseFile(const SourceManager &sm, uint32_t file, Diagnostics &diags) {
+std::optional<ast::Module> parseFile(const SourceManager &sm, uint32_t file, Diagnostics &diags,
+                                     const ParseOptions &opts) {
   const std::string &text = sm.text(file);
   if (text.size() > (size_t(64) << 20)) {
     diags.error(SourceLoc{file, 1, 1}, "source file is larger than 64 MiB");
@@ -179,6 +316,14 @@ std::optional<ast::Module> parseFile(const SourceManager &sm, uint32_t file, Dia
     std::snprintf(buf, sizeof buf, "\\x%02X", static_cast<unsigned char>(text[bad]));
     diags.error(sm.locOfOffset(file, bad), std::string("stray '") + buf + "' in program (invalid UTF-8)");
     return std::nullopt;
+  }
+  if (opts.partsParsed) *opts.partsParsed = 0;
+  if (text.size() > opts.partsAbove) {
+    size_t parts = 0;
+    if (std::optional<ast::Module> m = parseInParts(text, sm, file, opts.partBytes, parts)) {
+      if (opts.partsParsed) *opts.partsParsed = parts;
+      return m;
+    }
   }
 
   antlr4::ANTLRInputStream input(text);
@@ -196,9 +341,26 @@ std::optional<ast::Module> parseFile(const SourceManager &sm, uint32_t file, Dia
 
   SplParser parser(&tokens);
   parser.removeErrorListeners();
+  // Two stages, as ANTLR recommends: SLL prediction first, which decides each choice from the
+  // local context alone (fast, and its DFA stays small), giving up at the first conflict or
+  // error; only then full LL prediction, whose first syntax error is the one reported.
+  auto *interpreter = parser.getInterpreter<antlr4::atn::ParserATNSimulator>();
+  interpreter->setPredictionMode(antlr4::atn::PredictionMode::SLL);
+  parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
+  SplParser::ProgramContext *tree = nullptr;
+  try {
+    tree = parser.program();
+  } catch (const std::exception &) {  // a bail-out (ParseCancellationException) or worse: try LL
+    tree = nullptr;
+  }
+  if (tree) return buildAst(tree, sm, file, diags);
+
+  tokens.seek(0);
+  parser.reset();
+  parser.setErrorHandler(std::make_shared<antlr4::DefaultErrorStrategy>());
+  interpreter->setPredictionMode(antlr4::atn::PredictionMode::LL);
   SyntaxErrorListener listener(sm, file, diags);
   parser.addErrorListener(&listener);
-  SplParser::ProgramContext *tree = nullptr;
   try {
     tree = parser.program();
   } catch (const SyntaxAbort &) {

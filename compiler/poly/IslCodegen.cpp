@@ -26,6 +26,11 @@ using cin::StmtP;
 
 /// isl's work on one region is bounded: a region isl cannot finish keeps its loops.
 constexpr unsigned long kRegionQuota = 2'000'000;
+/// ... and so is its depth: the cost of isl's AST generation grows steeply with the number of
+/// nested loops (about cubically: a copy over 40 dimensions took 4.5 s, over 80 half a minute,
+/// before the operations quota ran out), so a deeper nest keeps its loops, as Polly keeps a
+/// region it does not model. Tiled nests of real kernels stay far below.
+constexpr size_t kMaxRegionDepth = 16;
 
 /// The bound is affine in Var atoms alone (loop variables and the kernel's nats).
 bool affineInVars(const Nat &n) {
@@ -141,6 +146,11 @@ class Regenerator {
       return original(r, r.root);
     };
     if (r.leaves.empty()) return root;  // no statement: nothing to regenerate
+    size_t depth = 0;
+    for (const auto &leaf : r.leaves) depth = std::max(depth, leaf.loops.size());
+    if (depth > kMaxRegionDepth)
+      return kept("its nest is " + std::to_string(depth) + " loops deep, more than isl's AST generation is given (" +
+                  std::to_string(kMaxRegionDepth) + ")");
 
     std::map<int64_t, std::string> dims;
     for (const Region::Loop &l : r.loops) dims.emplace(l.stmt->var, l.dim);

@@ -31,7 +31,8 @@
 /// Guarantees: every statement of the input with instances appears once (a statement under an
 ///             empty loop may disappear with it), in its order and under the same loops; a
 ///             region isl's AST cannot express in CIN (a non-unit stride, a guard that is not
-///             affine) or that exceeds isl's quota keeps its original loops, and `kept` says why.
+///             affine), that exceeds isl's quota or whose nest is deeper than 16 loops keeps its
+///             original loops, and `kept` says why.
 /// Fails:      never with a user error.
 #pragma once
 

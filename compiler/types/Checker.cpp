@@ -282,6 +282,44 @@ const ast::TypeDecl *Checker::lookupAlias(const std::string &name, SourceLoc loc
 
 // ---- type syntax ----------------------------------------------------------------------------------
 
+int64_t Checker::expandedSize(const ast::TypeSyn &t, const std::map<std::string, int64_t> *aliasParams) {
+  const int64_t cap = kMaxTypeNodes + 1;
+  auto add = [&](int64_t a, int64_t b) { return std::min(cap, a + b); };
+  int64_t size = 1;
+  if (t.op == ast::TypeOp::Named) {
+    if (aliasParams) {
+      // Inside an alias's body only its parameters and other aliases are in scope.
+      if (auto it = aliasParams->find(t.name); it != aliasParams->end()) return it->second;
+    } else if (lookup(t.name)) {
+      return 1;  // a def's type parameter: opaque here
+    }
+    if (scalarByName(t.name) || t.name == "idx") return 1;
+    ModuleEnv *owner = nullptr;
+    const ast::TypeDecl *alias = nullptr;
+    try {
+      alias = lookupAlias(t.name, t.loc, &owner);
+    } catch (const DefFailed &) {
+      return 1;  // ambiguous: reported when the type is resolved
+    }
+    if (!alias || recursiveAliases_.count(alias) || alias->params.size() != t.args.size()) return 1;
+    if (alias->params.empty())
+      if (auto it = aliasSizes_.find(alias); it != aliasSizes_.end()) return it->second;
+    std::map<std::string, int64_t> params;
+    for (size_t i = 0; i < t.args.size(); ++i)
+      params[alias->params[i].name] = t.args[i].type ? expandedSize(*t.args[i].type, aliasParams) : 1;
+    if (alias->params.empty()) aliasSizes_[alias] = 1;  // in progress (a cycle counts 1)
+    ModuleEnv *saved = env_;
+    env_ = owner;
+    size = expandedSize(*alias->body, &params);
+    env_ = saved;
+    if (alias->params.empty()) aliasSizes_[alias] = size;
+    return size;
+  }
+  for (const ast::TypeSynP &e : t.elems)
+    if (e) size = add(size, expandedSize(*e, aliasParams));
+  return size;
+}
+
 TypeP Checker::resolveType(const ast::TypeSyn &t) {
   if (++depth_ > 4000) fail(t.loc, "type nested too deeply");
   struct Leave {
@@ -321,6 +359,9 @@ TypeP Checker::resolveType(const ast::TypeSyn &t) {
       if (alias->params.size() != t.args.size())
         fail(t.loc, "type '" + t.name + "' takes " + std::to_string(alias->params.size()) + " argument" +
                         (alias->params.size() == 1 ? "" : "s") + ", found " + std::to_string(t.args.size()));
+      if (expandedSize(t, nullptr) > kMaxTypeNodes)
+        fail(t.loc, "type '" + t.name + "' is too large: it expands to more than " + std::to_string(kMaxTypeNodes) +
+                        " parts (do its aliases each pair the one before?)");
       // Resolve the arguments here, then the body in the alias's own module with only its
       // parameters in scope. Nat parameters are bound to fresh variables that are substituted
       // by the arguments afterwards (so the body's binders never capture an argument).

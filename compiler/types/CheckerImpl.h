@@ -80,6 +80,15 @@ class Checker {
 
   // ---- types and nats from syntax (Checker.cpp) ----
   TypeP resolveType(const ast::TypeSyn &t);
+  /// The most type nodes an alias may expand to. Aliases that each pair the previous one double
+  /// at every step (20 of them: a million nodes, seconds and gigabytes to build); a type that
+  /// large could not cross the C ABI anyway (one parameter per tuple component).
+  static constexpr int64_t kMaxTypeNodes = int64_t(1) << 14;
+  /// The number of nodes the syntax t expands to with its aliases expanded, capped at
+  /// kMaxTypeNodes + 1, computed without expanding: an alias's size is counted once (memoised
+  /// when it has no parameters), a parameter counts the size of its argument.
+  int64_t expandedSize(const ast::TypeSyn &t, const std::map<std::string, int64_t> *aliasParams);
+  std::map<const ast::TypeDecl *, int64_t> aliasSizes_;
   Nat resolveNat(const ast::NatSyn &n);
   NatCondP resolveCond(const ast::NatSyn &n);
   /// A value expression read as a nat (explicit nat arguments, toNat, take/split/... counts).
