@@ -3,11 +3,14 @@
 /// kernels are built), with position-independent code so they link into shared libraries too.
 #include <memory>
 #include <mutex>
+#include <set>
 
 #include "codegen/EmitLLVM.h"
+#include "support/Error.h"
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
@@ -93,9 +96,42 @@ bool prepareDeviceModule(llvm::Module &m, const CodeGenOptions &opts, std::strin
   return true;
 }
 
+namespace {
+
+/// The defined functions of a device module that reach a convergent operation (a warp shuffle
+/// or vote, a barrier: the NVVM intrinsics are convergent), directly or through the functions
+/// they call.
+std::set<llvm::Function *> reachingConvergent(llvm::Module &m) {
+  std::set<llvm::Function *> reaching;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (llvm::Function &f : m) {
+      if (f.isDeclaration() || reaching.count(&f)) continue;
+      bool reaches = false;
+      for (llvm::BasicBlock &bb : f)
+        for (llvm::Instruction &inst : bb)
+          if (auto *call = llvm::dyn_cast<llvm::CallBase>(&inst)) {
+            llvm::Function *callee = call->getCalledFunction();
+            if (callee ? (callee->isDeclaration() ? callee->isConvergent() : reaching.count(callee) > 0)
+                       : call->isConvergent())
+              reaches = true;
+          }
+      if (reaches) changed = reaching.insert(&f).second || changed;
+    }
+  }
+  return reaching;
+}
+
+}  // namespace
+
 bool optimizeDeviceModule(llvm::Module &m, const CodeGenOptions &opts, std::string &error) {
   auto tm = makeDeviceMachine(opts, error);
   if (!tm) return false;
+  // Every function that reaches a synchronisation is convergent, so that the optimiser never
+  // makes which copy of it a thread reaches depend on more than the source does (it copied the
+  // runtime scan's helper calls into thread-dependent branches, issue 21); checked again after
+  // the pipeline, on the code the PTX comes from.
+  for (llvm::Function *f : reachingConvergent(m)) f->setConvergent();
   {
     llvm::LoopAnalysisManager lam;
     llvm::FunctionAnalysisManager fam;
@@ -110,6 +146,9 @@ bool optimizeDeviceModule(llvm::Module &m, const CodeGenOptions &opts, std::stri
     llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
     mpm.run(m, mam);
   }
+  for (llvm::Function *f : reachingConvergent(m))
+    internal_assert(f->isConvergent()) << "device function " << f->getName().str()
+                                       << " reaches a synchronisation but is not convergent";
   return true;
 }
 

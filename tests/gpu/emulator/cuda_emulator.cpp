@@ -15,17 +15,22 @@
  * PTX_Kernel calling convention to C, NVPTX function attributes dropped), every llvm.nvvm.*
  * intrinsic it calls becomes a call into this file (special registers, shfl.sync, bar.sync),
  * each kernel gets an entry `void spl_emu_entry.K(void **params)` that unpacks cuLaunchKernel's
- * parameter array, and ORC's LLJIT compiles it. A launch runs the blocks one after another;
- * the threads of a block are fibers on the calling thread, switched only at shuffles and
- * barriers (a kernel without them runs each thread straight through). On x86-64 a fiber switch
+ * parameter array, and ORC's LLJIT compiles it. A launch runs the blocks one after another, in
+ * an order that varies from launch to launch (forward, reverse, shuffled; SPL_EMU_BLOCK_ORDER
+ * fixes one), since a GPU promises none; the threads of a block are fibers on the calling
+ * thread, switched only at shuffles and barriers (a kernel without them runs each thread
+ * straight through). On x86-64 a fiber switch
  * is six pushes, a stack swap and six pops (ucontext's swapcontext makes a system call per
  * switch, which made a test with millions of shuffles take a minute); elsewhere it is
  * swapcontext.
  *
  * What it checks that a GPU would not report: a shuffle or barrier reached from different
- * call sites by the threads of one warp/block (divergence), a shuffle whose mask names a lane
- * that has exited, and a block in which no thread can go on (deadlock); each fails the launch
- * with CUDA_ERROR_LAUNCH_FAILED and a line on stderr. Fresh allocations are filled with 0xff
+ * places by the threads of one warp/block (divergence; every device function is inlined
+ * first, so a place is a whole call chain), a shuffle whose mask names a lane that has exited,
+ * and a block in which no thread can go on (deadlock); each fails the launch
+ * with CUDA_ERROR_LAUNCH_FAILED and a line on stderr; a launch still running after
+ * SPL_EMU_LAUNCH_TIMEOUT seconds (a block waiting for another) ends the process with a line
+ * naming the kernel and block. Fresh allocations are filled with 0xff
  * bytes (NaN, -1), so reading memory nobody wrote shows in the results.
  *
  * What it does not model: concurrency between threads (fibers run in turn, so races do not
@@ -38,9 +43,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <map>
 #include <memory>
+#include <chrono>
+#include <condition_variable>
 #include <mutex>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -59,6 +68,7 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 
 namespace {
 
@@ -445,8 +455,41 @@ void instrument(llvm::Module &m) {
 }
 
 /// Retargets the NVPTX module to the host and adds the entries; the kernels it had, or an error.
+/// Inlines every call of a defined function that is not a kernel, until none is left (device
+/// code does not recurse: a cycle is refused).
+bool inlineDeviceCalls(llvm::Module &m, std::string &error) {
+  for (int round = 0;; ++round) {
+    std::vector<llvm::CallBase *> calls;
+    for (llvm::Function &f : m.functions())
+      for (llvm::BasicBlock &bb : f)
+        for (llvm::Instruction &inst : bb)
+          if (auto *call = llvm::dyn_cast<llvm::CallBase>(&inst))
+            if (llvm::Function *callee = call->getCalledFunction())
+              if (!callee->isDeclaration() && callee->getCallingConv() != llvm::CallingConv::PTX_Kernel)
+                calls.push_back(call);
+    if (calls.empty()) return true;
+    if (round == 64) {
+      error = "device functions call each other recursively (" + calls[0]->getCalledFunction()->getName().str() + ")";
+      return false;
+    }
+    for (llvm::CallBase *call : calls) {
+      llvm::InlineFunctionInfo info;
+      llvm::InlineResult r = llvm::InlineFunction(*call, info);
+      if (!r.isSuccess()) {
+        error = "cannot inline " + call->getCalledFunction()->getName().str() + ": " + r.getFailureReason();
+        return false;
+      }
+    }
+  }
+}
+
 bool prepareForHost(llvm::Module &m, const llvm::DataLayout &layout, const llvm::Triple &triple,
                     std::vector<std::pair<std::string, bool>> &kernels, std::string &error) {
+  // Every call of a device function is inlined first, so that a shuffle or barrier is named by
+  // its whole call chain: a helper called from two thread-dependent places (the optimiser
+  // copies calls into both arms of a branch) is two places here, as it may be after ptxas, and
+  // lanes that reach it from different places are divergent (issue 21).
+  if (!inlineDeviceCalls(m, error)) return false;
   std::map<std::string, bool> synchronising;
   for (llvm::Function &f : llvm::make_early_inc_range(m.functions())) {
     f.removeFnAttr("target-cpu");
@@ -463,6 +506,10 @@ bool prepareForHost(llvm::Module &m, const llvm::DataLayout &layout, const llvm:
     llvm::Function *host =
         llvm::Function::Create(f.getFunctionType(), llvm::GlobalValue::ExternalLinkage, emulatedName(name), m);
     synchronising[host->getName().str()] = r->synchronises;
+    // Each call of a synchronisation stays where it is: the JIT's code generator would merge
+    // identical calls in the two arms of a branch into one (tail merging), and the emulator
+    // tells the places apart by the call's return address.
+    if (r->synchronises) host->addFnAttr(llvm::Attribute::NoMerge);
     f.replaceAllUsesWith(host);
     f.eraseFromParent();
   }
@@ -695,7 +742,70 @@ bool runBlock(Launch &l, char *stacks) {
   }
 }
 
+/// The order the blocks of a launch run in. A GPU promises none, so a kernel that needs one (a
+/// block that waits for another, a result that depends on which block ran first) must fail
+/// here too: SPL_EMU_BLOCK_ORDER = forward | reverse | shuffle, and by default the launches take
+/// turns (forward, reverse, then shuffled with the launch's number as the seed).
+std::vector<uint64_t> blockOrder(uint64_t blocks, uint64_t launch) {
+  std::vector<uint64_t> order(blocks);
+  for (uint64_t b = 0; b < blocks; ++b) order[b] = b;
+  const char *env = std::getenv("SPL_EMU_BLOCK_ORDER");
+  std::string mode = env != nullptr && env[0] != 0 ? env : launch % 3 == 0 ? "forward" : launch % 3 == 1 ? "reverse" : "shuffle";
+  if (mode == "reverse") {
+    std::reverse(order.begin(), order.end());
+  } else if (mode == "shuffle") {
+    uint64_t state = launch * 0x9e3779b97f4a7c15ull + 1;
+    for (uint64_t b = blocks; b > 1; --b) {  // Fisher-Yates with splitmix64
+      uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      z ^= z >> 31;
+      std::swap(order[b - 1], order[z % b]);
+    }
+  }
+  return order;
+}
+
+/// Turns a launch that never ends into a report. Blocks run one at a time here, as they may on a
+/// GPU that cannot hold them all, so a block that waits for another block spins forever: after
+/// SPL_EMU_LAUNCH_TIMEOUT seconds (default 120) the watchdog names the kernel and the block that
+/// was running and ends the process with status 124 (a test's own timeout would only say that
+/// it hung).
+class LaunchWatchdog {
+ public:
+  explicit LaunchWatchdog(const Launch &l) : launch_(l) {
+    const char *env = std::getenv("SPL_EMU_LAUNCH_TIMEOUT");
+    double seconds = env != nullptr && std::atof(env) > 0 ? std::atof(env) : 120.0;
+    thread_ = std::thread([this, seconds] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (done_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return finished_; })) return;
+      std::fprintf(stderr,
+                   "spl cuda emulator: kernel %s, block (%u, %u, %u): still running after %.0f s: does a block wait for "
+                   "another block? (blocks run one at a time, as a GPU may run them)\n",
+                   launch_.function->name.c_str(), launch_.ctaid[0], launch_.ctaid[1], launch_.ctaid[2], seconds);
+      std::fflush(stderr);
+      std::_Exit(124);
+    });
+  }
+  ~LaunchWatchdog() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      finished_ = true;
+    }
+    done_.notify_one();
+    thread_.join();
+  }
+
+ private:
+  const Launch &launch_;
+  std::mutex mutex_;
+  std::condition_variable done_;
+  bool finished_ = false;
+  std::thread thread_;
+};
+
 CUresult runLaunch(Launch &l) {
+  LaunchWatchdog watchdog(l);
   unsigned threads = l.block[0] * l.block[1] * l.block[2];
   // Fiber stacks: one mapping, grown when a launch needs more, kept for the next launches.
   static char *stacks = nullptr;
@@ -713,27 +823,27 @@ CUresult runLaunch(Launch &l) {
   bool ok = true;
   LaunchCost cost{};
   std::snprintf(cost.kernel, sizeof cost.kernel, "%s", l.function->name.c_str());
-  for (unsigned z = 0; z < l.grid[2] && ok; ++z)
-    for (unsigned y = 0; y < l.grid[1] && ok; ++y)
-      for (unsigned x = 0; x < l.grid[0] && ok; ++x) {
-        l.ctaid[0] = x;
-        l.ctaid[1] = y;
-        l.ctaid[2] = z;
-        ok = runBlock(l, stacks);
-        for (size_t w = 0; w * 32 < l.fibers.size(); ++w) {
-          uint64_t busiest = 0;
-          for (size_t t = w * 32; t < l.fibers.size() && t < w * 32 + 32; ++t) busiest = std::max(busiest, l.fibers[t].cost.instructions);
-          cost.warpInstructions += busiest;
-        }
-        for (const Fiber &f : l.fibers) {
-          ++cost.threads;
-          cost.instructions += f.cost.instructions;
-          cost.maxThreadInstructions = std::max(cost.maxThreadInstructions, f.cost.instructions);
-          cost.loadBytes += f.cost.loadBytes;
-          cost.storeBytes += f.cost.storeBytes;
-          cost.atomics += f.cost.atomics;
-        }
-      }
+  const uint64_t blocks = uint64_t(l.grid[0]) * l.grid[1] * l.grid[2];
+  for (uint64_t b : blockOrder(blocks, counts.launches)) {
+    l.ctaid[0] = static_cast<unsigned>(b % l.grid[0]);
+    l.ctaid[1] = static_cast<unsigned>(b / l.grid[0] % l.grid[1]);
+    l.ctaid[2] = static_cast<unsigned>(b / (uint64_t(l.grid[0]) * l.grid[1]));
+    ok = runBlock(l, stacks);
+    for (size_t w = 0; w * 32 < l.fibers.size(); ++w) {
+      uint64_t busiest = 0;
+      for (size_t t = w * 32; t < l.fibers.size() && t < w * 32 + 32; ++t) busiest = std::max(busiest, l.fibers[t].cost.instructions);
+      cost.warpInstructions += busiest;
+    }
+    for (const Fiber &f : l.fibers) {
+      ++cost.threads;
+      cost.instructions += f.cost.instructions;
+      cost.maxThreadInstructions = std::max(cost.maxThreadInstructions, f.cost.instructions);
+      cost.loadBytes += f.cost.loadBytes;
+      cost.storeBytes += f.cost.storeBytes;
+      cost.atomics += f.cost.atomics;
+    }
+    if (!ok) break;
+  }
   spl_emu_cost_cell = &scratchCost;
   launchCosts.push_back(cost);
   if (const char *report = std::getenv("SPL_EMU_REPORT"); report != nullptr && report[0] == '1')

@@ -1,0 +1,119 @@
+// The CUDA emulator's own checks (label gpu_emulated): a shuffle reached by the lanes of a warp
+// from two places of their call chains is divergent even when the shuffle inside the called
+// helper is one instruction (the emulator inlines every device function, so a place is a whole
+// call chain), the same helper called from one place runs, the blocks of a launch run in an
+// order that changes from launch to launch (a GPU promises none), and a block that waits for
+// another is reported instead of hanging. The kernels are
+// emulator_checks.ll, loaded as an "SPLEMU01" image straight through the emulator's driver API.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <string>
+#include <vector>
+
+extern "C" {
+int cuInit(unsigned);
+int cuDevicePrimaryCtxRetain(void **ctx, int device);
+int cuCtxSetCurrent(void *ctx);
+int cuModuleLoadDataEx(void **module, const void *image, unsigned numOptions, int *options, void **values);
+int cuModuleGetFunction(void **function, void *module, const char *name);
+int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                   void *stream, void **params, void **extra);
+int cuMemAlloc_v2(unsigned long long *dptr, size_t bytes);
+int cuMemFree_v2(unsigned long long dptr);
+}
+
+namespace {
+
+constexpr int kLaunchFailed = 719;
+
+class Emulator : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(cuInit(0), 0);
+    void *ctx = nullptr;
+    ASSERT_EQ(cuDevicePrimaryCtxRetain(&ctx, 0), 0);
+    ASSERT_EQ(cuCtxSetCurrent(ctx), 0);
+    std::ifstream in(SPL_EMULATOR_CHECKS_BC, std::ios::binary);
+    std::string bitcode((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_FALSE(bitcode.empty()) << SPL_EMULATOR_CHECKS_BC;
+    std::string image = "SPLEMU01";
+    uint64_t size = bitcode.size();
+    image.append(reinterpret_cast<const char *>(&size), 8);
+    image += bitcode;
+    ASSERT_EQ(cuModuleLoadDataEx(&module_, image.data(), 0, nullptr, nullptr), 0);
+  }
+  void *kernel(const char *name) {
+    void *f = nullptr;
+    EXPECT_EQ(cuModuleGetFunction(&f, module_, name), 0) << name;
+    return f;
+  }
+  void *module_ = nullptr;
+};
+
+/// Device memory holding n int32, read back on destruction's request.
+struct Ints {
+  explicit Ints(size_t n) : n(n) { EXPECT_EQ(cuMemAlloc_v2(&ptr, n * 4), 0); }
+  ~Ints() { cuMemFree_v2(ptr); }
+  int32_t *data() const { return reinterpret_cast<int32_t *>(static_cast<uintptr_t>(ptr)); }
+  std::vector<int32_t> values() const { return std::vector<int32_t>(data(), data() + n); }
+  unsigned long long ptr = 0;
+  size_t n;
+};
+
+TEST_F(Emulator, AHelperThatShufflesReachedFromTwoPlacesIsDivergent) {
+  Ints out(32);
+  void *params[] = {&out.ptr};
+  EXPECT_EQ(cuLaunchKernel(kernel("divergent_helper"), 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr), kLaunchFailed)
+      << "lanes reached the helper's shuffle from two call sites";
+}
+
+TEST_F(Emulator, AHelperThatShufflesReachedFromOnePlaceRuns) {
+  Ints out(32);
+  void *params[] = {&out.ptr};
+  ASSERT_EQ(cuLaunchKernel(kernel("uniform_helper"), 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr), 0);
+  for (int32_t v : out.values()) EXPECT_EQ(v, 7) << "lane 0's value, 0 + 7";
+}
+
+TEST_F(Emulator, BlocksRunInOrdersThatVaryFromLaunchToLaunch) {
+  constexpr unsigned kBlocks = 16;
+  std::set<std::vector<int32_t>> orders;
+  for (int launch = 0; launch < 3; ++launch) {
+    Ints counter(1), out(kBlocks);
+    std::memset(counter.data(), 0, 4);
+    void *params[] = {&counter.ptr, &out.ptr};
+    ASSERT_EQ(cuLaunchKernel(kernel("block_order"), kBlocks, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr), 0);
+    std::vector<int32_t> order = out.values(), sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<int32_t> every(kBlocks);
+    std::iota(every.begin(), every.end(), 0);
+    EXPECT_EQ(sorted, every) << "every block ran once";
+    orders.insert(order);
+  }
+  EXPECT_EQ(orders.size(), 3u) << "three launches in a row ran their blocks in three different orders";
+}
+
+// A block that waits for another ends the process with a report instead of hanging.
+TEST_F(Emulator, ABlockWaitingForAnotherIsReported) {
+  void *f = kernel("block_waits_for_another");
+  EXPECT_EXIT(
+      {
+        setenv("SPL_EMU_LAUNCH_TIMEOUT", "1", 1);
+        setenv("SPL_EMU_BLOCK_ORDER", "forward", 1);
+        Ints flag(1);
+        std::memset(flag.data(), 0, 4);
+        void *params[] = {&flag.ptr};
+        cuLaunchKernel(f, 2, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr);
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(124), "kernel block_waits_for_another, block \\(0, 0, 0\\): still running after 1 s");
+}
+
+}  // namespace
