@@ -159,7 +159,7 @@ Kernel Lowerer::run() {
   // The data type of the result with its pair component bound to the value's nat or nats.
   TypeP dataType = rt;
   if (rt->kind == TypeKind::DepPair) {
-    if (result->kind != Val::Pair) throw CompileError(d.loc, "internal: a dependent-pair result without a pair value");
+    if (result->kind != Val::Pair) internal_error_at(d.loc) << "a dependent-pair result without a pair value";
     NatSubst s;
     if (rt->pairOverNats) s.arrays.emplace(rt->binder.id, result->firstNats);
     else s.vars.emplace(rt->binder.id, result->first);
@@ -289,6 +289,9 @@ Kernel lowerExport(const tir::Export &ex, const tir::Abi &abi, const LowerOption
   } catch (const NotSupported &e) {
     if (e.loc.valid()) throw;
     throw NotSupported(ex.loc, std::string(e.what()) + " (in export " + ex.cname + ")");
+  } catch (const InternalError &e) {
+    if (e.loc.valid()) throw;
+    throw InternalError(std::string(e.what()) + " (in export " + ex.cname + ")", ex.loc);
   }
   std::map<std::string, int> seen;
   k.body = lower::uniqueLoopNames(k.body, seen);

@@ -66,7 +66,8 @@ Scalar Lowerer::sk(const TypeP &t, const Env &env) const {
   TypeP k = kt(t, env);
   if (k->kind == TypeKind::Scalar) return k->scalar;
   if (k->kind == TypeKind::Idx) return Scalar::I64;
-  throw CompileError(SourceLoc{}, "internal: expected a scalar type, found `" + types::str(k) + "`");
+  internal_error_at(SourceLoc{}) << "expected a scalar type, found `" << types::str(k) << "`";
+  return Scalar::I64;
 }
 
 // ---- values -----------------------------------------------------------------------------------
@@ -154,11 +155,10 @@ void Lowerer::bindValue(Env &env, const tir::VarP &var, ValP x) {
 }
 
 ValP Lowerer::apply(const ValP &f, const std::vector<Bound> &args) {
-  if (f->kind != Val::Fun) throw CompileError(SourceLoc{}, "internal: applying a value that is not a function");
+  if (f->kind != Val::Fun) internal_error_at(SourceLoc{}) << "applying a value that is not a function";
   const tir::Expr &lam = *f->lambda;
   if (lam.params.size() != args.size())
-    throw CompileError(lam.loc, "internal: function of " + std::to_string(lam.params.size()) + " parameters applied to " +
-                                    std::to_string(args.size()));
+    internal_error_at(lam.loc) << "function of " << lam.params.size() << " parameters applied to " << args.size();
   Env env = *f->env;
   for (size_t i = 0; i < args.size(); ++i) {
     const tir::Param &p = lam.params[i];
@@ -369,7 +369,7 @@ ValP Lowerer::eval(const tir::ExprP &ep, const Env &env) {
     }
     case K::VarRef: {
       auto it = env.vals.find(e.var->id);
-      if (it == env.vals.end()) throw CompileError(e.loc, "internal: unbound variable '" + e.var->name + "' in lowering");
+      if (it == env.vals.end()) internal_error_at(e.loc) << "unbound variable '" << e.var->name << "' in lowering";
       return it->second;
     }
     case K::NatValue: return scalarVal(natExpr(substitute(e.nat, env.nats)));
@@ -410,12 +410,12 @@ ValP Lowerer::eval(const tir::ExprP &ep, const Env &env) {
     case K::Proj: {
       ValP t = eval(e.args[0], env);
       if (t->kind != Val::Tuple || static_cast<size_t>(e.proj) >= t->parts.size())
-        throw CompileError(e.loc, "internal: projection of a value that is not a tuple");
+        internal_error_at(e.loc) << "projection of a value that is not a tuple";
       return t->parts[e.proj];
     }
     case K::Index: {
       ValP a = eval(e.args[0], env);
-      if (a->kind != Val::Array) throw CompileError(e.loc, "internal: indexing a value that is not an array");
+      if (a->kind != Val::Array) internal_error_at(e.loc) << "indexing a value that is not an array";
       Nat pos = e.args[1]->kind == K::NatValue ? substitute(e.args[1]->nat, env.nats) : natOf(eval(e.args[1], env));
       if (checked_) checkIndex(pos, a->len, e.loc);
       return elemAt(a, pos);
@@ -469,7 +469,8 @@ ValP Lowerer::eval(const tir::ExprP &ep, const Env &env) {
     }
     case K::Einsum: return evalEinsum(e, env);
   }
-  throw CompileError(e.loc, "internal: unknown expression in lowering");
+  internal_error_at(e.loc) << "unknown expression in lowering";
+  return nullptr;
 }
 
 ValP Lowerer::evalPrim(const tir::Expr &e, const Env &env) {
@@ -707,7 +708,7 @@ ValP Lowerer::evalPrim(const tir::Expr &e, const Env &env) {
     case P::MatchDepPair: {
       ValP p = eval(e.args[0], env);
       ValP f = eval(e.args[1], env);
-      if (p->kind != Val::Pair) throw CompileError(e.loc, "internal: matchDepPair of a value that is not a pair");
+      if (p->kind != Val::Pair) internal_error_at(e.loc) << "matchDepPair of a value that is not a pair";
       return apply(f, {Bound{p->first, p->firstNats, nullptr}, Bound::value(p->second)});
     }
     case P::Inspect:
@@ -715,7 +716,7 @@ ValP Lowerer::evalPrim(const tir::Expr &e, const Env &env) {
     case P::ReduceToNat: {
       ValP p = eval(e.args[0], env);
       if (p->kind != Val::Pair || p->second->kind != Val::Array)
-        throw CompileError(e.loc, "internal: reduceToNat of a value that is not a pair of a nats and an array");
+        internal_error_at(e.loc) << "reduceToNat of a value that is not a pair of a nats and an array";
       auto r = std::make_shared<Val>();
       r->kind = Val::Pair;
       r->overNats = false;
@@ -724,7 +725,8 @@ ValP Lowerer::evalPrim(const tir::Expr &e, const Env &env) {
       return r;
     }
   }
-  throw CompileError(e.loc, "internal: unknown primitive in lowering");
+  internal_error_at(e.loc) << "unknown primitive in lowering";
+  return nullptr;
 }
 
 ForallKind Lowerer::mapKind(tir::Prim p) const {

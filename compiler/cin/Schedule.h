@@ -1,4 +1,5 @@
-/// \file Schedule.h: default schedules and user `schedule` blocks on concrete index notation.
+/// \file Schedule.h: the default schedules of each target on concrete index notation (a user's
+/// `schedule` block is applied before, by cin/UserSchedule.h; its loops keep their kinds here).
 /// Takes:      a lowered kernel whose independent loops are all marked Parallel.
 /// Gives:      the kernel with each forall's kind final: for the CPU, the outermost Parallel
 ///             loop of each nest runs on the thread pool and the loops nested in it run
@@ -7,7 +8,7 @@
 ///             (DIA's diagonals, ELL stored slot-major, A^T x on a row-major A) is interchanged
 ///             into blocks of 4096 rows swept once per reduction index, each row combining its
 ///             terms in the same order (so the result is the same).
-/// Fails:      user schedule commands that do not apply, with a diagnostic (see Schedule.cpp).
+/// Fails:      never: what a user asks for is checked in UserSchedule.
 #pragma once
 
 #include "cin/Cin.h"

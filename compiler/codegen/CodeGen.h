@@ -1,8 +1,11 @@
 /// \file CodeGen.h: loop IR -> LLVM IR -> object file, and the C header.
-/// Takes:      loop IR functions for the CPU (and, later, kernels for CUDA).
+/// Takes:      loop IR functions for the CPU and for CUDA (a cuda function's grid loops become
+///             device kernels, CodeGenCuda.cpp, and the function their host launch stub).
 /// Gives:      an LLVM module whose only defined global symbols are the exported C functions
 ///             (outlined parallel bodies are internal; the runtime's functions stay
-///             undefined, resolved by libsplrt); text (ll, asm) or an object file.
+///             undefined, resolved by libsplrt); text (ll, asm) or an object file; the device
+///             kernels as PTX (buildPtx), embedded in the object with the launch stubs (or as
+///             LLVM bitcode for the CPU emulator of the driver, --gpu-emulator).
 /// Assumes:    the loop IR guarantees of loopir/LoopIr.h.
 /// Guarantees: pointer parameters are noalias (outputs never overlap inputs, LANGUAGE.md 8)
 ///             and inputs readonly; `reduce` combinations carry the reassociation flag so the
@@ -16,7 +19,6 @@
 #include "loopir/LoopIr.h"
 
 namespace spl::codegen {
-
 
 struct CodeGenOptions {
   int optLevel = 3;

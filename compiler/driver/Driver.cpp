@@ -348,8 +348,12 @@ int runCompiler(const Options &opts, std::ostream &err) {
     diags.flush(err);
     return 1;
   } catch (const InternalError &e) {
+    // A compiler bug, never the user's error: exit 2, with where in the program it happened.
     diags.flush(err);
-    err << "splc: " << e.what() << "\n";
+    if (e.loc.valid())
+      err << sm.path(e.loc.file) << ":" << e.loc.line << ":" << e.loc.col << ": " << e.what() << "\n";
+    else
+      err << "splc: " << e.what() << "\n";
     return 2;
   } catch (const std::exception &e) {
     diags.flush(err);

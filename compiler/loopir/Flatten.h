@@ -1,5 +1,6 @@
 /// \file Flatten.h: concrete index notation -> loop IR.
-/// Takes:      a scheduled cin::Kernel for the CPU.
+/// Takes:      a scheduled cin::Kernel, for the CPU or for CUDA (its GPU-level foralls become
+///             grid loops, which loopir's GPU passes and the CUDA back end map to kernels).
 /// Gives:      a loopir::Function: each tensor becomes one buffer per leaf (a C pointer
 ///             parameter or a temporary), each access a load or store at the element offset
 ///             its layout gives (cin/Layout), each Nat integer arithmetic (rational

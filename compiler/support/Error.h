@@ -16,8 +16,11 @@
 
 namespace spl {
 
+/// A compiler bug. `loc`, when valid, is the position in the user's program being compiled
+/// when it happened (the driver prints it, exits 2, and never calls it the user's error).
 struct InternalError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit InternalError(const std::string &what, SourceLoc loc = {}) : std::runtime_error(what), loc(loc) {}
+  SourceLoc loc;
 };
 
 struct NotSupported : std::runtime_error {
@@ -50,7 +53,7 @@ class ErrorReport {
     return *this;
   }
   ~ErrorReport() noexcept(false) {
-    if (kind_ == Internal) throw InternalError(msg_.str());
+    if (kind_ == Internal) throw InternalError(msg_.str(), loc_);
     if (kind_ == Unsupported) throw NotSupported(loc_, msg_.str());
     throw CompileError(loc_, msg_.str());
   }
@@ -72,6 +75,9 @@ struct Voidify {
   (c) ? (void)0 : ::spl::detail::Voidify() & ::spl::detail::ErrorReport(::spl::detail::ErrorReport::Internal, __FILE__, __LINE__, #c)
 #define internal_error \
   ::spl::detail::ErrorReport(::spl::detail::ErrorReport::Internal, __FILE__, __LINE__, nullptr)
+/// An internal error found while compiling the program construct at `loc`.
+#define internal_error_at(loc) \
+  ::spl::detail::ErrorReport(::spl::detail::ErrorReport::Internal, __FILE__, __LINE__, nullptr, loc)
 #define not_supported(loc) \
   ::spl::detail::ErrorReport(::spl::detail::ErrorReport::Unsupported, __FILE__, __LINE__, nullptr, loc)
 #define user_error_at(loc) \
