@@ -27,6 +27,7 @@
 #include "loopir/ParallelScan.h"
 #include "loopir/SegmentVersioning.h"
 #include "loopir/StreamPrefetch.h"
+#include "loopir/Verify.h"
 #include "poly/Dependences.h"
 #include "poly/IslCodegen.h"
 #include "codegen/CodeGen.h"
@@ -269,17 +270,27 @@ int runCompiler(const Options &opts, std::ostream &err) {
       times.done("isl AST -> loops");
     }
     for (cin::Kernel &k : kernels) {
+      // The verifier runs after Flatten and after every pass (loopir/Verify.h): a broken
+      // invariant is an internal error naming the pass, never a miscompiled kernel.
       lm.functions.push_back(loopir::flatten(k, opts.indexBits));
+      loopir::Function &fn = lm.functions.back();
+      loopir::verifyAfter(fn, "Flatten");
       if (opts.optLevel > 0) {
-        loopir::restrictGuardedLoops(lm.functions.back());
-        loopir::insertStreamPrefetches(lm.functions.back());
-        loopir::versionSegmentReductions(lm.functions.back());
-        loopir::vectorizeSegmentLanes(lm.functions.back());
+        loopir::restrictGuardedLoops(fn);
+        loopir::verifyAfter(fn, "GuardRange");
+        loopir::insertStreamPrefetches(fn);
+        loopir::verifyAfter(fn, "StreamPrefetch");
+        loopir::versionSegmentReductions(fn);
+        loopir::verifyAfter(fn, "SegmentVersioning (versions)");
+        loopir::vectorizeSegmentLanes(fn);
+        loopir::verifyAfter(fn, "SegmentVersioning (lanes)");
       }
-      loopir::parallelizeRunningSums(lm.functions.back());
+      loopir::parallelizeRunningSums(fn);
+      loopir::verifyAfter(fn, "ParallelScan");
       loopir::GpuRowOptions rows;
       rows.mergeByDefault = !opts.gpuRowsVector;
-      loopir::chooseGpuRowMappings(lm.functions.back(), rows);
+      loopir::chooseGpuRowMappings(fn, rows);
+      loopir::verifyAfter(fn, "GpuRowStrategy");
     }
     times.done("loop IR (flatten + passes)");
     if (opts.emit == Emit::LoopIr) {

@@ -1,0 +1,225 @@
+/// \file Verify.cpp: the loop IR's verifier (see Verify.h). One walk over the statements in
+/// order with a stack of scopes (variable -> declared type); the first violation ends it.
+#include "loopir/Verify.h"
+
+#include <map>
+#include <vector>
+
+#include "support/Error.h"
+
+namespace spl::loopir {
+namespace {
+
+bool isIntegerTy(Ty t) { return t == Ty::I32 || t == Ty::I64; }
+
+bool isCompare(BinOp op) {
+  return op == BinOp::Eq || op == BinOp::Ne || op == BinOp::Lt || op == BinOp::Le || op == BinOp::Gt || op == BinOp::Ge;
+}
+
+class Verifier {
+ public:
+  explicit Verifier(const Function &f) : f_(f) {
+    for (const Buffer &b : f.buffers) buffers_[b.id] = &b;
+    scopes_.emplace_back();
+    for (const ScalarParam &p : f.scalars) scopes_.back()[p.var] = p.type;
+  }
+
+  std::string run() {
+    stmt(f_.body);
+    return problem_;
+  }
+
+ private:
+  const Function &f_;
+  std::map<int, const Buffer *> buffers_;
+  std::vector<std::map<int, Ty>> scopes_;
+  std::string problem_;
+
+  bool failed() const { return !problem_.empty(); }
+  void fail(const std::string &what) {
+    if (problem_.empty()) problem_ = what;
+  }
+
+  const Ty *declared(int var) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
+      if (auto v = it->find(var); v != it->end()) return &v->second;
+    return nullptr;
+  }
+
+  /// The element type of buffer `id` (its field `field` for a struct buffer), or null after a
+  /// failure.
+  const Ty *element(int id, int field, const char *use) {
+    auto it = buffers_.find(id);
+    if (it == buffers_.end()) {
+      fail(std::string(use) + " of buffer b" + std::to_string(id) + ", which the function does not have");
+      return nullptr;
+    }
+    const Buffer &b = *it->second;
+    if (field < 0) {
+      if (!b.fields.empty()) fail(std::string(use) + " of struct buffer " + b.name + " without a field");
+      return &b.elem;
+    }
+    if (static_cast<size_t>(field) >= b.fields.size()) {
+      fail(std::string(use) + " of field " + std::to_string(field) + " of buffer " + b.name + ", which has " +
+           std::to_string(b.fields.size()));
+      return nullptr;
+    }
+    return &b.fields[static_cast<size_t>(field)];
+  }
+
+  void integer(const ExprP &e, const char *what) {
+    if (!e) {
+      fail(std::string(what) + " missing");
+      return;
+    }
+    expr(e);
+    if (!failed() && !isIntegerTy(e->type)) fail(std::string(what) + " is " + tyName(e->type) + ", not an integer: " + print(e));
+  }
+
+  void expr(const ExprP &e) {
+    if (failed()) return;
+    if (!e) {
+      fail("a missing expression");
+      return;
+    }
+    for (const ExprP &a : e->args) expr(a);
+    if (failed()) return;
+    auto operands = [&]() -> bool {
+      for (const ExprP &a : e->args)
+        if (!a) {
+          fail("a missing operand in " + print(e));
+          return false;
+        }
+      return true;
+    };
+    if (!operands()) return;
+    switch (e->kind) {
+      case ExprKind::Const: return;
+      case ExprKind::Var: {
+        const Ty *t = declared(e->var);
+        if (!t) return fail("v" + std::to_string(e->var) + " is used where it is not declared");
+        if (*t != e->type)
+          fail("v" + std::to_string(e->var) + " is declared " + tyName(*t) + " but used as " + tyName(e->type));
+        return;
+      }
+      case ExprKind::Load: {
+        const Ty *t = element(e->buffer, e->field, "a load");
+        if (!t) return;
+        if (e->args.size() != 1 || !isIntegerTy(e->args[0]->type)) return fail("a load's index is not an integer: " + print(e));
+        if (*t != e->type) fail("a load of " + std::string(tyName(*t)) + " elements typed " + tyName(e->type) + ": " + print(e));
+        return;
+      }
+      case ExprKind::Unary: {
+        if (e->args.size() != 1) return fail("a unary operator without one operand: " + print(e));
+        Ty a = e->args[0]->type;
+        if (e->unop == ast::UnOp::Not ? (a != Ty::I1 || e->type != Ty::I1) : a != e->type)
+          fail("a unary operator on " + std::string(tyName(a)) + " typed " + tyName(e->type) + ": " + print(e));
+        return;
+      }
+      case ExprKind::Binary: {
+        if (e->args.size() != 2) return fail("a binary operator without two operands: " + print(e));
+        Ty a = e->args[0]->type, b = e->args[1]->type;
+        if (e->binop == BinOp::And || e->binop == BinOp::Or) {
+          if (a != Ty::I1 || b != Ty::I1 || e->type != Ty::I1) fail("&& or || on non-i1 operands: " + print(e));
+        } else if (isCompare(e->binop)) {
+          if (a != b || e->type != Ty::I1) fail("a comparison of " + std::string(tyName(a)) + " and " + tyName(b) + ": " + print(e));
+        } else if (a != b || e->type != a) {
+          fail("arithmetic on " + std::string(tyName(a)) + " and " + tyName(b) + " typed " + tyName(e->type) + ": " + print(e));
+        }
+        return;
+      }
+      case ExprKind::Select:
+        if (e->args.size() != 3 || e->args[0]->type != Ty::I1 || e->args[1]->type != e->type || e->args[2]->type != e->type)
+          fail("a select whose condition is not i1 or whose arms differ: " + print(e));
+        return;
+      case ExprKind::Cast:
+        if (e->args.size() != 1) fail("a cast without one operand: " + print(e));
+        return;
+      case ExprKind::MinMax:
+        if (e->args.size() != 2 || e->args[0]->type != e->type || e->args[1]->type != e->type)
+          fail("min/max of mismatched types: " + print(e));
+        return;
+    }
+  }
+
+  void stmt(const StmtP &s) {
+    if (failed() || !s) return;
+    switch (s->kind) {
+      case StmtKind::Block:
+        scopes_.emplace_back();
+        for (const StmtP &c : s->body) stmt(c);
+        scopes_.pop_back();
+        return;
+      case StmtKind::For:
+        integer(s->a, "a loop's lower bound");
+        integer(s->b, "a loop's upper bound");
+        if (failed()) return;
+        scopes_.emplace_back();
+        scopes_.back()[s->var] = s->a->type;
+        for (const StmtP &c : s->body) stmt(c);
+        scopes_.pop_back();
+        return;
+      case StmtKind::Store: {
+        const Ty *t = element(s->buffer, s->field, "a store");
+        if (!t) return;
+        integer(s->a, "a store's index");
+        expr(s->b);
+        if (!failed() && s->b->type != *t)
+          fail("a store of " + std::string(tyName(s->b->type)) + " into " + tyName(*t) + " elements: " + print(s->b));
+        return;
+      }
+      case StmtKind::Decl:
+        if (s->a) {
+          expr(s->a);
+          if (!failed() && s->a->type != s->type)
+            fail("v" + std::to_string(s->var) + " declared " + tyName(s->type) + " with a " + tyName(s->a->type) + " value");
+        }
+        scopes_.back()[s->var] = s->type;
+        return;
+      case StmtKind::Assign: {
+        const Ty *t = declared(s->var);
+        if (!t) return fail("v" + std::to_string(s->var) + " is assigned where it is not declared");
+        expr(s->a);
+        if (!failed() && s->a->type != *t)
+          fail("v" + std::to_string(s->var) + " (" + tyName(*t) + ") assigned a " + tyName(s->a->type) + " value");
+        return;
+      }
+      case StmtKind::If:
+        expr(s->a);
+        if (!failed() && s->a->type != Ty::I1) return fail("a condition that is not i1: " + print(s->a));
+        for (const StmtP &c : s->body) {
+          scopes_.emplace_back();
+          stmt(c);
+          scopes_.pop_back();
+        }
+        return;
+      case StmtKind::Alloc:
+        element(s->buffer, -1, "an allocation");
+        integer(s->a, "an allocation's element count");
+        return;
+      case StmtKind::Free: element(s->buffer, -1, "a release"); return;
+      case StmtKind::SigmaPrefix:
+        element(s->buffer, -1, "a Sigma prefix");
+        element(s->source, -1, "a Sigma prefix's lengths");
+        integer(s->a, "a Sigma prefix's count");
+        return;
+      case StmtKind::Prefetch:
+        element(s->buffer, s->field, "a prefetch");
+        integer(s->a, "a prefetch's index");
+        return;
+      case StmtKind::Return:
+      case StmtKind::Barrier: return;
+    }
+  }
+};
+
+}  // namespace
+
+std::string verify(const Function &f) { return Verifier(f).run(); }
+
+void verifyAfter(const Function &f, const char *pass) {
+  std::string problem = verify(f);
+  internal_assert(problem.empty()) << "the loop IR of " << f.name << " is broken after " << pass << ": " << problem;
+}
+
+}  // namespace spl::loopir
