@@ -534,7 +534,7 @@ class Scheduler {
       StmtP halve = block({declLocal(mid.id, "mid", Scalar::I64, binary(ast::BinOp::Div, binary(ast::BinOp::Add, loE, hiE, Scalar::I64), constInt(2), Scalar::I64)),
                            ifThen(binary(ast::BinOp::Le, midAt, natExpr(p), Scalar::Bool), setLocal(lo.id, local(mid.id, Scalar::I64), Scalar::I64),
                                   setLocal(hi.id, local(mid.id, Scalar::I64), Scalar::I64))});
-      ExprP wide = binary(ast::BinOp::Gt, binary(ast::BinOp::Sub, hiE, loE, Scalar::I64), constInt(1), Scalar::I64);
+      ExprP wide = binary(ast::BinOp::Gt, binary(ast::BinOp::Sub, hiE, loE, Scalar::I64), constInt(1), Scalar::Bool);
       chunkBody.push_back(forall(step.id, "s", Nat(0), Nat(64), ifThen(wide, halve), ForallKind::Serial, row.loc));
       return loE;
     };

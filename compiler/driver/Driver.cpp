@@ -20,6 +20,7 @@
 #include "cin/Lower.h"
 #include "cin/Schedule.h"
 #include "cin/UserSchedule.h"
+#include "cin/Verify.h"
 #include "tir/Abi.h"
 #include "loopir/Flatten.h"
 #include "loopir/GpuRowStrategy.h"
@@ -210,11 +211,14 @@ int runCompiler(const Options &opts, std::ostream &err) {
             for (const tir::Schedule &sch : program->schedules)
               if (cin::scheduleApplies(sch, ex, cuda)) lo.inspectScript = &sch;
           cin::Kernel k = cin::lowerExport(ex, abi, lo);
+          cin::verifyAfter(k, "lowering");
           // A user schedule (for this export and target) first, then the target's default.
           if (!lo.sizeFunction && !inspector)
             for (const tir::Schedule &sch : program->schedules)
               if (cin::scheduleApplies(sch, ex, cuda) && !cin::applyUserSchedule(k, sch, diags)) scheduleFailed = true;
+          if (!scheduleFailed) cin::verifyAfter(k, "the schedule block");
           k.body = cuda ? cin::defaultGpuSchedule(k.body) : cin::defaultCpuSchedule(k.body);
+          if (!scheduleFailed) cin::verifyAfter(k, "the default schedule");
           kernels.push_back(std::move(k));
         }
       }
@@ -266,7 +270,10 @@ int runCompiler(const Options &opts, std::ostream &err) {
     loopir::Module lm;
     // poly/: the loops of the loop IR are isl's (whole kernels, region by region).
     if (opts.islCodegen) {
-      for (cin::Kernel &k : kernels) k.body = poly::generateFromIsl(k);
+      for (cin::Kernel &k : kernels) {
+        k.body = poly::generateFromIsl(k);
+        cin::verifyAfter(k, "isl's regeneration of the loops");
+      }
       times.done("isl AST -> loops");
     }
     for (cin::Kernel &k : kernels) {

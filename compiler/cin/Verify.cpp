@@ -1,0 +1,190 @@
+/// \file Verify.cpp: the CIN verifier (see Verify.h). One walk in statement order with a stack
+/// of scopes for locals and the set of tensors in scope; the first violation ends it.
+#include "cin/Verify.h"
+
+#include <map>
+#include <set>
+#include <vector>
+
+#include "support/Error.h"
+
+namespace spl::cin {
+namespace {
+
+bool isCompare(ast::BinOp op) {
+  return op == ast::BinOp::Eq || op == ast::BinOp::Ne || op == ast::BinOp::Lt || op == ast::BinOp::Le ||
+         op == ast::BinOp::Gt || op == ast::BinOp::Ge;
+}
+
+class Verifier {
+ public:
+  explicit Verifier(const Kernel &k) : k_(k) {
+    for (const TensorP &t : k.tensors)
+      if (t) tensors_.insert(t->id);
+    scopes_.emplace_back();
+    // Scalars passed by value are locals bound to their parameters (so are nats and counts).
+    for (const KernelParam &p : k.params)
+      if (p.natVar) scopes_.back()[p.natVar] = p.abi.role == tir::AbiParam::Scalar ? scalarOfParam(p) : Scalar::I64;
+  }
+
+  static Scalar scalarOfParam(const KernelParam &p) { return p.abi.isIndex ? Scalar::I64 : p.abi.elem; }
+
+  std::string run() {
+    stmt(k_.body);
+    return problem_;
+  }
+
+ private:
+  const Kernel &k_;
+  std::set<int64_t> tensors_;
+  std::vector<std::map<int64_t, Scalar>> scopes_;
+  std::string problem_;
+
+  bool failed() const { return !problem_.empty(); }
+  void fail(const std::string &what) {
+    if (problem_.empty()) problem_ = what;
+  }
+  bool declared(int64_t local) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
+      if (it->count(local)) return true;
+    return false;
+  }
+
+  /// An access's tensor is in scope, it has at most one index per array level, and its tuple
+  /// path exists below them.
+  void access(const TensorP &t, const std::vector<Nat> &indices, const std::vector<int> &leaf, const char *use) {
+    if (!t) return fail(std::string(use) + " of no tensor");
+    if (!tensors_.count(t->id)) return fail(std::string(use) + " of " + t->name + ", which is not in scope");
+    if (t->kind == Tensor::NatsInput) return;  // a nats: one level, its count given by its uses
+    TypeP ty = t->type;
+    size_t pi = 0;
+    auto tuples = [&]() -> bool {
+      while (ty && ty->kind == TypeKind::Tuple) {
+        if (pi >= leaf.size()) return true;  // an access may stop at a tuple (a whole element)
+        if (leaf[pi] < 0 || static_cast<size_t>(leaf[pi]) >= ty->elems.size()) {
+          fail(std::string(use) + " of " + t->name + " with the tuple path component " + std::to_string(leaf[pi]) +
+               " of a " + std::to_string(ty->elems.size()) + "-tuple");
+          return false;
+        }
+        ty = ty->elems[static_cast<size_t>(leaf[pi++])];
+      }
+      return true;
+    };
+    if (!tuples()) return;
+    for (size_t i = 0; i < indices.size(); ++i) {
+      if (!ty || ty->kind != TypeKind::Array)
+        return fail(std::string(use) + " of " + t->name + " with " + std::to_string(indices.size()) +
+                    " indices, more than its array levels (" + types::str(t->type) + ")");
+      ty = ty->elems[0];
+      if (!tuples()) return;
+    }
+  }
+
+  void expr(const ExprP &e) {
+    if (failed()) return;
+    if (!e) return fail("a missing expression");
+    for (const ExprP &a : e->args) {
+      if (!a) return fail("a missing operand");
+      expr(a);
+    }
+    if (failed()) return;
+    switch (e->kind) {
+      case ExprKind::Const:
+      case ExprKind::NatE: return;
+      case ExprKind::Local:
+        if (!declared(e->local)) fail("local %" + std::to_string(e->local) + " is used where it is not declared");
+        return;
+      case ExprKind::Access: return access(e->tensor, e->indices, e->leaf, "a read");
+      case ExprKind::Unary:
+        if (e->args.size() != 1) return fail("a unary operator without one operand: " + print(e));
+        if (e->unop == ast::UnOp::Not && (e->args[0]->type != Scalar::Bool || e->type != Scalar::Bool))
+          fail("! on a value that is not bool: " + print(e));
+        return;
+      case ExprKind::Binary: {
+        if (e->args.size() != 2) return fail("a binary operator without two operands: " + print(e));
+        Scalar a = e->args[0]->type, b = e->args[1]->type;
+        if (e->binop == ast::BinOp::And || e->binop == ast::BinOp::Or) {
+          if (a != Scalar::Bool || b != Scalar::Bool || e->type != Scalar::Bool) fail("&& or || on values that are not bool: " + print(e));
+        } else if (isCompare(e->binop)) {
+          if (a != b || e->type != Scalar::Bool)
+            fail("a comparison of " + std::string(scalarName(a)) + " and " + scalarName(b) + " typed " + scalarName(e->type) +
+               ": " + print(e));
+        } else if (a != b || e->type != a) {
+          fail("arithmetic on " + std::string(scalarName(a)) + " and " + scalarName(b) + " typed " + scalarName(e->type) + ": " +
+               print(e));
+        }
+        return;
+      }
+      case ExprKind::Select:
+        if (e->args.size() != 3 || e->args[0]->type != Scalar::Bool || e->args[1]->type != e->args[2]->type)
+          fail("a select whose condition is not bool or whose arms differ: " + print(e));
+        return;
+      case ExprKind::Convert:
+        if (e->args.size() != 1) fail("a conversion without one operand: " + print(e));
+        return;
+      case ExprKind::MinMax:
+        if (e->args.size() != 2 || e->args[0]->type != e->args[1]->type) fail("min/max of mismatched types: " + print(e));
+        return;
+    }
+  }
+
+  void inScope(const std::vector<StmtP> &body) {
+    scopes_.emplace_back();
+    for (const StmtP &c : body) stmt(c);
+    scopes_.pop_back();
+  }
+
+  void stmt(const StmtP &s) {
+    if (failed() || !s) return;
+    switch (s->kind) {
+      case StmtKind::Block: return inScope(s->body);
+      case StmtKind::Forall:
+        scopes_.emplace_back();
+        scopes_.back()[s->var] = Scalar::I64;
+        for (const StmtP &c : s->body) stmt(c);
+        scopes_.pop_back();
+        return;
+      case StmtKind::Assign:
+        if (!s->lhs || s->lhs->kind != ExprKind::Access) return fail("an assignment to something that is not an access");
+        access(s->lhs->tensor, s->lhs->indices, s->lhs->leaf, "a write");
+        if (failed()) return;
+        if (s->lhs->tensor->kind == Tensor::Input || s->lhs->tensor->kind == Tensor::NatsInput)
+          return fail("a write to the input " + s->lhs->tensor->name);
+        expr(s->value);
+        return;
+      case StmtKind::DeclLocal:
+        if (s->value) expr(s->value);
+        scopes_.back()[s->local] = s->type;
+        return;
+      case StmtKind::SetLocal:
+        if (!declared(s->local)) return fail("local %" + std::to_string(s->local) + " is set where it is not declared");
+        expr(s->value);
+        return;
+      case StmtKind::If:
+        expr(s->value);
+        if (!failed() && s->value->type != Scalar::Bool) return fail("a condition that is not bool: " + print(s->value));
+        for (const StmtP &c : s->body) inScope({c});
+        return;
+      case StmtKind::Alloc: {
+        if (!s->tensor) return fail("an allocation of no tensor");
+        bool added = tensors_.insert(s->tensor->id).second;
+        inScope(s->body);
+        if (added) tensors_.erase(s->tensor->id);
+        return;
+      }
+      case StmtKind::Fail:
+      case StmtKind::Barrier: return;
+    }
+  }
+};
+
+}  // namespace
+
+std::string verify(const Kernel &k) { return Verifier(k).run(); }
+
+void verifyAfter(const Kernel &k, const char *stage) {
+  std::string problem = verify(k);
+  internal_assert(problem.empty()) << "the CIN of " << k.name << " is broken after " << stage << ": " << problem;
+}
+
+}  // namespace spl::cin
