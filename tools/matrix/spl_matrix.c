@@ -1604,78 +1604,57 @@ float *spl_csr_to_dense_f32(const spl_csr *m) {
   return dense;
 }
 
-/* The int32 offsets and column indices of both CSR conversions; NULL where an allocation
- * failed. */
-static void csr_int32_structure(const spl_csr *m, int32_t **offs, int32_t **cols) {
+/* Both CSR conversions (int32 offsets and columns; values in float when `as_float`, else
+ * double): the arrays, or SPL_MATRIX_ENOMEM with whatever was allocated for the caller to free. */
+static int csr_int32(const spl_csr *m, int as_float, int32_t **offs, int32_t **cols, void **vals) {
+  if (m->nnz > INT32_MAX)
+    return SPL_MATRIX_ENOMEM;
   *offs = (int32_t *)alloc_array(m->rows + 1, sizeof(int32_t));
   *cols = (int32_t *)alloc_array(m->nnz, sizeof(int32_t));
-  if (!*offs || !*cols)
-    return;
+  *vals = as_float ? (void *)doubles_to_floats(m->vals, m->nnz) : alloc_array(m->nnz, sizeof(double));
+  if (!*offs || !*cols || !*vals)
+    return SPL_MATRIX_ENOMEM;
   for (int64_t i = 0; i <= m->rows; ++i)
     (*offs)[i] = (int32_t)m->offs[i];
-  if (m->nnz > 0)
+  if (m->nnz > 0) {
     memcpy(*cols, m->cols_idx, (size_t)m->nnz * sizeof(int32_t));
-}
-
-int spl_csr_to_f32(const spl_csr *m, spl_csr_f32 *out) {
-  if (!out)
-    return SPL_MATRIX_EINVAL;
-  memset(out, 0, sizeof *out);
-  if (!usable(m))
-    return SPL_MATRIX_EINVAL;
-  if (m->nnz > INT32_MAX)
-    return SPL_MATRIX_ENOMEM;
-  csr_int32_structure(m, &out->offs, &out->cols_idx);
-  out->vals = doubles_to_floats(m->vals, m->nnz);
-  if (!out->offs || !out->cols_idx || !out->vals) {
-    spl_csr_f32_free(out);
-    return SPL_MATRIX_ENOMEM;
+    if (!as_float)
+      memcpy(*vals, m->vals, (size_t)m->nnz * sizeof(double));
   }
-  out->rows = m->rows;
-  out->cols = m->cols;
-  out->nnz = m->nnz;
   return SPL_MATRIX_OK;
 }
 
-void spl_csr_f32_free(spl_csr_f32 *m) {
-  if (!m)
-    return;
-  free(m->offs);
-  free(m->cols_idx);
-  free(m->vals);
-  memset(m, 0, sizeof *m);
-}
-
-int spl_csr_to_f64(const spl_csr *m, spl_csr_f64 *out) {
-  if (!out)
-    return SPL_MATRIX_EINVAL;
-  memset(out, 0, sizeof *out);
-  if (!usable(m))
-    return SPL_MATRIX_EINVAL;
-  if (m->nnz > INT32_MAX)
-    return SPL_MATRIX_ENOMEM;
-  csr_int32_structure(m, &out->offs, &out->cols_idx);
-  out->vals = (double *)alloc_array(m->nnz, sizeof(double));
-  if (!out->offs || !out->cols_idx || !out->vals) {
-    spl_csr_f64_free(out);
-    return SPL_MATRIX_ENOMEM;
+/* spl_csr_to_f32 / spl_csr_to_f64 and their frees: one body, the value type its parameter. */
+#define SPL_CSR_CONVERSION(SUFFIX, VALUE, AS_FLOAT)                                              \
+  int spl_csr_to_##SUFFIX(const spl_csr *m, spl_csr_##SUFFIX *out) {                              \
+    if (!out)                                                                                     \
+      return SPL_MATRIX_EINVAL;                                                                   \
+    memset(out, 0, sizeof *out);                                                                  \
+    if (!usable(m))                                                                               \
+      return SPL_MATRIX_EINVAL;                                                                   \
+    void *vals = NULL;                                                                            \
+    int status = csr_int32(m, AS_FLOAT, &out->offs, &out->cols_idx, &vals);                       \
+    out->vals = (VALUE *)vals;                                                                    \
+    if (status != SPL_MATRIX_OK) {                                                                \
+      spl_csr_##SUFFIX##_free(out);                                                               \
+      return status;                                                                              \
+    }                                                                                             \
+    out->rows = m->rows;                                                                          \
+    out->cols = m->cols;                                                                          \
+    out->nnz = m->nnz;                                                                            \
+    return SPL_MATRIX_OK;                                                                         \
+  }                                                                                               \
+  void spl_csr_##SUFFIX##_free(spl_csr_##SUFFIX *m) {                                             \
+    if (!m)                                                                                       \
+      return;                                                                                     \
+    free(m->offs);                                                                                \
+    free(m->cols_idx);                                                                            \
+    free(m->vals);                                                                                \
+    memset(m, 0, sizeof *m);                                                                      \
   }
-  if (m->nnz > 0)
-    memcpy(out->vals, m->vals, (size_t)m->nnz * sizeof(double));
-  out->rows = m->rows;
-  out->cols = m->cols;
-  out->nnz = m->nnz;
-  return SPL_MATRIX_OK;
-}
 
-void spl_csr_f64_free(spl_csr_f64 *m) {
-  if (!m)
-    return;
-  free(m->offs);
-  free(m->cols_idx);
-  free(m->vals);
-  memset(m, 0, sizeof *m);
-}
+SPL_CSR_CONVERSION(f32, float, 1)
+SPL_CSR_CONVERSION(f64, double, 0)
 
 int spl_csr_to_coo(const spl_csr *m, spl_coo *out) {
   if (!out)
