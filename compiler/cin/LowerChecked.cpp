@@ -18,6 +18,7 @@
 /// parameters and the counts say.
 #include <cstdint>
 #include <set>
+#include <utility>
 
 #include "cin/Layout.h"
 #include "cin/LowerCommon.h"
@@ -94,17 +95,22 @@ class InputValidator {
   void checkLength(const Nat &len) {
     if (len.asConst() || obviouslyNonNegative(len) || checkedLengths_.count(len.key())) return;
     if (loopDepth_ == 0) checkedLengths_.insert(len.key());
-    std::optional<SegmentLevel> seg = segmentOfExtent(Nat(0), len);
-    if (seg && !seg->lengths) {
+    if (auto pair = offsetsPair(len)) {
       // Offsets that decrease, or whose difference does not fit in 64 bits (64-bit offsets may
       // lie anywhere in their range): hi - lo > INT64_MAX, tested as lo < 0 && hi > INT64_MAX + lo
       // so that nothing overflows (the compiler may assume a subtraction does not).
-      ExprP hi = natExpr(Nat::lookup(seg->array, seg->parent + Nat(1)));
-      ExprP lo = natExpr(Nat::lookup(seg->array, seg->parent));
+      auto [hi, lo] = *pair;
       fail(binary(ast::BinOp::Or, lt(hi, lo), differenceOverflows(hi, lo), Scalar::Bool));
       return;
     }
     fail(lt(natExpr(len), constInt(0)));
+  }
+
+  /// The two offsets (T@(p+1), T@p) whose difference a length is, when it is an offsets segment.
+  static std::optional<std::pair<ExprP, ExprP>> offsetsPair(const Nat &len) {
+    std::optional<SegmentLevel> seg = segmentOfExtent(Nat(0), len);
+    if (!seg || seg->lengths) return std::nullopt;
+    return std::make_pair(natExpr(Nat::lookup(seg->array, seg->parent + Nat(1))), natExpr(Nat::lookup(seg->array, seg->parent)));
   }
 
   /// hi - lo > INT64_MAX for hi >= lo, without computing it: lo < 0 && hi > INT64_MAX + lo.
@@ -204,9 +210,8 @@ class InputValidator {
   /// The value of a length checked by checkLength. An offsets segment's is hi - lo as one
   /// subtraction (a nat's form, hi + -1 * lo, would overflow for lo = INT64_MIN).
   static ExprP lengthValue(const Nat &len) {
-    std::optional<SegmentLevel> seg = segmentOfExtent(Nat(0), len);
-    if (!seg || seg->lengths) return natExpr(len);
-    return sub(natExpr(Nat::lookup(seg->array, seg->parent + Nat(1))), natExpr(Nat::lookup(seg->array, seg->parent)));
+    auto pair = offsetsPair(len);
+    return pair ? sub(pair->first, pair->second) : natExpr(len);
   }
 
   /// Checks the lengths (unless `counted` did) and the stored idx values of tensor t, reading

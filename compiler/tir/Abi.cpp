@@ -27,8 +27,8 @@ bool containsArray(const TypeP &t) {
   return false;
 }
 
-}  // namespace
-
+/// Is the element count of a value of type t (any of its buffers) a function of run-time data,
+/// not of nat parameters and constants alone?
 bool countReadsData(const TypeP &t) {
   if (t->kind == TypeKind::Array && t->len.readsData()) return true;
   if (t->kind != TypeKind::Array && t->kind != TypeKind::Tuple) return false;
@@ -37,13 +37,13 @@ bool countReadsData(const TypeP &t) {
   return false;
 }
 
+/// Do all buffers of an array type hold the same number of elements (tuples only below its
+/// arrays, as in CSR's n..(i => L(i).(f32, idx[m])))?
 bool buffersHoldEqualCounts(const TypeP &t) {
   TypeP e = t;
   while (e->kind == TypeKind::Array && !e->packed) e = e->elems[0];
   return e->kind == TypeKind::Array || !containsArray(e);
 }
-
-namespace {
 
 struct Builder {
   const Export &ex;

@@ -54,13 +54,6 @@ struct Abi {
 /// (--checked) adds the Count parameters.
 Abi computeAbi(const Export &e, int indexBits, bool checked = false);
 
-/// Is the element count of a value of type t (any of its buffers) a function of run-time data,
-/// not of nat parameters and constants alone?
-bool countReadsData(const TypeP &t);
-
-/// Do all buffers of an array type hold the same number of elements (tuples only below its
-/// arrays, as in CSR's n..(i => L(i).(f32, idx[m])))?
-bool buffersHoldEqualCounts(const TypeP &t);
 
 /// The C prototype text, e.g. "int spl_sdot(int64_t n, const float *a, ...)". For cuda the
 /// name gets "_cuda" and a leading `void *stream`; `sizeFn` gives the NAME_size variant.
