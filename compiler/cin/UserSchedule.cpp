@@ -35,8 +35,8 @@
 ///   precompute(t)             `let t = <array>` is computed into a temporary where the let
 ///                             stands (taco's workspace), instead of being fused into each use;
 ///                             applied by the lowering (LowerOptions::precompute), checked here
-///   gpu_rows(i, m)            the grid loop i puts its rows on threads as m: thread (a thread
-///                             a row), vector (lanes a row, the width from the row lengths),
+///   gpu_rows(i, m[, W])       the grid loop i puts its rows on threads as m: thread (a thread
+///                             a row), vector (lanes a row, the width W or from the row lengths),
 ///                             merge (a merge path: equal nonzeros per lane), compact (a warp
 ///                             a row appending what passes a test in order); checked and
 ///                             applied in loop IR (loopir/GpuRowStrategy.h)
@@ -260,14 +260,25 @@ class Scheduler {
     const Stmt *l = loop(c, 0);
     if (!l) return;
     ast::GpuRowMapping m;
-    if (c.args.size() != 2 || c.args[1]->op != ast::ExprOp::Var || !ast::gpuRowMappingFromName(c.args[1]->text, m) ||
-        m == ast::GpuRowMapping::Auto)
+    if (c.args.size() < 2 || c.args.size() > 3 || c.args[1]->op != ast::ExprOp::Var ||
+        !ast::gpuRowMappingFromName(c.args[1]->text, m) || m == ast::GpuRowMapping::Auto)
       return error(c.args.size() > 1 ? c.args[1]->loc : c.loc,
                    "gpu_rows(" + l->varName + ", ...): the mapping must be one of thread, vector, merge, compact");
     if (!k_.cuda) return error(c.loc, "gpu_rows(" + l->varName + ", " + c.args[1]->text + "): a GPU mapping in a cpu schedule");
+    int lanes = 0;
+    if (c.args.size() == 3) {
+      // The vector's width, instead of the one the rows' average length gives.
+      const ast::Expr &w = *c.args[2];
+      if (m != ast::GpuRowMapping::Vector)
+        return error(w.loc, "gpu_rows(" + l->varName + ", " + c.args[1]->text + ", ...): only the vector mapping takes a width (lanes a row)");
+      if (w.op != ast::ExprOp::IntLit || w.ival < 1 || w.ival > 32 || (w.ival & (w.ival - 1)) != 0)
+        return error(w.loc, "gpu_rows(" + l->varName + ", vector, ...): the lanes a row must be a power of two from 1 to 32 (a warp)");
+      lanes = static_cast<int>(w.ival);
+    }
     k_.body = replace(k_.body, l, [&](const StmtP &s) {
       auto n = std::make_shared<Stmt>(*s);
       n->rows = m;
+      n->rowLanes = lanes;
       n->rowsLoc = c.loc;
       return std::vector<StmtP>{n};
     });
@@ -655,6 +666,7 @@ class Scheduler {
         n->vectorize = a->vectorize && b->vectorize;
         n->unroll = a->unroll == b->unroll ? a->unroll : 0;
         n->rows = a->rows == b->rows ? a->rows : ast::GpuRowMapping::Auto;
+        n->rowLanes = a->rows == b->rows && a->rowLanes == b->rowLanes ? a->rowLanes : 0;
         return n;  // the bodies keep their own loops' hints
       }
       for (StmtP &x : n->body) x = hints(x);

@@ -5,8 +5,11 @@
 ///     grid-stride kernel, one thread per iteration; rows of a compressed level reduced into one
 ///     accumulator run as a merge path over rows and nonzeros when their reduction reads the
 ///     row only through its segment positions (mergeRows: every lane gets the same number of
-///     row ends plus nonzeros, whatever the row lengths, in one kernel), else as a vector of
-///     lanes each (vectorPerRow);
+///     row ends plus nonzeros, whatever the row lengths, in one kernel); rows that append what
+///     passes a test as a warp a row (compactRows);
+///   - a GpuKernel (loopir/GpuVectorRows: a vector of lanes a row) becomes a kernel whose body
+///     is the loop IR's, launched with its thread count in blocks of its size; the GPU nodes
+///     (thread indices, shuffles, warp reductions) are the NVVM intrinsics;
 ///   - a nest mapped by mapBlock/mapThread becomes a kernel over that grid (GpuBlock);
 ///   - other statements with memory effects become a one-thread kernel (serial code);
 ///   - scalar statements without loads run on the host; device temporaries come from the
@@ -48,17 +51,14 @@ using namespace loopir;
 
 /// One piece of a cuda function, in order.
 struct Segment {
-  enum Kind { Host, Grid, Mapped, Serial } kind = Host;
-  std::vector<StmtP> stmts;  // Host/Serial: the statements; Grid/Mapped: the one loop
+  enum Kind { Host, Grid, Mapped, Serial, Kernel } kind = Host;
+  std::vector<StmtP> stmts;  // Host/Serial: the statements; Grid/Mapped: the one loop; Kernel: the GpuKernel
   std::string kernel;        // Grid/Mapped/Serial: the kernel's name
   std::vector<int> vars;     // kernel parameters: scalars first...
   std::vector<int> bufs;     // ...then buffers
   /// A grid segment whose rows run as a merge path (mergeRows): the kernel then takes, after
   /// `bufs`, the carries' slots, their counter words and the call's epoch (see mergeRows).
   bool mergeRows = false;
-  /// A grid segment whose rows run as vectors of lanes (vectorPerRow): launched with 32 threads
-  /// a row.
-  bool vectorRows = false;
   /// A grid segment whose rows append what passes a test (compactRows): a warp a row.
   bool compactRows = false;
 };
@@ -68,11 +68,12 @@ struct Segment {
 /// lane reads at once are CodeGenOptions::gpuMergeUnroll.
 constexpr int64_t kMergeBlock = 256;
 constexpr int64_t kMergeRound = 8;
-/// The lanes per row of vectorPerRow when nothing tells the rows' lengths before the kernel
-/// reads them (neither offsets nor a dense range): a BFS frontier's vertices.
+/// The lanes per row of compactRows when nothing tells the rows' lengths before the kernel
+/// reads them (no dense range): a BFS frontier's vertices.
 constexpr int64_t kVectorRowsWidth = 8;
-/// A warp of vector rows (or of compacted rows) whose longest row needs more than this many
-/// steps of its W lanes takes its rows one at a time with all 32 lanes instead.
+/// A warp of compacted rows whose longest row needs more than this many steps of its W lanes
+/// takes its rows one at a time with all 32 lanes instead (loopir/GpuVectorRows does the same
+/// for vector rows).
 constexpr int64_t kLongRowSteps = 16;
 /// The steps of a compacted row (compactRows) whose candidates a lane tests before the warp
 /// counts them: their loads are in flight together instead of one step's latency at a time.
@@ -193,7 +194,13 @@ std::vector<Segment> segmentsOf(const Function &f) {
   std::vector<StmtP> top = f.body->kind == StmtKind::Block ? f.body->body : std::vector<StmtP>{f.body};
   int k = 0;
   for (const StmtP &s : top) {
-    if (isGridLoop(s) || isMappedLoop(s)) {
+    if (s->kind == StmtKind::GpuKernel) {
+      Segment g;
+      g.kind = Segment::Kernel;
+      g.stmts = {s};
+      g.kernel = f.name + "_k" + std::to_string(k++);
+      segs.push_back(g);
+    } else if (isGridLoop(s) || isMappedLoop(s)) {
       Segment g;
       g.kind = isGridLoop(s) ? Segment::Grid : Segment::Mapped;
       g.stmts = {s};
@@ -202,7 +209,8 @@ std::vector<Segment> segmentsOf(const Function &f) {
         internal_assert(s->rows != ast::GpuRowMapping::Auto) << "codegen: grid loop " << s->name << " of " << f.name
                                                              << " has no row mapping (loopir::chooseGpuRowMappings did not run)";
         g.mergeRows = s->rows == ast::GpuRowMapping::Merge;
-        g.vectorRows = s->rows == ast::GpuRowMapping::Vector;
+        internal_assert(s->rows != ast::GpuRowMapping::Vector)
+            << "codegen: grid loop " << s->name << " of " << f.name << " maps its rows as vectors but is not a kernel (loopir::lowerVectorRows did not run)";
         g.compactRows = s->rows == ast::GpuRowMapping::Compact;
       }
       g.kernel = f.name + "_k" + std::to_string(k++);
@@ -292,8 +300,8 @@ class DeviceGen : public LoopCodeGen {
       lf->addFnAttr("nvvm.maxntid", std::to_string(kMergeBlock));
       if (mergeMinBlocks_ > 0) lf->addFnAttr("nvvm.minctasm", std::to_string(mergeMinBlocks_));
       mergeRows(*seg.stmts[0], slots, counters, epoch);
-    } else if (seg.vectorRows) {
-      vectorPerRow(*seg.stmts[0]);
+    } else if (seg.kind == Segment::Kernel) {
+      stmt(seg.stmts[0]->body[0]);  // the loop IR says what each thread does (GpuKernel)
     } else if (seg.compactRows) {
       compactRows(*seg.stmts[0]);
     } else if (seg.kind == Segment::Grid) {
@@ -450,22 +458,57 @@ class DeviceGen : public LoopCodeGen {
   MappedInfo info_;
   int64_t sharedBytes_ = 0;  // static shared memory of the mapped nest being emitted
 
-  // ---- vector per row ----------------------------------------------------------------------
+  // ---- the GPU's operations in the loop IR ------------------------------------------------
 
-  /// The identity of the row's combining operator: every lane but a row's first, and every
-  /// partial of a row, starts there (the row's initial value enters once).
-  llvm::Value *identityOf(const RowShape &shape) {
-    const Expr &c = *shape.combine;
-    llvm::Type *t = ty(shape.accTy);
-    bool fp = isFloatTy(shape.accTy);
-    if (c.kind == ExprKind::Binary) {
-      int64_t unit = c.binop == BinOp::Mul ? 1 : 0;
-      return fp ? llvm::ConstantFP::get(t, static_cast<double>(unit)) : llvm::ConstantInt::get(t, static_cast<uint64_t>(unit), true);
-    }
-    if (fp) return llvm::ConstantFP::getInfinity(t, /*Negative=*/c.isMax);
-    unsigned bits = t->getIntegerBitWidth();
-    return llvm::ConstantInt::get(ctx_, c.isMax ? llvm::APInt::getSignedMinValue(bits) : llvm::APInt::getSignedMaxValue(bits));
+  llvm::Value *gpuIndexValue(GpuIndexKind k) override {
+    static const llvm::Intrinsic::ID ids[4] = {llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
+                                               llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x};
+    return b_.CreateZExt(b_.CreateIntrinsic(ids[static_cast<int>(k)], {}), b_.getInt64Ty());
   }
+
+  /// shfl.sync's clamp operand for groups of `width` lanes: the segment mask 32 - width in bits
+  /// 8-12 (a lane's group is its lane id with those bits), the last lane 31 in bits 0-4.
+  llvm::Value *groupClamp(llvm::Value *width) {
+    return b_.CreateOr(b_.CreateShl(b_.CreateSub(b_.getInt32(32), width), 8), b_.getInt32(0x1f));
+  }
+
+  llvm::Value *warpShuffleValue(const Expr &e) override {
+    llvm::Value *v = expr(e.args[0]);
+    llvm::Value *lane = b_.CreateTrunc(expr(e.args[1]), b_.getInt32Ty());
+    llvm::Value *width = b_.CreateTrunc(expr(e.args[2]), b_.getInt32Ty());
+    return shuffle(e.shuffle == ShuffleKind::Down ? Shuffle::Down : Shuffle::Index, v, lane, groupClamp(width), e.type);
+  }
+
+  /// A tree of down-shuffles: offsets width/2, ..., 1, each lane combining its value with the
+  /// one `offset` lanes up in its group (unrolled when the width is a constant).
+  void warpReduce(const Stmt &s) override {
+    VarSlot acc = frame().vars.at(s.var);
+    llvm::AllocaInst *partner = entryAlloca(ty(acc.type), "warp.partner");
+    frame().vars[s.partner] = {partner, acc.type};
+    llvm::Value *width = b_.CreateTrunc(expr(s.a), b_.getInt32Ty());
+    llvm::Value *clamp = groupClamp(width);
+    auto step = [&](llvm::Value *offset) {
+      llvm::Value *mine = b_.CreateLoad(ty(acc.type), acc.slot);
+      b_.CreateStore(shuffle(Shuffle::Down, mine, offset, clamp, acc.type), partner);
+      b_.CreateStore(expr(s.b), acc.slot);
+    };
+    if (auto *known = llvm::dyn_cast<llvm::ConstantInt>(width)) {
+      for (uint64_t offset = known->getZExtValue() / 2; offset >= 1; offset /= 2) step(b_.getInt32(static_cast<uint32_t>(offset)));
+      return;
+    }
+    llvm::AllocaInst *off = entryAlloca(b_.getInt32Ty(), "shfl.off");
+    b_.CreateStore(b_.CreateLShr(width, 1), off);
+    whileLoop([&] { return b_.CreateICmpUGT(b_.CreateLoad(b_.getInt32Ty(), off), b_.getInt32(0)); },
+              [&] {
+                llvm::Value *o = b_.CreateLoad(b_.getInt32Ty(), off);
+                step(o);
+                b_.CreateStore(b_.CreateLShr(o, 1), off);
+              });
+  }
+
+  // ---- rows' combining operators (merge path, compaction) ------------------------------------
+
+  llvm::Value *identityOf(const RowShape &shape) { return expr(combineIdentity(shape)); }
 
   /// acc = acc op v (the row's own combining operator).
   void combineInto(const RowShape &shape, llvm::AllocaInst *accSlot, llvm::Value *v) {
@@ -488,135 +531,13 @@ class DeviceGen : public LoopCodeGen {
     return castTo(b_.CreateLoad(ty(ob.elem), elementPtrOf(offs, i)), ob.elem, Ty::I64);
   }
 
-  /// Each row gets W lanes (W = the average row length rounded up to a power of two, at most
-  /// a warp), which stride over its nonzeros; the partial results combine with shuffles and
-  /// the row's first lane runs the rest. Warps walk groups of 32/W rows with a trip count
-  /// that is the same for every lane, so each shuffle has the whole warp. The kernel of rows
-  /// whose reduction reads more than its positions (mergesRows is false).
-  void vectorPerRow(const Stmt &loop) {
-    RowShape shape;
-    matchRow(loop, shape);
-    llvm::Function *fn = frame().fn;
-    llvm::Value *n = expr(loop.b);
-    // W from the average row length, the same for every thread: (offs@n - offs@0) / n; the
-    // reduction's length for dense rows (a range free of loads and of the row); else
-    // kVectorRowsWidth.
-    const Stmt &red = *shape.reduction;
-    llvm::Value *avg = nullptr;
-    if (shape.offsets >= 0) {
-      llvm::Value *total = b_.CreateSub(offsetAt(shape.offsets, n), offsetAt(shape.offsets, b_.getInt64(0)));
-      avg = b_.CreateSDiv(total, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, n, b_.getInt64(1)));
-    } else if (!hasLoad(red.a) && !hasLoad(red.b) && !mentionsVar(red.a, loop.var) && !mentionsVar(red.b, loop.var) &&
-               !mentionsPrefix(shape, red)) {
-      avg = b_.CreateSub(expr(red.b), expr(red.a));
-    } else {
-      avg = b_.getInt64(kVectorRowsWidth);
-    }
-    avg = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, avg, b_.getInt64(1));
-    avg = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, avg, b_.getInt64(32));
-    // next power of two: 1 << (64 - ctlz(avg - 1)), with avg = 1 giving 1.
-    llvm::Value *lz = b_.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, b_.CreateSub(avg, b_.getInt64(1)), b_.getFalse());
-    llvm::Value *w64 = b_.CreateSelect(b_.CreateICmpEQ(avg, b_.getInt64(1)), b_.getInt64(1),
-                                       b_.CreateShl(b_.getInt64(1), b_.CreateSub(b_.getInt64(64), lz)));
-    llvm::Value *w = b_.CreateTrunc(w64, b_.getInt32Ty());
-    llvm::Value *tid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {});
-    llvm::Value *ntid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x, {});
-    llvm::Value *ctaid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {});
-    llvm::Value *nctaid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {});
-    llvm::Value *gtid = b_.CreateZExt(b_.CreateAdd(b_.CreateMul(ctaid, ntid), tid), b_.getInt64Ty());
-    llvm::Value *lane32 = b_.CreateZExt(b_.CreateAnd(tid, b_.getInt32(31)), b_.getInt64Ty());
-    llvm::Value *warp = b_.CreateLShr(gtid, 5);
-    llvm::Value *warps = b_.CreateLShr(b_.CreateZExt(b_.CreateMul(nctaid, ntid), b_.getInt64Ty()), 5);
-    llvm::Value *rowsPerWarp = b_.CreateUDiv(b_.getInt64(32), w64);
-    llvm::Value *sub = b_.CreateUDiv(lane32, w64);
-    llvm::Value *lane = b_.CreateURem(lane32, w64);
-    llvm::Value *clamp = b_.CreateOr(b_.CreateShl(b_.CreateSub(b_.getInt32(32), w), 8), b_.getInt32(0x1f));
-
-    llvm::AllocaInst *row = entryAlloca(b_.getInt64Ty(), loop.name);
-    llvm::AllocaInst *accSlot = entryAlloca(ty(shape.accTy), "acc");
-    llvm::AllocaInst *loSlot = entryAlloca(b_.getInt64Ty(), "row.lo"), *hiSlot = entryAlloca(b_.getInt64Ty(), "row.hi");
-    llvm::Value *fullClamp = b_.getInt32(0x1f);
-    // Row r on `width` lanes (this lane is `lane` of them): its prefix (the initial value through
-    // lane 0), then its reduction's range into loSlot / hiSlot; the lanes past n do nothing.
-    auto enterRow = [&](llvm::Value *r, llvm::Value *valid, llvm::Value *laneOfRow) {
-      b_.CreateStore(r, row);
-      frame().vars[loop.var] = {row, Ty::I64};
-      frame().vars[shape.acc] = {accSlot, shape.accTy};
-      // Lanes of rows past n still take part in the shuffles: their accumulator is the identity.
-      b_.CreateStore(identityOf(shape), accSlot);
-      b_.CreateStore(b_.getInt64(0), loSlot);
-      b_.CreateStore(b_.getInt64(0), hiSlot);
-      guarded(valid, [&] {
-        for (const StmtP &d : shape.prefix) {
-          if (d->var == shape.acc) {
-            if (d->a)
-              guarded(b_.CreateICmpEQ(laneOfRow, b_.getInt64(0)), [&] { b_.CreateStore(castTo(expr(d->a), d->a->type, shape.accTy), accSlot); });
-          } else {
-            stmt(d);
-          }
-        }
-        b_.CreateStore(expr(red.a), loSlot);
-        b_.CreateStore(expr(red.b), hiSlot);
-      });
-    };
-    // The row's lanes combine with a shuffle tree (off = width/2, ..., 1; `clampOf` keeps each
-    // row's lanes apart); its first lane then runs the row's suffix.
-    auto finishRows = [&](llvm::Value *width, llvm::Value *clampOf, llvm::Value *valid, llvm::Value *laneOfRow) {
-      llvm::AllocaInst *off = entryAlloca(b_.getInt32Ty(), "shfl.off");
-      b_.CreateStore(b_.CreateLShr(width, 1), off);
-      auto *sh = llvm::BasicBlock::Create(ctx_, "shfl.header", fn);
-      auto *sb = llvm::BasicBlock::Create(ctx_, "shfl.body", fn);
-      auto *se = llvm::BasicBlock::Create(ctx_, "shfl.exit", fn);
-      b_.CreateBr(sh);
-      b_.SetInsertPoint(sh);
-      llvm::Value *o = b_.CreateLoad(b_.getInt32Ty(), off);
-      b_.CreateCondBr(b_.CreateICmpUGT(o, b_.getInt32(0)), sb, se);
-      b_.SetInsertPoint(sb);
-      llvm::Value *mine = b_.CreateLoad(ty(shape.accTy), accSlot);
-      combineInto(shape, accSlot, shuffle(Shuffle::Down, mine, o, clampOf, shape.accTy));
-      b_.CreateStore(b_.CreateLShr(o, 1), off);
-      b_.CreateBr(sh);
-      b_.SetInsertPoint(se);
-      guarded(b_.CreateAnd(valid, b_.CreateICmpEQ(laneOfRow, b_.getInt64(0))), [&] {
-        frame().vars[shape.acc] = {accSlot, shape.accTy};
-        for (const StmtP &st : shape.suffix) stmt(st);
-      });
-    };
-    countedLoop(b_.CreateMul(warp, rowsPerWarp), n, [&](llvm::Value *bv) {
-      llvm::Value *r = b_.CreateAdd(bv, sub);
-      llvm::Value *valid = b_.CreateICmpSLT(r, n);
-      enterRow(r, valid, lane);
-      llvm::Value *mine = stepsOver(b_.CreateLoad(b_.getInt64Ty(), loSlot), b_.CreateLoad(b_.getInt64Ty(), hiSlot), w64);
-      byLongestRow(mine,
-                   [&] {
-                     countedLoop(b_.getInt64(0), rowsPerWarp, [&](llvm::Value *g) {
-                       llvm::Value *rg = b_.CreateAdd(bv, g);
-                       llvm::Value *validG = b_.CreateICmpSLT(rg, n);
-                       enterRow(rg, validG, lane32);
-                       guarded(validG, [&] {
-                         serialLoop(red, b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), loSlot), lane32),
-                                    b_.CreateLoad(b_.getInt64Ty(), hiSlot), b_.getInt64(32));
-                       });
-                       finishRows(b_.getInt32(32), fullClamp, validG, lane32);
-                     });
-                   },
-                   [&](llvm::Value *) {
-                     guarded(valid, [&] {
-                       serialLoop(red, b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), loSlot), lane), b_.CreateLoad(b_.getInt64Ty(), hiSlot),
-                                  w64);
-                     });
-                     finishRows(w, clamp, valid, lane);
-                   });
-    }, b_.CreateMul(warps, rowsPerWarp));
-  }
-
   /// The steps of `width` lanes that positions [lo, hi) take (0 for an empty or reversed range).
   llvm::Value *stepsOver(llvm::Value *lo, llvm::Value *hi, llvm::Value *width) {
     llvm::Value *length = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(hi, lo), b_.getInt64(0));
     return b_.CreateUDiv(b_.CreateAdd(length, b_.CreateSub(width, b_.getInt64(1))), width);
   }
 
-  /// How a warp of vector rows (vectorPerRow) or compacted rows (compactRows) runs them, from
+  /// How a warp of compacted rows (compactRows) runs them, from
   /// `mySteps`, the steps this lane's row needs on its W lanes: a warp whose longest row needs
   /// more than kLongRowSteps (a hub among short rows, which would keep the warp alone for long)
   /// takes its rows one at a time with all 32 lanes (`oneAtATime`); otherwise the rows run side
@@ -651,7 +572,6 @@ class DeviceGen : public LoopCodeGen {
     Compaction c;
     if (!matchCompaction(loop, c)) throw InternalError("codegen: a compaction loop that is not one");
     llvm::Type *i64 = b_.getInt64Ty(), *i32 = b_.getInt32Ty(), *i1 = b_.getInt1Ty();
-    llvm::Value *one = b_.getInt64(1);
     llvm::Value *n = expr(loop.b);
     llvm::Value *tid = threadIdx(0);
     llvm::Value *ntid = b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x, {}), i64);
@@ -662,13 +582,7 @@ class DeviceGen : public LoopCodeGen {
     llvm::Value *w64 = b_.getInt64(kVectorRowsWidth);
     bool dense = !hasLoad(c.scan->a) && !hasLoad(c.scan->b) && !mentionsVar(c.scan->a, loop.var) && !mentionsVar(c.scan->b, loop.var);
     for (const StmtP &d : c.prefix) dense = dense && !mentionsVar(c.scan->a, d->var) && !mentionsVar(c.scan->b, d->var);
-    if (dense) {
-      llvm::Value *len = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin,
-                                                  b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(expr(c.scan->b), expr(c.scan->a)), one),
-                                                  b_.getInt64(32));
-      llvm::Value *lz = b_.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, b_.CreateSub(len, one), b_.getFalse());
-      w64 = b_.CreateSelect(b_.CreateICmpEQ(len, one), one, b_.CreateShl(one, b_.CreateSub(b_.getInt64(64), lz)));
-    }
+    if (dense) w64 = expr(lanesCovering(bin(BinOp::Sub, c.scan->b, c.scan->a)));
     llvm::Value *w32 = b_.CreateTrunc(w64, i32);
     llvm::Value *rowsPerWarp = b_.CreateUDiv(b_.getInt64(32), w64);
     llvm::Value *sub = b_.CreateURem(lane, w64), *slot = b_.CreateUDiv(lane, w64);
@@ -1361,17 +1275,25 @@ class HostGen : public LoopCodeGen {
         }
       }
     }
-    if (seg.kind == Segment::Grid && residentBlocks) {
+    if (seg.kind == Segment::Kernel) {
+      // At least the kernel's threads, up to 65535 blocks (its body strides over the rest).
+      const Stmt &k = *seg.stmts[0];
+      block = b_.getInt32(static_cast<uint32_t>(k.b->ival));
+      llvm::Value *blocks = b_.CreateSDiv(b_.CreateAdd(expr(k.a), b_.getInt64(k.b->ival - 1)), b_.getInt64(k.b->ival));
+      blocks = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, blocks, b_.getInt64(1));
+      blocks = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, blocks, b_.getInt64(65535));
+      grid = b_.CreateTrunc(blocks, b_.getInt32Ty());
+    } else if (seg.kind == Segment::Grid && residentBlocks) {
       block = b_.getInt32(kMergeBlock);
       grid = residentBlocks;
     } else if (seg.kind == Segment::Grid) {
       const Stmt &loop = *seg.stmts[0];
       block = b_.getInt32(256);
       if (!hasLoad(loop.a) && !hasLoad(loop.b)) {
-        // One thread per iteration (up to 32 lanes per row for rows of a compressed level), up
-        // to 65535 blocks (the kernel strides over the rest).
+        // One thread per iteration (up to 32 lanes per row for compacted rows), up to 65535
+        // blocks (the kernel strides over the rest).
         llvm::Value *count = b_.CreateSub(expr(loop.b), expr(loop.a));
-        if (seg.vectorRows || seg.compactRows) count = b_.CreateMul(count, lanesPerRow(seg));
+        if (seg.compactRows) count = b_.CreateMul(count, lanesPerRow(seg));
         llvm::Value *blocks = b_.CreateSDiv(b_.CreateAdd(count, b_.getInt64(255)), b_.getInt64(256));
         blocks = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, blocks, b_.getInt64(1));
         blocks = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, blocks, b_.getInt64(65535));
@@ -1390,21 +1312,12 @@ class HostGen : public LoopCodeGen {
     return b_.CreateGlobalString(name, name + ".name", 0, &m_);
   }
 
-  /// The threads a row of a vectorRows / compactRows segment takes (the kernels stride over
-  /// rows, so this only sizes the grid): the dense length rounded up to a power of two in
-  /// [1, 32]; kVectorRowsWidth where nothing tells the lengths; 32 where the device reads them
-  /// from offsets.
+  /// The threads a row of a compactRows segment takes (the kernel strides over rows, so this
+  /// only sizes the grid): the dense length rounded up to a power of two in [1, 32];
+  /// kVectorRowsWidth where nothing tells the lengths.
   llvm::Value *lanesPerRow(const Segment &seg) {
-    const Stmt &loop = *seg.stmts[0];
-    if (ExprP dense = denseRowLength(loop)) {
-      llvm::Value *one = b_.getInt64(1);
-      llvm::Value *len = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, expr(dense), one),
-                                                  b_.getInt64(32));
-      llvm::Value *lz = b_.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, b_.CreateSub(len, one), b_.getFalse());
-      return b_.CreateSelect(b_.CreateICmpEQ(len, one), one, b_.CreateShl(one, b_.CreateSub(b_.getInt64(64), lz)));
-    }
-    bool offsets = seg.vectorRows && rowOffsetsKnown(loop);
-    return b_.getInt64(offsets ? 32 : kVectorRowsWidth);
+    if (ExprP dense = denseRowLength(*seg.stmts[0])) return expr(lanesCovering(dense));
+    return b_.getInt64(kVectorRowsWidth);
   }
 
   /// spl_cuda_launch of kernel `name` on the stub's stream; returns its code unless SPL_OK.

@@ -21,6 +21,10 @@ void usesExpr(const ExprP &e, Uses &u) {
 void usesOf(const StmtP &s, Uses &u) {
   if (!s) return;
   if (s->kind == StmtKind::Decl || s->kind == StmtKind::For) u.declared.insert(s->var);
+  if (s->kind == StmtKind::WarpReduce) {
+    u.vars.insert(s->var);
+    u.declared.insert(s->partner);
+  }
   if (s->kind == StmtKind::Alloc) u.allocated.insert(s->buffer);
   if (s->kind == StmtKind::Store || s->kind == StmtKind::Free || s->kind == StmtKind::SigmaPrefix ||
       s->kind == StmtKind::Alloc || s->kind == StmtKind::Prefetch)
@@ -29,6 +33,7 @@ void usesOf(const StmtP &s, Uses &u) {
   if (s->kind == StmtKind::Assign) u.vars.insert(s->var);
   if (s->a) usesExpr(s->a, u);
   if (s->b) usesExpr(s->b, u);
+  if (s->step) usesExpr(s->step, u);
   for (const StmtP &b : s->body) usesOf(b, u);
 }
 
@@ -193,6 +198,8 @@ llvm::Value *LoopCodeGen::expr(const ExprP &e) {
       if (e->type == Ty::I1) return e->isMax ? b_.CreateOr(a, c) : b_.CreateAnd(a, c);
       return b_.CreateBinaryIntrinsic(e->isMax ? llvm::Intrinsic::smax : llvm::Intrinsic::smin, a, c);
     }
+    case ExprKind::GpuIndex: return gpuIndexValue(e->gpuIndex);
+    case ExprKind::WarpShuffle: return warpShuffleValue(*e);
   }
   throw InternalError("codegen: unknown expression");
 }
@@ -315,7 +322,7 @@ void LoopCodeGen::stmt(const StmtP &s) {
       break;
     case StmtKind::For:
       if (s->loop == LoopKind::Serial || s->loop == LoopKind::Reduction || s->loop == LoopKind::Vector)
-        serialLoop(*s, expr(s->a), expr(s->b));
+        serialLoop(*s, expr(s->a), expr(s->b), s->step ? expr(s->step) : nullptr);
       else
         parallelLoop(*s);
       break;
@@ -387,8 +394,14 @@ void LoopCodeGen::stmt(const StmtP &s) {
       break;
     case StmtKind::Barrier: barrier(); break;
     case StmtKind::Prefetch: prefetch(*s); break;
+    case StmtKind::WarpReduce: warpReduce(*s); break;
+    case StmtKind::GpuKernel: throw InternalError("codegen: a kernel inside the statements of " + fn_->name);
   }
 }
+
+llvm::Value *LoopCodeGen::gpuIndexValue(GpuIndexKind) { throw InternalError("codegen: a GPU thread index in CPU code of " + fn_->name); }
+llvm::Value *LoopCodeGen::warpShuffleValue(const Expr &) { throw InternalError("codegen: a warp shuffle in CPU code of " + fn_->name); }
+void LoopCodeGen::warpReduce(const Stmt &) { throw InternalError("codegen: a warp reduction in CPU code of " + fn_->name); }
 
 void LoopCodeGen::prefetch(const loopir::Stmt &s) {
   // The address may lie past the buffer: a plain (not inbounds) GEP, and a prefetch never faults.

@@ -24,6 +24,7 @@
 #include "tir/Abi.h"
 #include "loopir/Flatten.h"
 #include "loopir/GpuRowStrategy.h"
+#include "loopir/GpuVectorRows.h"
 #include "loopir/GuardRange.h"
 #include "loopir/ParallelScan.h"
 #include "loopir/SegmentVersioning.h"
@@ -298,6 +299,8 @@ int runCompiler(const Options &opts, std::ostream &err) {
       rows.mergeByDefault = !opts.gpuRowsVector;
       loopir::chooseGpuRowMappings(fn, rows);
       loopir::verifyAfter(fn, "GpuRowStrategy");
+      loopir::lowerVectorRows(fn);
+      loopir::verifyAfter(fn, "GpuVectorRows");
     }
     times.done("loop IR (flatten + passes)");
     if (opts.emit == Emit::LoopIr) {

@@ -415,6 +415,7 @@ class Flattener {
           copy->unroll = s->unroll;
           copy->userKind = s->userKind;
           copy->rows = s->rows;
+          copy->rowLanes = s->rowLanes;
           copy->rowsLoc = s->rowsLoc;
           loop = copy;
         }

@@ -1,6 +1,7 @@
 /// \file LoopIr.cpp: constructors and the printer of the loop IR (`--emit=loopir`).
 #include "loopir/LoopIr.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace spl::loopir {
@@ -134,6 +135,40 @@ ExprP mm(bool isMax, ExprP a, ExprP b) {
   return e;
 }
 
+const char *gpuIndexName(GpuIndexKind k) {
+  switch (k) {
+    case GpuIndexKind::ThreadX: return "threadIdx.x";
+    case GpuIndexKind::BlockX: return "blockIdx.x";
+    case GpuIndexKind::BlockDimX: return "blockDim.x";
+    case GpuIndexKind::GridDimX: return "gridDim.x";
+  }
+  return "?";
+}
+ExprP gpuIndex(GpuIndexKind k) {
+  auto e = mk(ExprKind::GpuIndex, Ty::I64);
+  e->gpuIndex = k;
+  return e;
+}
+ExprP warpShuffle(ShuffleKind k, ExprP value, ExprP lane, ExprP width) {
+  auto e = mk(ExprKind::WarpShuffle, value->type);
+  e->shuffle = k;
+  e->args = {std::move(value), std::move(lane), std::move(width)};
+  return e;
+}
+
+ExprP substituteVar(const ExprP &e, int v, const ExprP &by) {
+  if (!e) return e;
+  if (e->kind == ExprKind::Var && e->var == v) return by;
+  std::shared_ptr<Expr> copy;
+  for (size_t k = 0; k < e->args.size(); ++k) {
+    ExprP a = substituteVar(e->args[k], v, by);
+    if (a == e->args[k]) continue;
+    if (!copy) copy = std::make_shared<Expr>(*e);
+    copy->args[k] = a;
+  }
+  return copy ? ExprP(copy) : e;
+}
+
 bool Segment::ofRow(int rowVar) const {
   return parent && whole && offsets >= 0 && parent->kind == ExprKind::Var && parent->var == rowVar;
 }
@@ -155,6 +190,33 @@ StmtP forLoop(int v, std::string name, ExprP lo, ExprP hi, StmtP body, LoopKind 
   s->b = std::move(hi);
   s->body = {std::move(body)};
   s->loop = k;
+  return s;
+}
+StmtP steppedLoop(int v, std::string name, ExprP lo, ExprP hi, ExprP step, StmtP body) {
+  auto s = mks(StmtKind::For);
+  s->var = v;
+  s->name = std::move(name);
+  s->a = std::move(lo);
+  s->b = std::move(hi);
+  s->step = std::move(step);
+  s->body = {std::move(body)};
+  return s;
+}
+StmtP warpReduce(int var, int partner, ExprP width, ExprP combine) {
+  auto s = mks(StmtKind::WarpReduce);
+  s->var = var;
+  s->partner = partner;
+  s->a = std::move(width);
+  s->b = std::move(combine);
+  return s;
+}
+StmtP gpuKernel(std::string name, ast::GpuRowMapping rows, ExprP threads, int64_t block, StmtP body) {
+  auto s = mks(StmtKind::GpuKernel);
+  s->name = std::move(name);
+  s->rows = rows;
+  s->a = std::move(threads);
+  s->b = cInt(block);
+  s->body = {std::move(body)};
   return s;
 }
 StmtP store(int buffer, ExprP index, ExprP value, int field) {
@@ -270,6 +332,12 @@ bool sameExpr(const ExprP &a, const ExprP &b) {
     case ExprKind::MinMax:
       if (a->isMax != b->isMax) return false;
       break;
+    case ExprKind::GpuIndex:
+      if (a->gpuIndex != b->gpuIndex) return false;
+      break;
+    case ExprKind::WarpShuffle:
+      if (a->shuffle != b->shuffle) return false;
+      break;
     case ExprKind::Select:
     case ExprKind::Cast: break;
   }
@@ -284,8 +352,8 @@ bool mentionsVar(const ExprP &e, int v) {
 
 bool mentionsVar(const StmtP &s, int v) {
   if (!s) return false;
-  if ((s->kind == StmtKind::For || s->kind == StmtKind::Assign) && s->var == v) return true;
-  if (mentionsVar(s->a, v) || mentionsVar(s->b, v)) return true;
+  if ((s->kind == StmtKind::For || s->kind == StmtKind::Assign || s->kind == StmtKind::WarpReduce) && s->var == v) return true;
+  if (mentionsVar(s->a, v) || mentionsVar(s->b, v) || mentionsVar(s->step, v)) return true;
   for (const StmtP &b : s->body)
     if (mentionsVar(b, v)) return true;
   return false;
@@ -312,9 +380,10 @@ int Function::freshVarId() const {
     return false;
   };
   anyStmt(body, [&](const Stmt &s) {
-    largest = std::max(largest, s.var);
+    largest = std::max({largest, s.var, s.partner});
     anyExpr(s.a, uses);
     anyExpr(s.b, uses);
+    anyExpr(s.step, uses);
     return false;
   });
   return largest + 1;
@@ -354,6 +423,11 @@ std::string print(const ExprP &e) {
     case ExprKind::Select: os << "(" << print(e->args[0]) << " ? " << print(e->args[1]) << " : " << print(e->args[2]) << ")"; break;
     case ExprKind::Cast: os << tyName(e->type) << "(" << print(e->args[0]) << ")"; break;
     case ExprKind::MinMax: os << (e->isMax ? "max(" : "min(") << print(e->args[0]) << ", " << print(e->args[1]) << ")"; break;
+    case ExprKind::GpuIndex: os << gpuIndexName(e->gpuIndex); break;
+    case ExprKind::WarpShuffle:
+      os << (e->shuffle == ShuffleKind::Down ? "shfl_down(" : "shfl_idx(") << print(e->args[0]) << ", " << print(e->args[1])
+         << ", width " << print(e->args[2]) << ")";
+      break;
   }
   return os.str();
 }
@@ -383,7 +457,7 @@ void printStmt(std::ostringstream &os, const StmtP &s, int indent) {
       break;
     case StmtKind::For:
       os << pad << "for v" << s->var << " (" << s->name << ") in [" << print(s->a) << ", " << print(s->b) << ") "
-         << loopName(s->loop);
+         << (s->step ? "step " + print(s->step) + " " : "") << loopName(s->loop);
       if (s->segment) {
         os << " segment(";
         if (s->segment.offsets >= 0) os << (s->segment.fromZero ? "prefix b" : "offsets b") << s->segment.offsets;
@@ -392,6 +466,7 @@ void printStmt(std::ostringstream &os, const StmtP &s, int indent) {
       }
       if (s->balanceBy >= 0) os << " balanced-by b" << s->balanceBy;
       if (s->rows != ast::GpuRowMapping::Auto) os << " rows=" << ast::gpuRowMappingName(s->rows);
+      if (s->rowLanes) os << " lanes=" << s->rowLanes;
       if (s->vectorize) os << " vectorize";
       if (s->vectorWidth) os << " width=" << s->vectorWidth;
       if (s->interleave) os << " interleave=" << s->interleave;
@@ -430,6 +505,16 @@ void printStmt(std::ostringstream &os, const StmtP &s, int indent) {
     case StmtKind::Return: os << pad << "return " << s->code << "\n"; break;
     case StmtKind::Barrier: os << pad << "barrier\n"; break;
     case StmtKind::Prefetch: os << pad << "prefetch b" << s->buffer << "[" << print(s->a) << "]\n"; break;
+    case StmtKind::WarpReduce:
+      os << pad << "warp_reduce v" << s->var << " = " << print(s->b) << " over " << print(s->a) << " lanes (v" << s->partner
+         << ": another lane's v" << s->var << ")\n";
+      break;
+    case StmtKind::GpuKernel:
+      os << pad << "gpu.kernel (" << s->name << ") rows=" << ast::gpuRowMappingName(s->rows) << " threads " << print(s->a)
+         << " block " << print(s->b) << " {\n";
+      printStmt(os, s->body[0], indent + 1);
+      os << pad << "}\n";
+      break;
   }
 }
 

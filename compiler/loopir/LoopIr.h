@@ -2,7 +2,10 @@
 /// Takes:      nothing (built by loopir/Flatten from concrete index notation).
 /// Gives:      Functions over flat buffers: typed loads and stores at element offsets, scalar
 ///             variables, counted loops with a parallel/vector/reduction hint, guards,
-///             temporary allocation and the runtime calls (Sigma precomputation).
+///             temporary allocation and the runtime calls (Sigma precomputation); in cuda
+///             functions also kernels whose body is one thread's work (GpuKernel), the
+///             thread's place (GpuIndex), shuffles (WarpShuffle) and warp reductions
+///             (WarpReduce), so that a GPU strategy is a loop-IR pass and codegen only emits.
 /// Guarantees: every expression is typed (i1, i32, i64, f32, f64); loads and stores name a
 ///             buffer and an i64 element index; variables are declared before use in an
 ///             enclosing block; a Select evaluates only the chosen arm, && and || short-circuit.
@@ -37,7 +40,17 @@ struct Buffer {
 
 struct Expr;
 using ExprP = std::shared_ptr<const Expr>;
-enum class ExprKind { Const, Var, Load, Unary, Binary, Select, Cast, MinMax };
+enum class ExprKind { Const, Var, Load, Unary, Binary, Select, Cast, MinMax, GpuIndex, WarpShuffle };
+/// GpuIndex (i64, GPU code only): where the thread runs, CUDA's threadIdx.x, blockIdx.x,
+/// blockDim.x and gridDim.x.
+enum class GpuIndexKind { ThreadX, BlockX, BlockDimX, GridDimX };
+const char *gpuIndexName(GpuIndexKind k);
+/// WarpShuffle (GPU code only), args {value, lane, width}: the lanes of a warp in groups of
+/// `width` (a power of two, at most 32, the same on every lane of the warp) exchange `value`;
+/// Down gives the value of lane this + `lane` when that lane is in this lane's group (else this
+/// lane's own), Index the value of lane `lane` of the group. Every lane of the warp evaluates it
+/// together, so it may not sit under a condition that differs between the warp's lanes.
+enum class ShuffleKind { Down, Index };
 enum class BinOp {
   Add, Sub, Mul, Div, Rem, FloorDiv, ExactDiv,   // Div/Rem truncate (C); FloorDiv rounds down
   Eq, Ne, Lt, Le, Gt, Ge,
@@ -57,7 +70,9 @@ struct Expr {
   BinOp binop = BinOp::Add;
   bool reassoc = false;         // Binary: fast-math reassociation allowed (a reduce)
   bool isMax = false;
-  std::vector<ExprP> args;      // Load: {index}; others: operands
+  GpuIndexKind gpuIndex = GpuIndexKind::ThreadX;  // GpuIndex
+  ShuffleKind shuffle = ShuffleKind::Down;        // WarpShuffle
+  std::vector<ExprP> args;      // Load: {index}; WarpShuffle: {value, lane, width}; others: operands
 };
 
 ExprP cInt(int64_t v, Ty t = Ty::I64);
@@ -69,12 +84,25 @@ ExprP bin(BinOp op, ExprP a, ExprP b, bool reassoc = false);
 ExprP sel(ExprP c, ExprP a, ExprP b);
 ExprP cast(ExprP a, Ty t);
 ExprP mm(bool isMax, ExprP a, ExprP b);
+ExprP gpuIndex(GpuIndexKind k);
+ExprP warpShuffle(ShuffleKind k, ExprP value, ExprP lane, ExprP width);
+/// `e` with every use of variable `v` replaced by `by` (subtrees without `v` stay shared).
+ExprP substituteVar(const ExprP &e, int v, const ExprP &by);
 
 struct Stmt;
 using StmtP = std::shared_ptr<const Stmt>;
 /// Prefetch: a hint that buffer[a] will be read soon (no effect on results; the index may lie
 /// past the buffer's end).
-enum class StmtKind { Block, For, Store, Decl, Assign, If, Alloc, Free, SigmaPrefix, Return, Barrier, Prefetch };
+/// WarpReduce (GPU code only): the lanes of a warp in groups of `a` lanes (a power of two, at
+/// most 32, the same on every lane of the warp) combine variable `var` by `b`, an expression of
+/// `var` and of `partner` (a variable the node binds: another lane's value), as a tree of
+/// shuffles; afterwards the group's first lane holds the combination of the group's values.
+/// Every lane of the warp runs it together (as WarpShuffle).
+/// GpuKernel (a cuda function's top level): body[0] runs once on each thread of a grid of at
+/// least `a` threads (i64, free of loads: the host evaluates it; capped at 65535 blocks, so
+/// the body strides over the grid itself) in blocks of `b` threads (a constant); `name` and
+/// `rows` say which row loop and mapping it came from (loopir/GpuVectorRows).
+enum class StmtKind { Block, For, Store, Decl, Assign, If, Alloc, Free, SigmaPrefix, Return, Barrier, Prefetch, WarpReduce, GpuKernel };
 /// Serial/Reduction run in order (a Reduction may reassociate); Parallel runs on the CPU pool;
 /// the Gpu kinds map a loop onto the GPU's hierarchy (Global: one thread per iteration over
 /// the whole grid; Block/Thread: successive grid and block dimensions, innermost = x;
@@ -112,6 +140,8 @@ struct Stmt {
                              // Prefetch: index in a
   int buffer = 0;            // Store, Alloc, Free, SigmaPrefix (destination), Prefetch
   int source = 0;            // SigmaPrefix: the lengths buffer
+  int partner = 0;           // WarpReduce: the variable bound to another lane's value
+  ExprP step;                // For: the increment, positive (null: 1)
   int field = -1;            // Store to a struct buffer
   AtomicOp atomic = AtomicOp::None;  // Store: an atomic update by `b` (a schedule's race strategy)
   LoopKind loop = LoopKind::Serial;
@@ -124,6 +154,7 @@ struct Stmt {
   /// chooses; a user schedule's choice arrives from Flatten, asked at rowsLoc).
   ast::GpuRowMapping rows = ast::GpuRowMapping::Auto;
   SourceLoc rowsLoc;
+  int rowLanes = 0;          // rows=vector: the lanes of a row a schedule asked for (0: from the rows)
   bool vectorize = false;    // For: a user's SIMD hint
   bool userKind = false;     // For: the kind was chosen by a user schedule (keep it as is)
   int unroll = 0;            // For: a user's unroll factor
@@ -144,6 +175,12 @@ StmtP allocBuffer(int buffer, ExprP count);
 StmtP freeBuffer(int buffer);
 /// The Sigma precomputation: prefix[0] = 0, prefix[i + 1] = prefix[i] + lengths[i] for i < n.
 StmtP sigmaPrefix(int prefix, int lengths, ExprP n);
+/// var = combine(var, partner) over groups of `width` lanes (StmtKind::WarpReduce).
+StmtP warpReduce(int var, int partner, ExprP width, ExprP combine);
+/// A kernel of at least `threads` threads in blocks of `block` (StmtKind::GpuKernel).
+StmtP gpuKernel(std::string name, ast::GpuRowMapping rows, ExprP threads, int64_t block, StmtP body);
+/// for var in [lo, hi) by `step` (a positive increment).
+StmtP steppedLoop(int var, std::string name, ExprP lo, ExprP hi, ExprP step, StmtP body);
 
 /// Does `pred` hold for `e` or one of its subexpressions (null: no)?
 bool anyExpr(const ExprP &e, const std::function<bool(const Expr &)> &pred);

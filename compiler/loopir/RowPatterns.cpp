@@ -1,6 +1,8 @@
 /// \file RowPatterns.cpp: the row-loop shapes of GPU row mappings (see the header).
 #include "loopir/RowPatterns.h"
 
+#include <limits>
+
 #include "loopir/SegmentPosition.h"
 
 namespace spl::loopir {
@@ -70,6 +72,24 @@ bool matchRow(const Stmt &loop, RowShape &shape) {
   c->args[1 - side] = var(kShuffled, shape.accTy);
   shape.combine = c;
   return true;
+}
+
+ExprP combineIdentity(const RowShape &shape) {
+  const Expr &c = *shape.combine;
+  Ty t = shape.accTy;
+  if (c.kind == ExprKind::Binary) {
+    int64_t unit = c.binop == BinOp::Mul ? 1 : 0;
+    return isFloatTy(t) ? cFloat(static_cast<double>(unit), t) : cInt(unit, t);
+  }
+  if (isFloatTy(t)) return cFloat(c.isMax ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity(), t);
+  if (t == Ty::I32) return cInt(c.isMax ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int32_t>::max(), t);
+  return cInt(c.isMax ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max(), t);
+}
+
+ExprP lanesCovering(const ExprP &length) {
+  ExprP lanes = cInt(32);
+  for (int64_t w = 16; w >= 1; w /= 2) lanes = sel(bin(BinOp::Le, length, cInt(w)), cInt(w), lanes);
+  return lanes;
 }
 
 bool rowPattern(const Stmt &loop) {

@@ -42,6 +42,11 @@ constexpr int kShuffled = -77;
 /// The variable that stands for a segment position in RowShape::perNonzero.
 constexpr int kPosition = -78;
 
+/// The identity of the row's combining operator (0 for +, 1 for *, the type's lowest value
+/// for max, its highest for min): every lane but a row's first, and every partial of a row,
+/// starts there, so the row's initial value enters once.
+ExprP combineIdentity(const RowShape &shape);
+
 /// Fills `shape` when `loop` (starting at 0) is a row loop of that form.
 bool matchRow(const Stmt &loop, RowShape &shape);
 /// A loop over rows, each reduced into one accumulator (matchRow).
@@ -82,6 +87,9 @@ bool compactsRows(const Stmt &loop);
 /// compaction's scan runs over a range free of loads, of the row and of what the row
 /// declares), else null.
 ExprP denseRowLength(const Stmt &loop);
+/// The lanes a row takes for rows of (average) length `length`: the least power of two at or
+/// above it, within [1, 32] (a select chain the host and the device both evaluate).
+ExprP lanesCovering(const ExprP &length);
 /// Whether the row loop's lengths come from offsets (a segment of a compressed level).
 bool rowOffsetsKnown(const Stmt &loop);
 

@@ -36,6 +36,18 @@ class Verifier {
   std::string problem_;
 
   bool failed() const { return !problem_.empty(); }
+  /// The function's body, or a statement of it when it is a block.
+  bool topLevel(const StmtP &s) const {
+    if (s == f_.body) return true;
+    if (f_.body->kind != StmtKind::Block) return false;
+    for (const StmtP &t : f_.body->body)
+      if (t == s) return true;
+    return false;
+  }
+  /// GPU operations exist only in cuda functions.
+  void gpuOnly(const char *what) {
+    if (!f_.cuda) fail(std::string(what) + " in CPU function " + f_.name);
+  }
   void fail(const std::string &what) {
     if (problem_.empty()) problem_ = what;
   }
@@ -139,6 +151,17 @@ class Verifier {
         if (e->args.size() != 2 || e->args[0]->type != e->type || e->args[1]->type != e->type)
           fail("min/max of mismatched types: " + print(e));
         return;
+      case ExprKind::GpuIndex:
+        gpuOnly(print(e).c_str());
+        if (!e->args.empty() || e->type != Ty::I64) fail("a GPU index that is not an i64 leaf: " + print(e));
+        return;
+      case ExprKind::WarpShuffle:
+        gpuOnly("a warp shuffle");
+        if (e->args.size() != 3 || e->args[0]->type != e->type || !isIntegerTy(e->args[1]->type) || !isIntegerTy(e->args[2]->type))
+          fail("a shuffle whose value, lane or width is mistyped: " + print(e));
+        else if (e->type == Ty::I1)
+          fail("a shuffle of an i1 value: " + print(e));
+        return;
     }
   }
 
@@ -153,6 +176,7 @@ class Verifier {
       case StmtKind::For:
         integer(s->a, "a loop's lower bound");
         integer(s->b, "a loop's upper bound");
+        if (s->step) integer(s->step, "a loop's step");
         if (failed()) return;
         scopes_.emplace_back();
         scopes_.back()[s->var] = s->a->type;
@@ -209,6 +233,32 @@ class Verifier {
         return;
       case StmtKind::Return:
       case StmtKind::Barrier: return;
+      case StmtKind::WarpReduce: {
+        gpuOnly("a warp reduction");
+        const Ty *t = declared(s->var);
+        if (!t) return fail("v" + std::to_string(s->var) + " is reduced across a warp where it is not declared");
+        if (*t == Ty::I1) return fail("a warp reduction of an i1 value v" + std::to_string(s->var));
+        integer(s->a, "a warp reduction's width");
+        scopes_.emplace_back();
+        scopes_.back()[s->partner] = *t;
+        expr(s->b);
+        scopes_.pop_back();
+        if (!failed() && s->b->type != *t)
+          fail("v" + std::to_string(s->var) + " (" + tyName(*t) + ") combined across a warp into a " + tyName(s->b->type) + " value");
+        return;
+      }
+      case StmtKind::GpuKernel:
+        gpuOnly("a kernel");
+        if (!topLevel(s)) return fail("a kernel nested in other statements (kernels are top-level statements)");
+        integer(s->a, "a kernel's thread count");
+        if (!failed() && hasLoad(s->a)) return fail("a kernel's thread count reads memory: " + print(s->a));
+        if (!s->b || s->b->kind != ExprKind::Const || s->b->ival < 1 || s->b->ival > 1024)
+          return fail("a kernel's block is not a constant from 1 to 1024 threads");
+        if (s->body.size() != 1) return fail("a kernel without one body");
+        scopes_.emplace_back();
+        stmt(s->body[0]);
+        scopes_.pop_back();
+        return;
     }
   }
 };

@@ -351,6 +351,7 @@ cin::StmtP AstToCin::loopStmt(const AstLoop &loop, Nat lo, Nat hi, cin::StmtP bo
   withHints->vectorize = loop.like->vectorize;
   withHints->unroll = loop.like->unroll;
   withHints->rows = loop.like->rows;
+  withHints->rowLanes = loop.like->rowLanes;
   withHints->rowsLoc = loop.like->rowsLoc;
   return withHints;
 }

@@ -1,8 +1,8 @@
 // The loop IR's verifier (loopir/Verify.h): accepts what Flatten makes of a real program and
 // names each kind of broken invariant in a hand-built function: a variable used outside its
 // scope or at another type, a buffer or field that does not exist, a store of the wrong type,
-// arithmetic on mismatched operands, a condition that is not i1. The driver runs it after every
-// pass (a violation is an internal error naming the pass).
+// arithmetic on mismatched operands, a condition that is not i1, and the GPU's nodes. The
+// driver runs it after every pass (a violation is an internal error naming the pass).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -68,6 +68,50 @@ TEST(LoopIrVerify, NamesEachBrokenInvariant) {
   } catch (const spl::InternalError &e) {
     EXPECT_NE(std::string(e.what()).find("broken after SomePass"), std::string::npos) << e.what();
   }
+}
+
+/// The GPU's nodes (loopir/GpuVectorRows writes them): thread indices, shuffles and warp
+/// reductions only in cuda functions, a warp reduction combining into its own type over a
+/// partner it binds, a kernel at the top level with a load-free thread count.
+TEST(LoopIrVerify, ChecksTheGpuNodes) {
+  // A kernel: each thread reduces x[threadIdx.x] over groups of 8 lanes into v3 and stores it.
+  ExprP tid = gpuIndex(GpuIndexKind::ThreadX);
+  StmtP reduce = warpReduce(3, 4, cInt(8), bin(BinOp::Add, var(3, Ty::F32), var(4, Ty::F32), true));
+  StmtP perThread = block({decl(3, "acc", Ty::F32, load(1, tid, Ty::F32)), reduce,
+                           ifThen(bin(BinOp::Lt, tid, var(1, Ty::I64)), store(2, tid, var(3, Ty::F32)))});
+  Function kernel = scale(block({gpuKernel("i", spl::ast::GpuRowMapping::Vector, var(1, Ty::I64), 256, perThread)}));
+  kernel.cuda = true;
+  EXPECT_EQ(verify(kernel), "");
+  // The same on the CPU.
+  Function cpu = kernel;
+  cpu.cuda = false;
+  EXPECT_NE(verify(cpu).find("in CPU function scale"), std::string::npos) << verify(cpu);
+  // The partner is bound only inside the combination.
+  Function leaked = scale(block({gpuKernel("i", spl::ast::GpuRowMapping::Vector, var(1, Ty::I64), 256,
+                                           block({decl(3, "acc", Ty::F32, cFloat(0, Ty::F32)), reduce, store(2, tid, var(4, Ty::F32))}))}));
+  leaked.cuda = true;
+  EXPECT_NE(verify(leaked).find("v4 is used where it is not declared"), std::string::npos) << verify(leaked);
+  // A combination of another type than the variable.
+  Function retyped = scale(block({gpuKernel(
+      "i", spl::ast::GpuRowMapping::Vector, var(1, Ty::I64), 256,
+      block({decl(3, "acc", Ty::F32, cFloat(0, Ty::F32)), warpReduce(3, 4, cInt(8), cast(var(4, Ty::F32), Ty::F64))}))}));
+  retyped.cuda = true;
+  EXPECT_NE(verify(retyped).find("combined across a warp into a f64 value"), std::string::npos) << verify(retyped);
+  // A shuffle whose lane is a float.
+  Function lane = scale(block({gpuKernel("i", spl::ast::GpuRowMapping::Vector, var(1, Ty::I64), 256,
+                                         store(2, tid, warpShuffle(ShuffleKind::Down, cFloat(1, Ty::F32), cFloat(1, Ty::F32), cInt(32))))}));
+  lane.cuda = true;
+  EXPECT_NE(verify(lane).find("a shuffle whose value, lane or width is mistyped"), std::string::npos) << verify(lane);
+  // A kernel inside a loop, and one whose thread count reads memory.
+  Function nested = scale(loopOver(gpuKernel("i", spl::ast::GpuRowMapping::Vector, var(1, Ty::I64), 256, block({}))));
+  nested.cuda = true;
+  EXPECT_NE(verify(nested).find("a kernel nested in other statements"), std::string::npos) << verify(nested);
+  Function loads = scale(block({gpuKernel("i", spl::ast::GpuRowMapping::Vector, cast(load(1, cInt(0), Ty::F32), Ty::I64), 256, block({}))}));
+  loads.cuda = true;
+  EXPECT_NE(verify(loads).find("a kernel's thread count reads memory"), std::string::npos) << verify(loads);
+  // A loop's step that is not an integer.
+  Function step = scale(steppedLoop(2, "i", cInt(0), var(1, Ty::I64), cFloat(2, Ty::F32), block({})));
+  EXPECT_NE(verify(step).find("a loop's step is f32"), std::string::npos) << verify(step);
 }
 
 }  // namespace
