@@ -99,13 +99,7 @@ int chooseGpuRowMappings(Function &f, const GpuRowOptions &opts) {
     if (copy->rows != GpuRowMapping::Thread) ++mapped;
     return copy;
   };
-  if (f.body->kind == StmtKind::Block) {
-    auto body = std::make_shared<Stmt>(*f.body);
-    for (StmtP &s : body->body) s = mapOne(s);
-    f.body = body;
-  } else {
-    f.body = mapOne(f.body);
-  }
+  rewriteTopLevel(f, mapOne);
   return mapped;
 }
 

@@ -176,13 +176,7 @@ int lowerVectorRows(Function &f) {
     ++lowered;
     return rows.lower(*s);
   };
-  if (f.body->kind == StmtKind::Block) {
-    auto body = std::make_shared<Stmt>(*f.body);
-    for (StmtP &s : body->body) s = lowerOne(s);
-    f.body = body;
-  } else {
-    f.body = lowerOne(f.body);
-  }
+  rewriteTopLevel(f, lowerOne);
   return lowered;
 }
 

@@ -372,6 +372,16 @@ StmtP rewriteBottomUp(const StmtP &s, const std::function<StmtP(const StmtP &)> 
   return rewrite(copy ? StmtP(copy) : s);
 }
 
+void rewriteTopLevel(Function &f, const std::function<StmtP(const StmtP &)> &rewrite) {
+  if (f.body->kind != StmtKind::Block) {
+    f.body = rewrite(f.body);
+    return;
+  }
+  auto body = std::make_shared<Stmt>(*f.body);
+  for (StmtP &s : body->body) s = rewrite(s);
+  f.body = body;
+}
+
 int Function::freshVarId() const {
   int largest = 0;
   for (const ScalarParam &p : scalars) largest = std::max(largest, p.var);

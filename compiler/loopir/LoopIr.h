@@ -205,6 +205,12 @@ bool mentionsVar(const StmtP &s, int v);
 /// are stay shared, not copied).
 StmtP rewriteBottomUp(const StmtP &s, const std::function<StmtP(const StmtP &)> &rewrite);
 
+struct Function;
+/// Replaces each top-level statement of `f` (its body's statements, or the body itself when it
+/// is not a block) by `rewrite` of it: where a cuda function's kernels are (a grid loop or a
+/// GpuKernel is a top-level statement).
+void rewriteTopLevel(Function &f, const std::function<StmtP(const StmtP &)> &rewrite);
+
 /// A scalar parameter of the C function (nats counts, nats as int64_t, scalars by value).
 struct ScalarParam {
   int var = 0;
