@@ -5,9 +5,8 @@
 ///     grid-stride kernel, one thread per iteration; rows of a compressed level reduced into one
 ///     accumulator run as a merge path over rows and nonzeros when their reduction reads the
 ///     row only through its segment positions (mergeRows: every lane gets the same number of
-///     row ends plus nonzeros, whatever the row lengths, in one kernel); rows that append what
-///     passes a test as a warp a row (compactRows);
-///   - a GpuKernel (loopir/GpuVectorRows: a vector of lanes a row) becomes a kernel whose body
+///     row ends plus nonzeros, whatever the row lengths, in one kernel);
+///   - a GpuKernel (loopir/GpuWarpRows: vectors of lanes a row, compaction) becomes a kernel whose body
 ///     is the loop IR's, launched with its thread count in blocks of its size; the GPU nodes
 ///     (thread indices, shuffles, warp reductions) are the NVVM intrinsics;
 ///   - a nest mapped by mapBlock/mapThread becomes a kernel over that grid (GpuBlock);
@@ -59,8 +58,6 @@ struct Segment {
   /// A grid segment whose rows run as a merge path (mergeRows): the kernel then takes, after
   /// `bufs`, the carries' slots, their counter words and the call's epoch (see mergeRows).
   bool mergeRows = false;
-  /// A grid segment whose rows append what passes a test (compactRows): a warp a row.
-  bool compactRows = false;
 };
 
 /// The merge-path row kernels (mergeRows): threads per block, and the fewest items a lane's
@@ -68,16 +65,6 @@ struct Segment {
 /// lane reads at once are CodeGenOptions::gpuMergeUnroll.
 constexpr int64_t kMergeBlock = 256;
 constexpr int64_t kMergeRound = 8;
-/// The lanes per row of compactRows when nothing tells the rows' lengths before the kernel
-/// reads them (no dense range): a BFS frontier's vertices.
-constexpr int64_t kVectorRowsWidth = 8;
-/// A warp of compacted rows whose longest row needs more than this many steps of its W lanes
-/// takes its rows one at a time with all 32 lanes instead (loopir/GpuVectorRows does the same
-/// for vector rows).
-constexpr int64_t kLongRowSteps = 16;
-/// The steps of a compacted row (compactRows) whose candidates a lane tests before the warp
-/// counts them: their loads are in flight together instead of one step's latency at a time.
-constexpr int64_t kCompactSteps = 4;
 /// What one CUDA block may hold (every architecture since sm_20): threads, and static shared
 /// memory. A mapped nest beyond them could never launch, so it is refused when compiled.
 constexpr int64_t kMaxBlockThreads = 1024;
@@ -209,9 +196,8 @@ std::vector<Segment> segmentsOf(const Function &f) {
         internal_assert(s->rows != ast::GpuRowMapping::Auto) << "codegen: grid loop " << s->name << " of " << f.name
                                                              << " has no row mapping (loopir::chooseGpuRowMappings did not run)";
         g.mergeRows = s->rows == ast::GpuRowMapping::Merge;
-        internal_assert(s->rows != ast::GpuRowMapping::Vector)
-            << "codegen: grid loop " << s->name << " of " << f.name << " maps its rows as vectors but is not a kernel (loopir::lowerVectorRows did not run)";
-        g.compactRows = s->rows == ast::GpuRowMapping::Compact;
+        internal_assert(s->rows != ast::GpuRowMapping::Vector && s->rows != ast::GpuRowMapping::Compact)
+            << "codegen: grid loop " << s->name << " of " << f.name << " maps its rows on warps but is not a kernel (loopir::lowerWarpRows did not run)";
       }
       g.kernel = f.name + "_k" + std::to_string(k++);
       segs.push_back(g);
@@ -302,8 +288,6 @@ class DeviceGen : public LoopCodeGen {
       mergeRows(*seg.stmts[0], slots, counters, epoch);
     } else if (seg.kind == Segment::Kernel) {
       stmt(seg.stmts[0]->body[0]);  // the loop IR says what each thread does (GpuKernel)
-    } else if (seg.compactRows) {
-      compactRows(*seg.stmts[0]);
     } else if (seg.kind == Segment::Grid) {
       const Stmt &loop = *seg.stmts[0];
       llvm::Value *tid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {});
@@ -472,6 +456,22 @@ class DeviceGen : public LoopCodeGen {
     return b_.CreateOr(b_.CreateShl(b_.CreateSub(b_.getInt32(32), width), 8), b_.getInt32(0x1f));
   }
 
+  /// The lanes of this lane's group of `width` whose predicate holds, before this lane or all:
+  /// a ballot of the warp, the group's bits shifted down, a population count.
+  llvm::Value *warpVoteValue(const Expr &e) override {
+    llvm::Type *i32 = b_.getInt32Ty();
+    llvm::Value *pred = expr(e.args[0]);
+    llvm::Value *width = b_.CreateTrunc(expr(e.args[1]), i32);
+    llvm::Value *lane = b_.CreateAnd(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}), b_.getInt32(31));
+    llvm::Value *laneInGroup = b_.CreateURem(lane, width);
+    llvm::Value *shift = b_.CreateSub(lane, laneInGroup);
+    llvm::Value *groupBits = b_.CreateSelect(b_.CreateICmpEQ(width, b_.getInt32(32)), b_.getInt32(0xffffffffu),
+                                             b_.CreateSub(b_.CreateShl(b_.getInt32(1), width), b_.getInt32(1)));
+    llvm::Value *mask = b_.CreateAnd(b_.CreateLShr(ballot(pred), shift), groupBits);
+    if (e.vote == VoteKind::Before) mask = b_.CreateAnd(mask, b_.CreateSub(b_.CreateShl(b_.getInt32(1), laneInGroup), b_.getInt32(1)));
+    return b_.CreateZExt(b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, mask), b_.getInt64Ty());
+  }
+
   llvm::Value *warpShuffleValue(const Expr &e) override {
     llvm::Value *v = expr(e.args[0]);
     llvm::Value *lane = b_.CreateTrunc(expr(e.args[1]), b_.getInt32Ty());
@@ -506,7 +506,7 @@ class DeviceGen : public LoopCodeGen {
               });
   }
 
-  // ---- rows' combining operators (merge path, compaction) ------------------------------------
+  // ---- rows' combining operators (merge path) -----------------------------------------------
 
   llvm::Value *identityOf(const RowShape &shape) { return expr(combineIdentity(shape)); }
 
@@ -518,167 +518,10 @@ class DeviceGen : public LoopCodeGen {
     frame().vars[shape.acc] = {accSlot, shape.accTy};
     b_.CreateStore(expr(shape.combine), accSlot);
   }
-  /// a op b as a value.
-  llvm::Value *combined(const RowShape &shape, llvm::Value *a, llvm::Value *v) {
-    llvm::AllocaInst *slot = entryAlloca(ty(shape.accTy), "combined");
-    b_.CreateStore(a, slot);
-    combineInto(shape, slot, v);
-    return b_.CreateLoad(ty(shape.accTy), slot);
-  }
 
   llvm::Value *offsetAt(int offs, llvm::Value *i) {
     const Buffer &ob = bufferInfo(offs);
     return castTo(b_.CreateLoad(ty(ob.elem), elementPtrOf(offs, i)), ob.elem, Ty::I64);
-  }
-
-  /// The steps of `width` lanes that positions [lo, hi) take (0 for an empty or reversed range).
-  llvm::Value *stepsOver(llvm::Value *lo, llvm::Value *hi, llvm::Value *width) {
-    llvm::Value *length = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(hi, lo), b_.getInt64(0));
-    return b_.CreateUDiv(b_.CreateAdd(length, b_.CreateSub(width, b_.getInt64(1))), width);
-  }
-
-  /// How a warp of compacted rows (compactRows) runs them, from
-  /// `mySteps`, the steps this lane's row needs on its W lanes: a warp whose longest row needs
-  /// more than kLongRowSteps (a hub among short rows, which would keep the warp alone for long)
-  /// takes its rows one at a time with all 32 lanes (`oneAtATime`); otherwise the rows run side
-  /// by side (`sideBySide`, given the longest row's steps).
-  void byLongestRow(llvm::Value *mySteps, const std::function<void()> &oneAtATime,
-                    const std::function<void(llvm::Value *)> &sideBySide) {
-    llvm::Type *i64 = b_.getInt64Ty();
-    llvm::AllocaInst *steps = entryAlloca(i64, "rows.steps");
-    b_.CreateStore(mySteps, steps);
-    for (int offset = 16; offset >= 1; offset /= 2) {
-      llvm::Value *t = b_.CreateLoad(i64, steps);
-      llvm::Value *theirs = shuffle(Shuffle::Down, t, b_.getInt32(static_cast<uint32_t>(offset)), b_.getInt32(0x1f), Ty::I64);
-      b_.CreateStore(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, t, theirs), steps);
-    }
-    llvm::Value *longest = shuffle(Shuffle::Index, b_.CreateLoad(i64, steps), b_.getInt32(0), b_.getInt32(0x1f), Ty::I64);
-    // oneAtATime binds the rows' variables anew: sideBySide needs this lane's row's.
-    const std::map<int, VarSlot> rowVars = frame().vars;
-    ifElse(b_.CreateICmpSGT(longest, b_.getInt64(kLongRowSteps)), oneAtATime, [&] {
-      frame().vars = rowVars;
-      sideBySide(longest);
-    });
-  }
-
-  /// W lanes a row (32 for dense rows, as many as their length up to 32; kVectorRowsWidth for
-  /// rows whose lengths nothing tells beforehand), 32 / W rows a warp; W candidates j at a time:
-  /// each lane tests its j, a ballot gives the passing lanes, each takes position cnt + (passing
-  /// lanes of its row before it) and appends there while that is under LEN; cnt then grows by
-  /// the row's passing count. The warp steps as often as its longest row needs. The fill runs
-  /// from min(cnt, LEN) over the row's lanes. The same appends, in the same order, as the
-  /// serial loop.
-  void compactRows(const Stmt &loop) {
-    Compaction c;
-    if (!matchCompaction(loop, c)) throw InternalError("codegen: a compaction loop that is not one");
-    llvm::Type *i64 = b_.getInt64Ty(), *i32 = b_.getInt32Ty(), *i1 = b_.getInt1Ty();
-    llvm::Value *n = expr(loop.b);
-    llvm::Value *tid = threadIdx(0);
-    llvm::Value *ntid = b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x, {}), i64);
-    llvm::Value *nctaid = b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {}), i64);
-    llvm::Value *gl = b_.CreateAdd(b_.CreateMul(blockIdx(0), ntid), tid);
-    llvm::Value *lane = b_.CreateAnd(tid, b_.getInt64(31));
-    // W: the dense length when the scan's range is free of loads and of the row, else the default.
-    llvm::Value *w64 = b_.getInt64(kVectorRowsWidth);
-    bool dense = !hasLoad(c.scan->a) && !hasLoad(c.scan->b) && !mentionsVar(c.scan->a, loop.var) && !mentionsVar(c.scan->b, loop.var);
-    for (const StmtP &d : c.prefix) dense = dense && !mentionsVar(c.scan->a, d->var) && !mentionsVar(c.scan->b, d->var);
-    if (dense) w64 = expr(lanesCovering(bin(BinOp::Sub, c.scan->b, c.scan->a)));
-    llvm::Value *w32 = b_.CreateTrunc(w64, i32);
-    llvm::Value *rowsPerWarp = b_.CreateUDiv(b_.getInt64(32), w64);
-    llvm::Value *sub = b_.CreateURem(lane, w64), *slot = b_.CreateUDiv(lane, w64);
-    llvm::Value *sub32 = b_.CreateTrunc(sub, i32);
-    llvm::Value *groupShift = b_.CreateTrunc(b_.CreateMul(slot, w64), i32);
-    // The row's lanes in a ballot (all 32 when W = 32), and those before this lane.
-    llvm::Value *groupBits = b_.CreateSelect(b_.CreateICmpEQ(w32, b_.getInt32(32)), b_.getInt32(0xffffffffu),
-                                             b_.CreateSub(b_.CreateShl(b_.getInt32(1), w32), b_.getInt32(1)));
-    llvm::Value *below = b_.CreateSub(b_.CreateShl(b_.getInt32(1), sub32), b_.getInt32(1));
-    llvm::AllocaInst *row = entryAlloca(i64, loop.name);
-    llvm::AllocaInst *cnt = entryAlloca(i64, "compact.cnt"), *at = entryAlloca(i64, "compact.at");
-    llvm::AllocaInst *lengthSlot = entryAlloca(i64, "compact.length"), *loSlot = entryAlloca(i64, "compact.lo"),
-                     *hiSlot = entryAlloca(i64, "compact.hi");
-    llvm::Value *warps = b_.CreateLShr(b_.CreateMul(nctaid, ntid), 5);
-    llvm::Value *lane32 = b_.CreateTrunc(lane, i32);
-    // Row r on `width` lanes, this lane being `laneOfRow` of them: its declarations, LEN and the
-    // scan's range into the slots (0 for lanes past n).
-    auto enterRow = [&](llvm::Value *r, llvm::Value *valid) {
-      b_.CreateStore(r, row);
-      frame().vars[loop.var] = {row, Ty::I64};
-      b_.CreateStore(b_.getInt64(0), lengthSlot);
-      b_.CreateStore(b_.getInt64(0), loSlot);
-      b_.CreateStore(b_.getInt64(0), hiSlot);
-      guarded(valid, [&] {
-        for (const StmtP &d : c.prefix) stmt(d);
-        b_.CreateStore(expr(c.length), lengthSlot);
-        b_.CreateStore(expr(c.scan->a), loSlot);
-        b_.CreateStore(expr(c.scan->b), hiSlot);
-      });
-    };
-    // The row's candidates, `width` at a time for `count` steps; a row's lanes are the bits
-    // `bits` << shift of a ballot, this lane's predecessors `before` of them. A lane tests its
-    // candidates of kCompactSteps steps first, then the warp counts and appends them step by
-    // step; the appends evaluate the scan's declarations again (the test's loads, cached).
-    std::vector<llvm::AllocaInst *> passes;
-    for (int64_t u = 0; u < kCompactSteps; ++u) passes.push_back(entryAlloca(i1, "compact.pass"));
-    auto scanRow = [&](llvm::Value *valid, llvm::Value *count, llvm::Value *width, llvm::Value *laneOfRow, llvm::Value *shift,
-                       llvm::Value *bits, llvm::Value *predecessors) {
-      llvm::Value *length = b_.CreateLoad(i64, lengthSlot), *lo = b_.CreateLoad(i64, loSlot), *hi = b_.CreateLoad(i64, hiSlot);
-      b_.CreateStore(b_.getInt64(0), cnt);
-      llvm::AllocaInst *j = entryAlloca(i64, c.scan->name);
-      llvm::Value *blocks = b_.CreateUDiv(b_.CreateAdd(count, b_.getInt64(kCompactSteps - 1)), b_.getInt64(kCompactSteps));
-      countedLoop(b_.getInt64(0), blocks, [&](llvm::Value *block) {
-        std::vector<llvm::Value *> candidates;
-        for (int64_t u = 0; u < kCompactSteps; ++u) {
-          llvm::Value *step = b_.CreateAdd(b_.CreateMul(block, b_.getInt64(kCompactSteps)), b_.getInt64(u));
-          llvm::Value *jv = b_.CreateAdd(b_.CreateAdd(lo, b_.CreateMul(step, width)), laneOfRow);
-          candidates.push_back(jv);
-          b_.CreateStore(b_.getFalse(), passes[u]);
-          guarded(b_.CreateAnd(valid, b_.CreateICmpSLT(jv, hi)), [&] {
-            b_.CreateStore(jv, j);
-            frame().vars[c.scan->var] = {j, Ty::I64};
-            for (const StmtP &d : c.scanDecls) stmt(d);
-            b_.CreateStore(castTo(expr(c.test), c.test->type, Ty::I1), passes[u]);
-          });
-        }
-        for (int64_t u = 0; u < kCompactSteps; ++u) {
-          llvm::Value *passing = b_.CreateLoad(i1, passes[u]);
-          llvm::Value *mask = b_.CreateAnd(b_.CreateLShr(ballot(passing), shift), bits);
-          llvm::Value *before = b_.CreateZExt(b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, b_.CreateAnd(mask, predecessors)), i64);
-          llvm::Value *base = b_.CreateLoad(i64, cnt);
-          llvm::Value *position = b_.CreateAdd(base, before);
-          guarded(b_.CreateAnd(passing, b_.CreateICmpSLT(position, length)), [&] {
-            b_.CreateStore(candidates[u], j);
-            frame().vars[c.scan->var] = {j, Ty::I64};
-            for (const StmtP &d : c.scanDecls) stmt(d);
-            b_.CreateStore(position, at);
-            frame().vars[c.cnt] = {at, Ty::I64};
-            for (const StmtP &st : c.appends) stmt(st);
-          });
-          b_.CreateStore(b_.CreateAdd(base, b_.CreateZExt(b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, mask), i64)), cnt);
-        }
-      });
-      guarded(valid, [&] {
-        llvm::Value *filled = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateLoad(i64, cnt), length);
-        serialLoop(*c.fill, b_.CreateAdd(filled, laneOfRow), length, width);
-      });
-    };
-    auto stepsOf = [&](llvm::Value *width) { return stepsOver(b_.CreateLoad(i64, loSlot), b_.CreateLoad(i64, hiSlot), width); };
-    countedLoop(b_.CreateMul(b_.CreateLShr(gl, 5), rowsPerWarp), n, [&](llvm::Value *first) {
-      llvm::Value *r = b_.CreateAdd(first, slot);
-      llvm::Value *valid = b_.CreateICmpSLT(r, n);
-      enterRow(r, valid);
-      // The warp steps as often as its longest row needs (byLongestRow).
-      byLongestRow(stepsOf(w64),
-                   [&] {
-                     countedLoop(b_.getInt64(0), rowsPerWarp, [&](llvm::Value *g) {
-                       llvm::Value *rg = b_.CreateAdd(first, g);
-                       llvm::Value *validG = b_.CreateICmpSLT(rg, n);
-                       enterRow(rg, validG);
-                       scanRow(validG, stepsOf(b_.getInt64(32)), b_.getInt64(32), lane, b_.getInt32(0), b_.getInt32(0xffffffffu),
-                               b_.CreateSub(b_.CreateShl(b_.getInt32(1), lane32), b_.getInt32(1)));
-                     });
-                   },
-                   [&](llvm::Value *longest) { scanRow(valid, longest, w64, sub, groupShift, groupBits, below); });
-    }, b_.CreateMul(warps, rowsPerWarp));
   }
 
   // ---- merge path over rows and nonzeros ---------------------------------------------------
@@ -1290,10 +1133,8 @@ class HostGen : public LoopCodeGen {
       const Stmt &loop = *seg.stmts[0];
       block = b_.getInt32(256);
       if (!hasLoad(loop.a) && !hasLoad(loop.b)) {
-        // One thread per iteration (up to 32 lanes per row for compacted rows), up to 65535
-        // blocks (the kernel strides over the rest).
+        // One thread per iteration, up to 65535 blocks (the kernel strides over the rest).
         llvm::Value *count = b_.CreateSub(expr(loop.b), expr(loop.a));
-        if (seg.compactRows) count = b_.CreateMul(count, lanesPerRow(seg));
         llvm::Value *blocks = b_.CreateSDiv(b_.CreateAdd(count, b_.getInt64(255)), b_.getInt64(256));
         blocks = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, blocks, b_.getInt64(1));
         blocks = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, blocks, b_.getInt64(65535));
@@ -1310,14 +1151,6 @@ class HostGen : public LoopCodeGen {
   llvm::Constant *kernelName(const std::string &name) {
     if (llvm::GlobalVariable *known = m_.getGlobalVariable(name + ".name", true)) return known;
     return b_.CreateGlobalString(name, name + ".name", 0, &m_);
-  }
-
-  /// The threads a row of a compactRows segment takes (the kernel strides over rows, so this
-  /// only sizes the grid): the dense length rounded up to a power of two in [1, 32];
-  /// kVectorRowsWidth where nothing tells the lengths.
-  llvm::Value *lanesPerRow(const Segment &seg) {
-    if (ExprP dense = denseRowLength(*seg.stmts[0])) return expr(lanesCovering(dense));
-    return b_.getInt64(kVectorRowsWidth);
   }
 
   /// spl_cuda_launch of kernel `name` on the stub's stream; returns its code unless SPL_OK.

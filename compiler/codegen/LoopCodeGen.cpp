@@ -200,6 +200,7 @@ llvm::Value *LoopCodeGen::expr(const ExprP &e) {
     }
     case ExprKind::GpuIndex: return gpuIndexValue(e->gpuIndex);
     case ExprKind::WarpShuffle: return warpShuffleValue(*e);
+    case ExprKind::WarpVote: return warpVoteValue(*e);
   }
   throw InternalError("codegen: unknown expression");
 }
@@ -400,6 +401,7 @@ void LoopCodeGen::stmt(const StmtP &s) {
 }
 
 llvm::Value *LoopCodeGen::gpuIndexValue(GpuIndexKind) { throw InternalError("codegen: a GPU thread index in CPU code of " + fn_->name); }
+llvm::Value *LoopCodeGen::warpVoteValue(const Expr &) { throw InternalError("codegen: a warp vote in CPU code of " + fn_->name); }
 llvm::Value *LoopCodeGen::warpShuffleValue(const Expr &) { throw InternalError("codegen: a warp shuffle in CPU code of " + fn_->name); }
 void LoopCodeGen::warpReduce(const Stmt &) { throw InternalError("codegen: a warp reduction in CPU code of " + fn_->name); }
 

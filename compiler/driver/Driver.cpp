@@ -24,7 +24,7 @@
 #include "tir/Abi.h"
 #include "loopir/Flatten.h"
 #include "loopir/GpuRowStrategy.h"
-#include "loopir/GpuVectorRows.h"
+#include "loopir/GpuWarpRows.h"
 #include "loopir/GuardRange.h"
 #include "loopir/ParallelScan.h"
 #include "loopir/SegmentVersioning.h"
@@ -299,8 +299,8 @@ int runCompiler(const Options &opts, std::ostream &err) {
       rows.mergeByDefault = !opts.gpuRowsVector;
       loopir::chooseGpuRowMappings(fn, rows);
       loopir::verifyAfter(fn, "GpuRowStrategy");
-      loopir::lowerVectorRows(fn);
-      loopir::verifyAfter(fn, "GpuVectorRows");
+      loopir::lowerWarpRows(fn);
+      loopir::verifyAfter(fn, "GpuWarpRows");
     }
     times.done("loop IR (flatten + passes)");
     if (opts.emit == Emit::LoopIr) {

@@ -12,9 +12,9 @@
 ///                        positions: positionPure);
 ///               compact  a warp a row, appending in order what passes a test, a ballot a
 ///                        step (matchCompaction: dense2csr's `which`, a BFS step);
-///             printed by --emit=loopir (`rows=merge`). loopir/GpuVectorRows then writes a
-///             vector loop out as a loop-IR kernel; codegen/CodeGenCuda.cpp emits the merge
-///             and compact bodies from the loop and decides nothing.
+///             printed by --emit=loopir (`rows=merge`). loopir/GpuWarpRows then writes vector
+///             and compact loops out as loop-IR kernels; codegen/CodeGenCuda.cpp emits the
+///             merge body from the loop and decides nothing.
 ///             The default, per loop, from the loop alone (no pass over the matrix per call):
 ///             merge where it applies (unless the options rule it out: --gpu-rows=vector), else
 ///             vector, else compact, else thread; a loop a user schedule placed on the grid

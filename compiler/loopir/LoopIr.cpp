@@ -156,6 +156,13 @@ ExprP warpShuffle(ShuffleKind k, ExprP value, ExprP lane, ExprP width) {
   return e;
 }
 
+ExprP warpVote(VoteKind k, ExprP predicate, ExprP width) {
+  auto e = mk(ExprKind::WarpVote, Ty::I64);
+  e->vote = k;
+  e->args = {std::move(predicate), std::move(width)};
+  return e;
+}
+
 ExprP substituteVar(const ExprP &e, int v, const ExprP &by) {
   if (!e) return e;
   if (e->kind == ExprKind::Var && e->var == v) return by;
@@ -338,6 +345,9 @@ bool sameExpr(const ExprP &a, const ExprP &b) {
     case ExprKind::WarpShuffle:
       if (a->shuffle != b->shuffle) return false;
       break;
+    case ExprKind::WarpVote:
+      if (a->vote != b->vote) return false;
+      break;
     case ExprKind::Select:
     case ExprKind::Cast: break;
   }
@@ -437,6 +447,9 @@ std::string print(const ExprP &e) {
     case ExprKind::WarpShuffle:
       os << (e->shuffle == ShuffleKind::Down ? "shfl_down(" : "shfl_idx(") << print(e->args[0]) << ", " << print(e->args[1])
          << ", width " << print(e->args[2]) << ")";
+      break;
+    case ExprKind::WarpVote:
+      os << (e->vote == VoteKind::Before ? "vote_before(" : "vote_count(") << print(e->args[0]) << ", width " << print(e->args[1]) << ")";
       break;
   }
   return os.str();

@@ -4,8 +4,8 @@
 ///             variables, counted loops with a parallel/vector/reduction hint, guards,
 ///             temporary allocation and the runtime calls (Sigma precomputation); in cuda
 ///             functions also kernels whose body is one thread's work (GpuKernel), the
-///             thread's place (GpuIndex), shuffles (WarpShuffle) and warp reductions
-///             (WarpReduce), so that a GPU strategy is a loop-IR pass and codegen only emits.
+///             thread's place (GpuIndex), shuffles (WarpShuffle), votes (WarpVote) and warp
+///             reductions (WarpReduce), so that a GPU strategy is a loop-IR pass and codegen only emits.
 /// Guarantees: every expression is typed (i1, i32, i64, f32, f64); loads and stores name a
 ///             buffer and an i64 element index; variables are declared before use in an
 ///             enclosing block; a Select evaluates only the chosen arm, && and || short-circuit.
@@ -40,7 +40,7 @@ struct Buffer {
 
 struct Expr;
 using ExprP = std::shared_ptr<const Expr>;
-enum class ExprKind { Const, Var, Load, Unary, Binary, Select, Cast, MinMax, GpuIndex, WarpShuffle };
+enum class ExprKind { Const, Var, Load, Unary, Binary, Select, Cast, MinMax, GpuIndex, WarpShuffle, WarpVote };
 /// GpuIndex (i64, GPU code only): where the thread runs, CUDA's threadIdx.x, blockIdx.x,
 /// blockDim.x and gridDim.x.
 enum class GpuIndexKind { ThreadX, BlockX, BlockDimX, GridDimX };
@@ -51,6 +51,10 @@ const char *gpuIndexName(GpuIndexKind k);
 /// lane's own), Index the value of lane `lane` of the group. Every lane of the warp evaluates it
 /// together, so it may not sit under a condition that differs between the warp's lanes.
 enum class ShuffleKind { Down, Index };
+/// WarpVote (i64, GPU code only), args {predicate (i1), width}: of the lanes in this lane's
+/// group of `width` (as WarpShuffle) whose predicate holds, how many come before this lane
+/// (Before) or how many there are (Count). Every lane of the warp evaluates it together.
+enum class VoteKind { Before, Count };
 enum class BinOp {
   Add, Sub, Mul, Div, Rem, FloorDiv, ExactDiv,   // Div/Rem truncate (C); FloorDiv rounds down
   Eq, Ne, Lt, Le, Gt, Ge,
@@ -72,6 +76,7 @@ struct Expr {
   bool isMax = false;
   GpuIndexKind gpuIndex = GpuIndexKind::ThreadX;  // GpuIndex
   ShuffleKind shuffle = ShuffleKind::Down;        // WarpShuffle
+  VoteKind vote = VoteKind::Before;               // WarpVote
   std::vector<ExprP> args;      // Load: {index}; WarpShuffle: {value, lane, width}; others: operands
 };
 
@@ -86,6 +91,7 @@ ExprP cast(ExprP a, Ty t);
 ExprP mm(bool isMax, ExprP a, ExprP b);
 ExprP gpuIndex(GpuIndexKind k);
 ExprP warpShuffle(ShuffleKind k, ExprP value, ExprP lane, ExprP width);
+ExprP warpVote(VoteKind k, ExprP predicate, ExprP width);
 /// `e` with every use of variable `v` replaced by `by` (subtrees without `v` stay shared).
 ExprP substituteVar(const ExprP &e, int v, const ExprP &by);
 
@@ -101,7 +107,7 @@ using StmtP = std::shared_ptr<const Stmt>;
 /// GpuKernel (a cuda function's top level): body[0] runs once on each thread of a grid of at
 /// least `a` threads (i64, free of loads: the host evaluates it; capped at 65535 blocks, so
 /// the body strides over the grid itself) in blocks of `b` threads (a constant); `name` and
-/// `rows` say which row loop and mapping it came from (loopir/GpuVectorRows).
+/// `rows` say which row loop and mapping it came from (loopir/GpuWarpRows).
 enum class StmtKind { Block, For, Store, Decl, Assign, If, Alloc, Free, SigmaPrefix, Return, Barrier, Prefetch, WarpReduce, GpuKernel };
 /// Serial/Reduction run in order (a Reduction may reassociate); Parallel runs on the CPU pool;
 /// the Gpu kinds map a loop onto the GPU's hierarchy (Global: one thread per iteration over

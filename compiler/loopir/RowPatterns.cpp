@@ -142,6 +142,7 @@ bool matchCompaction(const Stmt &loop, Compaction &c) {
   const StmtP &counter = items[k], &scan = items[k + 1], &fill = items[k + 2];
   if (counter->kind != StmtKind::Decl || !counter->a || counter->a->kind != ExprKind::Const || counter->a->ival != 0) return false;
   c.cnt = counter->var;
+  c.cntTy = counter->type;
   if (scan->kind != StmtKind::For || scan->loop != LoopKind::Serial || mentionsVar(scan->a, c.cnt) || mentionsVar(scan->b, c.cnt))
     return false;
   c.scan = scan.get();

@@ -74,6 +74,7 @@ bool mentionsPrefix(const RowShape &shape, const Stmt &red);
 struct Compaction {
   std::vector<StmtP> prefix;  // the row's declarations
   int cnt = 0;
+  Ty cntTy = Ty::I64;
   const Stmt *scan = nullptr;  // the j loop
   std::vector<StmtP> scanDecls, appends;
   ExprP length, test;

@@ -162,6 +162,11 @@ class Verifier {
         else if (e->type == Ty::I1)
           fail("a shuffle of an i1 value: " + print(e));
         return;
+      case ExprKind::WarpVote:
+        gpuOnly("a warp vote");
+        if (e->args.size() != 2 || e->args[0]->type != Ty::I1 || !isIntegerTy(e->args[1]->type) || e->type != Ty::I64)
+          fail("a vote whose predicate is not i1 or whose width or count is not an integer: " + print(e));
+        return;
     }
   }
 

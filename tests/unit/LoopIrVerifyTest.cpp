@@ -70,7 +70,7 @@ TEST(LoopIrVerify, NamesEachBrokenInvariant) {
   }
 }
 
-/// The GPU's nodes (loopir/GpuVectorRows writes them): thread indices, shuffles and warp
+/// The GPU's nodes (loopir/GpuWarpRows writes them): thread indices, shuffles, votes and warp
 /// reductions only in cuda functions, a warp reduction combining into its own type over a
 /// partner it binds, a kernel at the top level with a load-free thread count.
 TEST(LoopIrVerify, ChecksTheGpuNodes) {
@@ -102,6 +102,11 @@ TEST(LoopIrVerify, ChecksTheGpuNodes) {
                                          store(2, tid, warpShuffle(ShuffleKind::Down, cFloat(1, Ty::F32), cFloat(1, Ty::F32), cInt(32))))}));
   lane.cuda = true;
   EXPECT_NE(verify(lane).find("a shuffle whose value, lane or width is mistyped"), std::string::npos) << verify(lane);
+  // A vote on a value that is not a predicate.
+  Function vote = scale(block({gpuKernel("i", spl::ast::GpuRowMapping::Compact, var(1, Ty::I64), 256,
+                                         store(2, tid, cast(warpVote(VoteKind::Before, tid, cInt(8)), Ty::F32)))}));
+  vote.cuda = true;
+  EXPECT_NE(verify(vote).find("a vote whose predicate is not i1"), std::string::npos) << verify(vote);
   // A kernel inside a loop, and one whose thread count reads memory.
   Function nested = scale(loopOver(gpuKernel("i", spl::ast::GpuRowMapping::Vector, var(1, Ty::I64), 256, block({}))));
   nested.cuda = true;
