@@ -221,6 +221,22 @@ enum class GpuRowMapping { Auto, Thread, Vector, Merge, Compact };
 const char *gpuRowMappingName(GpuRowMapping m);
 bool gpuRowMappingFromName(const std::string &name, GpuRowMapping &out);
 
+/// A schedule's knobs of a grid loop's row mapping, 0 where the compiler chooses:
+/// gpu_rows(i, vector, W) gives `lanes`, gpu_merge(i, R[, B]) `mergeReads` (the nonzeros of a
+/// row each lane of the merge path reads at once) and `mergeBlocksPerSm` (the blocks per
+/// multiprocessor ptxas keeps registers for), asked at `mergeLoc`.
+struct GpuRowKnobs {
+  int lanes = 0;
+  int mergeReads = 0;
+  int mergeBlocksPerSm = 0;
+  SourceLoc mergeLoc;
+  bool merge() const { return mergeReads > 0 || mergeBlocksPerSm > 0; }
+  /// " lanes=4", " merge_reads=8 blocks_per_sm=4" (--emit=cin and --emit=loopir).
+  std::string str() const;
+  /// The knobs two loops agree on (fuse keeps what both asked).
+  GpuRowKnobs common(const GpuRowKnobs &o) const;
+};
+
 struct ScheduleCmd {
   std::string name;
   SourceLoc loc;

@@ -35,6 +35,23 @@ bool gpuRowMappingFromName(const std::string &name, GpuRowMapping &out) {
   return false;
 }
 
+std::string GpuRowKnobs::str() const {
+  std::string s;
+  if (lanes) s += " lanes=" + std::to_string(lanes);
+  if (mergeReads) s += " merge_reads=" + std::to_string(mergeReads);
+  if (mergeBlocksPerSm) s += " blocks_per_sm=" + std::to_string(mergeBlocksPerSm);
+  return s;
+}
+
+GpuRowKnobs GpuRowKnobs::common(const GpuRowKnobs &o) const {
+  GpuRowKnobs k;
+  k.lanes = lanes == o.lanes ? lanes : 0;
+  k.mergeReads = mergeReads == o.mergeReads ? mergeReads : 0;
+  k.mergeBlocksPerSm = mergeBlocksPerSm == o.mergeBlocksPerSm ? mergeBlocksPerSm : 0;
+  k.mergeLoc = mergeLoc;
+  return k;
+}
+
 const char *binOpToken(BinOp op) {
   switch (op) {
     case BinOp::Add: return "+";

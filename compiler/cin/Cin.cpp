@@ -289,7 +289,7 @@ std::string print(const StmtP &s, int indent) {
                         : "")
          << (s->balanceBy ? " balanced" : "")
          << (s->rows != ast::GpuRowMapping::Auto ? std::string(" rows=") + ast::gpuRowMappingName(s->rows) : "")
-         << (s->rowLanes ? " lanes=" + std::to_string(s->rowLanes) : "") << (s->vectorize ? " vectorize" : "")
+         << s->knobs.str() << (s->vectorize ? " vectorize" : "")
          << (s->unroll ? " unroll(" + std::to_string(s->unroll) + ")" : "") << " {\n"
          << print(s->body[0], indent + 1) << pad << "}\n";
       break;

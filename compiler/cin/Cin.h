@@ -159,8 +159,8 @@ struct Stmt {
   /// A user schedule's gpu_rows(i, MAPPING) and where it stands (loopir/GpuRowStrategy
   /// applies it to the grid loop this forall becomes).
   ast::GpuRowMapping rows = ast::GpuRowMapping::Auto;
-  /// gpu_rows(i, vector, W): the lanes of a row, a power of two up to 32 (0: from the rows).
-  int rowLanes = 0;
+  /// A schedule's knobs of that mapping (gpu_rows' width, gpu_merge).
+  ast::GpuRowKnobs knobs;
   SourceLoc rowsLoc;
   /// Loop hints from a user schedule (vectorise; unroll by a factor, 0 = no hint).
   bool vectorize = false;

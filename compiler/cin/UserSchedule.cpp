@@ -40,6 +40,8 @@
 ///                             merge (a merge path: equal nonzeros per lane), compact (a warp
 ///                             a row appending what passes a test in order); checked and
 ///                             applied in loop IR (loopir/GpuRowStrategy.h)
+///   gpu_merge(i, R[, B])      the merge path of grid loop i: R nonzeros of a row read at once
+///                             by each lane, registers kept for B blocks per multiprocessor
 ///   pos(k, c, f)              taco's position split: loop k over a compressed row (bounds
 ///                             [0, offs@(i+1) - offs@i)) and its row loop i become a loop c over
 ///                             chunks of f nonzeros; chunk c finds its first and last row by
@@ -247,10 +249,12 @@ class Scheduler {
     if (c.name == "pos") return pos(c);
     if (c.name == "tile") return tile(c);
     if (c.name == "gpu_rows") return gpuRows(c);
+    if (c.name == "gpu_merge") return gpuMerge(c);
     if (c.name == "bound")
       return error(c.loc, "schedule command '" + c.name + "' is not supported yet");
     error(c.loc, "unknown schedule command '" + c.name +
-                     "' (the commands are split, tile, pos, reorder, fuse, parallelize, vectorize, unroll, precompute and gpu_rows)");
+                     "' (the commands are split, tile, pos, reorder, fuse, parallelize, vectorize, unroll, precompute, gpu_rows and "
+                     "gpu_merge)");
   }
 
   /// gpu_rows(i, MAPPING): how the grid loop i puts its rows on threads. Recorded on the loop;
@@ -278,8 +282,37 @@ class Scheduler {
     k_.body = replace(k_.body, l, [&](const StmtP &s) {
       auto n = std::make_shared<Stmt>(*s);
       n->rows = m;
-      n->rowLanes = lanes;
+      n->knobs.lanes = lanes;
       n->rowsLoc = c.loc;
+      return std::vector<StmtP>{n};
+    });
+  }
+
+  /// gpu_merge(i, R[, B]): the merge path's knobs of grid loop i: each lane reads R of a row's
+  /// nonzeros at once (1, 2, 4, 8 or 16), ptxas keeps registers for B blocks per multiprocessor
+  /// (1 to 8). loopir/GpuRowStrategy refuses them where loop i does not run as a merge path.
+  void gpuMerge(const ast::ScheduleCmd &c) {
+    const Stmt *l = loop(c, 0);
+    if (!l) return;
+    std::string asked = "gpu_merge(" + l->varName + ", ...)";
+    if (!k_.cuda) return error(c.loc, asked + ": a GPU knob in a cpu schedule");
+    if (c.args.size() < 2 || c.args.size() > 3)
+      return error(c.loc, asked + ": takes the loop, the reads per lane and optionally the blocks per multiprocessor");
+    const ast::Expr &reads = *c.args[1];
+    if (reads.op != ast::ExprOp::IntLit || (reads.ival != 1 && reads.ival != 2 && reads.ival != 4 && reads.ival != 8 && reads.ival != 16))
+      return error(reads.loc, asked + ": the nonzeros a lane reads at once must be 1, 2, 4, 8 or 16");
+    int64_t blocks = 0;
+    if (c.args.size() == 3) {
+      const ast::Expr &b = *c.args[2];
+      if (b.op != ast::ExprOp::IntLit || b.ival < 1 || b.ival > 8)
+        return error(b.loc, asked + ": the blocks per multiprocessor must be from 1 to 8");
+      blocks = b.ival;
+    }
+    k_.body = replace(k_.body, l, [&](const StmtP &s) {
+      auto n = std::make_shared<Stmt>(*s);
+      n->knobs.mergeReads = static_cast<int>(reads.ival);
+      n->knobs.mergeBlocksPerSm = static_cast<int>(blocks);
+      n->knobs.mergeLoc = c.loc;
       return std::vector<StmtP>{n};
     });
   }
@@ -666,7 +699,7 @@ class Scheduler {
         n->vectorize = a->vectorize && b->vectorize;
         n->unroll = a->unroll == b->unroll ? a->unroll : 0;
         n->rows = a->rows == b->rows ? a->rows : ast::GpuRowMapping::Auto;
-        n->rowLanes = a->rows == b->rows && a->rowLanes == b->rowLanes ? a->rowLanes : 0;
+        n->knobs = a->rows == b->rows ? a->knobs.common(b->knobs) : ast::GpuRowKnobs{};
         return n;  // the bodies keep their own loops' hints
       }
       for (StmtP &x : n->body) x = hints(x);

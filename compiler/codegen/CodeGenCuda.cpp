@@ -284,7 +284,9 @@ class DeviceGen : public LoopCodeGen {
       // Launched with kMergeBlock threads a block (HostGen::launch); ptxas may then cap the
       // registers for the blocks per multiprocessor asked for.
       lf->addFnAttr("nvvm.maxntid", std::to_string(kMergeBlock));
-      if (mergeMinBlocks_ > 0) lf->addFnAttr("nvvm.minctasm", std::to_string(mergeMinBlocks_));
+      const ast::GpuRowKnobs &knobs = seg.stmts[0]->knobs;  // a schedule's gpu_merge, else the flags
+      int minBlocks = knobs.mergeBlocksPerSm > 0 ? knobs.mergeBlocksPerSm : mergeMinBlocks_;
+      if (minBlocks > 0) lf->addFnAttr("nvvm.minctasm", std::to_string(minBlocks));
       mergeRows(*seg.stmts[0], slots, counters, epoch);
     } else if (seg.kind == Segment::Kernel) {
       stmt(seg.stmts[0]->body[0]);  // the loop IR says what each thread does (GpuKernel)
@@ -587,9 +589,11 @@ class DeviceGen : public LoopCodeGen {
     // Rows rowW0 .. rowW1: all end here but the last, which only has nonzeros here (or none).
     llvm::Value *rows = b_.CreateAdd(b_.CreateSub(rowW1, rowW0), one);
     // W: the warp's nonzeros per row over the reads per lane, rounded up to a power of two in
-    // [1, 32]. The reads per lane: gpuMergeUnroll, or 32 bytes' worth of the accumulator (8 in
-    // f32, 4 in f64: the best of 2, 4, 8 and 16 on an H200 over the suite).
-    const int64_t mergeUnroll_ = this->mergeUnroll_ > 0 ? this->mergeUnroll_ : std::max<int64_t>(1, 32 / tyBytes(shape.accTy));
+    // [1, 32]. The reads per lane: a schedule's gpu_merge, gpuMergeUnroll, or 32 bytes' worth of
+    // the accumulator (8 in f32, 4 in f64: the best of 2, 4, 8 and 16 on an H200 over the suite).
+    const int64_t mergeUnroll_ = loop.knobs.mergeReads > 0 ? loop.knobs.mergeReads
+                                 : this->mergeUnroll_ > 0  ? this->mergeUnroll_
+                                                           : std::max<int64_t>(1, 32 / tyBytes(shape.accTy));
     llvm::Value *perRow = b_.CreateUDiv(b_.CreateAdd(b_.CreateSub(posW1, posW0), b_.CreateSub(rows, one)), rows);
     llvm::Value *perLane = b_.CreateUDiv(b_.CreateAdd(perRow, b_.getInt64(mergeUnroll_ - 1)), b_.getInt64(mergeUnroll_));
     perLane = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, perLane, one), b_.getInt64(32));

@@ -409,13 +409,13 @@ class Flattener {
         std::swap(pre, pre_);
         StmtP body = lowerStmt(s->body[0]);
         StmtP loop = forLoop(v, s->varName, lo, hi, body, loopKind(s->forall));
-        if (s->vectorize || s->unroll || s->userKind || s->rows != ast::GpuRowMapping::Auto) {
+        if (s->vectorize || s->unroll || s->userKind || s->rows != ast::GpuRowMapping::Auto || s->knobs.merge()) {
           auto copy = std::make_shared<Stmt>(*loop);
           copy->vectorize = s->vectorize;
           copy->unroll = s->unroll;
           copy->userKind = s->userKind;
           copy->rows = s->rows;
-          copy->rowLanes = s->rowLanes;
+          copy->knobs = s->knobs;
           copy->rowsLoc = s->rowsLoc;
           loop = copy;
         }

@@ -77,6 +77,9 @@ void refuseNested(const StmtP &s, bool top) {
     throw CompileError(s->rowsLoc, asked(*s) + ": loop " + s->name +
                                        " does not run as a grid of threads (only an outermost loop mapped to gpu_global "
                                        "maps its rows)");
+  if (s->kind == StmtKind::For && s->knobs.merge() && !(top && isGridLoop(*s)))
+    throw CompileError(s->knobs.mergeLoc, "gpu_merge(" + s->name + ", ...): loop " + s->name +
+                                              " does not run as a grid of threads, so not as a merge path");
   for (const StmtP &b : s->body) refuseNested(b, top && s->kind == StmtKind::Block);
 }
 
@@ -96,6 +99,10 @@ int chooseGpuRowMappings(Function &f, const GpuRowOptions &opts) {
       throw CompileError(s->rowsLoc, asked(*s) + ": loop " + s->name + " cannot run as " +
                                          ast::gpuRowMappingName(s->rows) + ": " + a.whyNot(s->rows));
     }
+    if (copy->knobs.merge() && copy->rows != GpuRowMapping::Merge)
+      throw CompileError(copy->knobs.mergeLoc, "gpu_merge(" + s->name + ", ...): loop " + s->name + " runs as " +
+                                                   ast::gpuRowMappingName(copy->rows) + ", not as a merge path" +
+                                                   (a.merge ? "" : ": " + a.whyNot(GpuRowMapping::Merge)));
     if (copy->rows != GpuRowMapping::Thread) ++mapped;
     return copy;
   };

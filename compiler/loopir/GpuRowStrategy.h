@@ -20,7 +20,8 @@
 ///             vector, else compact, else thread; a loop a user schedule placed on the grid
 ///             (parallelize(i, gpu_global)) keeps a thread an iteration. A schedule's
 ///             gpu_rows(i, m) asks for m; a mapping the rows' shape does not allow, or a loop
-///             that is not a grid loop, is a user error at the command.
+///             that is not a grid loop, is a user error at the command; so is gpu_merge's
+///             knobs on a loop that does not end up a merge path.
 /// Assumes:    Flatten's segments (loopir::Segment) on the rows' reductions.
 #pragma once
 

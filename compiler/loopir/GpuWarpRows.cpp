@@ -51,8 +51,8 @@ class WarpRows {
     ExprP warps = let(body, "warps", div(mul(gpuIndex(GpuIndexKind::GridDimX), gpuIndex(GpuIndexKind::BlockDimX)), cInt(32)));
     rows_ = let(body, "rows", cast(loop_.b, Ty::I64));
     ExprP width;
-    if (loop_.rowLanes > 0) {
-      width = let(body, "width", cInt(loop_.rowLanes));  // gpu_rows(i, vector, W)
+    if (loop_.knobs.lanes > 0) {
+      width = let(body, "width", cInt(loop_.knobs.lanes));  // gpu_rows(i, vector, W)
     } else {
       ExprP average = let(body, "average_length", averageLength());
       width = let(body, "width", lanesCovering(average));
@@ -254,7 +254,7 @@ class WarpRows {
     if (hasLoad(loop_.a) || hasLoad(loop_.b)) return cInt(1024 * kBlock);
     ExprP count = sub(cast(loop_.b, Ty::I64), cast(loop_.a, Ty::I64));
     ExprP lanes = cInt(kWarpRowLanes);
-    if (loop_.rowLanes > 0) lanes = cInt(loop_.rowLanes);
+    if (loop_.knobs.lanes > 0) lanes = cInt(loop_.knobs.lanes);
     else if (ExprP dense = denseRowLength(loop_)) lanes = lanesCovering(cast(dense, Ty::I64));
     else if (vector() && rowOffsetsKnown(loop_)) lanes = cInt(32);
     return mul(count, lanes);

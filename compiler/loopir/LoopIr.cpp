@@ -489,7 +489,7 @@ void printStmt(std::ostringstream &os, const StmtP &s, int indent) {
       }
       if (s->balanceBy >= 0) os << " balanced-by b" << s->balanceBy;
       if (s->rows != ast::GpuRowMapping::Auto) os << " rows=" << ast::gpuRowMappingName(s->rows);
-      if (s->rowLanes) os << " lanes=" << s->rowLanes;
+      os << s->knobs.str();
       if (s->vectorize) os << " vectorize";
       if (s->vectorWidth) os << " width=" << s->vectorWidth;
       if (s->interleave) os << " interleave=" << s->interleave;

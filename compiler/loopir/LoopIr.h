@@ -160,7 +160,7 @@ struct Stmt {
   /// chooses; a user schedule's choice arrives from Flatten, asked at rowsLoc).
   ast::GpuRowMapping rows = ast::GpuRowMapping::Auto;
   SourceLoc rowsLoc;
-  int rowLanes = 0;          // rows=vector: the lanes of a row a schedule asked for (0: from the rows)
+  ast::GpuRowKnobs knobs;    // a schedule's knobs of the mapping (gpu_rows' width, gpu_merge)
   bool vectorize = false;    // For: a user's SIMD hint
   bool userKind = false;     // For: the kind was chosen by a user schedule (keep it as is)
   int unroll = 0;            // For: a user's unroll factor

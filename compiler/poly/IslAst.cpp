@@ -351,7 +351,7 @@ cin::StmtP AstToCin::loopStmt(const AstLoop &loop, Nat lo, Nat hi, cin::StmtP bo
   withHints->vectorize = loop.like->vectorize;
   withHints->unroll = loop.like->unroll;
   withHints->rows = loop.like->rows;
-  withHints->rowLanes = loop.like->rowLanes;
+  withHints->knobs = loop.like->knobs;
   withHints->rowsLoc = loop.like->rowsLoc;
   return withHints;
 }

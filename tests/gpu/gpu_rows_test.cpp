@@ -138,7 +138,8 @@ TEST_P(GpuRows, EveryRowReductionMatchesTheReference) {
                                                     {"gpu_rows(i, thread)", spl_rows_spmv64_thread_cuda},
                                                     {"gpu_rows(i, vector)", spl_rows_spmv64_vector_cuda},
                                                     {"gpu_rows(i, merge)", spl_rows_spmv64_merge_cuda},
-                                                    {"gpu_rows(i, vector, 2)", spl_rows_spmv64_vector2_cuda}};
+                                                    {"gpu_rows(i, vector, 2)", spl_rows_spmv64_vector2_cuda},
+                                                    {"gpu_merge(i, 1, 2)", spl_rows_spmv64_merge_tuned_cuda}};
   std::vector<double> y;
   for (const auto &[mapping, spmv] : mappings) {
     const std::vector<double> poison(n + 1, std::nan(""));  // a row left unwritten fails
