@@ -481,19 +481,9 @@ class DeviceGen : public LoopCodeGen {
     return shuffle(e.shuffle == ShuffleKind::Down ? Shuffle::Down : Shuffle::Index, v, lane, groupClamp(width), e.type);
   }
 
-  /// A tree of down-shuffles: offsets width/2, ..., 1, each lane combining its value with the
-  /// one `offset` lanes up in its group (unrolled when the width is a constant).
-  void warpReduce(const Stmt &s) override {
-    VarSlot acc = frame().vars.at(s.var);
-    llvm::AllocaInst *partner = entryAlloca(ty(acc.type), "warp.partner");
-    frame().vars[s.partner] = {partner, acc.type};
-    llvm::Value *width = b_.CreateTrunc(expr(s.a), b_.getInt32Ty());
-    llvm::Value *clamp = groupClamp(width);
-    auto step = [&](llvm::Value *offset) {
-      llvm::Value *mine = b_.CreateLoad(ty(acc.type), acc.slot);
-      b_.CreateStore(shuffle(Shuffle::Down, mine, offset, clamp, acc.type), partner);
-      b_.CreateStore(expr(s.b), acc.slot);
-    };
+  /// The offsets of a tree of down-shuffles over groups of `width` lanes (an i32): width/2,
+  /// ..., 1, each given to `step` (unrolled when the width is a constant, else a loop).
+  void shuffleTree(llvm::Value *width, const std::function<void(llvm::Value *offset)> &step) {
     if (auto *known = llvm::dyn_cast<llvm::ConstantInt>(width)) {
       for (uint64_t offset = known->getZExtValue() / 2; offset >= 1; offset /= 2) step(b_.getInt32(static_cast<uint32_t>(offset)));
       return;
@@ -506,6 +496,21 @@ class DeviceGen : public LoopCodeGen {
                 step(o);
                 b_.CreateStore(b_.CreateLShr(o, 1), off);
               });
+  }
+
+  /// Each lane combines its value with the one `offset` lanes up in its group, for each offset
+  /// of the shuffle tree: the group's first lane ends with the whole group's combination.
+  void warpReduce(const Stmt &s) override {
+    VarSlot acc = frame().vars.at(s.var);
+    llvm::AllocaInst *partner = entryAlloca(ty(acc.type), "warp.partner");
+    frame().vars[s.partner] = {partner, acc.type};
+    llvm::Value *width = b_.CreateTrunc(expr(s.a), b_.getInt32Ty());
+    llvm::Value *clamp = groupClamp(width);
+    shuffleTree(width, [&](llvm::Value *offset) {
+      llvm::Value *mine = b_.CreateLoad(ty(acc.type), acc.slot);
+      b_.CreateStore(shuffle(Shuffle::Down, mine, offset, clamp, acc.type), partner);
+      b_.CreateStore(expr(s.b), acc.slot);
+    });
   }
 
   // ---- rows' combining operators (merge path) -----------------------------------------------
@@ -634,13 +639,9 @@ class DeviceGen : public LoopCodeGen {
         for (llvm::Value *v : parts) combineInto(shape, accSlot, v);
       }, stride);
       // The row's W lanes combine (off = W/2, ..., 1); its first lane has the sum.
-      llvm::AllocaInst *off = entryAlloca(i32, "shfl.off");
-      b_.CreateStore(b_.CreateLShr(w, 1), off);
-      whileLoop([&] { return b_.CreateICmpUGT(b_.CreateLoad(i32, off), b_.getInt32(0)); }, [&] {
-        llvm::Value *o = b_.CreateLoad(i32, off);
+      shuffleTree(w, [&](llvm::Value *o) {
         llvm::Value *mine = b_.CreateLoad(accT, accSlot);
         combineInto(shape, accSlot, shuffle(Shuffle::Down, mine, o, clamp, shape.accTy));
-        b_.CreateStore(b_.CreateLShr(o, 1), off);
       });
       guarded(b_.CreateAnd(valid, b_.CreateICmpEQ(sub, b_.getInt64(0))), [&] {
         llvm::Value *sum = b_.CreateLoad(accT, accSlot);
@@ -704,10 +705,10 @@ class DeviceGen : public LoopCodeGen {
               [&] { b_.CreateStore(volatileSlot(b_.CreateAdd(b_.CreateMul(t0, b_.getInt64(2)), one)), sum); });
       countedLoop(b_.CreateAdd(b_.CreateAdd(t0, one), b_.CreateZExt(lane32, i64)), b_.CreateAdd(t1, one),
                   [&](llvm::Value *t) { combineInto(shape, sum, volatileSlot(b_.CreateMul(t, b_.getInt64(2)))); }, b_.getInt64(32));
-      for (int offset = 16; offset >= 1; offset /= 2) {
+      shuffleTree(b_.getInt32(32), [&](llvm::Value *offset) {
         llvm::Value *mine = b_.CreateLoad(accT, sum);
-        combineInto(shape, sum, shuffle(Shuffle::Down, mine, b_.getInt32(static_cast<uint32_t>(offset)), b_.getInt32(0x1f), shape.accTy));
-      }
+        combineInto(shape, sum, shuffle(Shuffle::Down, mine, offset, b_.getInt32(0x1f), shape.accTy));
+      });
       guarded(b_.CreateICmpEQ(lane32, b_.getInt32(0)), [&] { finishRow(loop, shape, r, b_.CreateLoad(accT, sum)); });
     });
   }

@@ -232,8 +232,7 @@ class WarpRows {
   }
 
   /// The rows' average length, the same on every thread: the offsets' total over the rows (a
-  /// vector's segments); a dense row's length (a range free of loads, of the row and of what
-  /// the row declares); else kWarpRowLanes.
+  /// vector's segments); a dense row's length (RowPatterns' denseRowLength); else kWarpRowLanes.
   ExprP averageLength() {
     if (vector() && shape_.offsets >= 0) {
       const Buffer *offs = f_.buffer(shape_.offsets);
@@ -241,9 +240,7 @@ class WarpRows {
       ExprP total = sub(cast(load(shape_.offsets, rows_, offs->elem), Ty::I64), cast(load(shape_.offsets, cInt(0), offs->elem), Ty::I64));
       return div(total, mm(true, rows_, cInt(1)));
     }
-    bool dense = !hasLoad(range_->a) && !hasLoad(range_->b) && !mentionsVar(range_->a, loop_.var) && !mentionsVar(range_->b, loop_.var);
-    for (const StmtP &d : prefix_) dense = dense && !mentionsVar(range_->a, d->var) && !mentionsVar(range_->b, d->var);
-    if (dense) return sub(cast(range_->b, Ty::I64), cast(range_->a, Ty::I64));
+    if (ExprP dense = denseRowLength(loop_)) return cast(dense, Ty::I64);
     return cInt(kWarpRowLanes);
   }
 
