@@ -32,13 +32,6 @@ struct CodeGenOptions {
   /// multiply-add with a single rounding (`contract` on the LLVM instructions), as C compilers
   /// do with -ffp-contract=fast and nvcc by default. Off: every operation rounds on its own.
   bool fpContract = true;
-  /// --gpu-merge-unroll: the nonzeros of a row each lane of a merge-path kernel reads at once
-  /// (a tuning knob: more reads in flight against fewer lanes per row); 0: 32 bytes' worth of
-  /// the accumulator (8 in f32, 4 in f64).
-  int gpuMergeUnroll = 0;
-  /// --gpu-merge-min-blocks: the blocks of a merge-path kernel that each multiprocessor should
-  /// hold at once (PTX .minnctapersm), which caps its registers; 0: ptxas's choice.
-  int gpuMergeMinBlocks = 0;
 };
 
 enum class OutputKind { LlvmIr, Assembly, Object };

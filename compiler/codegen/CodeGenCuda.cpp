@@ -2,13 +2,14 @@
 ///
 /// A cuda function's top-level statements are cut into segments, run in stream order:
 ///   - an independent loop (GpuGlobal, or Parallel under the default schedule) becomes a
-///     grid-stride kernel, one thread per iteration; rows of a compressed level reduced into one
-///     accumulator run as a merge path over rows and nonzeros when their reduction reads the
-///     row only through its segment positions (mergeRows: every lane gets the same number of
-///     row ends plus nonzeros, whatever the row lengths, in one kernel);
-///   - a GpuKernel (loopir/GpuWarpRows: vectors of lanes a row, compaction) becomes a kernel whose body
-///     is the loop IR's, launched with its thread count in blocks of its size; the GPU nodes
-///     (thread indices, shuffles, warp reductions) are the NVVM intrinsics;
+///     grid-stride kernel, one thread per iteration;
+///   - a GpuKernel (loopir/GpuWarpRows: vectors of lanes a row, compaction; loopir/GpuMergeRows:
+///     a merge path) becomes a kernel whose body is the loop IR's, launched with its thread
+///     count in blocks of its size, or on a resident grid (as many blocks as the device holds
+///     at once, asked of the driver at each call) with its workspaces (per warp of that grid,
+///     from the stream's workspace; arrival counters with the call's epoch, an extra kernel
+///     parameter); the GPU nodes (thread indices, shuffles, votes, warp reductions, fences,
+///     arrivals) are the NVVM intrinsics;
 ///   - a nest mapped by mapBlock/mapThread becomes a kernel over that grid (GpuBlock);
 ///   - other statements with memory effects become a one-thread kernel (serial code);
 ///   - scalar statements without loads run on the host; device temporaries come from the
@@ -35,7 +36,6 @@
 #include "codegen/CodeGen.h"
 #include "codegen/EmitLLVM.h"
 #include "codegen/LoopCodeGen.h"
-#include "loopir/RowPatterns.h"
 #include "support/Error.h"
 
 #include <llvm/Bitcode/BitcodeWriter.h>
@@ -54,17 +54,10 @@ struct Segment {
   std::vector<StmtP> stmts;  // Host/Serial: the statements; Grid/Mapped: the one loop; Kernel: the GpuKernel
   std::string kernel;        // Grid/Mapped/Serial: the kernel's name
   std::vector<int> vars;     // kernel parameters: scalars first...
-  std::vector<int> bufs;     // ...then buffers
-  /// A grid segment whose rows run as a merge path (mergeRows): the kernel then takes, after
-  /// `bufs`, the carries' slots, their counter words and the call's epoch (see mergeRows).
-  bool mergeRows = false;
+  std::vector<int> bufs;     // ...then buffers (a kernel's workspaces among them)
+  /// A kernel with a workspace of arrival counters takes the call's epoch after `bufs`.
+  bool epoch = false;
 };
-
-/// The merge-path row kernels (mergeRows): threads per block, and the fewest items a lane's
-/// share of the merge path holds (a warp's share is 32 times that). The nonzeros of a row each
-/// lane reads at once are CodeGenOptions::gpuMergeUnroll.
-constexpr int64_t kMergeBlock = 256;
-constexpr int64_t kMergeRound = 8;
 /// What one CUDA block may hold (every architecture since sm_20): threads, and static shared
 /// memory. A mapped nest beyond them could never launch, so it is refused when compiled.
 constexpr int64_t kMaxBlockThreads = 1024;
@@ -195,9 +188,8 @@ std::vector<Segment> segmentsOf(const Function &f) {
         // How the rows go on threads is the loop's (loopir/GpuRowStrategy chose it).
         internal_assert(s->rows != ast::GpuRowMapping::Auto) << "codegen: grid loop " << s->name << " of " << f.name
                                                              << " has no row mapping (loopir::chooseGpuRowMappings did not run)";
-        g.mergeRows = s->rows == ast::GpuRowMapping::Merge;
-        internal_assert(s->rows != ast::GpuRowMapping::Vector && s->rows != ast::GpuRowMapping::Compact)
-            << "codegen: grid loop " << s->name << " of " << f.name << " maps its rows on warps but is not a kernel (loopir::lowerWarpRows did not run)";
+        internal_assert(s->rows == ast::GpuRowMapping::Thread)
+            << "codegen: grid loop " << s->name << " of " << f.name << " maps its rows on warps but is not a kernel (loopir::lowerWarpRows or lowerMergeRows did not run)";
       }
       g.kernel = f.name + "_k" + std::to_string(k++);
       segs.push_back(g);
@@ -230,11 +222,7 @@ class DeviceGen : public LoopCodeGen {
     std::vector<llvm::Type *> params;
     for (int v : seg.vars) params.push_back(ty(varTypes.at(v)));
     for (size_t i = 0; i < seg.bufs.size(); ++i) params.push_back(b_.getPtrTy());
-    if (seg.mergeRows) {
-      params.push_back(b_.getPtrTy());    // the carries' slots
-      params.push_back(b_.getPtrTy());    // their counter words
-      params.push_back(b_.getInt32Ty());  // the call's epoch
-    }
+    if (seg.epoch) params.push_back(b_.getInt32Ty());
     auto *ft = llvm::FunctionType::get(b_.getVoidTy(), params, false);
     llvm::Function *lf = llvm::Function::Create(ft, llvm::GlobalValue::ExternalLinkage, seg.kernel, m_);
     lf->setCallingConv(llvm::CallingConv::PTX_Kernel);
@@ -254,13 +242,7 @@ class DeviceGen : public LoopCodeGen {
       lf->addParamAttr(a->getArgNo(), llvm::Attribute::NoAlias);
       frame.buffers[seg.bufs[i]] = a;
     }
-    llvm::Value *slots = nullptr, *counters = nullptr, *epoch = nullptr;
-    if (seg.mergeRows) {
-      size_t at = seg.vars.size() + seg.bufs.size();
-      slots = lf->getArg(static_cast<unsigned>(at));
-      counters = lf->getArg(static_cast<unsigned>(at + 1));
-      epoch = lf->getArg(static_cast<unsigned>(at + 2));
-    }
+    epoch_ = seg.epoch ? lf->getArg(static_cast<unsigned>(seg.vars.size() + seg.bufs.size())) : nullptr;
     bool checks = false;
     for (const StmtP &st : seg.stmts) checks = checks || hasReturn(st);
     failed_ = nullptr;
@@ -280,15 +262,14 @@ class DeviceGen : public LoopCodeGen {
       b_.CreateRetVoid();
       b_.SetInsertPoint(run);
     }
-    if (seg.mergeRows) {
-      // Launched with kMergeBlock threads a block (HostGen::launch); ptxas may then cap the
-      // registers for the blocks per multiprocessor asked for.
-      lf->addFnAttr("nvvm.maxntid", std::to_string(kMergeBlock));
-      const ast::GpuRowKnobs &knobs = seg.stmts[0]->knobs;  // a schedule's gpu_merge, else the flags
-      int minBlocks = knobs.mergeBlocksPerSm > 0 ? knobs.mergeBlocksPerSm : mergeMinBlocks_;
-      if (minBlocks > 0) lf->addFnAttr("nvvm.minctasm", std::to_string(minBlocks));
-      mergeRows(*seg.stmts[0], slots, counters, epoch);
-    } else if (seg.kind == Segment::Kernel) {
+    if (seg.kind == Segment::Kernel && !seg.stmts[0]->a) {
+      // A resident grid is launched with exactly its block (HostGen::launch asks the driver how
+      // many such blocks fit); ptxas may then cap the registers for the blocks per
+      // multiprocessor asked for.
+      lf->addFnAttr("nvvm.maxntid", std::to_string(seg.stmts[0]->b->ival));
+      if (int minBlocks = seg.stmts[0]->knobs.mergeBlocksPerSm; minBlocks > 0) lf->addFnAttr("nvvm.minctasm", std::to_string(minBlocks));
+    }
+    if (seg.kind == Segment::Kernel) {
       stmt(seg.stmts[0]->body[0]);  // the loop IR says what each thread does (GpuKernel)
     } else if (seg.kind == Segment::Grid) {
       const Stmt &loop = *seg.stmts[0];
@@ -458,6 +439,11 @@ class DeviceGen : public LoopCodeGen {
     return b_.CreateOr(b_.CreateShl(b_.CreateSub(b_.getInt32(32), width), 8), b_.getInt32(0x1f));
   }
 
+  /// vote.ballot.sync over the whole warp: bit l set when lane l's predicate holds.
+  llvm::Value *ballot(llvm::Value *pred) {
+    return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_vote_ballot_sync, {b_.getInt32(0xffffffffu), pred});
+  }
+
   /// The lanes of this lane's group of `width` whose predicate holds, before this lane or all:
   /// a ballot of the warp, the group's bits shifted down, a population count.
   llvm::Value *warpVoteValue(const Expr &e) override {
@@ -513,305 +499,26 @@ class DeviceGen : public LoopCodeGen {
     });
   }
 
-  // ---- rows' combining operators (merge path) -----------------------------------------------
-
-  llvm::Value *identityOf(const RowShape &shape) { return expr(combineIdentity(shape)); }
-
-  /// acc = acc op v (the row's own combining operator).
-  void combineInto(const RowShape &shape, llvm::AllocaInst *accSlot, llvm::Value *v) {
-    llvm::AllocaInst *tmp = entryAlloca(ty(shape.accTy), "combine.val");
-    b_.CreateStore(v, tmp);
-    frame().vars[kShuffled] = {tmp, shape.accTy};
-    frame().vars[shape.acc] = {accSlot, shape.accTy};
-    b_.CreateStore(expr(shape.combine), accSlot);
+  /// A fence of device scope: what this thread wrote before it is seen by every thread of the
+  /// device before what it writes after (loop IR's Fence).
+  void fence() override {
+    b_.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent, ctx_.getOrInsertSyncScopeID("device"));
   }
 
-  llvm::Value *offsetAt(int offs, llvm::Value *i) {
-    const Buffer &ob = bufferInfo(offs);
-    return castTo(b_.CreateLoad(ty(ob.elem), elementPtrOf(offs, i)), ob.elem, Ty::I64);
-  }
-
-  // ---- merge path over rows and nonzeros ---------------------------------------------------
-
-  /// The merge path of a CSR matrix (Merrill and Garland, "Merge-based parallel sparse matrix-
-  /// vector multiplication", SC'16): its items are the n row ends and the nnz nonzeros in the
-  /// order a sequential SpMV meets them, so item d is at coordinate (r, p) with r + p = d (r row
-  /// ends and p nonzeros before it); row r's items are its nonzeros, positions
-  /// [offs[r] - offs[0], offs[r+1] - offs[0]), then its end. The grid is a fixed set of resident
-  /// blocks (HostGen::launch); each warp takes 32L consecutive items, L = max(kMergeRound,
-  /// ceil(items / lanes)), so warps get equal work whatever the row lengths:
-  ///   1. the warp searches the row ends together (mergeSearch) for the coordinates of its first
-  ///      item and of the item after its last: its rows, and the nonzeros of each that fall in
-  ///      its range (a row cut by the range's ends keeps the part inside);
-  ///   2. the warp runs its rows as vectors of W lanes, 32 / W rows at a time, W chosen from
-  ///      the warp's own nonzeros per row so that each lane reads about gpuMergeUnroll of a row's
-  ///      nonzeros: those reads are issued together, consecutive lanes read consecutive
-  ///      elements (one or two cache lines per load instruction), and a shuffle tree sums each
-  ///      row. A warp inside one long row takes all 32 lanes to it; a warp of short rows gives
-  ///      each lane its own rows;
-  ///   3. a row that crosses a warp's boundary (warp w holds items [32Lw, 32L(w+1))) is
-  ///      finished across warps, deterministically and without any warp waiting for another:
-  ///      each warp the row crosses stores its part in a slot (2w for the row it began with,
-  ///      2w + 1 for one it began and did not end), then counts itself on the counter word of
-  ///      the row's first warp t0 (epoch-tagged: spl_cuda_call_counters); the warp whose count
-  ///      completes the t1 - t0 + 1 warps the row crosses sums the slots (its lanes in parallel,
-  ///      in a fixed order) and finishes the row. Every other row is finished by its warp.
-  void mergeRows(const Stmt &loop, llvm::Value *slots, llvm::Value *counters, llvm::Value *epoch) {
-    RowShape shape;
-    if (!matchRow(loop, shape) || !positionPure(loop, shape)) throw InternalError("codegen: a merge-path row loop that is not one");
-    llvm::Type *i64 = b_.getInt64Ty(), *i32 = b_.getInt32Ty();
-    llvm::Type *accT = ty(shape.accTy);
-    const int offs = shape.offsets;
-    llvm::Value *one = b_.getInt64(1);
-    llvm::Value *n = expr(loop.b);
-    llvm::Value *base = offsetAt(offs, b_.getInt64(0));
-    llvm::Value *nnz = b_.CreateSub(offsetAt(offs, n), base);
-    llvm::Value *items = b_.CreateAdd(n, nnz);
-    llvm::Value *tid = threadIdx(0);
-    llvm::Value *ntid = b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x, {}), i64);
-    llvm::Value *nctaid = b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {}), i64);
-    llvm::Value *gl = b_.CreateAdd(b_.CreateMul(blockIdx(0), ntid), tid);
-    llvm::Value *lanes = b_.CreateMul(nctaid, ntid);
-    llvm::Value *share = b_.CreateUDiv(b_.CreateAdd(items, b_.CreateSub(lanes, one)), lanes);
-    llvm::Value *perWarp = b_.CreateMul(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, share, b_.getInt64(kMergeRound)), b_.getInt64(32));
-    llvm::Value *lane = b_.CreateAnd(tid, b_.getInt64(31));
-    llvm::Value *lane32 = b_.CreateTrunc(lane, i32);
-    llvm::Value *warp = b_.CreateLShr(gl, 5);
-    llvm::Value *first = b_.CreateMul(warp, perWarp);
-    // A warp past the last item ends whole (the kernel has no block barrier).
-    guarded(b_.CreateICmpSGE(first, items), [&] { b_.CreateRetVoid(); });
-    llvm::Value *last = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(first, perWarp), items);
-    auto [rowW0, rowW1] = mergeSearch(offs, base, n, nnz, first, last);
-    llvm::Value *posW0 = b_.CreateSub(first, rowW0), *posW1 = b_.CreateSub(last, rowW1);
-    auto rowStartOf = [&](llvm::Value *r) {
-      return b_.CreateSub(offsetAt(offs, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, r, n)), base);
-    };
-    auto rowEndOf = [&](llvm::Value *r) {
-      return b_.CreateSub(offsetAt(offs, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(r, one), n)), base);
-    };
-    // The warp's first row began in an earlier warp.
-    llvm::Value *continued = b_.CreateAnd(b_.CreateICmpSLT(rowW0, n), b_.CreateICmpSGT(posW0, rowStartOf(rowW0)));
-    // Rows rowW0 .. rowW1: all end here but the last, which only has nonzeros here (or none).
-    llvm::Value *rows = b_.CreateAdd(b_.CreateSub(rowW1, rowW0), one);
-    // W: the warp's nonzeros per row over the reads per lane, rounded up to a power of two in
-    // [1, 32]. The reads per lane: a schedule's gpu_merge, gpuMergeUnroll, or 32 bytes' worth of
-    // the accumulator (8 in f32, 4 in f64: the best of 2, 4, 8 and 16 on an H200 over the suite).
-    const int64_t mergeUnroll_ = loop.knobs.mergeReads > 0 ? loop.knobs.mergeReads
-                                 : this->mergeUnroll_ > 0  ? this->mergeUnroll_
-                                                           : std::max<int64_t>(1, 32 / tyBytes(shape.accTy));
-    llvm::Value *perRow = b_.CreateUDiv(b_.CreateAdd(b_.CreateSub(posW1, posW0), b_.CreateSub(rows, one)), rows);
-    llvm::Value *perLane = b_.CreateUDiv(b_.CreateAdd(perRow, b_.getInt64(mergeUnroll_ - 1)), b_.getInt64(mergeUnroll_));
-    perLane = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, perLane, one), b_.getInt64(32));
-    llvm::Value *lz = b_.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, b_.CreateSub(perLane, one), b_.getFalse());
-    llvm::Value *w64 = b_.CreateSelect(b_.CreateICmpEQ(perLane, one), one, b_.CreateShl(one, b_.CreateSub(b_.getInt64(64), lz)));
-    llvm::Value *w = b_.CreateTrunc(w64, i32);
-    llvm::Value *rowsAtOnce = b_.CreateUDiv(b_.getInt64(32), w64);
-    llvm::Value *sub = b_.CreateURem(lane, w64), *slotInStep = b_.CreateUDiv(lane, w64);
-    llvm::Value *clamp = b_.CreateOr(b_.CreateShl(b_.CreateSub(b_.getInt32(32), w), 8), b_.getInt32(0x1f));
-    llvm::Value *stride = b_.CreateMul(w64, b_.getInt64(mergeUnroll_));
-
-    // The parts of the two rows that may cross warps, kept by the lane that summed them.
-    llvm::AllocaInst *firstPart = entryAlloca(accT, "warp.first.part"), *lastPart = entryAlloca(accT, "warp.last.part");
-    b_.CreateStore(identityOf(shape), firstPart);
-    b_.CreateStore(identityOf(shape), lastPart);
-    llvm::AllocaInst *accSlot = entryAlloca(accT, "row.acc");
-    llvm::AllocaInst *position = entryAlloca(i64, "merge.position");
-    countedLoop(b_.getInt64(0), rows, [&](llvm::Value *step) {
-      llvm::Value *j = b_.CreateAdd(step, slotInStep);
-      llvm::Value *r = b_.CreateAdd(rowW0, j);
-      llvm::Value *valid = b_.CreateAnd(b_.CreateICmpSLT(j, rows), b_.CreateICmpSLT(r, n));
-      llvm::Value *lo = b_.CreateSelect(valid, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, rowStartOf(r), posW0), b_.getInt64(0));
-      llvm::Value *hi = b_.CreateSelect(valid, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, rowEndOf(r), posW1), b_.getInt64(0));
-      b_.CreateStore(identityOf(shape), accSlot);
-      // The lane's nonzeros of its row: gpuMergeUnroll reads at once, W apart.
-      countedLoop(b_.CreateAdd(lo, sub), hi, [&](llvm::Value *k0) {
-        frame().vars[kPosition] = {position, Ty::I64};
-        std::vector<llvm::Value *> parts;
-        for (int64_t u = 0; u < mergeUnroll_; ++u) {
-          llvm::Value *k = b_.CreateAdd(k0, b_.CreateMul(w64, b_.getInt64(u)));
-          llvm::Value *inside = b_.CreateICmpSLT(k, hi);
-          // Past the row's end: read the first one again (a valid position), count nothing.
-          b_.CreateStore(b_.CreateSelect(inside, k, k0), position);
-          for (const StmtP &d : shape.perNonzero) stmt(d);
-          llvm::Value *v = castTo(expr(shape.contribution), shape.contribution->type, shape.accTy);
-          parts.push_back(b_.CreateSelect(inside, v, identityOf(shape)));
-        }
-        for (llvm::Value *v : parts) combineInto(shape, accSlot, v);
-      }, stride);
-      // The row's W lanes combine (off = W/2, ..., 1); its first lane has the sum.
-      shuffleTree(w, [&](llvm::Value *o) {
-        llvm::Value *mine = b_.CreateLoad(accT, accSlot);
-        combineInto(shape, accSlot, shuffle(Shuffle::Down, mine, o, clamp, shape.accTy));
-      });
-      guarded(b_.CreateAnd(valid, b_.CreateICmpEQ(sub, b_.getInt64(0))), [&] {
-        llvm::Value *sum = b_.CreateLoad(accT, accSlot);
-        llvm::Value *isFirst = b_.CreateAnd(continued, b_.CreateICmpEQ(j, b_.getInt64(0)));
-        llvm::Value *isLast = b_.CreateICmpEQ(r, rowW1);
-        ifElse(isFirst, [&] { b_.CreateStore(sum, firstPart); },
-               [&] { ifElse(isLast, [&] { b_.CreateStore(sum, lastPart); }, [&] { finishRow(loop, shape, r, sum); }); });
-      });
-    }, rowsAtOnce);
-
-    // Rows across warps: the part of the warp's first row (when it began earlier; when the
-    // warp lies inside that one row, all of the warp's part), and the part of the row the warp
-    // ends in (when it has nonzeros here and goes on). Row j of the warp was summed by lane
-    // (j mod 32/W) * W.
-    llvm::Value *slotOfFirst = b_.CreateMul(warp, b_.getInt64(2));
-    guarded(continued, [&] {
-      llvm::Value *value = shuffle(Shuffle::Index, b_.CreateLoad(accT, firstPart), b_.getInt32(0), b_.getInt32(0x1f), shape.accTy);
-      crossWarpPart(loop, shape, rowW0, value, slotOfFirst, slots, counters, epoch, perWarp, lane32, rowStartOf, rowEndOf);
-    });
-    llvm::Value *lastGoesOn = b_.CreateAnd(b_.CreateICmpSLT(rowW1, n), b_.CreateICmpSGT(posW1, rowStartOf(rowW1)));
-    guarded(b_.CreateAnd(lastGoesOn, b_.CreateNot(b_.CreateAnd(continued, b_.CreateICmpEQ(rowW1, rowW0)))), [&] {
-      llvm::Value *holder = b_.CreateTrunc(b_.CreateMul(b_.CreateURem(b_.CreateSub(rows, one), rowsAtOnce), w64), i32);
-      llvm::Value *value = shuffle(Shuffle::Index, b_.CreateLoad(accT, lastPart), holder, b_.getInt32(0x1f), shape.accTy);
-      crossWarpPart(loop, shape, rowW1, value, b_.CreateAdd(slotOfFirst, one), slots, counters, epoch, perWarp, lane32, rowStartOf,
-                    rowEndOf);
-    });
-  }
-
-  /// The warp's part `value` of row r, which crosses warps (mergeRows, step 3); the same in
-  /// every lane. Lane 0 stores it and counts the warp; the warp that completes the count sums
-  /// the row's slots, its lanes striding over them, then a shuffle tree (a fixed order).
-  template <typename StartOf, typename EndOf>
-  void crossWarpPart(const Stmt &loop, const RowShape &shape, llvm::Value *r, llvm::Value *value, llvm::Value *slot, llvm::Value *slots,
-                     llvm::Value *counters, llvm::Value *epoch, llvm::Value *perWarp, llvm::Value *lane32, const StartOf &rowStartOf,
-                     const EndOf &rowEndOf) {
-    llvm::Type *i64 = b_.getInt64Ty(), *i32 = b_.getInt32Ty();
-    llvm::Type *accT = ty(shape.accTy);
-    llvm::Value *one = b_.getInt64(1);
-    llvm::Value *t0 = b_.CreateUDiv(b_.CreateAdd(r, rowStartOf(r)), perWarp);
-    llvm::Value *t1 = b_.CreateUDiv(b_.CreateAdd(r, rowEndOf(r)), perWarp);
-    llvm::AllocaInst *count = entryAlloca(i32, "part.count");
-    b_.CreateStore(b_.getInt32(0), count);
-    guarded(b_.CreateICmpEQ(lane32, b_.getInt32(0)), [&] {
-      b_.CreateStore(value, b_.CreateInBoundsGEP(accT, slots, slot));
-      b_.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent, ctx_.getOrInsertSyncScopeID("device"));
-      b_.CreateStore(b_.CreateTrunc(countArrival(b_.CreateInBoundsGEP(i64, counters, t0), epoch), i32), count);
-    });
-    llvm::Value *arrived = shuffle(Shuffle::Index, b_.CreateLoad(i32, count), b_.getInt32(0), b_.getInt32(0x1f), Ty::I32);
-    guarded(b_.CreateICmpEQ(b_.CreateZExt(arrived, i64), b_.CreateAdd(b_.CreateSub(t1, t0), one)), [&] {
-      b_.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent, ctx_.getOrInsertSyncScopeID("device"));
-      auto volatileSlot = [&](llvm::Value *k) {
-        llvm::LoadInst *v = b_.CreateLoad(accT, b_.CreateInBoundsGEP(accT, slots, k));
-        v->setVolatile(true);
-        return v;
-      };
-      // Lane 0 starts from slot 2 t0 + 1 (the row's first warp); lane j then adds slots 2t
-      // for t = t0 + 1 + j, t0 + 33 + j, ...
-      llvm::AllocaInst *sum = entryAlloca(accT, "part.sum");
-      b_.CreateStore(identityOf(shape), sum);
-      guarded(b_.CreateICmpEQ(lane32, b_.getInt32(0)),
-              [&] { b_.CreateStore(volatileSlot(b_.CreateAdd(b_.CreateMul(t0, b_.getInt64(2)), one)), sum); });
-      countedLoop(b_.CreateAdd(b_.CreateAdd(t0, one), b_.CreateZExt(lane32, i64)), b_.CreateAdd(t1, one),
-                  [&](llvm::Value *t) { combineInto(shape, sum, volatileSlot(b_.CreateMul(t, b_.getInt64(2)))); }, b_.getInt64(32));
-      shuffleTree(b_.getInt32(32), [&](llvm::Value *offset) {
-        llvm::Value *mine = b_.CreateLoad(accT, sum);
-        combineInto(shape, sum, shuffle(Shuffle::Down, mine, offset, b_.getInt32(0x1f), shape.accTy));
-      });
-      guarded(b_.CreateICmpEQ(lane32, b_.getInt32(0)), [&] { finishRow(loop, shape, r, b_.CreateLoad(accT, sum)); });
-    });
-  }
-
-  /// The coordinates (rows before; nonzeros before = d - rows) of merge-path items d1 and d2,
-  /// the same in every lane: item d's row is the first r with offs[r+1] - offs[0] > d - r - 1,
-  /// found by the warp together. Lanes 0-15 search for d1, lanes 16-31 for d2: in each step the
-  /// 16 lanes of a half read the row ends at 16 pivots spread over their interval (all reads in
-  /// flight at once), a ballot finds the first pivot past the answer, and the interval shrinks
-  /// about 17 times. log17(n) steps (5 for a million rows) of one memory latency each: a binary
-  /// search took log2(n) such steps (20), 5 us or more at the start of every warp on an H200.
-  std::pair<llvm::Value *, llvm::Value *> mergeSearch(int offs, llvm::Value *base, llvm::Value *n, llvm::Value *nnz,
-                                                      llvm::Value *d1, llvm::Value *d2) {
-    llvm::Type *i64 = b_.getInt64Ty(), *i32 = b_.getInt32Ty();
-    llvm::Value *lane = b_.CreateAnd(b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}), i32), b_.getInt32(31));
-    llvm::Value *upper = b_.CreateICmpUGE(lane, b_.getInt32(16));
-    llvm::Value *j = b_.CreateZExt(b_.CreateAnd(lane, b_.getInt32(15)), i64);
-    llvm::Value *d = b_.CreateSelect(upper, d2, d1);
-    llvm::AllocaInst *lo = entryAlloca(i64, "search.lo"), *hi = entryAlloca(i64, "search.hi");
-    b_.CreateStore(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(d, nnz), b_.getInt64(0)), lo);
-    b_.CreateStore(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, d, n), hi);
-    auto open = [&] { return b_.CreateICmpSLT(b_.CreateLoad(i64, lo), b_.CreateLoad(i64, hi)); };
-    whileLoop([&] { return b_.CreateICmpNE(ballot(open()), b_.getInt32(0)); }, [&] {
-      llvm::Value *l = b_.CreateLoad(i64, lo), *h = b_.CreateLoad(i64, hi);
-      // Pivot j of 16: lo + (hi - lo) (j + 1) / 17, in [lo, hi) while the interval is open.
-      llvm::Value *pivot = b_.CreateAdd(l, b_.CreateUDiv(b_.CreateMul(b_.CreateSub(h, l), b_.CreateAdd(j, b_.getInt64(1))), b_.getInt64(17)));
-      llvm::Value *active = b_.CreateICmpSLT(l, h);
-      llvm::Value *at = b_.CreateSelect(active, b_.CreateAdd(pivot, b_.getInt64(1)), b_.getInt64(0));
-      llvm::Value *rowEnd = b_.CreateSub(offsetAt(offs, at), base);
-      llvm::Value *past = b_.CreateAnd(active, b_.CreateICmpSGT(rowEnd, b_.CreateSub(b_.CreateSub(d, pivot), b_.getInt64(1))));
-      llvm::Value *mask = ballot(past);
-      llvm::Value *mine = b_.CreateAnd(b_.CreateLShr(mask, b_.CreateSelect(upper, b_.getInt32(16), b_.getInt32(0))), b_.getInt32(0xffff));
-      // k: the first pivot past the answer (16: none): the answer is in (pivot k-1, pivot k].
-      llvm::Value *k = b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, b_.CreateOr(mine, b_.getInt32(0x10000)), b_.getTrue());
-      llvm::Value *halfBase = b_.CreateSelect(upper, b_.getInt32(16), b_.getInt32(0));
-      llvm::Value *below = shuffle(Shuffle::Index, pivot, b_.CreateAdd(halfBase, b_.CreateSub(b_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, k, b_.getInt32(1)), b_.getInt32(1))),
-                                   b_.getInt32(0x1f), Ty::I64);
-      llvm::Value *above = shuffle(Shuffle::Index, pivot, b_.CreateAdd(halfBase, b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, k, b_.getInt32(15))),
-                                   b_.getInt32(0x1f), Ty::I64);
-      llvm::Value *newLo = b_.CreateSelect(b_.CreateICmpEQ(k, b_.getInt32(0)), l, b_.CreateAdd(below, b_.getInt64(1)));
-      llvm::Value *newHi = b_.CreateSelect(b_.CreateICmpEQ(k, b_.getInt32(16)), h, above);
-      b_.CreateStore(b_.CreateSelect(active, newLo, l), lo);
-      b_.CreateStore(b_.CreateSelect(active, newHi, h), hi);
-    });
-    llvm::Value *found = b_.CreateLoad(i64, lo);
-    return {shuffle(Shuffle::Index, found, b_.getInt32(0), b_.getInt32(0x1f), Ty::I64),
-            shuffle(Shuffle::Index, found, b_.getInt32(16), b_.getInt32(0x1f), Ty::I64)};
-  }
-
-  /// The warp's lanes for which `pred` holds, as a mask (vote.ballot.sync over the whole warp).
-  llvm::Value *ballot(llvm::Value *pred) {
-    return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_vote_ballot_sync, {b_.getInt32(0xffffffffu), pred});
-  }
-
-  /// Counts one arrival on an epoch-tagged counter word (epoch << 32 | count; a word of an
-  /// earlier epoch counts 0; the runtime's epochs only grow) and returns the count with it: an
-  /// atomic max lifts a word of an earlier epoch to (epoch << 32 | 0), then an atomic add counts.
-  /// Two single atomics, not a compare-and-swap loop: the hundreds of warps that a long row
-  /// crosses all count on one word, and a loop that retries under contention serialised them
-  /// (a dense row of 250 000 entries: 0.17 ms on an H200 against cuSPARSE's 0.03).
-  llvm::Value *countArrival(llvm::Value *word, llvm::Value *epoch) {
-    llvm::Type *i64 = b_.getInt64Ty();
-    llvm::Value *tag = b_.CreateShl(b_.CreateZExt(epoch, i64), 32);
+  /// Loop IR's Arrive: a counter word is (epoch << 32 | count) (spl_cuda_call_counters). An
+  /// atomic max lifts a word left by an earlier call to this call's epoch with a count of 0,
+  /// then an atomic add counts this arrival; the count is the add's old low half plus one.
+  void arrive(const Stmt &s) override {
+    if (!epoch_) throw InternalError("codegen: an arrival count in a kernel without the call's epoch");
+    llvm::Type *et = nullptr;
+    llvm::Value *word = elementPtr(s.buffer, expr(s.a), -1, et);
+    llvm::Value *tag = b_.CreateShl(b_.CreateZExt(epoch_, b_.getInt64Ty()), 32);
     auto device = ctx_.getOrInsertSyncScopeID("device");
     b_.CreateAtomicRMW(llvm::AtomicRMWInst::UMax, word, tag, llvm::MaybeAlign(8), llvm::AtomicOrdering::Monotonic, device);
     llvm::Value *before = b_.CreateAtomicRMW(llvm::AtomicRMWInst::Add, word, b_.getInt64(1), llvm::MaybeAlign(8),
                                              llvm::AtomicOrdering::Monotonic, device);
-    return b_.CreateAdd(b_.CreateAnd(before, b_.getInt64(0xffffffff)), b_.getInt64(1));
-  }
-
-  /// Row r's result from the sum v of its contributions: its prefix, initial value op v, then
-  /// its suffix (what the row loop does after its reduction).
-  void finishRow(const Stmt &loop, const RowShape &shape, llvm::Value *r, llvm::Value *v) {
-    llvm::AllocaInst *row = entryAlloca(b_.getInt64Ty(), loop.name);
-    b_.CreateStore(r, row);
-    frame().vars[loop.var] = {row, Ty::I64};
-    llvm::AllocaInst *result = entryAlloca(ty(shape.accTy), "row.result");
-    b_.CreateStore(v, result);
-    for (const StmtP &d : shape.prefix) {
-      if (d->var != shape.acc) {
-        stmt(d);
-      } else if (d->a) {
-        b_.CreateStore(castTo(expr(d->a), d->a->type, shape.accTy), result);
-        combineInto(shape, result, v);
-      }
-    }
-    frame().vars[shape.acc] = {result, shape.accTy};
-    for (const StmtP &st : shape.suffix) stmt(st);
-  }
-
-  void ifElse(llvm::Value *cond, const std::function<void()> &then, const std::function<void()> &otherwise) {
-    llvm::Function *fn = frame().fn;
-    auto *t = llvm::BasicBlock::Create(ctx_, "if.then", fn);
-    auto *e = llvm::BasicBlock::Create(ctx_, "if.else", fn);
-    auto *j = llvm::BasicBlock::Create(ctx_, "if.join", fn);
-    b_.CreateCondBr(cond, t, e);
-    b_.SetInsertPoint(t);
-    then();
-    if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(j);
-    b_.SetInsertPoint(e);
-    otherwise();
-    if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(j);
-    b_.SetInsertPoint(j);
+    llvm::Value *count = b_.CreateAdd(b_.CreateAnd(before, b_.getInt64(0xffffffff)), b_.getInt64(1));
+    b_.CreateStore(count, frame().vars.at(s.var).slot);
   }
 
   /// while (cond()) body(), cond evaluated at the loop's head.
@@ -850,41 +557,6 @@ class DeviceGen : public LoopCodeGen {
     return t == Ty::F64 ? b_.CreateBitCast(joined, b_.getDoubleTy()) : joined;
   }
 
-  /// for (i = lo; i < hi; i += step) body(i), in LLVM directly.
-  void countedLoop(llvm::Value *lo, llvm::Value *hi, const std::function<void(llvm::Value *)> &body,
-                   llvm::Value *step = nullptr) {
-    llvm::Function *fn = frame().fn;
-    llvm::AllocaInst *iv = entryAlloca(b_.getInt64Ty(), "i");
-    b_.CreateStore(lo, iv);
-    auto *h = llvm::BasicBlock::Create(ctx_, "count.header", fn);
-    auto *bb = llvm::BasicBlock::Create(ctx_, "count.body", fn);
-    auto *e = llvm::BasicBlock::Create(ctx_, "count.exit", fn);
-    b_.CreateBr(h);
-    b_.SetInsertPoint(h);
-    llvm::Value *i = b_.CreateLoad(b_.getInt64Ty(), iv);
-    b_.CreateCondBr(b_.CreateICmpSLT(i, hi), bb, e);
-    b_.SetInsertPoint(bb);
-    body(i);
-    b_.CreateStore(b_.CreateAdd(i, step ? step : b_.getInt64(1)), iv);
-    b_.CreateBr(h);
-    b_.SetInsertPoint(e);
-  }
-
-  llvm::Value *elementPtrOf(int buffer, llvm::Value *index) {
-    llvm::Type *et = nullptr;
-    return elementPtr(buffer, index, -1, et);
-  }
-
-  void guarded(llvm::Value *cond, const std::function<void()> &body) {
-    llvm::Function *fn = frame().fn;
-    auto *run = llvm::BasicBlock::Create(ctx_, "guard.run", fn);
-    auto *join = llvm::BasicBlock::Create(ctx_, "guard.join", fn);
-    b_.CreateCondBr(cond, run, join);
-    b_.SetInsertPoint(run);
-    body();
-    if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(join);
-    b_.SetInsertPoint(join);
-  }
 
   void parallelLoop(const Stmt &s) override {
     // Nested independent loops run in order inside one thread (the default schedule maps only
@@ -940,8 +612,7 @@ class DeviceGen : public LoopCodeGen {
 
  public:
   int errorBuffer_ = -1;  // the error word's buffer id (--checked), or -1
-  int64_t mergeUnroll_ = 0;  // CodeGenOptions::gpuMergeUnroll (0: from the accumulator's size)
-  int mergeMinBlocks_ = 0;   // CodeGenOptions::gpuMergeMinBlocks
+  llvm::Value *epoch_ = nullptr;  // the kernel's epoch parameter (Segment::epoch), else null
   void barrier() override { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all, {b_.getInt32(0)}); }
 };
 
@@ -985,7 +656,7 @@ class HostGen : public LoopCodeGen {
     }
     // Device temporaries come from the runtime's workspace of the stream, for this call.
     call_ = nullptr;
-    if (needsCall(f, segs)) {
+    if (needsCall(f)) {
       call_ = entryAlloca(b_.getPtrTy(), "spl_call");
       b_.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), call_);
       checked(b_.CreateCall(runtime("spl_cuda_call_begin", b_.getInt32Ty(), {b_.getPtrTy(), b_.getPtrTy()}), {stream_, call_}));
@@ -1043,12 +714,10 @@ class HostGen : public LoopCodeGen {
 
  protected:
   /// Whether the stub takes device memory from the workspace: temporaries (the Sigma offsets,
-  /// the error word, a size function's sizes) or a merge-path kernel's carries.
-  static bool needsCall(const Function &f, const std::vector<Segment> &segs) {
+  /// the error word, a kernel's workspaces) or a size function's sizes.
+  static bool needsCall(const Function &f) {
     for (const Buffer &buf : f.buffers)
       if (!buf.isParam || (buf.name == "sizes" && f.name.size() > 5 && f.name.compare(f.name.size() - 5, 5, "_size") == 0)) return true;
-    for (const Segment &seg : segs)
-      if (seg.mergeRows) return true;
     return false;
   }
   /// *slot = `bytes` of device memory for this call (spl_cuda_call_alloc).
@@ -1070,7 +739,35 @@ class HostGen : public LoopCodeGen {
 
   void launch(const Segment &seg, const std::map<int, Ty> &varTypes) {
     // The kernel's arguments: an array of pointers to each value.
-    size_t n = seg.vars.size() + seg.bufs.size() + (seg.mergeRows ? 3 : 0);
+    // A kernel on a resident grid: as many blocks as the device holds at once, and its
+    // workspaces for that many warps (before the buffers are passed: they are among them).
+    llvm::Value *residentBlocks = nullptr;
+    llvm::AllocaInst *epoch = nullptr;
+    if (seg.kind == Segment::Kernel && !seg.stmts[0]->a) {
+      const int64_t threads = seg.stmts[0]->b->ival;
+      llvm::AllocaInst *blocks = entryAlloca(b_.getInt32Ty(), "resident.blocks");
+      checked(b_.CreateCall(runtime("spl_cuda_resident_blocks", b_.getInt32Ty(),
+                                    {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy(), b_.getInt32Ty(), b_.getPtrTy()}),
+                            {ptx_, kernelName(seg.kernel), slot_, b_.getInt32(static_cast<uint32_t>(threads)), blocks}));
+      residentBlocks = b_.CreateLoad(b_.getInt32Ty(), blocks);
+      llvm::Value *warps = b_.CreateMul(b_.CreateZExt(residentBlocks, b_.getInt64Ty()), b_.getInt64((threads + 31) / 32));
+      for (int bid : seg.bufs) {
+        const Buffer &buf = bufferInfo(bid);
+        if (buf.perWarp <= 0) continue;
+        llvm::Value *count = b_.CreateMul(warps, b_.getInt64(buf.perWarp));
+        if (!buf.arrivals) {
+          deviceTemp(frame().tempSlots.at(bid), b_.CreateMul(count, b_.getInt64(tyBytes(buf.elem))));
+          continue;
+        }
+        if (epoch) throw InternalError("codegen: kernel " + seg.kernel + " has two workspaces of arrival counters");
+        epoch = entryAlloca(b_.getInt32Ty(), "call.epoch");
+        checked(b_.CreateCall(runtime("spl_cuda_call_counters", b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()}),
+                              {b_.CreateLoad(b_.getPtrTy(), call_), count, frame().tempSlots.at(bid), epoch}));
+      }
+    }
+    if (seg.epoch != (epoch != nullptr)) throw InternalError("codegen: kernel " + seg.kernel + "'s epoch parameter and its arrival counters disagree");
+    // The kernel's arguments: an array of pointers to each value.
+    size_t n = seg.vars.size() + seg.bufs.size() + (seg.epoch ? 1 : 0);
     llvm::ArrayType *argsTy = llvm::ArrayType::get(b_.getPtrTy(), std::max<size_t>(n, 1));
     llvm::AllocaInst *args = entryAlloca(argsTy, seg.kernel + ".args");
     size_t k = 0;
@@ -1088,27 +785,7 @@ class HostGen : public LoopCodeGen {
       b_.CreateStore(bufferPtr(bid), cell);
       pass(cell);
     }
-    llvm::Value *residentBlocks = nullptr;
-    if (seg.mergeRows) {
-      // As many blocks as the device holds at once (each lane's share grows with the matrix),
-      // two carry slots per warp and a counter word per warp (DeviceGen::mergeRows).
-      llvm::Constant *nameText = kernelName(seg.kernel);
-      llvm::AllocaInst *blocks = entryAlloca(b_.getInt32Ty(), "resident.blocks");
-      checked(b_.CreateCall(runtime("spl_cuda_resident_blocks", b_.getInt32Ty(),
-                                    {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy(), b_.getInt32Ty(), b_.getPtrTy()}),
-                            {ptx_, nameText, slot_, b_.getInt32(kMergeBlock), blocks}));
-      residentBlocks = b_.CreateLoad(b_.getInt32Ty(), blocks);
-      llvm::Value *warps = b_.CreateMul(b_.CreateZExt(residentBlocks, b_.getInt64Ty()), b_.getInt64(kMergeBlock / 32));
-      llvm::AllocaInst *slots = entryAlloca(b_.getPtrTy(), "merge.slots");
-      deviceTemp(slots, b_.CreateMul(warps, b_.getInt64(16)));
-      llvm::AllocaInst *counters = entryAlloca(b_.getPtrTy(), "merge.counters");
-      llvm::AllocaInst *epoch = entryAlloca(b_.getInt32Ty(), "merge.epoch");
-      checked(b_.CreateCall(runtime("spl_cuda_call_counters", b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()}),
-                            {b_.CreateLoad(b_.getPtrTy(), call_), warps, counters, epoch}));
-      pass(slots);
-      pass(counters);
-      pass(epoch);
-    }
+    if (epoch) pass(epoch);
     llvm::Value *grid = b_.getInt32(1), *block = b_.getInt32(1);
     llvm::Value *gridDim[3] = {b_.getInt32(1), b_.getInt32(1), b_.getInt32(1)};
     llvm::Value *blockDim[3] = {b_.getInt32(1), b_.getInt32(1), b_.getInt32(1)};
@@ -1123,7 +800,10 @@ class HostGen : public LoopCodeGen {
         }
       }
     }
-    if (seg.kind == Segment::Kernel) {
+    if (seg.kind == Segment::Kernel && residentBlocks) {
+      block = b_.getInt32(static_cast<uint32_t>(seg.stmts[0]->b->ival));
+      grid = residentBlocks;
+    } else if (seg.kind == Segment::Kernel) {
       // At least the kernel's threads, up to 65535 blocks (its body strides over the rest).
       const Stmt &k = *seg.stmts[0];
       block = b_.getInt32(static_cast<uint32_t>(k.b->ival));
@@ -1131,9 +811,6 @@ class HostGen : public LoopCodeGen {
       blocks = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, blocks, b_.getInt64(1));
       blocks = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, blocks, b_.getInt64(65535));
       grid = b_.CreateTrunc(blocks, b_.getInt32Ty());
-    } else if (seg.kind == Segment::Grid && residentBlocks) {
-      block = b_.getInt32(kMergeBlock);
-      grid = residentBlocks;
     } else if (seg.kind == Segment::Grid) {
       const Stmt &loop = *seg.stmts[0];
       block = b_.getInt32(256);
@@ -1225,8 +902,12 @@ void captureOf(Segment &seg, const Function &f, int errorBuffer) {
   for (const ScalarParam &p : f.scalars) params.insert(p.var);
   for (int v : u.vars)
     if (!u.declared.count(v)) seg.vars.push_back(v);
-  for (int b : u.buffers)
-    if (!u.allocated.count(b)) seg.bufs.push_back(b);  // the kernel's own temporaries
+  for (int b : u.buffers) {
+    if (u.allocated.count(b)) continue;  // the kernel's own temporaries
+    seg.bufs.push_back(b);
+    const Buffer *buf = f.buffer(b);
+    seg.epoch = seg.epoch || (buf && buf->arrivals);
+  }
 }
 
 /// Builds into `dev` the device module of every cuda function of `m` (verified, not yet
@@ -1246,8 +927,6 @@ bool buildDeviceModule(const loopir::Module &m, const CodeGenOptions &opts, llvm
     DeviceGen g(ctx, dev);
     g.setFpContract(opts.fpContract);
     g.errorBuffer_ = errorBuffer;
-    g.mergeUnroll_ = opts.gpuMergeUnroll;
-    g.mergeMinBlocks_ = opts.gpuMergeMinBlocks;
     for (Segment &s : segs)
       if (s.kind != Segment::Host) captureOf(s, f, errorBuffer);
     for (Segment &s : segs) {

@@ -27,10 +27,10 @@ void usesOf(const StmtP &s, Uses &u) {
   }
   if (s->kind == StmtKind::Alloc) u.allocated.insert(s->buffer);
   if (s->kind == StmtKind::Store || s->kind == StmtKind::Free || s->kind == StmtKind::SigmaPrefix ||
-      s->kind == StmtKind::Alloc || s->kind == StmtKind::Prefetch)
+      s->kind == StmtKind::Alloc || s->kind == StmtKind::Prefetch || s->kind == StmtKind::Arrive)
     u.buffers.insert(s->buffer);
   if (s->kind == StmtKind::SigmaPrefix) u.buffers.insert(s->source);
-  if (s->kind == StmtKind::Assign) u.vars.insert(s->var);
+  if (s->kind == StmtKind::Assign || s->kind == StmtKind::Arrive) u.vars.insert(s->var);
   if (s->a) usesExpr(s->a, u);
   if (s->b) usesExpr(s->b, u);
   if (s->step) usesExpr(s->step, u);
@@ -176,7 +176,8 @@ llvm::Value *LoopCodeGen::expr(const ExprP &e) {
       llvm::Value *idx = expr(e->args[0]);
       llvm::Type *et = nullptr;
       llvm::Value *p = elementPtr(e->buffer, idx, e->field, et);
-      llvm::Value *v = b_.CreateLoad(et, p);
+      llvm::LoadInst *v = b_.CreateLoad(et, p);
+      v->setVolatile(e->isVolatile);
       if (e->type == Ty::I1) return b_.CreateICmpNE(v, llvm::ConstantInt::get(et, 0));
       return v;
     }
@@ -397,6 +398,22 @@ void LoopCodeGen::stmt(const StmtP &s) {
     case StmtKind::Prefetch: prefetch(*s); break;
     case StmtKind::WarpReduce: warpReduce(*s); break;
     case StmtKind::GpuKernel: throw InternalError("codegen: a kernel inside the statements of " + fn_->name);
+    case StmtKind::While: {
+      llvm::Function *fn = frame().fn;
+      auto *header = llvm::BasicBlock::Create(ctx_, "while.header", fn);
+      auto *body = llvm::BasicBlock::Create(ctx_, "while.body", fn);
+      auto *exit = llvm::BasicBlock::Create(ctx_, "while.exit", fn);
+      b_.CreateBr(header);
+      b_.SetInsertPoint(header);
+      b_.CreateCondBr(expr(s->a), body, exit);
+      b_.SetInsertPoint(body);
+      stmt(s->body[0]);
+      if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(header);
+      b_.SetInsertPoint(exit);
+      break;
+    }
+    case StmtKind::Fence: fence(); break;
+    case StmtKind::Arrive: arrive(*s); break;
   }
 }
 
@@ -404,6 +421,8 @@ llvm::Value *LoopCodeGen::gpuIndexValue(GpuIndexKind) { throw InternalError("cod
 llvm::Value *LoopCodeGen::warpVoteValue(const Expr &) { throw InternalError("codegen: a warp vote in CPU code of " + fn_->name); }
 llvm::Value *LoopCodeGen::warpShuffleValue(const Expr &) { throw InternalError("codegen: a warp shuffle in CPU code of " + fn_->name); }
 void LoopCodeGen::warpReduce(const Stmt &) { throw InternalError("codegen: a warp reduction in CPU code of " + fn_->name); }
+void LoopCodeGen::fence() { throw InternalError("codegen: a device memory fence in CPU code of " + fn_->name); }
+void LoopCodeGen::arrive(const Stmt &) { throw InternalError("codegen: an arrival count in CPU code of " + fn_->name); }
 
 void LoopCodeGen::prefetch(const loopir::Stmt &s) {
   // The address may lie past the buffer: a plain (not inbounds) GEP, and a prefetch never faults.

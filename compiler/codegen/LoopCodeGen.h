@@ -74,12 +74,15 @@ class LoopCodeGen {
   virtual void barrier() = 0;
   /// Whether an accumulation carried by a loop (acc = acc + a * b) may fuse too (binary()).
   virtual bool fusesCarriedAdds() const { return false; }
-  /// The GPU's operations (loop IR's GpuIndex, WarpShuffle, WarpVote, WarpReduce); the CPU has none (an
-  /// internal error: the loop-IR verifier keeps them out of CPU functions).
+  /// The GPU's operations (loop IR's GpuIndex, WarpShuffle, WarpVote, WarpReduce, Fence,
+  /// Arrive); the CPU has none (an internal error: the loop-IR verifier keeps them out of CPU
+  /// functions).
   virtual llvm::Value *gpuIndexValue(loopir::GpuIndexKind k);
   virtual llvm::Value *warpShuffleValue(const loopir::Expr &e);
   virtual llvm::Value *warpVoteValue(const loopir::Expr &e);
   virtual void warpReduce(const loopir::Stmt &s);
+  virtual void fence();
+  virtual void arrive(const loopir::Stmt &s);
   /// A Prefetch statement: llvm.prefetch of the element's address (the NVPTX back end drops it).
   void prefetch(const loopir::Stmt &s);
 

@@ -23,6 +23,7 @@
 #include "cin/Verify.h"
 #include "tir/Abi.h"
 #include "loopir/Flatten.h"
+#include "loopir/GpuMergeRows.h"
 #include "loopir/GpuRowStrategy.h"
 #include "loopir/GpuWarpRows.h"
 #include "loopir/GuardRange.h"
@@ -297,10 +298,14 @@ int runCompiler(const Options &opts, std::ostream &err) {
       loopir::verifyAfter(fn, "ParallelScan");
       loopir::GpuRowOptions rows;
       rows.mergeByDefault = !opts.gpuRowsVector;
+      rows.mergeReads = opts.gpuMergeUnroll;
+      rows.mergeBlocksPerSm = opts.gpuMergeMinBlocks;
       loopir::chooseGpuRowMappings(fn, rows);
       loopir::verifyAfter(fn, "GpuRowStrategy");
       loopir::lowerWarpRows(fn);
       loopir::verifyAfter(fn, "GpuWarpRows");
+      loopir::lowerMergeRows(fn, rows);
+      loopir::verifyAfter(fn, "GpuMergeRows");
     }
     times.done("loop IR (flatten + passes)");
     if (opts.emit == Emit::LoopIr) {
@@ -313,8 +318,6 @@ int runCompiler(const Options &opts, std::ostream &err) {
     cg.gpuArch = opts.gpuArch;
     cg.gpuEmulatorImage = opts.gpuEmulator;
     cg.fpContract = opts.fpContract;
-    cg.gpuMergeUnroll = opts.gpuMergeUnroll;
-    cg.gpuMergeMinBlocks = opts.gpuMergeMinBlocks;
     if (opts.emit == Emit::Ptx) {
       std::string ptx, ptxError;
       if (!codegen::buildPtx(lm, cg, ptx, ptxError)) {

@@ -13,8 +13,8 @@
 ///               compact  a warp a row, appending in order what passes a test, a ballot a
 ///                        step (matchCompaction: dense2csr's `which`, a BFS step);
 ///             printed by --emit=loopir (`rows=merge`). loopir/GpuWarpRows then writes vector
-///             and compact loops out as loop-IR kernels; codegen/CodeGenCuda.cpp emits the
-///             merge body from the loop and decides nothing.
+///             and compact loops out as loop-IR kernels, loopir/GpuMergeRows merge loops;
+///             codegen/CodeGenCuda.cpp emits those kernels and decides nothing.
 ///             The default, per loop, from the loop alone (no pass over the matrix per call):
 ///             merge where it applies (unless the options rule it out: --gpu-rows=vector), else
 ///             vector, else compact, else thread; a loop a user schedule placed on the grid
@@ -32,6 +32,12 @@ namespace spl::loopir {
 struct GpuRowOptions {
   /// --gpu-rows=vector: the default never picks merge (a schedule's gpu_rows still may).
   bool mergeByDefault = true;
+  /// --gpu-merge-unroll: a merge path's nonzeros of a row each lane reads at once (0: 32 bytes'
+  /// worth of the accumulator); a schedule's gpu_merge(i, R) wins (loopir/GpuMergeRows).
+  int64_t mergeReads = 0;
+  /// --gpu-merge-min-blocks: the merge-path kernels' blocks a multiprocessor that ptxas keeps
+  /// registers for (0: ptxas's choice); a schedule's gpu_merge(i, R, B) wins.
+  int mergeBlocksPerSm = 0;
 };
 
 /// Sets Stmt::rows on every grid loop of `f` (a cuda function). Returns how many grid loops

@@ -89,6 +89,13 @@ ExprP load(int buffer, ExprP index, Ty t, int field) {
   e->args = {std::move(index)};
   return e;
 }
+ExprP loadVolatile(int buffer, ExprP index, Ty t) {
+  auto e = mk(ExprKind::Load, t);
+  e->buffer = buffer;
+  e->isVolatile = true;
+  e->args = {std::move(index)};
+  return e;
+}
 ExprP un(ast::UnOp op, ExprP a) {
   auto e = mk(ExprKind::Unary, a->type);
   e->unop = op;
@@ -176,6 +183,20 @@ ExprP substituteVar(const ExprP &e, int v, const ExprP &by) {
   return copy ? ExprP(copy) : e;
 }
 
+StmtP substituteVar(const StmtP &s, int v, const ExprP &by) {
+  return rewriteBottomUp(s, [&](const StmtP &x) -> StmtP {
+    ExprP a = substituteVar(x->a, v, by), b = substituteVar(x->b, v, by), step = substituteVar(x->step, v, by);
+    ExprP parent = substituteVar(x->segment.parent, v, by);
+    if (a == x->a && b == x->b && step == x->step && parent == x->segment.parent) return x;
+    auto copy = std::make_shared<Stmt>(*x);
+    copy->a = a;
+    copy->b = b;
+    copy->step = step;
+    copy->segment.parent = parent;
+    return copy;
+  });
+}
+
 bool Segment::ofRow(int rowVar) const {
   return parent && whole && offsets >= 0 && parent->kind == ExprKind::Var && parent->var == rowVar;
 }
@@ -224,6 +245,20 @@ StmtP gpuKernel(std::string name, ast::GpuRowMapping rows, ExprP threads, int64_
   s->a = std::move(threads);
   s->b = cInt(block);
   s->body = {std::move(body)};
+  return s;
+}
+StmtP whileLoop(ExprP condition, StmtP body) {
+  auto s = mks(StmtKind::While);
+  s->a = std::move(condition);
+  s->body = {std::move(body)};
+  return s;
+}
+StmtP fence() { return mks(StmtKind::Fence); }
+StmtP arrive(int var, int counters, ExprP word) {
+  auto s = mks(StmtKind::Arrive);
+  s->var = var;
+  s->buffer = counters;
+  s->a = std::move(word);
   return s;
 }
 StmtP store(int buffer, ExprP index, ExprP value, int field) {
@@ -328,7 +363,7 @@ bool sameExpr(const ExprP &a, const ExprP &b) {
       if (a->var != b->var) return false;
       break;
     case ExprKind::Load:
-      if (a->buffer != b->buffer || a->field != b->field) return false;
+      if (a->buffer != b->buffer || a->field != b->field || a->isVolatile != b->isVolatile) return false;
       break;
     case ExprKind::Unary:
       if (a->unop != b->unop) return false;
@@ -362,7 +397,9 @@ bool mentionsVar(const ExprP &e, int v) {
 
 bool mentionsVar(const StmtP &s, int v) {
   if (!s) return false;
-  if ((s->kind == StmtKind::For || s->kind == StmtKind::Assign || s->kind == StmtKind::WarpReduce) && s->var == v) return true;
+  if ((s->kind == StmtKind::For || s->kind == StmtKind::Assign || s->kind == StmtKind::WarpReduce || s->kind == StmtKind::Arrive) &&
+      s->var == v)
+    return true;
   if (mentionsVar(s->a, v) || mentionsVar(s->b, v) || mentionsVar(s->step, v)) return true;
   for (const StmtP &b : s->body)
     if (mentionsVar(b, v)) return true;
@@ -430,7 +467,7 @@ std::string print(const ExprP &e) {
       break;
     case ExprKind::Var: os << "v" << e->var; break;
     case ExprKind::Load:
-      os << "b" << e->buffer << "[" << print(e->args[0]) << "]";
+      os << (e->isVolatile ? "volatile b" : "b") << e->buffer << "[" << print(e->args[0]) << "]";
       if (e->field >= 0) os << ".f" << e->field;
       break;
     case ExprKind::Unary: os << (e->unop == ast::UnOp::Neg ? "-" : "!") << print(e->args[0]); break;
@@ -533,11 +570,18 @@ void printStmt(std::ostringstream &os, const StmtP &s, int indent) {
          << ": another lane's v" << s->var << ")\n";
       break;
     case StmtKind::GpuKernel:
-      os << pad << "gpu.kernel (" << s->name << ") rows=" << ast::gpuRowMappingName(s->rows) << " threads " << print(s->a)
-         << " block " << print(s->b) << " {\n";
+      os << pad << "gpu.kernel (" << s->name << ") rows=" << ast::gpuRowMappingName(s->rows) << s->knobs.str() << " threads "
+         << (s->a ? print(s->a) : "resident") << " block " << print(s->b) << " {\n";
       printStmt(os, s->body[0], indent + 1);
       os << pad << "}\n";
       break;
+    case StmtKind::While:
+      os << pad << "while " << print(s->a) << " {\n";
+      printStmt(os, s->body[0], indent + 1);
+      os << pad << "}\n";
+      break;
+    case StmtKind::Fence: os << pad << "fence\n"; break;
+    case StmtKind::Arrive: os << pad << "v" << s->var << " = arrive b" << s->buffer << "[" << print(s->a) << "]\n"; break;
   }
 }
 
@@ -556,7 +600,8 @@ std::string print(const Function &f) {
     } else {
       os << tyName(b.elem);
     }
-    os << (b.isParam ? " param " + std::to_string(b.paramIndex) : " temp") << (b.isOutput ? " out" : "") << "\n";
+    os << (b.isParam ? " param " + std::to_string(b.paramIndex) : b.perWarp > 0 ? " workspace " + std::to_string(b.perWarp) + "/warp" : " temp")
+       << (b.arrivals ? " arrivals" : "") << (b.isOutput ? " out" : "") << "\n";
   }
   printStmt(os, f.body, 1);
   return os.str();

@@ -5,7 +5,8 @@
 ///             temporary allocation and the runtime calls (Sigma precomputation); in cuda
 ///             functions also kernels whose body is one thread's work (GpuKernel), the
 ///             thread's place (GpuIndex), shuffles (WarpShuffle), votes (WarpVote) and warp
-///             reductions (WarpReduce), so that a GPU strategy is a loop-IR pass and codegen only emits.
+///             reductions (WarpReduce), memory fences (Fence) and arrival counters (Arrive),
+///             so that a GPU strategy is a loop-IR pass and codegen only emits.
 /// Guarantees: every expression is typed (i1, i32, i64, f32, f64); loads and stores name a
 ///             buffer and an i64 element index; variables are declared before use in an
 ///             enclosing block; a Select evaluates only the chosen arm, && and || short-circuit.
@@ -36,6 +37,14 @@ struct Buffer {
   bool isOutput = false;          // written by the function
   bool shared = false;            // GPU: in a block's shared memory (statically sized)
   int paramIndex = -1;            // position among the C parameters
+  /// A kernel's workspace (GPU): not a C parameter and never allocated by an Alloc; the host
+  /// gives the one GpuKernel that uses it `perWarp` elements for each warp of its grid at each
+  /// launch (a resident grid: the host knows the warps only then). 0: not such a buffer.
+  int64_t perWarp = 0;
+  /// A workspace of arrival counters (Arrive): i64 words the runtime keeps tagged with the
+  /// call's epoch (spl_cuda_call_counters), so that a word from an earlier call counts 0 and
+  /// nothing clears them between calls.
+  bool arrivals = false;
 };
 
 struct Expr;
@@ -74,6 +83,7 @@ struct Expr {
   BinOp binop = BinOp::Add;
   bool reassoc = false;         // Binary: fast-math reassociation allowed (a reduce)
   bool isMax = false;
+  bool isVolatile = false;      // Load: read from memory where it stands (another thread writes it meanwhile)
   GpuIndexKind gpuIndex = GpuIndexKind::ThreadX;  // GpuIndex
   ShuffleKind shuffle = ShuffleKind::Down;        // WarpShuffle
   VoteKind vote = VoteKind::Before;               // WarpVote
@@ -84,6 +94,9 @@ ExprP cInt(int64_t v, Ty t = Ty::I64);
 ExprP cFloat(double v, Ty t);
 ExprP var(int id, Ty t);
 ExprP load(int buffer, ExprP index, Ty t, int field = -1);
+/// A load that is neither cached nor moved: the value another thread stored before a Fence
+/// this thread has passed (a merge path's carries).
+ExprP loadVolatile(int buffer, ExprP index, Ty t);
 ExprP un(ast::UnOp op, ExprP a);
 ExprP bin(BinOp op, ExprP a, ExprP b, bool reassoc = false);
 ExprP sel(ExprP c, ExprP a, ExprP b);
@@ -106,9 +119,19 @@ using StmtP = std::shared_ptr<const Stmt>;
 /// Every lane of the warp runs it together (as WarpShuffle).
 /// GpuKernel (a cuda function's top level): body[0] runs once on each thread of a grid of at
 /// least `a` threads (i64, free of loads: the host evaluates it; capped at 65535 blocks, so
-/// the body strides over the grid itself) in blocks of `b` threads (a constant); `name` and
-/// `rows` say which row loop and mapping it came from (loopir/GpuWarpRows).
-enum class StmtKind { Block, For, Store, Decl, Assign, If, Alloc, Free, SigmaPrefix, Return, Barrier, Prefetch, WarpReduce, GpuKernel };
+/// the body strides over the grid itself) in blocks of `b` threads (a constant); with `a`
+/// null, of as many blocks as the device holds at once (a resident grid: every block runs
+/// while any does, so blocks may count each other's arrivals), and ptxas keeps registers for
+/// knobs.mergeBlocksPerSm blocks a multiprocessor when it is set. `name` and `rows` say which
+/// row loop and mapping it came from (loopir/GpuWarpRows, loopir/GpuMergeRows).
+/// While: body[0] runs while `a` (i1, evaluated before each round) holds.
+/// Fence (GPU code only): the thread's memory operations before it are seen by every thread of
+/// the device before those after it (a sequentially consistent fence of device scope).
+/// Arrive (GPU code only): counts this thread's arrival on word `a` of `buffer` (an arrivals
+/// workspace, see Buffer::arrivals) and assigns to `var` (an i64 variable) the arrivals on that
+/// word in this call so far, this one included.
+enum class StmtKind { Block, For, Store, Decl, Assign, If, Alloc, Free, SigmaPrefix, Return, Barrier, Prefetch, WarpReduce, GpuKernel,
+                      While, Fence, Arrive };
 /// Serial/Reduction run in order (a Reduction may reassociate); Parallel runs on the CPU pool;
 /// the Gpu kinds map a loop onto the GPU's hierarchy (Global: one thread per iteration over
 /// the whole grid; Block/Thread: successive grid and block dimensions, innermost = x;
@@ -138,13 +161,13 @@ struct Segment {
 struct Stmt {
   StmtKind kind;
   std::vector<StmtP> body;   // Block: statements; For: {body}; If: {then, else (may be null)}
-  int var = 0;               // For: loop variable; Decl/Assign: variable
+  int var = 0;               // For: loop variable; Decl/Assign/Arrive: variable
   std::string name;
   Ty type = Ty::I64;         // Decl
   ExprP a, b;                // For: lo, hi; Store: index, value; Decl/Assign: value (Decl may be null)
                              // If: condition in a; Alloc: element count in a; SigmaPrefix: count in a;
-                             // Prefetch: index in a
-  int buffer = 0;            // Store, Alloc, Free, SigmaPrefix (destination), Prefetch
+                             // Prefetch: index in a; While: condition in a; Arrive: word in a
+  int buffer = 0;            // Store, Alloc, Free, SigmaPrefix (destination), Prefetch, Arrive
   int source = 0;            // SigmaPrefix: the lengths buffer
   int partner = 0;           // WarpReduce: the variable bound to another lane's value
   ExprP step;                // For: the increment, positive (null: 1)
@@ -183,8 +206,13 @@ StmtP freeBuffer(int buffer);
 StmtP sigmaPrefix(int prefix, int lengths, ExprP n);
 /// var = combine(var, partner) over groups of `width` lanes (StmtKind::WarpReduce).
 StmtP warpReduce(int var, int partner, ExprP width, ExprP combine);
-/// A kernel of at least `threads` threads in blocks of `block` (StmtKind::GpuKernel).
+/// A kernel of at least `threads` threads (null: a resident grid) in blocks of `block`
+/// (StmtKind::GpuKernel).
 StmtP gpuKernel(std::string name, ast::GpuRowMapping rows, ExprP threads, int64_t block, StmtP body);
+StmtP whileLoop(ExprP condition, StmtP body);
+StmtP fence();
+/// var = the arrivals on counters[word] so far, this one included (StmtKind::Arrive).
+StmtP arrive(int var, int counters, ExprP word);
 /// for var in [lo, hi) by `step` (a positive increment).
 StmtP steppedLoop(int var, std::string name, ExprP lo, ExprP hi, ExprP step, StmtP body);
 
@@ -210,6 +238,9 @@ bool mentionsVar(const StmtP &s, int v);
 /// statement `rewrite` sees already holds its rewritten children; subtrees it leaves as they
 /// are stay shared, not copied).
 StmtP rewriteBottomUp(const StmtP &s, const std::function<StmtP(const StmtP &)> &rewrite);
+/// `s` with every use of variable `v` in its expressions replaced by `by` (substituteVar on
+/// each statement's expressions; what binds or assigns `v` is left as it is).
+StmtP substituteVar(const StmtP &s, int v, const ExprP &by);
 
 struct Function;
 /// Replaces each top-level statement of `f` (its body's statements, or the body itself when it

@@ -34,6 +34,7 @@ class Verifier {
   std::map<int, const Buffer *> buffers_;
   std::vector<std::map<int, Ty>> scopes_;
   std::string problem_;
+  bool resident_ = false;  // inside a GpuKernel on a resident grid
 
   bool failed() const { return !problem_.empty(); }
   /// The function's body, or a statement of it when it is a block.
@@ -59,7 +60,8 @@ class Verifier {
   }
 
   /// The element type of buffer `id` (its field `field` for a struct buffer), or null after a
-  /// failure.
+  /// failure. A kernel's workspace is used only inside a kernel on a resident grid (the host
+  /// sizes it by the grid's warps), never allocated or released.
   const Ty *element(int id, int field, const char *use) {
     auto it = buffers_.find(id);
     if (it == buffers_.end()) {
@@ -67,6 +69,14 @@ class Verifier {
       return nullptr;
     }
     const Buffer &b = *it->second;
+    if (b.perWarp > 0 && (!resident_ || b.isParam)) {
+      fail(std::string(use) + " of workspace " + b.name + " outside a kernel on a resident grid");
+      return nullptr;
+    }
+    if (b.arrivals && b.perWarp <= 0) {
+      fail("arrival counters " + b.name + " that are not a kernel's workspace");
+      return nullptr;
+    }
     if (field < 0) {
       if (!b.fields.empty()) fail(std::string(use) + " of struct buffer " + b.name + " without a field");
       return &b.elem;
@@ -223,6 +233,8 @@ class Verifier {
         }
         return;
       case StmtKind::Alloc:
+        if (auto it = buffers_.find(s->buffer); it != buffers_.end() && it->second->perWarp > 0)
+          return fail("an allocation of workspace " + it->second->name + " (the host gives a kernel's workspace)");
         element(s->buffer, -1, "an allocation");
         integer(s->a, "an allocation's element count");
         return;
@@ -255,15 +267,36 @@ class Verifier {
       case StmtKind::GpuKernel:
         gpuOnly("a kernel");
         if (!topLevel(s)) return fail("a kernel nested in other statements (kernels are top-level statements)");
-        integer(s->a, "a kernel's thread count");
-        if (!failed() && hasLoad(s->a)) return fail("a kernel's thread count reads memory: " + print(s->a));
+        if (s->a) integer(s->a, "a kernel's thread count");  // null: a resident grid
+        if (!failed() && s->a && hasLoad(s->a)) return fail("a kernel's thread count reads memory: " + print(s->a));
         if (!s->b || s->b->kind != ExprKind::Const || s->b->ival < 1 || s->b->ival > 1024)
           return fail("a kernel's block is not a constant from 1 to 1024 threads");
         if (s->body.size() != 1) return fail("a kernel without one body");
+        if (!s->a) resident_ = true;
+        scopes_.emplace_back();
+        stmt(s->body[0]);
+        scopes_.pop_back();
+        resident_ = false;
+        return;
+      case StmtKind::While:
+        expr(s->a);
+        if (!failed() && s->a->type != Ty::I1) return fail("a while loop's condition is not i1: " + print(s->a));
+        if (s->body.size() != 1) return fail("a while loop without one body");
         scopes_.emplace_back();
         stmt(s->body[0]);
         scopes_.pop_back();
         return;
+      case StmtKind::Fence: gpuOnly("a memory fence"); return;
+      case StmtKind::Arrive: {
+        gpuOnly("an arrival count");
+        const Ty *word = element(s->buffer, -1, "an arrival");
+        if (!word) return;
+        if (!buffers_[s->buffer]->arrivals || *word != Ty::I64) return fail("an arrival on b" + std::to_string(s->buffer) + ", which is not a workspace of i64 arrival counters");
+        integer(s->a, "an arrival's word");
+        const Ty *t = declared(s->var);
+        if (!failed() && (!t || *t != Ty::I64)) fail("an arrival count assigned to v" + std::to_string(s->var) + ", which is not a declared i64");
+        return;
+      }
     }
   }
 };

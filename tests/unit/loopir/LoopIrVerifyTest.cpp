@@ -119,4 +119,59 @@ TEST(LoopIrVerify, ChecksTheGpuNodes) {
   EXPECT_NE(verify(step).find("a loop's step is f32"), std::string::npos) << verify(step);
 }
 
+/// The merge path's nodes (loopir/GpuMergeRows writes them): a kernel's workspace only inside a
+/// kernel on a resident grid and never allocated, arrivals only on a workspace of i64 counters
+/// into a declared i64, fences only in cuda functions, a while loop's condition an i1.
+TEST(LoopIrVerify, ChecksTheMergePathNodes) {
+  auto withWorkspaces = [](StmtP body) {
+    Function f = scale(std::move(body));
+    f.cuda = true;
+    Buffer carries;
+    carries.id = 3;
+    carries.name = "carries";
+    carries.elem = Ty::F32;
+    carries.perWarp = 2;
+    Buffer counters = carries;
+    counters.id = 4;
+    counters.name = "counters";
+    counters.elem = Ty::I64;
+    counters.perWarp = 1;
+    counters.arrivals = true;
+    f.buffers.push_back(carries);
+    f.buffers.push_back(counters);
+    return f;
+  };
+  ExprP tid = gpuIndex(GpuIndexKind::ThreadX);
+  // Lane work: store a carry, fence, count the arrival, read the carry back volatile while the
+  // count is below 2.
+  StmtP work = block({decl(5, "count", Ty::I64, cInt(0)), store(3, tid, load(1, tid, Ty::F32)), fence(), arrive(5, 4, cInt(0)),
+                      whileLoop(bin(BinOp::Lt, var(5, Ty::I64), cInt(2)), assignVar(5, cInt(2))),
+                      store(2, tid, loadVolatile(3, tid, Ty::F32))});
+  Function merge = withWorkspaces(block({gpuKernel("i", spl::ast::GpuRowMapping::Merge, nullptr, 256, work)}));
+  EXPECT_EQ(verify(merge), "");
+  EXPECT_NE(print(merge).find("threads resident block 256"), std::string::npos) << print(merge);
+  EXPECT_NE(print(merge).find("buffer b4 counters: i64 workspace 1/warp arrivals"), std::string::npos) << print(merge);
+  EXPECT_NE(print(merge).find("v5 = arrive b4[0]"), std::string::npos) << print(merge);
+  EXPECT_NE(print(merge).find("volatile b3["), std::string::npos) << print(merge);
+  // On a grid of a thread count the host cannot size a workspace per warp.
+  Function counted = withWorkspaces(block({gpuKernel("i", spl::ast::GpuRowMapping::Merge, var(1, Ty::I64), 256, work)}));
+  EXPECT_NE(verify(counted).find("of workspace carries outside a kernel on a resident grid"), std::string::npos) << verify(counted);
+  // Nor outside any kernel; nor is one allocated.
+  Function outside = withWorkspaces(store(3, cInt(0), cFloat(0, Ty::F32)));
+  EXPECT_NE(verify(outside).find("outside a kernel on a resident grid"), std::string::npos) << verify(outside);
+  Function allocated = withWorkspaces(block({gpuKernel("i", spl::ast::GpuRowMapping::Merge, nullptr, 256, allocBuffer(3, cInt(4)))}));
+  EXPECT_NE(verify(allocated).find("an allocation of workspace carries"), std::string::npos) << verify(allocated);
+  // An arrival on the carries (not counters), and one into an undeclared variable.
+  Function notCounters = withWorkspaces(block({gpuKernel("i", spl::ast::GpuRowMapping::Merge, nullptr, 256,
+                                                         block({decl(5, "count", Ty::I64, cInt(0)), arrive(5, 3, cInt(0))}))}));
+  EXPECT_NE(verify(notCounters).find("not a workspace of i64 arrival counters"), std::string::npos) << verify(notCounters);
+  Function undeclared = withWorkspaces(block({gpuKernel("i", spl::ast::GpuRowMapping::Merge, nullptr, 256, arrive(5, 4, cInt(0)))}));
+  EXPECT_NE(verify(undeclared).find("which is not a declared i64"), std::string::npos) << verify(undeclared);
+  // A while loop over an i64, and a fence on the CPU.
+  Function loop = scale(whileLoop(var(1, Ty::I64), block({})));
+  EXPECT_NE(verify(loop).find("a while loop's condition is not i1"), std::string::npos) << verify(loop);
+  Function cpuFence = scale(fence());
+  EXPECT_NE(verify(cpuFence).find("a memory fence in CPU function scale"), std::string::npos) << verify(cpuFence);
+}
+
 }  // namespace
