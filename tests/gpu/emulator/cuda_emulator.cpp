@@ -19,7 +19,8 @@
  * an order that varies from launch to launch (forward, reverse, shuffled; SPL_EMU_BLOCK_ORDER
  * fixes one), since a GPU promises none; the threads of a block are fibers on the calling
  * thread, switched only at shuffles and barriers (a kernel without them runs each thread
- * straight through). On x86-64 a fiber switch
+ * straight through), taking turns in an order that varies too (SPL_EMU_THREAD_ORDER): a warp's
+ * lanes are not run in lockstep, as since sm_70 a GPU does not either. On x86-64 a fiber switch
  * is six pushes, a stack swap and six pops (ucontext's swapcontext makes a system call per
  * switch, which made a test with millions of shuffles take a minute); elsewhere it is
  * swapcontext.
@@ -678,8 +679,40 @@ void *freshStack(char *stackBase, size_t size) {
   return &words[-8];
 }
 
-/// Runs one block. With fibers when the kernel synchronises, else each thread to its end.
-bool runBlock(Launch &l, char *stacks) {
+/// An order to run `count` things in: forward, reverse, or shuffled with `seed`. A GPU promises
+/// no order of its blocks, nor of a warp's threads between the points where they synchronise,
+/// so a kernel that needs one (a block that waits for another, a lane that reads another lane's
+/// write without a shuffle or barrier between them, a result that depends on which ran first)
+/// must fail here too, in at least one of the orders. `mode`: the environment variable's value,
+/// else the launches take turns.
+std::vector<uint64_t> runOrder(uint64_t count, const char *variable, uint64_t turn, uint64_t seed) {
+  std::vector<uint64_t> order(count);
+  for (uint64_t k = 0; k < count; ++k) order[k] = k;
+  const char *env = std::getenv(variable);
+  std::string mode = env != nullptr && env[0] != 0 ? env : turn % 3 == 0 ? "forward" : turn % 3 == 1 ? "reverse" : "shuffle";
+  if (mode == "reverse") {
+    std::reverse(order.begin(), order.end());
+  } else if (mode == "shuffle") {
+    uint64_t state = seed * 0x9e3779b97f4a7c15ull + 1;
+    for (uint64_t k = count; k > 1; --k) {  // Fisher-Yates with splitmix64
+      uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      z ^= z >> 31;
+      std::swap(order[k - 1], order[z % k]);
+    }
+  }
+  return order;
+}
+
+/// Runs one block. With fibers when the kernel synchronises, else each thread to its end; the
+/// threads take turns in the order of SPL_EMU_THREAD_ORDER (forward | reverse | shuffle; by
+/// default one that changes with the launch and the block, and differs from the blocks' order).
+/// A warp's lanes are not run in lockstep: since sm_70 a GPU schedules a warp's threads
+/// independently, and they meet only at the .sync operations, which every lane their mask
+/// names must reach from the same place (checked there). Varied orders between those points
+/// expose code that assumes lockstep, in one order or the other.
+bool runBlock(Launch &l, char *stacks, uint64_t block) {
   unsigned threads = l.block[0] * l.block[1] * l.block[2];
   unsigned warpCount = (threads + 31) / 32;
   l.fibers.assign(threads, Fiber());
@@ -698,8 +731,10 @@ bool runBlock(Launch &l, char *stacks) {
     f.warp = t / 32;
     f.lane = t % 32;
   }
+  const std::vector<uint64_t> order = runOrder(threads, "SPL_EMU_THREAD_ORDER", counts.launches + 1 + block, counts.launches * 65537 + block);
   if (!l.function->synchronises) {
-    for (Fiber &f : l.fibers) {
+    for (uint64_t t : order) {
+      Fiber &f = l.fibers[t];
       l.current = &f;
       spl_emu_cost_cell = &f.cost;
       l.function->entry(l.params);
@@ -723,7 +758,8 @@ bool runBlock(Launch &l, char *stacks) {
   for (;;) {
     bool anyLive = false;
     uint64_t before = l.progress;
-    for (Fiber &f : l.fibers) {
+    for (uint64_t t : order) {
+      Fiber &f = l.fibers[t];
       if (f.done) continue;
       anyLive = true;
       l.current = &f;
@@ -740,30 +776,6 @@ bool runBlock(Launch &l, char *stacks) {
       return false;
     }
   }
-}
-
-/// The order the blocks of a launch run in. A GPU promises none, so a kernel that needs one (a
-/// block that waits for another, a result that depends on which block ran first) must fail
-/// here too: SPL_EMU_BLOCK_ORDER = forward | reverse | shuffle, and by default the launches take
-/// turns (forward, reverse, then shuffled with the launch's number as the seed).
-std::vector<uint64_t> blockOrder(uint64_t blocks, uint64_t launch) {
-  std::vector<uint64_t> order(blocks);
-  for (uint64_t b = 0; b < blocks; ++b) order[b] = b;
-  const char *env = std::getenv("SPL_EMU_BLOCK_ORDER");
-  std::string mode = env != nullptr && env[0] != 0 ? env : launch % 3 == 0 ? "forward" : launch % 3 == 1 ? "reverse" : "shuffle";
-  if (mode == "reverse") {
-    std::reverse(order.begin(), order.end());
-  } else if (mode == "shuffle") {
-    uint64_t state = launch * 0x9e3779b97f4a7c15ull + 1;
-    for (uint64_t b = blocks; b > 1; --b) {  // Fisher-Yates with splitmix64
-      uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-      z ^= z >> 31;
-      std::swap(order[b - 1], order[z % b]);
-    }
-  }
-  return order;
 }
 
 /// Turns a launch that never ends into a report. Blocks run one at a time here, as they may on a
@@ -824,11 +836,11 @@ CUresult runLaunch(Launch &l) {
   LaunchCost cost{};
   std::snprintf(cost.kernel, sizeof cost.kernel, "%s", l.function->name.c_str());
   const uint64_t blocks = uint64_t(l.grid[0]) * l.grid[1] * l.grid[2];
-  for (uint64_t b : blockOrder(blocks, counts.launches)) {
+  for (uint64_t b : runOrder(blocks, "SPL_EMU_BLOCK_ORDER", counts.launches, counts.launches)) {
     l.ctaid[0] = static_cast<unsigned>(b % l.grid[0]);
     l.ctaid[1] = static_cast<unsigned>(b / l.grid[0] % l.grid[1]);
     l.ctaid[2] = static_cast<unsigned>(b / (uint64_t(l.grid[0]) * l.grid[1]));
-    ok = runBlock(l, stacks);
+    ok = runBlock(l, stacks, b);
     for (size_t w = 0; w * 32 < l.fibers.size(); ++w) {
       uint64_t busiest = 0;
       for (size_t t = w * 32; t < l.fibers.size() && t < w * 32 + 32; ++t) busiest = std::max(busiest, l.fibers[t].cost.instructions);

@@ -74,3 +74,31 @@ set:
 done:
   ret void
 }
+
+; Each thread takes a ticket and records its index there: out[ticket] = threadIdx.x, the order in
+; which the threads of the block ran.
+define ptx_kernel void @thread_order(ptr %counter, ptr %out) {
+entry:
+  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %ticket = atomicrmw add ptr %counter, i32 1 seq_cst
+  %p = getelementptr i32, ptr %out, i32 %ticket
+  store i32 %t, ptr %p
+  ret void
+}
+
+; Warp-synchronous code without the sync: lane t writes cell t, then reads cell t + 1 (a
+; neighbour's write) with no shuffle or barrier between. It works only if the warp's lanes run in
+; lockstep, which a GPU since sm_70 does not promise; the emulator's lane orders must expose it.
+define ptx_kernel void @reads_a_neighbour_without_sync(ptr %cells, ptr %out) {
+entry:
+  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %mine = getelementptr i32, ptr %cells, i32 %t
+  store volatile i32 %t, ptr %mine
+  %n = add i32 %t, 1
+  %next = and i32 %n, 31
+  %theirs = getelementptr i32, ptr %cells, i32 %next
+  %v = load volatile i32, ptr %theirs
+  %p = getelementptr i32, ptr %out, i32 %t
+  store i32 %v, ptr %p
+  ret void
+}

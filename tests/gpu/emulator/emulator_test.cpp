@@ -1,9 +1,10 @@
 // The CUDA emulator's own checks (label gpu_emulated): a shuffle reached by the lanes of a warp
 // from two places of their call chains is divergent even when the shuffle inside the called
 // helper is one instruction (the emulator inlines every device function, so a place is a whole
-// call chain), the same helper called from one place runs, the blocks of a launch run in an
-// order that changes from launch to launch (a GPU promises none), and a block that waits for
-// another is reported instead of hanging. The kernels are
+// call chain), the same helper called from one place runs, the blocks of a launch and the
+// threads of a block run in orders that change from launch to launch (a GPU promises none; code
+// that assumes a warp's lanes run in lockstep gets a stale value in one of them), and a block
+// that waits for another is reported instead of hanging. The kernels are
 // emulator_checks.ll, loaded as an "SPLEMU01" image straight through the emulator's driver API.
 #include <gtest/gtest.h>
 
@@ -98,6 +99,39 @@ TEST_F(Emulator, BlocksRunInOrdersThatVaryFromLaunchToLaunch) {
     orders.insert(order);
   }
   EXPECT_EQ(orders.size(), 3u) << "three launches in a row ran their blocks in three different orders";
+}
+
+TEST_F(Emulator, ThreadsRunInOrdersThatVaryFromLaunchToLaunch) {
+  constexpr unsigned kThreads = 64;
+  std::set<std::vector<int32_t>> orders;
+  for (int launch = 0; launch < 3; ++launch) {
+    Ints counter(1), out(kThreads);
+    std::memset(counter.data(), 0, 4);
+    void *params[] = {&counter.ptr, &out.ptr};
+    ASSERT_EQ(cuLaunchKernel(kernel("thread_order"), 1, 1, 1, kThreads, 1, 1, 0, nullptr, params, nullptr), 0);
+    std::vector<int32_t> order = out.values(), sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<int32_t> every(kThreads);
+    std::iota(every.begin(), every.end(), 0);
+    EXPECT_EQ(sorted, every) << "every thread ran once";
+    orders.insert(order);
+  }
+  EXPECT_EQ(orders.size(), 3u) << "three launches in a row ran their threads in three different orders";
+}
+
+// Code that assumes a warp's lanes run in lockstep (a neighbour's write read without a sync)
+// gets a lane a stale cell in at least one of the orders: the emulator does not hide it.
+TEST_F(Emulator, ALaneReadingANeighboursWriteWithoutSyncIsExposed) {
+  bool stale = false;
+  for (int launch = 0; launch < 3; ++launch) {
+    Ints cells(32), out(32);
+    std::memset(cells.data(), 0xff, 32 * 4);
+    void *params[] = {&cells.ptr, &out.ptr};
+    ASSERT_EQ(cuLaunchKernel(kernel("reads_a_neighbour_without_sync"), 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr), 0);
+    std::vector<int32_t> got = out.values();
+    for (int32_t t = 0; t < 32; ++t) stale = stale || got[static_cast<size_t>(t)] != (t + 1) % 32;
+  }
+  EXPECT_TRUE(stale) << "every lane saw its neighbour's write in every order, as only lockstep would promise";
 }
 
 // A block that waits for another ends the process with a report instead of hanging.
