@@ -18,6 +18,7 @@
 #include <string>
 
 #include "cin/Cin.h"
+#include "cin/InspectorPlan.h"
 #include "tir/Abi.h"
 #include "tir/Tir.h"
 
@@ -34,6 +35,8 @@ struct LowerOptions {
   /// The schedule block of an export whose body is `inspect(A)`: its commands are the
   /// conversion's script (poly/Inspector.h), consumed by the lowering.
   const tir::Schedule *inspectScript = nullptr;
+  /// How the script becomes a layout and loops (poly::IslInspectorPlanner; set with inspectScript).
+  const InspectorPlanner *inspector = nullptr;
 };
 
 /// Is the export a conversion derived by an inspector (its def's body is `inspect(A)`)?

@@ -4,7 +4,7 @@
 ///             a compressed level, CSR or LIL), its schedule block (the script) and the layout
 ///             poly/Inspector derives from it.
 /// Gives:      the kernel that converts A into R (or, for NAME_size, the sizes of R's outputs).
-///             Its phases, run in the loops isl generates (poly::generateInspectorLoops):
+///             Its phases, run in the loops isl generates (InspectorPlanner::loops, poly's isl):
 ///             - mark: every entry's compacted coordinate x is marked in a marker array over x's
 ///               range; with an outer loop, marked per outer point and numbered at their first
 ///               appearance (the slot), their coordinates kept in that order;
@@ -25,7 +25,7 @@
 
 #include "cin/LevelFormat.h"
 #include "cin/LowerCommon.h"
-#include "poly/Inspector.h"
+#include "cin/InspectorPlan.h"
 #include "support/Error.h"
 
 namespace spl::cin {
@@ -53,6 +53,7 @@ Kernel Lowerer::lowerInspectBody(const tir::Expr &body, const Env &env, const Ty
   if (!opts_.inspectScript)
     throw CompileError(loc, "inspect needs its script: `schedule " + ex_.cname +
                                 " for cpu { make_dense(i, j); ...; compact(x); }` (see docs/polyhedral.md)");
+  internal_assert(opts_.inspector) << "lowering: an inspector export without the polyhedral planner (LowerOptions::inspector)";
 
   // The source: dense rows over a compressed level.
   const ValP &pair = env.vals.at(body.args[0]->var->id);
@@ -73,7 +74,7 @@ Kernel Lowerer::lowerInspectBody(const tir::Expr &body, const Env &env, const Ty
     if (c->kind == TypeKind::Idx) m = c->len;
 
   NatVarId rowV = freshNatVar("row"), colV = freshNatVar("col");
-  const poly::InspectorLayout lay = poly::deriveInspectorLayout(opts_.inspectScript->cmds, opts_.inspectScript->loc, n, m, rowV, colV);
+  const InspectorLayout lay = opts_.inspector->layout(opts_.inspectScript->cmds, opts_.inspectScript->loc, n, m, rowV, colV);
   const size_t c = lay.compacted;
   const bool outer = c == 1;
   const bool ragged = outer && !lay.pad;
@@ -260,7 +261,7 @@ Kernel Lowerer::lowerInspectBody(const tir::Expr &body, const Env &env, const Ty
   auto beginPoint = perPoint([&](const Nat &) { emit(setLocal(countLocal, constInt(0), Scalar::I64)); });
   const bool sizes = opts_.sizeFunction;
 
-  using Phase = poly::InspectorPhase;
+  using Phase = InspectorPhase;
   std::vector<Phase> phases;
   if (!outer) {
     // DIA-like: mark everything, number the marked range in order, zero the slots, fill.
@@ -317,7 +318,7 @@ Kernel Lowerer::lowerInspectBody(const tir::Expr &body, const Env &env, const Ty
     }
   }
   const std::string rowName = opts_.inspectScript->cmds[0].args[0]->text;  // make_dense(i, j)
-  emit(poly::generateInspectorLoops(lay, phases, n, m, rowName, loc));
+  emit(opts_.inspector->loops(lay, phases, n, m, rowName, loc));
 
   if (sizes) {
     // The element count of each output pointer, in ABI order.

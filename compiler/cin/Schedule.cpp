@@ -221,4 +221,17 @@ StmtP gpuRewrite(const StmtP &s, bool inside) {
 
 StmtP defaultGpuSchedule(const StmtP &body) { return gpuRewrite(body, false); }
 
+bool scheduleApplies(const tir::Schedule &s, const tir::Export &ex, bool cuda) {
+  return (s.exportName == ex.cname || s.exportName == ex.def->name) && (s.target == "cuda") == cuda;
+}
+
+std::set<std::string> precomputeNames(const tir::Program &p, const tir::Export &ex, bool cuda) {
+  std::set<std::string> names;
+  for (const tir::Schedule &s : p.schedules)
+    if (scheduleApplies(s, ex, cuda))
+      for (const ast::ScheduleCmd &c : s.cmds)
+        if (c.name == "precompute" && c.args.size() == 1 && c.args[0]->op == ast::ExprOp::Var) names.insert(c.args[0]->text);
+  return names;
+}
+
 }  // namespace spl::cin

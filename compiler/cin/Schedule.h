@@ -1,5 +1,7 @@
 /// \file Schedule.h: the default schedules of each target on concrete index notation (a user's
-/// `schedule` block is applied before, by cin/UserSchedule.h; its loops keep their kinds here).
+/// `schedule` block is applied before, by poly/UserSchedule.h, which checks each command against
+/// the polyhedral dependences; its loops keep their kinds here), and which schedule blocks
+/// apply to an export.
 /// Takes:      a lowered kernel whose independent loops are all marked Parallel.
 /// Gives:      the kernel with each forall's kind final: for the CPU, the outermost Parallel
 ///             loop of each nest runs on the thread pool and the loops nested in it run
@@ -8,12 +10,23 @@
 ///             (DIA's diagonals, ELL stored slot-major, A^T x on a row-major A) is interchanged
 ///             into blocks of 4096 rows swept once per reduction index, each row combining its
 ///             terms in the same order (so the result is the same).
-/// Fails:      never: what a user asks for is checked in UserSchedule.
+/// Fails:      never: what a user asks for is checked in poly/UserSchedule.
 #pragma once
 
+#include <set>
+#include <string>
+
 #include "cin/Cin.h"
+#include "tir/Tir.h"
 
 namespace spl::cin {
+
+/// Does the schedule block apply to this export on this target (named by its C name or its def)?
+bool scheduleApplies(const tir::Schedule &s, const tir::Export &ex, bool cuda);
+
+/// The `precompute(name)` arguments of the blocks that apply: the lowering acts on them
+/// (LowerOptions::precompute), poly::applyUserSchedule then checks each took effect.
+std::set<std::string> precomputeNames(const tir::Program &p, const tir::Export &ex, bool cuda);
 
 StmtP defaultCpuSchedule(const StmtP &body);
 

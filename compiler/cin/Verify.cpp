@@ -2,6 +2,7 @@
 /// of scopes for locals and the set of tensors in scope; the first violation ends it.
 #include "cin/Verify.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <vector>
@@ -50,10 +51,46 @@ class Verifier {
     return false;
   }
 
+  /// Every variable a Nat mentions is in scope: a loop index or a nat parameter (Var), a
+  /// scalar parameter (Value), an array in scope (Lookup); a sum's own index inside its body.
+  void nat(const Nat &n, const char *use, std::vector<int64_t> &bound) {
+    for (const Nat::Term &t : n.terms())
+      for (const auto &f : t.mono.factors) natAtom(*f.first, n, use, bound);
+  }
+  void natAtom(const NatAtom &a, const Nat &whole, const char *use, std::vector<int64_t> &bound) {
+    if (failed()) return;
+    const bool isBound = std::find(bound.begin(), bound.end(), a.var.id) != bound.end();
+    if ((a.kind == NatAtomKind::Var || a.kind == NatAtomKind::Value) && !isBound && !declared(a.var.id))
+      return fail(std::string(use) + " mentions " + a.var.name + " (#" + std::to_string(a.var.id) + ") where it is not in scope: " + whole.str());
+    if (a.kind == NatAtomKind::Lookup && !tensors_.count(a.var.id) && !declared(a.var.id))
+      return fail(std::string(use) + " reads the array " + a.var.name + " (#" + std::to_string(a.var.id) + ") where it is not in scope: " + whole.str());
+    if (a.kind == NatAtomKind::Sum) {
+      nat(a.args[0], use, bound);
+      nat(a.args[1], use, bound);
+      bound.push_back(a.var.id);
+      nat(a.args[2], use, bound);
+      bound.pop_back();
+      return;
+    }
+    for (const Nat &x : a.args) nat(x, use, bound);
+    if (a.cond) natCond(*a.cond, whole, use, bound);
+  }
+  void natCond(const NatCond &c, const Nat &whole, const char *use, std::vector<int64_t> &bound) {
+    if (c.kind == NatCond::Cmp) nat(c.lhs, use, bound);
+    for (const NatCondP &x : c.args)
+      if (x) natCond(*x, whole, use, bound);
+  }
+  void nat(const Nat &n, const char *use) {
+    std::vector<int64_t> bound;
+    nat(n, use, bound);
+  }
+
   /// An access's tensor is in scope, it has at most one index per array level, and its tuple
   /// path exists below them.
   void access(const TensorP &t, const std::vector<Nat> &indices, const std::vector<int> &leaf, const char *use) {
     if (!t) return fail(std::string(use) + " of no tensor");
+    for (const Nat &i : indices) nat(i, "an index");
+    if (failed()) return;
     if (!tensors_.count(t->id)) return fail(std::string(use) + " of " + t->name + ", which is not in scope");
     if (t->kind == Tensor::NatsInput) return;  // a nats: one level, its count given by its uses
     TypeP ty = t->type;
@@ -89,8 +126,8 @@ class Verifier {
     }
     if (failed()) return;
     switch (e->kind) {
-      case ExprKind::Const:
-      case ExprKind::NatE: return;
+      case ExprKind::Const: return;
+      case ExprKind::NatE: return nat(e->nat, "a nat expression");
       case ExprKind::Local:
         if (!declared(e->local)) fail("local %" + std::to_string(e->local) + " is used where it is not declared");
         return;
@@ -139,6 +176,9 @@ class Verifier {
     switch (s->kind) {
       case StmtKind::Block: return inScope(s->body);
       case StmtKind::Forall:
+        nat(s->lo, "a loop's lower bound");
+        nat(s->hi, "a loop's upper bound");
+        if (failed()) return;
         scopes_.emplace_back();
         scopes_.back()[s->var] = Scalar::I64;
         for (const StmtP &c : s->body) stmt(c);

@@ -19,9 +19,9 @@
 #include "types/Checker.h"
 #include "cin/Lower.h"
 #include "cin/Schedule.h"
-#include "cin/UserSchedule.h"
 #include "cin/Verify.h"
 #include "tir/Abi.h"
+#include "tir/TypesPrinter.h"
 #include "loopir/Flatten.h"
 #include "loopir/GpuMergeRows.h"
 #include "loopir/GpuRowStrategy.h"
@@ -32,7 +32,9 @@
 #include "loopir/StreamPrefetch.h"
 #include "loopir/Verify.h"
 #include "poly/Dependences.h"
+#include "poly/Inspector.h"
 #include "poly/IslCodegen.h"
+#include "poly/UserSchedule.h"
 #include "codegen/CodeGen.h"
 #include "codegen/Header.h"
 
@@ -183,7 +185,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
       diags.flush(err);
       return 1;
     }
-    if (opts.emit == Emit::Types) return writeText(opts, printTypes(*program, sm, opts.indexBits, opts.checked), err) ? 0 : 1;
+    if (opts.emit == Emit::Types) return writeText(opts, tir::printTypes(*program, sm, opts.indexBits, opts.checked), err) ? 0 : 1;
 
     // Which exports and targets this run compiles: --target restricts, each export names its own.
     std::vector<cin::Kernel> kernels;
@@ -212,15 +214,20 @@ int runCompiler(const Options &opts, std::ostream &err) {
           if (inspector)
             for (const tir::Schedule &sch : program->schedules)
               if (cin::scheduleApplies(sch, ex, cuda)) lo.inspectScript = &sch;
+          static const poly::IslInspectorPlanner islInspector;
+          lo.inspector = &islInspector;
           cin::Kernel k = cin::lowerExport(ex, abi, lo);
-          cin::verifyAfter(k, "lowering");
+          if (opts.verifyEach) cin::verifyAfter(k, "lowering");
           // A user schedule (for this export and target) first, then the target's default.
+          auto afterCommand = [&](const cin::Kernel &scheduled, const ast::ScheduleCmd &c) {
+            if (opts.verifyEach) cin::verifyAfter(scheduled, ("schedule command " + c.name + " (line " + std::to_string(c.loc.line) + ")").c_str());
+          };
           if (!lo.sizeFunction && !inspector)
             for (const tir::Schedule &sch : program->schedules)
-              if (cin::scheduleApplies(sch, ex, cuda) && !cin::applyUserSchedule(k, sch, diags)) scheduleFailed = true;
-          if (!scheduleFailed) cin::verifyAfter(k, "the schedule block");
+              if (cin::scheduleApplies(sch, ex, cuda) && !poly::applyUserSchedule(k, sch, diags, afterCommand)) scheduleFailed = true;
           k.body = cuda ? cin::defaultGpuSchedule(k.body) : cin::defaultCpuSchedule(k.body);
-          if (!scheduleFailed) cin::verifyAfter(k, "the default schedule");
+          // The end of the CIN stage: what poly and the loop IR get.
+          if (!scheduleFailed) cin::verifyAfter(k, "the schedules");
           kernels.push_back(std::move(k));
         }
       }
@@ -279,33 +286,34 @@ int runCompiler(const Options &opts, std::ostream &err) {
       times.done("isl AST -> loops");
     }
     for (cin::Kernel &k : kernels) {
-      // The verifier runs after Flatten and after every pass (loopir/Verify.h): a broken
-      // invariant is an internal error naming the pass, never a miscompiled kernel.
+      // The verifier (loopir/Verify.h) runs on what codegen gets, and with --verify-each after
+      // Flatten and every pass: a broken invariant is an internal error naming the pass, never
+      // a miscompiled kernel.
       lm.functions.push_back(loopir::flatten(k, opts.indexBits));
       loopir::Function &fn = lm.functions.back();
-      loopir::verifyAfter(fn, "Flatten");
+      // Each pass, verified after it with --verify-each; the last one's output (what codegen
+      // gets) always.
+      std::string lastPass = "Flatten";
+      auto pass = [&](const char *name, auto &&run) {
+        if (opts.verifyEach) loopir::verifyAfter(fn, lastPass.c_str());
+        run();
+        lastPass = name;
+      };
       if (opts.optLevel > 0) {
-        loopir::restrictGuardedLoops(fn);
-        loopir::verifyAfter(fn, "GuardRange");
-        loopir::insertStreamPrefetches(fn);
-        loopir::verifyAfter(fn, "StreamPrefetch");
-        loopir::versionSegmentReductions(fn);
-        loopir::verifyAfter(fn, "SegmentVersioning (versions)");
-        loopir::vectorizeSegmentLanes(fn);
-        loopir::verifyAfter(fn, "SegmentVersioning (lanes)");
+        pass("GuardRange", [&] { loopir::restrictGuardedLoops(fn); });
+        pass("StreamPrefetch", [&] { loopir::insertStreamPrefetches(fn); });
+        pass("SegmentVersioning (versions)", [&] { loopir::versionSegmentReductions(fn); });
+        pass("SegmentVersioning (lanes)", [&] { loopir::vectorizeSegmentLanes(fn); });
       }
-      loopir::parallelizeRunningSums(fn);
-      loopir::verifyAfter(fn, "ParallelScan");
+      pass("ParallelScan", [&] { loopir::parallelizeRunningSums(fn); });
       loopir::GpuRowOptions rows;
       rows.mergeByDefault = !opts.gpuRowsVector;
       rows.mergeReads = opts.gpuMergeUnroll;
       rows.mergeBlocksPerSm = opts.gpuMergeMinBlocks;
-      loopir::chooseGpuRowMappings(fn, rows);
-      loopir::verifyAfter(fn, "GpuRowStrategy");
-      loopir::lowerWarpRows(fn);
-      loopir::verifyAfter(fn, "GpuWarpRows");
-      loopir::lowerMergeRows(fn, rows);
-      loopir::verifyAfter(fn, "GpuMergeRows");
+      pass("GpuRowStrategy", [&] { loopir::chooseGpuRowMappings(fn, rows); });
+      pass("GpuWarpRows", [&] { loopir::lowerWarpRows(fn); });
+      pass("GpuMergeRows", [&] { loopir::lowerMergeRows(fn, rows); });
+      loopir::verifyAfter(fn, lastPass.c_str());
     }
     times.done("loop IR (flatten + passes)");
     if (opts.emit == Emit::LoopIr) {

@@ -46,6 +46,8 @@ options:
                           emulator of the CUDA driver (SPL_CUDA_DRIVER; testing only)
   --no-isl-codegen        lower the scheduled loops directly, not through isl's AST
   --time-passes           print the time spent in each stage to stderr
+  --verify-each           check each IR's invariants after every pass (by default after each
+                          stage: the scheduled CIN, isl's loops, the loop IR before codegen)
   --help                  print this text
   --version               print the version
 )";
@@ -196,6 +198,8 @@ ParsedArgs parseArgs(const std::vector<std::string> &args) {
       o.gpuEmulator = true;
     } else if (a == "--time-passes") {
       o.timePasses = true;
+    } else if (a == "--verify-each") {
+      o.verifyEach = true;
     } else if (a == "--stdlib-dir" || a.rfind("--stdlib-dir=", 0) == 0) {
       if (!valueOf("--stdlib-dir", v)) return fail("--stdlib-dir needs a directory");
       o.stdlibDir = v;

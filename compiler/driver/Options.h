@@ -32,6 +32,7 @@ struct Options {
   std::string gpuArch = "sm_90";      // --gpu-arch
   bool gpuEmulator = false;           // --gpu-emulator: embed kernel bitcode for the CPU emulator
   bool timePasses = false;            // --time-passes
+  bool verifyEach = false;            // --verify-each: the verifiers after every pass, not each stage
   std::string stdlibDir;              // --stdlib-dir (default: installed or source stdlib)
   /// The source itself, for in-process callers (the fuzzer, tests); otherwise read from `input`.
   std::optional<std::string> sourceText;

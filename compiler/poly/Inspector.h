@@ -26,7 +26,8 @@
 ///             image of the dense space), and which loop is compacted. isl proves the
 ///             transformation injective on the dense space, so two entries can share a slot only
 ///             when the source stores one (row, column) twice: the run-time injectivity check
-///             the inspector keeps (cin/LowerInspect.cpp).
+///             the inspector keeps (cin/LowerInspect.cpp, which gets these through
+///             cin::InspectorPlanner: cin does not include poly).
 ///             generateInspectorLoops builds the inspector's phase loops from an isl schedule
 ///             (rows grouped by their outer point, phases in order within it) through
 ///             isl_ast_build and reads the AST back into CIN.
@@ -41,34 +42,31 @@
 
 #include "ast/Ast.h"
 #include "cin/Cin.h"
+#include "cin/InspectorPlan.h"
 #include "types/Nat.h"
 
 namespace spl::poly {
 
-struct InspectorLayout {
-  std::vector<std::string> dims;  // the transformed loops, outermost first
-  std::vector<Nat> dimOf;         // each loop as a Nat of the source's row and column
-  std::vector<Nat> lo, hi;        // each loop's bounds over the matrix, inclusive (n, m >= 1)
-  size_t compacted = 0;           // loops before it are outer, after it padded
-  bool pad = false;               // compact_and_pad
-  std::string outerIsl;           // the outer loop as isl text over the row `i0` ("" if none)
-  std::string mapText;            // the transformation as an isl map (for messages and docs)
-  SourceLoc compactLoc;
-};
+using cin::InspectorLayout;
+using cin::InspectorPhase;
 
 InspectorLayout deriveInspectorLayout(const std::vector<ast::ScheduleCmd> &script, SourceLoc where, const Nat &n,
                                       const Nat &m, NatVarId row, NatVarId column);
 
-/// One statement of the inspector: it runs per row, per outer point, or once, in pass `pass`
-/// and at position `order` among the statements of its pass (within one outer point).
-struct InspectorPhase {
-  enum Domain { PerRow, PerOuter, Once } domain = PerRow;
-  int pass = 0;
-  int order = 0;
-  std::function<cin::StmtP(const Nat &index)> body;  // the row or the outer point (Once: 0)
-};
-
 cin::StmtP generateInspectorLoops(const InspectorLayout &layout, const std::vector<InspectorPhase> &phases, const Nat &n,
                                   const Nat &m, const std::string &rowName, SourceLoc loc);
+
+/// The two above as the lowering's planner (cin::LowerOptions::inspector).
+class IslInspectorPlanner : public cin::InspectorPlanner {
+ public:
+  InspectorLayout layout(const std::vector<ast::ScheduleCmd> &script, SourceLoc where, const Nat &n, const Nat &m, NatVarId row,
+                         NatVarId column) const override {
+    return deriveInspectorLayout(script, where, n, m, row, column);
+  }
+  cin::StmtP loops(const InspectorLayout &layout, const std::vector<InspectorPhase> &phases, const Nat &n, const Nat &m,
+                   const std::string &rowName, SourceLoc loc) const override {
+    return generateInspectorLoops(layout, phases, n, m, rowName, loc);
+  }
+};
 
 }  // namespace spl::poly

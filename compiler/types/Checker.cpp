@@ -9,7 +9,7 @@
 
 #include "parse/Parser.h"
 #include "ast/AstPrinter.h"
-#include "tir/CNames.h"
+#include "types/CNames.h"
 #include "types/CheckerImpl.h"
 
 namespace spl {
@@ -1318,7 +1318,7 @@ std::optional<tir::Program> Checker::run(const ast::Module &main) {
       if (!cnames.insert(e.cname).second) fail(e.cnameLoc, "two exports are named '" + e.cname + "'");
       if (e.cname.rfind("spl_error", 0) == 0 || e.cname.rfind("spl_rt_", 0) == 0)
         fail(e.cnameLoc, "the name '" + e.cname + "' is reserved for the runtime library");
-      if (std::optional<std::string> why = tir::whyNotCName(e.cname))
+      if (std::optional<std::string> why = types::whyNotCName(e.cname))
         fail(e.cnameLoc, "cannot export as '" + e.cname + "': " + *why);
       env_ = mainEnv_;
       tir::DefP def;

@@ -30,9 +30,4 @@ struct CheckOptions {
 std::optional<tir::Program> checkProgram(const ast::Module &main, SourceManager &sm, Diagnostics &diags,
                                          const CheckOptions &opts);
 
-/// `--emit=types`: every def's parameters and result, each call with its implicit arguments
-/// resolved, each export's C signature, and the nat subtractions that were not proved
-/// non-negative. The signatures are those of `--index-bits` and `--checked`.
-std::string printTypes(const tir::Program &p, const SourceManager &sm, int indexBits = 32, bool checked = false);
-
 }  // namespace spl

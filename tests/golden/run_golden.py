@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """FileCheck-style golden tests: runs each `// RUN:` line of a test file through the shell with
-%s = the test file, %splc = splc, %FileCheck = FileCheck, and fails if any command fails.
+%s = the test file, %splc = splc --verify-each (every IR verified after every pass), %FileCheck =
+FileCheck, and fails if any command fails.
 Usage: run_golden.py SPLC FILECHECK TEST.spl"""
 import os
 import re
@@ -18,7 +19,7 @@ if not runs:
     print(f"{test}: no RUN lines")
     sys.exit(1)
 for cmd in runs:
-    cmd = cmd.replace("%splc", splc).replace("%FileCheck", filecheck).replace("%s", test)
+    cmd = cmd.replace("%splc", splc + " --verify-each").replace("%FileCheck", filecheck).replace("%s", test)
     print("RUN:", cmd)
     r = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], cwd=os.path.dirname(test))
     if r.returncode != 0:

@@ -9,7 +9,8 @@
 
 #include "cin/Lower.h"
 #include "cin/Schedule.h"
-#include "cin/UserSchedule.h"
+#include "cin/Schedule.h"
+#include "poly/UserSchedule.h"
 #include "driver/Driver.h"
 #include "parse/Parser.h"
 #include "poly/Dependences.h"
@@ -62,7 +63,7 @@ std::vector<cin::Kernel> lowerSource(const std::string &path, const std::string 
       cin::Kernel k = cin::lowerExport(ex, abi, lo);
       if (!lo.sizeFunction)
         for (const tir::Schedule &sch : program->schedules)
-          if (cin::scheduleApplies(sch, ex, cuda)) EXPECT_TRUE(cin::applyUserSchedule(k, sch, diags));
+          if (cin::scheduleApplies(sch, ex, cuda)) EXPECT_TRUE(poly::applyUserSchedule(k, sch, diags));
       k.body = cuda ? cin::defaultGpuSchedule(k.body) : cin::defaultCpuSchedule(k.body);
       kernels.push_back(std::move(k));
     }

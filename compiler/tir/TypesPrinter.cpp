@@ -3,14 +3,15 @@
 /// with the callee's implicit arguments resolved and the type of the result, and the nat
 /// subtractions (and take/drop bounds) that could not be proved non-negative. Then each export
 /// with the tunables it depends on and its C prototypes.
+#include "tir/TypesPrinter.h"
+
 #include <sstream>
 
 #include "tir/Abi.h"
-#include "types/Checker.h"
 
-namespace spl {
+namespace spl::tir {
 
-std::string printTypes(const tir::Program &p, const SourceManager &sm, int indexBits, bool checked) {
+std::string printTypes(const Program &p, const SourceManager &sm, int indexBits, bool checked) {
   std::ostringstream os;
   // The tunables with the values this compilation uses (after -D) and their choices: what
   // tools/spl-tune searches.
@@ -84,4 +85,4 @@ std::string printTypes(const tir::Program &p, const SourceManager &sm, int index
   return os.str();
 }
 
-}  // namespace spl
+}  // namespace spl::tir

@@ -12,8 +12,8 @@
 #include <optional>
 #include <string>
 
-namespace spl::tir {
+namespace spl::types {
 
 std::optional<std::string> whyNotCName(const std::string &name);
 
-}  // namespace spl::tir
+}  // namespace spl::types

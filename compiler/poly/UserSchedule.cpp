@@ -56,7 +56,7 @@
 /// Legality comes from the polyhedral pass (poly/): the isl dependences of the kernel as it
 /// stands when the command applies decide whether a loop may run in parallel, be vectorised,
 /// interchanged or fused, and a refusal names the dependence that forbids it.
-#include "cin/UserSchedule.h"
+#include "poly/UserSchedule.h"
 
 #include <functional>
 #include <set>
@@ -66,15 +66,20 @@
 #include "poly/Fuse.h"
 #include "poly/Tile.h"
 
-namespace spl::cin {
+namespace spl::poly {
 namespace {
+
+using namespace cin;
 
 class Scheduler {
  public:
   Scheduler(Kernel &k, const tir::Schedule &s, Diagnostics &d) : k_(k), s_(s), d_(d) {}
 
-  bool run() {
-    for (const ast::ScheduleCmd &c : s_.cmds) command(c);
+  bool run(const std::function<void(const Kernel &, const ast::ScheduleCmd &)> &afterEach) {
+    for (const ast::ScheduleCmd &c : s_.cmds) {
+      command(c);
+      if (ok_ && afterEach) afterEach(k_, c);
+    }
     return ok_;
   }
 
@@ -165,10 +170,10 @@ class Scheduler {
 
   /// The isl verdict of the loop with variable `var` in the kernel as it stands now (with the
   /// model and dependences when `model`/`deps` are given).
-  poly::LoopAnalysis analysis(int64_t var, poly::PolyModel *model = nullptr, poly::DependenceAnalysis *deps = nullptr) {
-    poly::PolyModel m = poly::buildPolyModel(k_);
-    poly::DependenceAnalysis d = poly::analyzeDependences(m);
-    poly::LoopAnalysis found;
+  LoopAnalysis analysis(int64_t var, PolyModel *model = nullptr, DependenceAnalysis *deps = nullptr) {
+    PolyModel m = buildPolyModel(k_);
+    DependenceAnalysis d = analyzeDependences(m);
+    LoopAnalysis found;
     found.reason = "the loop is not in the polyhedral model";
     for (size_t i = 0; i < m.loops.size(); ++i)
       if (m.loops[i].var == var) found = d.loops[i];
@@ -179,7 +184,7 @@ class Scheduler {
 
   /// The model and dependences of the kernel as it stands, and the model's indices of the
   /// loops with variables `x` and `y` (-1 for a loop not in the model).
-  std::pair<int, int> modelLoops(int64_t x, int64_t y, poly::PolyModel &model, poly::DependenceAnalysis &deps) {
+  std::pair<int, int> modelLoops(int64_t x, int64_t y, PolyModel &model, DependenceAnalysis &deps) {
     analysis(x, &model, &deps);
     int ix = -1, iy = -1;
     for (size_t l = 0; l < model.loops.size(); ++l) {
@@ -192,15 +197,15 @@ class Scheduler {
   /// Why a loop cannot run its iterations independently, or "" when it can. With
   /// `reductionOk`, a loop that only reassociates a reduction is accepted too.
   std::string dependence(const Stmt &l, bool reductionOk = false) {
-    poly::LoopAnalysis a = analysis(l.var);
+    LoopAnalysis a = analysis(l.var);
     switch (a.verdict) {
-      case poly::LoopVerdict::Parallel: return "";
-      case poly::LoopVerdict::Reduction:
+      case LoopVerdict::Parallel: return "";
+      case LoopVerdict::Reduction:
         if (reductionOk) return "";
         return "loop " + l.varName + " accumulates into one value (a reduce); running its iterations at once needs a "
                "race strategy: parallelize(" + l.varName + ", KIND, atomics)";
-      case poly::LoopVerdict::Sequential: return "loop " + l.varName + " runs in order: " + a.reason;
-      case poly::LoopVerdict::Unknown: return "the dependences of loop " + l.varName + " could not be decided (" + a.reason + ")";
+      case LoopVerdict::Sequential: return "loop " + l.varName + " runs in order: " + a.reason;
+      case LoopVerdict::Unknown: return "the dependences of loop " + l.varName + " could not be decided (" + a.reason + ")";
     }
     return "";
   }
@@ -355,15 +360,15 @@ class Scheduler {
       StmtP saved = k_.body;
       k_.body = replace(k_.body, outer, [&](const StmtP &) { return std::vector<StmtP>{*nest}; });
       const Stmt *o = findVar(k_.body, outer->var), *i = findVar(k_.body, inner->var);
-      poly::PolyModel model;
-      poly::DependenceAnalysis deps;
+      PolyModel model;
+      DependenceAnalysis deps;
       auto [lo, li] = modelLoops(o->var, i->var, model, deps);
-      why = lo < 0 || li < 0 ? "the loops are not in the polyhedral model" : poly::checkPermutableBand(model, deps, lo, li);
+      why = lo < 0 || li < 0 ? "the loops are not in the polyhedral model" : checkPermutableBand(model, deps, lo, li);
       if (!why.empty()) {
         k_.body = saved;
         return error(c.loc, what + ": tiles run in another order than the loops: " + why);
       }
-      std::optional<StmtP> tiled = poly::tileNest(*o, *i, *a, *b, outerName, innerName, why);
+      std::optional<StmtP> tiled = tileNest(*o, *i, *a, *b, outerName, innerName, why);
       if (!tiled) {
         k_.body = saved;
         return error(c.loc, what + ": " + why);
@@ -374,7 +379,7 @@ class Scheduler {
     // Otherwise a row accumulator sits between the loops: every row's inner iterations keep
     // their order (tile by tile, then within the tile), so every dependence between iterations
     // of one outer index is kept; the outer loop must carry none.
-    why = analysis(outer->var).verdict == poly::LoopVerdict::Reduction
+    why = analysis(outer->var).verdict == LoopVerdict::Reduction
               ? "loop " + outer->varName + " accumulates into one value (a reduce)"
               : dependence(*outer);
     if (!why.empty()) return error(c.loc, what + ": tiles run in another order than the loops: " + why);
@@ -428,7 +433,7 @@ class Scheduler {
     innerNest->forall = ForallKind::Serial;  // its updates of the cells run in order
     auto outerNest = std::make_shared<Stmt>(*outer);
     outerNest->body = {innerNest};
-    std::optional<StmtP> tiled = poly::tileNest(*outerNest, *innerNest, *a, *b, outerName, innerName, why);
+    std::optional<StmtP> tiled = tileNest(*outerNest, *innerNest, *a, *b, outerName, innerName, why);
     if (!tiled) return error(c.loc, what + ": " + why);
     NatVarId r0 = freshNatVar(outer->varName), r1 = freshNatVar(outer->varName);
     NatSubst to0, to1;
@@ -634,7 +639,7 @@ class Scheduler {
     // Through isl: the band S[i, j] -> [j, i] and its AST, which also exchanges the bounds of a
     // triangle (j <= i: j in [0, n), i in [j, n)).
     std::string why;
-    std::optional<StmtP> exchanged = poly::interchangeNest(*outer, *innerTarget, why);
+    std::optional<StmtP> exchanged = interchangeNest(*outer, *innerTarget, why);
     if (!exchanged)
       return error(c.loc, pair + ": the bounds of " + innerTarget->varName + " [" + innerTarget->lo.str() + ", " +
                               innerTarget->hi.str() + ") depend on " + outer->varName + " other than affinely (" + why + ")");
@@ -643,7 +648,7 @@ class Scheduler {
 
   /// fuse(a, b): through isl (poly/Fuse.h). The loops are statements of one block, a first;
   /// the statements between them move before a; the bounds may differ (isl splits off the range
-  /// where only one body runs). Legal when no dependence forbids that order (poly::checkFusion).
+  /// where only one body runs). Legal when no dependence forbids that order (checkFusion).
   void fuse(const ast::ScheduleCmd &c) {
     const Stmt *a = loop(c, 0);
     const Stmt *b = loop(c, 1);
@@ -668,15 +673,15 @@ class Scheduler {
       if (parent->body[k] && parent->body[k]->kind == StmtKind::Barrier)
         return error(c.loc, pair + ": a barrier separates the loops");
     // Legality on the kernel as it stands.
-    poly::PolyModel model;
-    poly::DependenceAnalysis deps;
+    PolyModel model;
+    DependenceAnalysis deps;
     auto [la, lb] = modelLoops(a->var, b->var, model, deps);
     if (la < 0 || lb < 0) return error(c.loc, pair + ": the loops are not in the polyhedral model");
     const std::vector<int> &sa = model.loops[la].statements, &sb = model.loops[lb].statements;
     if (sa.empty() || sb.empty()) return error(c.loc, pair + ": a loop without statements has nothing to fuse");
     std::vector<int> between;  // statements are numbered in program order
     for (int st = sa.back() + 1; st < sb.front(); ++st) between.push_back(st);
-    poly::FusionCheck check = poly::checkFusion(model, deps, la, lb, between);
+    FusionCheck check = checkFusion(model, deps, la, lb, between);
     if (!check.conflict.empty()) return error(c.loc, pair + ": " + check.conflict);
     // The fused loop's kind: the loops' common kind, unless it now carries a dependence.
     ForallKind kind = a->forall == b->forall && !check.carried ? a->forall : ForallKind::Serial;
@@ -687,7 +692,7 @@ class Scheduler {
                                                         : "the loops are mapped differently") +
                               "), which a GPU mapping cannot");
     std::string why;
-    std::optional<StmtP> fused = poly::fuseLoops(*a, *b, kind, why);
+    std::optional<StmtP> fused = fuseLoops(*a, *b, kind, why);
     if (!fused) return error(c.loc, pair + ": " + why);
     // The loop hints both loops agree on stay; the loop is the user's now.
     std::function<StmtP(const StmtP &)> hints = [&](const StmtP &s) -> StmtP {
@@ -848,18 +853,18 @@ class Scheduler {
     // The rewrites below replace statements of the tree, `l` among them: after the first one,
     // only its name is used to find it again.
     const std::string loopName = l.varName;
-    poly::PolyModel m;
-    poly::DependenceAnalysis d;
-    poly::LoopAnalysis a = analysis(l.var, &m, &d);
-    if (a.verdict == poly::LoopVerdict::Parallel) return true;  // nothing races
-    if (a.verdict == poly::LoopVerdict::Unknown) {
+    PolyModel m;
+    DependenceAnalysis d;
+    LoopAnalysis a = analysis(l.var, &m, &d);
+    if (a.verdict == LoopVerdict::Parallel) return true;  // nothing races
+    if (a.verdict == LoopVerdict::Unknown) {
       error(c.loc, what + ": the dependences of loop " + l.varName + " could not be decided (" + a.reason + ")");
       return false;
     }
     std::set<int64_t> tensors, locals;
     for (int dep : a.carried) {
       int array = d.deps[dep].array;
-      const poly::PolyArray &arr = m.arrays[array];
+      const PolyArray &arr = m.arrays[array];
       if (!arr.isLocal) {
         tensors.insert(arr.tensor);
         continue;
@@ -867,8 +872,8 @@ class Scheduler {
       // A local carried from iteration to iteration must be a reduce's accumulator (scan's
       // running value, a fold's state are read by each iteration: nothing atomic replaces them).
       for (int st : m.loops[static_cast<size_t>(a.loop)].statements) {
-        const poly::PolyStatement &ps = m.statements[st];
-        bool writes = std::any_of(ps.accesses.begin(), ps.accesses.end(), [&](const poly::PolyAccess &x) { return x.write && x.array == array; });
+        const PolyStatement &ps = m.statements[st];
+        bool writes = std::any_of(ps.accesses.begin(), ps.accesses.end(), [&](const PolyAccess &x) { return x.write && x.array == array; });
         if (writes && ps.reductionArray != array) {
           error(c.loc, what + ": loop " + l.varName + " runs in order: " + a.reason);
           return false;
@@ -891,8 +896,8 @@ class Scheduler {
       error(c.loc, what + ": the loop was lost rewriting its updates");
       return restore(saved);
     }
-    poly::LoopAnalysis after = analysis(loopNow->var);
-    if (after.verdict != poly::LoopVerdict::Parallel) {
+    LoopAnalysis after = analysis(loopNow->var);
+    if (after.verdict != LoopVerdict::Parallel) {
       error(c.loc, what + ": even with atomic updates, " + after.reason);
       return restore(saved);
     }
@@ -1011,22 +1016,10 @@ class Scheduler {
 
 }  // namespace
 
-bool scheduleApplies(const tir::Schedule &s, const tir::Export &ex, bool cuda) {
-  return (s.exportName == ex.cname || s.exportName == ex.def->name) && (s.target == "cuda") == cuda;
-}
-
-std::set<std::string> precomputeNames(const tir::Program &p, const tir::Export &ex, bool cuda) {
-  std::set<std::string> names;
-  for (const tir::Schedule &s : p.schedules)
-    if (scheduleApplies(s, ex, cuda))
-      for (const ast::ScheduleCmd &c : s.cmds)
-        if (c.name == "precompute" && c.args.size() == 1 && c.args[0]->op == ast::ExprOp::Var) names.insert(c.args[0]->text);
-  return names;
-}
-
-bool applyUserSchedule(Kernel &k, const tir::Schedule &s, Diagnostics &diags) {
+bool applyUserSchedule(cin::Kernel &k, const tir::Schedule &s, Diagnostics &diags,
+                       const std::function<void(const cin::Kernel &, const ast::ScheduleCmd &)> &afterEach) {
   Scheduler sch(k, s, diags);
-  return sch.run();
+  return sch.run(afterEach);
 }
 
-}  // namespace spl::cin
+}  // namespace spl::poly

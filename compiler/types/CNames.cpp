@@ -1,10 +1,10 @@
 /// \file CNames.cpp: the names an export may not take (see the header).
-#include "tir/CNames.h"
+#include "types/CNames.h"
 
 #include <cctype>
 #include <set>
 
-namespace spl::tir {
+namespace spl::types {
 namespace {
 
 const std::set<std::string> &keywords() {
@@ -84,4 +84,4 @@ std::optional<std::string> whyNotCName(const std::string &name) {
   return std::nullopt;
 }
 
-}  // namespace spl::tir
+}  // namespace spl::types
