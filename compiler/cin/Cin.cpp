@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "support/IrWalk.h"
+
 namespace spl::cin {
 
 namespace {
@@ -338,6 +340,21 @@ std::string print(const Kernel &k) {
   for (size_t i = 0; i < k.outputSizes.size(); ++i) os << "  size[" << i << "] = " << k.outputSizes[i].str() << "\n";
   os << print(k.body, 1);
   return os.str();
+}
+
+bool anyStmt(const StmtP &s, const std::function<bool(const Stmt &)> &pred) { return ir::anyNode(s, pred, &Stmt::body); }
+
+bool anyExpr(const ExprP &e, const std::function<bool(const Expr &)> &pred) { return ir::anyNode(e, pred, &Expr::args); }
+
+void forEachStmt(const StmtP &s, const std::function<void(const StmtP &)> &fn) { ir::forEachNode(s, fn, &Stmt::body); }
+
+const Stmt *findForall(const StmtP &s, const std::function<bool(const Stmt &)> &pred) {
+  const Stmt *found = nullptr;
+  anyStmt(s, [&](const Stmt &x) {
+    if (x.kind == StmtKind::Forall && pred(x)) found = &x;
+    return found != nullptr;
+  });
+  return found;
 }
 
 }  // namespace spl::cin

@@ -16,6 +16,7 @@
 /// (`fold`, `scan`, `which`).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -216,6 +217,16 @@ struct Kernel {
   /// The let-bound arrays computed into temporaries for `precompute` (their names).
   std::set<std::string> precomputed;
 };
+
+/// The walks of CIN (support/IrWalk.h, shared with the loop IR): does `pred` hold for `s` (or
+/// `e`) or a statement (expression) below it, in pre-order (null: no)? Statements only, not
+/// their expressions.
+bool anyStmt(const StmtP &s, const std::function<bool(const Stmt &)> &pred);
+bool anyExpr(const ExprP &e, const std::function<bool(const Expr &)> &pred);
+/// `fn` on `s` and every statement below it, in pre-order.
+void forEachStmt(const StmtP &s, const std::function<void(const StmtP &)> &fn);
+/// The first forall at or below `s` for which `pred` holds, or null.
+const Stmt *findForall(const StmtP &s, const std::function<bool(const Stmt &)> &pred);
 
 /// Substitutes Nats everywhere in a statement (bounds, indices, nat expressions).
 StmtP substitute(const StmtP &s, const NatSubst &sub);

@@ -13,6 +13,7 @@
 
 #include "ast/Ast.h"
 #include "cin/Cin.h"
+#include "tir/ScheduleCommand.h"
 #include "types/Nat.h"
 
 namespace spl::cin {
@@ -42,7 +43,7 @@ class InspectorPlanner {
   virtual ~InspectorPlanner() = default;
   /// The layout of the script's conversion of an n x m source whose row and column are `row`
   /// and `column` in the derived expressions (CompileError at a command that does not fit).
-  virtual InspectorLayout layout(const std::vector<ast::ScheduleCmd> &script, SourceLoc where, const Nat &n, const Nat &m,
+  virtual InspectorLayout layout(const std::vector<tir::ScriptCommand> &script, SourceLoc where, const Nat &n, const Nat &m,
                                  NatVarId row, NatVarId column) const = 0;
   /// The phases' statements in their loops (rows grouped by outer point, passes in order).
   virtual StmtP loops(const InspectorLayout &layout, const std::vector<InspectorPhase> &phases, const Nat &n, const Nat &m,

@@ -22,10 +22,11 @@
 /// Assumes:    the result type R was declared; it is checked here against the layout.
 /// Fails:      CompileError at the def or the script when they do not fit.
 #include <functional>
+#include <variant>
 
+#include "cin/InspectorPlan.h"
 #include "cin/LevelFormat.h"
 #include "cin/LowerCommon.h"
-#include "cin/InspectorPlan.h"
 #include "support/Error.h"
 
 namespace spl::cin {
@@ -74,7 +75,7 @@ Kernel Lowerer::lowerInspectBody(const tir::Expr &body, const Env &env, const Ty
     if (c->kind == TypeKind::Idx) m = c->len;
 
   NatVarId rowV = freshNatVar("row"), colV = freshNatVar("col");
-  const InspectorLayout lay = opts_.inspector->layout(opts_.inspectScript->cmds, opts_.inspectScript->loc, n, m, rowV, colV);
+  const InspectorLayout lay = opts_.inspector->layout(opts_.inspectScript->script, opts_.inspectScript->loc, n, m, rowV, colV);
   const size_t c = lay.compacted;
   const bool outer = c == 1;
   const bool ragged = outer && !lay.pad;
@@ -317,7 +318,7 @@ Kernel Lowerer::lowerInspectBody(const tir::Expr &body, const Env &env, const Ty
       phases.push_back({Phase::PerRow, 1, 4, reset});
     }
   }
-  const std::string rowName = opts_.inspectScript->cmds[0].args[0]->text;  // make_dense(i, j)
+  const std::string rowName = std::get<tir::MakeDense>(opts_.inspectScript->script[0]).row.text;  // make_dense(i, j): layout checked it
   emit(opts_.inspector->loops(lay, phases, n, m, rowName, loc));
 
   if (sizes) {

@@ -30,15 +30,13 @@ int64_t rowLookupIn(const Nat &n, int64_t rowVar) {
 /// (the CPU's chunking, which only needs the work), a loop whose bounds read T@(i + 1) counts
 /// too: the loops of a tiled row.
 int64_t rowOffsetsOf(const StmtP &s, int64_t var, bool loose) {
-  if (!s) return 0;
-  if (s->kind == StmtKind::Forall) {
-    if (int64_t t = compressedRowOffsets(*s, var)) return t;
-    if (loose)
-      if (int64_t t = rowLookupIn(s->hi, var)) return t;
-  }
-  for (const StmtP &b : s->body)
-    if (int64_t t = rowOffsetsOf(b, var, loose)) return t;
-  return 0;
+  int64_t found = 0;
+  findForall(s, [&](const Stmt &l) {
+    found = compressedRowOffsets(l, var);
+    if (!found && loose) found = rowLookupIn(l.hi, var);
+    return found != 0;
+  });
+  return found;
 }
 
 StmtP rewrite(const StmtP &s, bool insideParallel) {
@@ -83,21 +81,15 @@ Nat strideOf(const Expr &a, int64_t var) {
 }
 
 void accessesOf(const ExprP &e, std::vector<const Expr *> &out) {
-  if (!e) return;
-  if (e->kind == ExprKind::Access) out.push_back(e.get());
-  for (const ExprP &a : e->args) accessesOf(a, out);
+  anyExpr(e, [&](const Expr &x) {
+    if (x.kind == ExprKind::Access) out.push_back(&x);
+    return false;
+  });
 }
 
 bool readsTensor(const StmtP &s, int64_t tensor) {
-  if (!s) return false;
-  std::vector<const Expr *> acc;
-  accessesOf(s->value, acc);
-  if (s->lhs) accessesOf(s->lhs, acc);
-  for (const Expr *a : acc)
-    if (a->tensor->id == tensor) return true;
-  for (const StmtP &b : s->body)
-    if (readsTensor(b, tensor)) return true;
-  return false;
+  auto access = [&](const Expr &e) { return e.kind == ExprKind::Access && e.tensor->id == tensor; };
+  return anyStmt(s, [&](const Stmt &x) { return anyExpr(x.value, access) || anyExpr(x.lhs, access); });
 }
 
 /// Rows blocked for the interchanged loops: a block of outputs stays in cache across the sweep.
@@ -229,8 +221,8 @@ std::set<std::string> precomputeNames(const tir::Program &p, const tir::Export &
   std::set<std::string> names;
   for (const tir::Schedule &s : p.schedules)
     if (scheduleApplies(s, ex, cuda))
-      for (const ast::ScheduleCmd &c : s.cmds)
-        if (c.name == "precompute" && c.args.size() == 1 && c.args[0]->op == ast::ExprOp::Var) names.insert(c.args[0]->text);
+      for (const tir::ScheduleCommand &c : s.commands)
+        if (const auto *p = std::get_if<tir::Precompute>(&c); p && p->array.ok) names.insert(p->array.text);
   return names;
 }
 

@@ -219,7 +219,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
           cin::Kernel k = cin::lowerExport(ex, abi, lo);
           if (opts.verifyEach) cin::verifyAfter(k, "lowering");
           // A user schedule (for this export and target) first, then the target's default.
-          auto afterCommand = [&](const cin::Kernel &scheduled, const ast::ScheduleCmd &c) {
+          auto afterCommand = [&](const cin::Kernel &scheduled, const tir::CommandBase &c) {
             if (opts.verifyEach) cin::verifyAfter(scheduled, ("schedule command " + c.name + " (line " + std::to_string(c.loc.line) + ")").c_str());
           };
           if (!lo.sizeFunction && !inspector)

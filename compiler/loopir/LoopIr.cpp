@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "support/IrWalk.h"
+
 namespace spl::loopir {
 
 const char *tyName(Ty t) {
@@ -336,21 +338,9 @@ StmtP sigmaPrefix(int prefix, int lengths, ExprP n) {
   return s;
 }
 
-bool anyExpr(const ExprP &e, const std::function<bool(const Expr &)> &pred) {
-  if (!e) return false;
-  if (pred(*e)) return true;
-  for (const ExprP &a : e->args)
-    if (anyExpr(a, pred)) return true;
-  return false;
-}
+bool anyExpr(const ExprP &e, const std::function<bool(const Expr &)> &pred) { return ir::anyNode(e, pred, &Expr::args); }
 
-bool anyStmt(const StmtP &s, const std::function<bool(const Stmt &)> &pred) {
-  if (!s) return false;
-  if (pred(*s)) return true;
-  for (const StmtP &b : s->body)
-    if (anyStmt(b, pred)) return true;
-  return false;
-}
+bool anyStmt(const StmtP &s, const std::function<bool(const Stmt &)> &pred) { return ir::anyNode(s, pred, &Stmt::body); }
 
 bool sameExpr(const ExprP &a, const ExprP &b) {
   if (a == b) return true;
@@ -407,16 +397,7 @@ bool mentionsVar(const StmtP &s, int v) {
 }
 
 StmtP rewriteBottomUp(const StmtP &s, const std::function<StmtP(const StmtP &)> &rewrite) {
-  if (!s) return s;
-  std::shared_ptr<Stmt> copy;
-  for (size_t k = 0; k < s->body.size(); ++k) {
-    StmtP b = rewriteBottomUp(s->body[k], rewrite);
-    if (b != s->body[k]) {
-      if (!copy) copy = std::make_shared<Stmt>(*s);
-      copy->body[k] = b;
-    }
-  }
-  return rewrite(copy ? StmtP(copy) : s);
+  return ir::rewriteNodes(s, rewrite, &Stmt::body);
 }
 
 void rewriteTopLevel(Function &f, const std::function<StmtP(const StmtP &)> &rewrite) {

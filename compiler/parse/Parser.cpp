@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cctype>
 #include <iterator>
+#include <optional>
+#include <string>
 
 #include "SplLexer.h"
 #include "SplParser.h"
@@ -220,31 +222,80 @@ std::vector<size_t> declarationLines(const std::string &text) {
   return starts;
 }
 
+/// A text lexed and checked, then parsed in ANTLR's two stages: SLL prediction first, which
+/// decides each choice from the local context alone (fast, and its DFA stays small) and gives up
+/// at the first conflict or error; then, for a text SLL gave up on, full LL prediction, whose
+/// first syntax error is the one reported. The whole file and each part of a large one
+/// (parseInParts) are read this way.
+class LexedText {
+ public:
+  LexedText(const char *data, size_t size) : input_(data, size), lexer_(&input_), tokens_(&lexer_) {
+    lexer_.removeErrorListeners();
+  }
+
+  /// The tokens, checked (stray characters, nesting); false with the problem in `diags`.
+  bool lex(uint32_t file, Diagnostics &diags) {
+    try {
+      tokens_.fill();
+    } catch (const std::exception &e) {
+      diags.error(SourceLoc{file, 1, 1}, std::string("cannot read the source: ") + e.what());
+      return false;
+    }
+    if (!checkTokens(tokens_, file, diags) || !checkNesting(tokens_, file, diags)) return false;
+    parser_.emplace(&tokens_);
+    parser_->removeErrorListeners();
+    return true;
+  }
+
+  /// The tree by SLL prediction, or null where it gave up (after lex).
+  SplParser::ProgramContext *parseSll() {
+    parser_->getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::SLL);
+    parser_->setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
+    try {
+      return parser_->program();
+    } catch (const std::exception &) {  // a bail-out (ParseCancellationException) or worse
+      return nullptr;
+    }
+  }
+
+  /// The tree by full LL prediction from the first token, its first syntax error reported
+  /// (null then).
+  SplParser::ProgramContext *parseLl(const SourceManager &sm, uint32_t file, Diagnostics &diags) {
+    tokens_.seek(0);
+    parser_->reset();
+    parser_->setErrorHandler(std::make_shared<antlr4::DefaultErrorStrategy>());
+    parser_->getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::LL);
+    SyntaxErrorListener listener(sm, file, diags);
+    parser_->addErrorListener(&listener);
+    SplParser::ProgramContext *tree = nullptr;
+    try {
+      tree = parser_->program();
+    } catch (const SyntaxAbort &) {
+      tree = nullptr;
+    } catch (const std::exception &e) {
+      diags.error(SourceLoc{file, 1, 1}, std::string("parser failure: ") + e.what());
+      tree = nullptr;
+    }
+    parser_->removeErrorListener(&listener);  // it ends here; the parser may outlive it
+    return tree;
+  }
+
+ private:
+  antlr4::ANTLRInputStream input_;
+  SplLexer lexer_;
+  antlr4::CommonTokenStream tokens_;
+  std::optional<SplParser> parser_;  // made once the tokens are checked
+};
+
 /// Parses one part of a large file quietly: the module of its declarations, or nullopt at the
 /// first problem of any kind (the caller then parses the whole file, which reports it).
 std::optional<ast::Module> parsePart(const char *data, size_t size, uint32_t firstLine, const SourceManager &sm,
                                      uint32_t file) {
   Diagnostics scratch(sm);
-  antlr4::ANTLRInputStream input(data, size);
-  SplLexer lexer(&input);
-  lexer.removeErrorListeners();
-  antlr4::CommonTokenStream tokens(&lexer);
-  try {
-    tokens.fill();
-  } catch (const std::exception &) {
-    return std::nullopt;
-  }
-  if (!checkTokens(tokens, file, scratch) || !checkNesting(tokens, file, scratch)) return std::nullopt;
-  SplParser parser(&tokens);
-  parser.removeErrorListeners();
-  parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::SLL);
-  parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
-  SplParser::ProgramContext *tree = nullptr;
-  try {
-    tree = parser.program();
-  } catch (const std::exception &) {
-    return std::nullopt;
-  }
+  LexedText text(data, size);
+  if (!text.lex(file, scratch)) return std::nullopt;
+  SplParser::ProgramContext *tree = text.parseSll();
+  if (!tree) return std::nullopt;
   std::optional<ast::Module> m = buildAst(tree, sm, file, scratch, firstLine);
   if (scratch.hasErrors() || !scratch.all().empty()) return std::nullopt;
   return m;
@@ -326,49 +377,11 @@ std::optional<ast::Module> parseFile(const SourceManager &sm, uint32_t file, Dia
     }
   }
 
-  antlr4::ANTLRInputStream input(text);
-  SplLexer lexer(&input);
-  lexer.removeErrorListeners();
-  antlr4::CommonTokenStream tokens(&lexer);
-  try {
-    tokens.fill();
-  } catch (const std::exception &e) {
-    diags.error(SourceLoc{file, 1, 1}, std::string("cannot read the source: ") + e.what());
-    return std::nullopt;
-  }
-  if (!checkTokens(tokens, file, diags)) return std::nullopt;
-  if (!checkNesting(tokens, file, diags)) return std::nullopt;
-
-  SplParser parser(&tokens);
-  parser.removeErrorListeners();
-  // Two stages, as ANTLR recommends: SLL prediction first, which decides each choice from the
-  // local context alone (fast, and its DFA stays small), giving up at the first conflict or
-  // error; only then full LL prediction, whose first syntax error is the one reported.
-  auto *interpreter = parser.getInterpreter<antlr4::atn::ParserATNSimulator>();
-  interpreter->setPredictionMode(antlr4::atn::PredictionMode::SLL);
-  parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
-  SplParser::ProgramContext *tree = nullptr;
-  try {
-    tree = parser.program();
-  } catch (const std::exception &) {  // a bail-out (ParseCancellationException) or worse: try LL
-    tree = nullptr;
-  }
-  if (tree) return buildAst(tree, sm, file, diags);
-
-  tokens.seek(0);
-  parser.reset();
-  parser.setErrorHandler(std::make_shared<antlr4::DefaultErrorStrategy>());
-  interpreter->setPredictionMode(antlr4::atn::PredictionMode::LL);
-  SyntaxErrorListener listener(sm, file, diags);
-  parser.addErrorListener(&listener);
-  try {
-    tree = parser.program();
-  } catch (const SyntaxAbort &) {
-    return std::nullopt;
-  } catch (const std::exception &e) {
-    diags.error(SourceLoc{file, 1, 1}, std::string("parser failure: ") + e.what());
-    return std::nullopt;
-  }
+  LexedText lexed(text.data(), text.size());
+  if (!lexed.lex(file, diags)) return std::nullopt;
+  SplParser::ProgramContext *tree = lexed.parseSll();
+  if (!tree) tree = lexed.parseLl(sm, file, diags);
+  if (!tree) return std::nullopt;
   return buildAst(tree, sm, file, diags);
 }
 

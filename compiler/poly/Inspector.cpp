@@ -14,6 +14,7 @@
 
 #include <map>
 #include <memory>
+#include <variant>
 
 #include "poly/IslAst.h"
 #include "poly/IslSupport.h"
@@ -58,19 +59,17 @@ std::string islOf(const ast::Expr &e, const std::vector<Loop> &loops, int &last,
   throw CompileError(e.loc, cmd + ": the expression must be affine in the loops (integers, loop names, + - *)");
 }
 
-std::string nameArg(const ast::ScheduleCmd &c, size_t k) {
-  if (k >= c.args.size() || c.args[k]->op != ast::ExprOp::Var)
-    throw CompileError(k < c.args.size() ? c.args[k]->loc : c.loc, c.name + ": argument " + std::to_string(k + 1) + " must name a loop");
-  return c.args[k]->text;
+std::string nameArg(const tir::CommandBase &c, const tir::NameArg &a, size_t k) {
+  if (!a.ok) throw CompileError(a.loc, c.name + ": argument " + std::to_string(k + 1) + " must name a loop");
+  return a.text;
 }
 
-int64_t intArg(const ast::ScheduleCmd &c, size_t k) {
-  if (k >= c.args.size() || c.args[k]->op != ast::ExprOp::IntLit || c.args[k]->ival < 1)
-    throw CompileError(k < c.args.size() ? c.args[k]->loc : c.loc, c.name + ": argument " + std::to_string(k + 1) + " must be a positive integer");
-  return c.args[k]->ival;
+int64_t intArg(const tir::CommandBase &c, const tir::CountArg &a, size_t k) {
+  if (!a.ok) throw CompileError(a.loc, c.name + ": argument " + std::to_string(k + 1) + " must be a positive integer");
+  return a.value;
 }
 
-size_t position(const std::vector<Loop> &loops, const std::string &name, const ast::ScheduleCmd &c, SourceLoc at) {
+size_t position(const std::vector<Loop> &loops, const std::string &name, const tir::CommandBase &c, SourceLoc at) {
   for (size_t k = 0; k < loops.size(); ++k)
     if (loops[k].name == name) return k;
   std::string all;
@@ -78,7 +77,7 @@ size_t position(const std::vector<Loop> &loops, const std::string &name, const a
   throw CompileError(at, c.name + ": no loop named '" + name + "' (the loops are " + all + ")");
 }
 
-void checkFresh(const std::vector<Loop> &loops, const std::string &name, const ast::ScheduleCmd &c, SourceLoc at) {
+void checkFresh(const std::vector<Loop> &loops, const std::string &name, const tir::CommandBase &c, SourceLoc at) {
   for (const Loop &l : loops)
     if (l.name == name) throw CompileError(at, c.name + ": a loop named '" + name + "' exists already");
 }
@@ -123,50 +122,51 @@ void boundsAndExpressions(isl_ctx *ctx, isl_set *image, const std::vector<Loop> 
 
 }  // namespace
 
-InspectorLayout deriveInspectorLayout(const std::vector<ast::ScheduleCmd> &script, SourceLoc where, const Nat &n,
+InspectorLayout deriveInspectorLayout(const std::vector<tir::ScriptCommand> &script, SourceLoc where, const Nat &n,
                                       const Nat &m, NatVarId row, NatVarId column) {
-  if (script.empty() || script[0].name != "make_dense")
-    throw CompileError(script.empty() ? where : script[0].loc,
+  if (script.empty() || !std::holds_alternative<tir::MakeDense>(script[0]))
+    throw CompileError(script.empty() ? where : tir::commandBase(script[0]).loc,
                        "inspector: the script must open with make_dense(i, j) (the rows and the columns of the source)");
   std::vector<Loop> loops;
   InspectorLayout out;
   bool compacted = false;
-  for (const ast::ScheduleCmd &c : script) {
-    if (compacted) throw CompileError(c.loc, "inspector: " + c.name + " after the compaction (compact or compact_and_pad ends the script)");
-    if (c.name == "make_dense") {
-      if (!loops.empty()) throw CompileError(c.loc, "inspector: make_dense appears twice");
-      if (c.args.size() != 2) throw CompileError(c.loc, "make_dense takes the names of the row and the column loops: make_dense(i, j)");
-      std::string i = nameArg(c, 0), j = nameArg(c, 1);
-      if (i == j) throw CompileError(c.args[1]->loc, "make_dense: the row and column loops need two names");
+  for (const tir::ScriptCommand &command : script) {
+    const tir::CommandBase &base = tir::commandBase(command);
+    if (compacted) throw CompileError(base.loc, "inspector: " + base.name + " after the compaction (compact or compact_and_pad ends the script)");
+    if (const auto *c = std::get_if<tir::MakeDense>(&command)) {
+      if (!loops.empty()) throw CompileError(c->loc, "inspector: make_dense appears twice");
+      if (c->arity != 2) throw CompileError(c->loc, "make_dense takes the names of the row and the column loops: make_dense(i, j)");
+      std::string i = nameArg(*c, c->row, 0), j = nameArg(*c, c->column, 1);
+      if (i == j) throw CompileError(c->column.loc, "make_dense: the row and column loops need two names");
       loops = {{i, "i0"}, {j, "j0"}};
-    } else if (c.name == "skew") {
-      if (c.args.size() != 2) throw CompileError(c.loc, "skew takes a new loop name and its expression: skew(d, j - i)");
-      std::string d = nameArg(c, 0);
-      checkFresh(loops, d, c, c.args[0]->loc);
+    } else if (const auto *c = std::get_if<tir::Skew>(&command)) {
+      if (c->arity != 2) throw CompileError(c->loc, "skew takes a new loop name and its expression: skew(d, j - i)");
+      std::string d = nameArg(*c, c->loop, 0);
+      checkFresh(loops, d, *c, c->loop.loc);
       int last = -1;
-      std::string text = islOf(*c.args[1], loops, last, "skew");
-      if (last < 0) throw CompileError(c.args[1]->loc, "skew: the expression mentions no loop");
+      std::string text = islOf(*c->offset, loops, last, "skew");
+      if (last < 0) throw CompileError(c->offsetLoc, "skew: the expression mentions no loop");
       loops[last] = {d, text};
-    } else if (c.name == "reorder") {
-      if (c.args.size() != loops.size())
-        throw CompileError(c.loc, "reorder: name every loop once (" + std::to_string(loops.size()) + " loops)");
+    } else if (const auto *c = std::get_if<tir::ReorderLoops>(&command)) {
+      if (c->arity != loops.size())
+        throw CompileError(c->loc, "reorder: name every loop once (" + std::to_string(loops.size()) + " loops)");
       std::vector<Loop> next;
-      for (size_t k = 0; k < c.args.size(); ++k) {
-        std::string name = nameArg(c, k);
+      for (size_t k = 0; k < c->loops.size(); ++k) {
+        std::string name = nameArg(*c, c->loops[k], k);
         for (const Loop &l : next)
-          if (l.name == name) throw CompileError(c.args[k]->loc, "reorder: loop '" + name + "' is named twice");
-        next.push_back(loops[position(loops, name, c, c.args[k]->loc)]);
+          if (l.name == name) throw CompileError(c->loops[k].loc, "reorder: loop '" + name + "' is named twice");
+        next.push_back(loops[position(loops, name, *c, c->loops[k].loc)]);
       }
       loops = next;
-    } else if (c.name == "tile") {
-      if (c.args.size() != 4) throw CompileError(c.loc, "tile takes two adjacent loops and their tile sizes: tile(i, j, 2, 2)");
-      size_t a = position(loops, nameArg(c, 0), c, c.args[0]->loc), b = position(loops, nameArg(c, 1), c, c.args[1]->loc);
-      int64_t sa = intArg(c, 2), sb = intArg(c, 3);
-      if (b != a + 1) throw CompileError(c.loc, "tile: the two loops must be adjacent, outer first");
+    } else if (const auto *c = std::get_if<tir::TileLoops>(&command)) {
+      if (c->arity != 4) throw CompileError(c->loc, "tile takes two adjacent loops and their tile sizes: tile(i, j, 2, 2)");
+      size_t a = position(loops, nameArg(*c, c->outer, 0), *c, c->outer.loc), b = position(loops, nameArg(*c, c->inner, 1), *c, c->inner.loc);
+      int64_t sa = intArg(*c, c->outerSize, 2), sb = intArg(*c, c->innerSize, 3);
+      if (b != a + 1) throw CompileError(c->loc, "tile: the two loops must be adjacent, outer first");
       Loop la = loops[a], lb = loops[b];
       std::string ta = la.name + "_tile", tb = lb.name + "_tile";
-      checkFresh(loops, ta, c, c.loc);
-      checkFresh(loops, tb, c, c.loc);
+      checkFresh(loops, ta, *c, c->loc);
+      checkFresh(loops, tb, *c, c->loc);
       auto tileOf = [](const Loop &l, int64_t s) { return "floor((" + l.isl + ")/" + std::to_string(s) + ")"; };
       std::vector<Loop> repl = {{ta, tileOf(la, sa)},
                                 {tb, tileOf(lb, sb)},
@@ -174,18 +174,18 @@ InspectorLayout deriveInspectorLayout(const std::vector<ast::ScheduleCmd> &scrip
                                 {lb.name, "(" + lb.isl + ") - " + std::to_string(sb) + "*" + tileOf(lb, sb)}};
       loops.erase(loops.begin() + a, loops.begin() + b + 1);
       loops.insert(loops.begin() + a, repl.begin(), repl.end());
-    } else if (c.name == "compact" || c.name == "compact_and_pad") {
-      if (c.args.size() != 1) throw CompileError(c.loc, c.name + " takes the loop to compact: " + c.name + "(j)");
-      out.compacted = position(loops, nameArg(c, 0), c, c.args[0]->loc);
-      out.pad = c.name == "compact_and_pad";
-      out.compactLoc = c.loc;
+    } else if (const auto *c = std::get_if<tir::Compact>(&command)) {
+      if (c->arity != 1) throw CompileError(c->loc, c->name + " takes the loop to compact: " + c->name + "(j)");
+      out.compacted = position(loops, nameArg(*c, c->loop, 0), *c, c->loop.loc);
+      out.pad = c->pad;
+      out.compactLoc = c->loc;
       compacted = true;
     } else {
-      throw CompileError(c.loc, "unknown inspector command '" + c.name +
-                                    "' (the script is make_dense, then skew, reorder or tile, then compact or compact_and_pad)");
+      throw CompileError(base.loc, "unknown inspector command '" + base.name +
+                                       "' (the script is make_dense, then skew, reorder or tile, then compact or compact_and_pad)");
     }
   }
-  if (!compacted) throw CompileError(script.back().loc, "inspector: the script must end with compact(x) or compact_and_pad(x)");
+  if (!compacted) throw CompileError(tir::commandBase(script.back()).loc, "inspector: the script must end with compact(x) or compact_and_pad(x)");
   if (out.compacted > 1)
     throw CompileError(out.compactLoc, "inspector: at most one loop may lie outside the compacted one (found " + std::to_string(out.compacted) + ")");
 

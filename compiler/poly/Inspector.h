@@ -50,7 +50,7 @@ namespace spl::poly {
 using cin::InspectorLayout;
 using cin::InspectorPhase;
 
-InspectorLayout deriveInspectorLayout(const std::vector<ast::ScheduleCmd> &script, SourceLoc where, const Nat &n,
+InspectorLayout deriveInspectorLayout(const std::vector<tir::ScriptCommand> &script, SourceLoc where, const Nat &n,
                                       const Nat &m, NatVarId row, NatVarId column);
 
 cin::StmtP generateInspectorLoops(const InspectorLayout &layout, const std::vector<InspectorPhase> &phases, const Nat &n,
@@ -59,7 +59,7 @@ cin::StmtP generateInspectorLoops(const InspectorLayout &layout, const std::vect
 /// The two above as the lowering's planner (cin::LowerOptions::inspector).
 class IslInspectorPlanner : public cin::InspectorPlanner {
  public:
-  InspectorLayout layout(const std::vector<ast::ScheduleCmd> &script, SourceLoc where, const Nat &n, const Nat &m, NatVarId row,
+  InspectorLayout layout(const std::vector<tir::ScriptCommand> &script, SourceLoc where, const Nat &n, const Nat &m, NatVarId row,
                          NatVarId column) const override {
     return deriveInspectorLayout(script, where, n, m, row, column);
   }

@@ -60,6 +60,7 @@
 
 #include <functional>
 #include <set>
+#include <variant>
 
 #include "cin/Schedule.h"
 #include "poly/Dependences.h"
@@ -75,10 +76,10 @@ class Scheduler {
  public:
   Scheduler(Kernel &k, const tir::Schedule &s, Diagnostics &d) : k_(k), s_(s), d_(d) {}
 
-  bool run(const std::function<void(const Kernel &, const ast::ScheduleCmd &)> &afterEach) {
-    for (const ast::ScheduleCmd &c : s_.cmds) {
+  bool run(const std::function<void(const Kernel &, const tir::CommandBase &)> &afterEach) {
+    for (const tir::ScheduleCommand &c : s_.commands) {
       command(c);
-      if (ok_ && afterEach) afterEach(k_, c);
+      if (ok_ && afterEach) afterEach(k_, tir::commandBase(c));
     }
     return ok_;
   }
@@ -90,9 +91,10 @@ class Scheduler {
   }
 
   void names(const StmtP &s, std::vector<std::string> &out) const {
-    if (!s) return;
-    if (s->kind == StmtKind::Forall && std::find(out.begin(), out.end(), s->varName) == out.end()) out.push_back(s->varName);
-    for (const StmtP &b : s->body) names(b, out);
+    anyStmt(s, [&](const Stmt &x) {
+      if (x.kind == StmtKind::Forall && std::find(out.begin(), out.end(), x.varName) == out.end()) out.push_back(x.varName);
+      return false;
+    });
   }
 
   std::string loopList() const {
@@ -104,11 +106,7 @@ class Scheduler {
   }
 
   const Stmt *find(const StmtP &s, const std::string &name) const {
-    if (!s) return nullptr;
-    if (s->kind == StmtKind::Forall && s->varName == name) return s.get();
-    for (const StmtP &b : s->body)
-      if (const Stmt *f = find(b, name)) return f;
-    return nullptr;
+    return findForall(s, [&](const Stmt &x) { return x.varName == name; });
   }
 
   /// Rebuilds the tree with `target` replaced by the statements `fn` returns.
@@ -135,37 +133,36 @@ class Scheduler {
     return c;
   }
 
-  /// The loop a command names, or an error at the command.
-  const Stmt *loop(const ast::ScheduleCmd &c, size_t arg) {
-    if (arg >= c.args.size() || c.args[arg]->op != ast::ExprOp::Var) {
+  /// The loop argument `a` (argument number `arg` of command `c`) names, or an error.
+  const Stmt *loop(const tir::CommandBase &c, const tir::NameArg &a, size_t arg) {
+    if (!a.ok) {
       error(c.loc, c.name + ": argument " + std::to_string(arg + 1) + " must name a loop (the loops of " + k_.name + ": " + loopList() + ")");
       return nullptr;
     }
-    const std::string &n = c.args[arg]->text;
-    const Stmt *l = find(k_.body, n);
-    if (!l) error(c.args[arg]->loc, c.name + ": no loop named '" + n + "' in " + k_.name + " (its loops: " + loopList() + ")");
+    const Stmt *l = find(k_.body, a.text);
+    if (!l) error(a.loc, c.name + ": no loop named '" + a.text + "' in " + k_.name + " (its loops: " + loopList() + ")");
     return l;
   }
 
-  std::optional<int64_t> integer(const ast::ScheduleCmd &c, size_t arg, const char *what) {
-    if (arg >= c.args.size() || c.args[arg]->op != ast::ExprOp::IntLit || c.args[arg]->ival < 1) {
-      error(arg < c.args.size() ? c.args[arg]->loc : c.loc, c.name + ": " + what + " must be a positive integer literal");
+  std::optional<int64_t> integer(const tir::CommandBase &c, const tir::CountArg &a, const char *what) {
+    if (!a.ok) {
+      error(a.loc, c.name + ": " + what + " must be a positive integer literal");
       return std::nullopt;
     }
-    return c.args[arg]->ival;
+    return a.value;
   }
 
-  std::optional<std::string> newName(const ast::ScheduleCmd &c, size_t arg) {
-    if (arg >= c.args.size() || c.args[arg]->op != ast::ExprOp::Var) {
+  /// The name argument `a` gives a new loop, or an error.
+  std::optional<std::string> newName(const tir::CommandBase &c, const tir::NameArg &a, size_t arg) {
+    if (!a.ok) {
       error(c.loc, c.name + ": argument " + std::to_string(arg + 1) + " must be a name for a new loop");
       return std::nullopt;
     }
-    const std::string &n = c.args[arg]->text;
-    if (find(k_.body, n)) {
-      error(c.args[arg]->loc, c.name + ": a loop named '" + n + "' already exists");
+    if (find(k_.body, a.text)) {
+      error(a.loc, c.name + ": a loop named '" + a.text + "' already exists");
       return std::nullopt;
     }
-    return n;
+    return a.text;
   }
 
   /// The isl verdict of the loop with variable `var` in the kernel as it stands now (with the
@@ -210,79 +207,69 @@ class Scheduler {
     return "";
   }
 
-  void command(const ast::ScheduleCmd &c) {
-    if (c.name == "split") return split(c);
-    if (c.name == "reorder") return reorder(c);
-    if (c.name == "fuse") return fuse(c);
-    if (c.name == "parallelize") return parallelize(c);
-    if (c.name == "vectorize") {
-      const Stmt *l = loop(c, 0);
-      if (!l) return;
-      std::string why = dependence(*l, /*reductionOk=*/true);
-      if (!why.empty()) {
-        error(c.loc, "vectorize(" + l->varName + "): " + why);
-        return;
-      }
-      k_.body = replace(k_.body, l, [&](const StmtP &s) {
-        auto n = std::make_shared<Stmt>(*s);
-        n->vectorize = true;
-        return std::vector<StmtP>{n};
-      });
+  void command(const tir::ScheduleCommand &c) {
+    std::visit([this](const auto &typed) { apply(typed); }, c);
+  }
+
+  void apply(const tir::Vectorize &c) {
+    const Stmt *l = loop(c, c.loop, 0);
+    if (!l) return;
+    std::string why = dependence(*l, /*reductionOk=*/true);
+    if (!why.empty()) {
+      error(c.loc, "vectorize(" + l->varName + "): " + why);
       return;
     }
-    if (c.name == "unroll") {
-      const Stmt *l = loop(c, 0);
-      auto f = integer(c, 1, "the unroll factor");
-      if (!l || !f) return;
-      k_.body = replace(k_.body, l, [&](const StmtP &s) {
-        auto n = std::make_shared<Stmt>(*s);
-        n->unroll = static_cast<int>(*f);
-        return std::vector<StmtP>{n};
-      });
-      return;
-    }
-    if (c.name == "precompute") {
-      // Done by the lowering (cin/Lower.h, LowerOptions::precompute): check that it applied.
-      if (c.args.size() != 1 || c.args[0]->op != ast::ExprOp::Var)
-        return error(c.loc, "precompute: the argument must name an array bound by a let (precompute(t) for `let t = ...`)");
-      const std::string &n = c.args[0]->text;
-      if (!k_.precomputed.count(n))
-        return error(c.args[0]->loc, "precompute: no array named '" + n + "' is bound by a let in " + k_.name +
-                                         " (a let of a scalar or a tuple is computed once already)");
-      return;
-    }
-    if (c.name == "pos") return pos(c);
-    if (c.name == "tile") return tile(c);
-    if (c.name == "gpu_rows") return gpuRows(c);
-    if (c.name == "gpu_merge") return gpuMerge(c);
-    if (c.name == "bound")
-      return error(c.loc, "schedule command '" + c.name + "' is not supported yet");
-    error(c.loc, "unknown schedule command '" + c.name +
-                     "' (the commands are split, tile, pos, reorder, fuse, parallelize, vectorize, unroll, precompute, gpu_rows and "
-                     "gpu_merge)");
+    k_.body = replace(k_.body, l, [&](const StmtP &s) {
+      auto n = std::make_shared<Stmt>(*s);
+      n->vectorize = true;
+      return std::vector<StmtP>{n};
+    });
+  }
+
+  void apply(const tir::Unroll &c) {
+    const Stmt *l = loop(c, c.loop, 0);
+    auto f = integer(c, c.factor, "the unroll factor");
+    if (!l || !f) return;
+    k_.body = replace(k_.body, l, [&](const StmtP &s) {
+      auto n = std::make_shared<Stmt>(*s);
+      n->unroll = static_cast<int>(*f);
+      return std::vector<StmtP>{n};
+    });
+  }
+
+  /// Done by the lowering (cin/Lower.h, LowerOptions::precompute): check that it applied.
+  void apply(const tir::Precompute &c) {
+    if (!c.array.ok)
+      return error(c.loc, "precompute: the argument must name an array bound by a let (precompute(t) for `let t = ...`)");
+    if (!k_.precomputed.count(c.array.text))
+      return error(c.array.loc, "precompute: no array named '" + c.array.text + "' is bound by a let in " + k_.name +
+                                    " (a let of a scalar or a tuple is computed once already)");
+  }
+
+  void apply(const tir::Unsupported &c) { error(c.loc, "schedule command '" + c.name + "' is not supported yet"); }
+
+  void apply(const tir::UnknownCommand &c) {
+    error(c.loc, "unknown schedule command '" + c.name + "' (the commands are " + tir::scheduleCommandNames() + ")");
   }
 
   /// gpu_rows(i, MAPPING): how the grid loop i puts its rows on threads. Recorded on the loop;
   /// loopir/GpuRowStrategy checks that the rows have the shape the mapping needs (the loop IR
   /// shows it) and applies it.
-  void gpuRows(const ast::ScheduleCmd &c) {
-    const Stmt *l = loop(c, 0);
+  void apply(const tir::GpuRows &c) {
+    const Stmt *l = loop(c, c.loop, 0);
     if (!l) return;
-    ast::GpuRowMapping m;
-    if (c.args.size() < 2 || c.args.size() > 3 || c.args[1]->op != ast::ExprOp::Var ||
-        !ast::gpuRowMappingFromName(c.args[1]->text, m) || m == ast::GpuRowMapping::Auto)
-      return error(c.args.size() > 1 ? c.args[1]->loc : c.loc,
-                   "gpu_rows(" + l->varName + ", ...): the mapping must be one of thread, vector, merge, compact");
-    if (!k_.cuda) return error(c.loc, "gpu_rows(" + l->varName + ", " + c.args[1]->text + "): a GPU mapping in a cpu schedule");
+    const ast::GpuRowMapping m = c.mapping;
+    if (!c.mappingOk)
+      return error(c.mappingLoc, "gpu_rows(" + l->varName + ", ...): the mapping must be one of thread, vector, merge, compact");
+    if (!k_.cuda) return error(c.loc, "gpu_rows(" + l->varName + ", " + c.mappingText + "): a GPU mapping in a cpu schedule");
     int lanes = 0;
-    if (c.args.size() == 3) {
+    if (c.widthGiven) {
       // The vector's width, instead of the one the rows' average length gives.
-      const ast::Expr &w = *c.args[2];
       if (m != ast::GpuRowMapping::Vector)
-        return error(w.loc, "gpu_rows(" + l->varName + ", " + c.args[1]->text + ", ...): only the vector mapping takes a width (lanes a row)");
-      if (w.op != ast::ExprOp::IntLit || w.ival < 1 || w.ival > 32 || (w.ival & (w.ival - 1)) != 0)
-        return error(w.loc, "gpu_rows(" + l->varName + ", vector, ...): the lanes a row must be a power of two from 1 to 32 (a warp)");
-      lanes = static_cast<int>(w.ival);
+        return error(c.widthLoc, "gpu_rows(" + l->varName + ", " + c.mappingText + ", ...): only the vector mapping takes a width (lanes a row)");
+      if (!c.widthOk)
+        return error(c.widthLoc, "gpu_rows(" + l->varName + ", vector, ...): the lanes a row must be a power of two from 1 to 32 (a warp)");
+      lanes = c.lanes;
     }
     k_.body = replace(k_.body, l, [&](const StmtP &s) {
       auto n = std::make_shared<Stmt>(*s);
@@ -296,36 +283,27 @@ class Scheduler {
   /// gpu_merge(i, R[, B]): the merge path's knobs of grid loop i: each lane reads R of a row's
   /// nonzeros at once (1, 2, 4, 8 or 16), ptxas keeps registers for B blocks per multiprocessor
   /// (1 to 8). loopir/GpuRowStrategy refuses them where loop i does not run as a merge path.
-  void gpuMerge(const ast::ScheduleCmd &c) {
-    const Stmt *l = loop(c, 0);
+  void apply(const tir::GpuMerge &c) {
+    const Stmt *l = loop(c, c.loop, 0);
     if (!l) return;
     std::string asked = "gpu_merge(" + l->varName + ", ...)";
     if (!k_.cuda) return error(c.loc, asked + ": a GPU knob in a cpu schedule");
-    if (c.args.size() < 2 || c.args.size() > 3)
-      return error(c.loc, asked + ": takes the loop, the reads per lane and optionally the blocks per multiprocessor");
-    const ast::Expr &reads = *c.args[1];
-    if (reads.op != ast::ExprOp::IntLit || (reads.ival != 1 && reads.ival != 2 && reads.ival != 4 && reads.ival != 8 && reads.ival != 16))
-      return error(reads.loc, asked + ": the nonzeros a lane reads at once must be 1, 2, 4, 8 or 16");
-    int64_t blocks = 0;
-    if (c.args.size() == 3) {
-      const ast::Expr &b = *c.args[2];
-      if (b.op != ast::ExprOp::IntLit || b.ival < 1 || b.ival > 8)
-        return error(b.loc, asked + ": the blocks per multiprocessor must be from 1 to 8");
-      blocks = b.ival;
-    }
+    if (!c.arityOk) return error(c.loc, asked + ": takes the loop, the reads per lane and optionally the blocks per multiprocessor");
+    if (!c.readsOk) return error(c.readsLoc, asked + ": the nonzeros a lane reads at once must be 1, 2, 4, 8 or 16");
+    if (!c.blocksOk) return error(c.blocksLoc, asked + ": the blocks per multiprocessor must be from 1 to 8");
     k_.body = replace(k_.body, l, [&](const StmtP &s) {
       auto n = std::make_shared<Stmt>(*s);
-      n->knobs.mergeReads = static_cast<int>(reads.ival);
-      n->knobs.mergeBlocksPerSm = static_cast<int>(blocks);
+      n->knobs.mergeReads = c.reads;
+      n->knobs.mergeBlocksPerSm = c.blocks;
       n->knobs.mergeLoc = c.loc;
       return std::vector<StmtP>{n};
     });
   }
 
-  void split(const ast::ScheduleCmd &c) {
-    const Stmt *l = loop(c, 0);
-    auto outerName = newName(c, 1), innerName = newName(c, 2);
-    auto f = integer(c, 3, "the split factor");
+  void apply(const tir::Split &c) {
+    const Stmt *l = loop(c, c.loop, 0);
+    auto outerName = newName(c, c.outer, 1), innerName = newName(c, c.inner, 2);
+    auto f = integer(c, c.factor, "the split factor");
     if (!l || !outerName || !innerName || !f) return;
     k_.body = replace(k_.body, l, [&](const StmtP &s) {
       Nat n = s->hi - s->lo;
@@ -344,11 +322,11 @@ class Scheduler {
 
   // ---- tiling through isl ---------------------------------------------------------------------
 
-  void tile(const ast::ScheduleCmd &c) {
-    const Stmt *outer = loop(c, 0);
-    const Stmt *inner = loop(c, 1);
-    auto a = integer(c, 2, "the tile size of the outer loop");
-    auto b = integer(c, 3, "the tile size of the inner loop");
+  void apply(const tir::Tile &c) {
+    const Stmt *outer = loop(c, c.outer, 0);
+    const Stmt *inner = loop(c, c.inner, 1);
+    auto a = integer(c, c.outerSize, "the tile size of the outer loop");
+    auto b = integer(c, c.innerSize, "the tile size of the inner loop");
     if (!outer || !inner || !a || !b) return;
     std::string what = "tile(" + outer->varName + ", " + inner->varName + ", " + std::to_string(*a) + ", " + std::to_string(*b) + ")";
     std::string outerName = outer->varName + "_tile", innerName = inner->varName + "_tile";
@@ -517,10 +495,10 @@ class Scheduler {
     return shape;
   }
 
-  void pos(const ast::ScheduleCmd &c) {
-    const Stmt *k = loop(c, 0);
-    auto chunkName = newName(c, 1);
-    auto f = integer(c, 2, "the chunk size (nonzeros per chunk)");
+  void apply(const tir::Pos &c) {
+    const Stmt *k = loop(c, c.loop, 0);
+    auto chunkName = newName(c, c.chunk, 1);
+    auto f = integer(c, c.size, "the chunk size (nonzeros per chunk)");
     if (!k || !chunkName || !f) return;
     std::string what = "pos(" + k->varName + ", " + *chunkName + ", " + std::to_string(*f) + ")";
     std::optional<RowShape> shape = rowShapeOf(*k);
@@ -618,9 +596,9 @@ class Scheduler {
     });
   }
 
-  void reorder(const ast::ScheduleCmd &c) {
-    const Stmt *outer = loop(c, 0);
-    const Stmt *innerTarget = loop(c, 1);
+  void apply(const tir::Reorder &c) {
+    const Stmt *outer = loop(c, c.outer, 0);
+    const Stmt *innerTarget = loop(c, c.inner, 1);
     if (!outer || !innerTarget) return;
     const StmtP &ob = outer->body[0];
     const Stmt *direct = ob->kind == StmtKind::Forall ? ob.get()
@@ -649,9 +627,9 @@ class Scheduler {
   /// fuse(a, b): through isl (poly/Fuse.h). The loops are statements of one block, a first;
   /// the statements between them move before a; the bounds may differ (isl splits off the range
   /// where only one body runs). Legal when no dependence forbids that order (checkFusion).
-  void fuse(const ast::ScheduleCmd &c) {
-    const Stmt *a = loop(c, 0);
-    const Stmt *b = loop(c, 1);
+  void apply(const tir::Fuse &c) {
+    const Stmt *a = loop(c, c.first, 0);
+    const Stmt *b = loop(c, c.second, 1);
     if (!a || !b) return;
     std::string pair = "fuse(" + a->varName + ", " + b->varName + ")";
     const Stmt *parent = nullptr;
@@ -733,46 +711,42 @@ class Scheduler {
   }
 
   const Stmt *findVar(const StmtP &s, int64_t var) const {
-    if (!s) return nullptr;
-    if (s->kind == StmtKind::Forall && s->var == var) return s.get();
-    for (const StmtP &b : s->body)
-      if (const Stmt *f = findVar(b, var)) return f;
-    return nullptr;
+    return findForall(s, [&](const Stmt &x) { return x.var == var; });
   }
 
-  void parallelize(const ast::ScheduleCmd &c) {
-    const Stmt *l = loop(c, 0);
+  void apply(const tir::Parallelize &c) {
+    using Kind = tir::Parallelize::Kind;
+    using Races = tir::Parallelize::Races;
+    const Stmt *l = loop(c, c.loop, 0);
     if (!l) return;
-    std::string kind = c.args.size() > 1 && c.args[1]->op == ast::ExprOp::Var ? c.args[1]->text : "cpu_threads";
-    std::string race = "no_races";
-    if (c.args.size() > 2) {
-      race = c.args[2]->op == ast::ExprOp::Var ? c.args[2]->text : "";
-      if (race != "no_races" && race != "ignore_races" && race != "atomics")
-        return error(c.args[2]->loc, "parallelize: unknown race strategy '" + race + "' (no_races, atomics, ignore_races)");
+    const std::string &kind = c.kindText, &race = c.racesText;
+    if (c.races == Races::Unknown)
+      return error(c.racesLoc, "parallelize: unknown race strategy '" + race + "' (no_races, atomics, ignore_races)");
+    ForallKind fk = ForallKind::Parallel;
+    const bool gpu = c.isGpu();
+    switch (c.kind) {
+      case Kind::CpuThreads: fk = ForallKind::Parallel; break;
+      case Kind::Serial: fk = ForallKind::Serial; break;
+      case Kind::Simd: fk = ForallKind::Vector; break;
+      case Kind::GpuBlock: fk = ForallKind::GpuBlock; break;
+      case Kind::GpuThread: fk = ForallKind::GpuThread; break;
+      case Kind::GpuWarp: fk = ForallKind::GpuWarp; break;
+      case Kind::GpuLane: fk = ForallKind::GpuLane; break;
+      case Kind::GpuGlobal: fk = ForallKind::GpuGlobal; break;
+      case Kind::Unknown:
+        return error(c.loc, "parallelize: unknown kind '" + kind + "' (cpu_threads, serial, simd, gpu_block, gpu_warp, gpu_thread, gpu_lane, gpu_global)");
     }
-    ForallKind fk;
-    bool gpu = false;
-    if (kind == "cpu_threads") fk = ForallKind::Parallel;
-    else if (kind == "serial") fk = ForallKind::Serial;
-    else if (kind == "simd") fk = ForallKind::Vector;
-    else if (kind == "gpu_block") fk = ForallKind::GpuBlock, gpu = true;
-    else if (kind == "gpu_thread") fk = ForallKind::GpuThread, gpu = true;
-    else if (kind == "gpu_warp") fk = ForallKind::GpuWarp, gpu = true;
-    else if (kind == "gpu_lane") fk = ForallKind::GpuLane, gpu = true;
-    else if (kind == "gpu_global") fk = ForallKind::GpuGlobal, gpu = true;
-    else
-      return error(c.loc, "parallelize: unknown kind '" + kind + "' (cpu_threads, serial, simd, gpu_block, gpu_warp, gpu_thread, gpu_lane, gpu_global)");
     if (gpu != k_.cuda)
       return error(c.loc, "parallelize(" + l->varName + ", " + kind + "): " + (gpu ? "a GPU level in a cpu schedule" : "a CPU level in a cuda schedule"));
-    std::string what = "parallelize(" + l->varName + ", " + kind + (race == "no_races" ? "" : ", " + race) + ")";
-    if (fk != ForallKind::Serial && race == "atomics") {
+    std::string what = "parallelize(" + l->varName + ", " + kind + (c.races == Races::NoRaces ? "" : ", " + race) + ")";
+    if (fk != ForallKind::Serial && c.races == Races::Atomics) {
       // makeAtomic rebuilds the tree: `l` may be freed, so keep what names it.
       int64_t var = l->var;
       std::string name = l->varName;
       if (!makeAtomic(c, *l, what)) return;
       l = find(k_.body, name);
       if (!l || l->var != var) return error(c.loc, what + ": the loop was lost rewriting its updates");
-    } else if (fk != ForallKind::Serial && race == "no_races") {
+    } else if (fk != ForallKind::Serial && c.races == Races::NoRaces) {
       std::string why = dependence(*l);
       if (!why.empty()) return error(c.loc, what + ": " + why);
     }
@@ -787,20 +761,6 @@ class Scheduler {
 
   // ---- the atomics race strategy ---------------------------------------------------------------
 
-  static void forEachStmt(const StmtP &s, const std::function<void(const StmtP &)> &fn) {
-    if (!s) return;
-    fn(s);
-    for (const StmtP &b : s->body) forEachStmt(b, fn);
-  }
-
-  /// Does `e` or an expression inside it satisfy `p`?
-  static bool anyExpr(const ExprP &e, const std::function<bool(const Expr &)> &p) {
-    if (!e) return false;
-    if (p(*e)) return true;
-    for (const ExprP &a : e->args)
-      if (anyExpr(a, p)) return true;
-    return false;
-  }
 
   /// Does `e` itself mention `id` (a local or a tensor) in a Nat: an index or a nat value?
   static bool natMentions(const Expr &e, int64_t id) {
@@ -849,7 +809,7 @@ class Scheduler {
 
   /// Rewrites the updates that make loop `l` carry dependences into atomic ones; false (with a
   /// diagnostic) when some carried dependence is not an update an atomic can perform.
-  bool makeAtomic(const ast::ScheduleCmd &c, const Stmt &l, const std::string &what) {
+  bool makeAtomic(const tir::CommandBase &c, const Stmt &l, const std::string &what) {
     // The rewrites below replace statements of the tree, `l` among them: after the first one,
     // only its name is used to find it again.
     const std::string loopName = l.varName;
@@ -911,7 +871,7 @@ class Scheduler {
 
   /// Every write of tensor `t` in the loop is `t[x] = t[x] op e` and t is read nowhere else
   /// there: each write becomes `t[x] atomic op= e`.
-  bool atomicTensor(const ast::ScheduleCmd &c, const Stmt &l, int64_t t, const std::string &what) {
+  bool atomicTensor(const tir::CommandBase &c, const Stmt &l, int64_t t, const std::string &what) {
     std::string name;
     bool ok = true;
     std::string why;
@@ -951,7 +911,7 @@ class Scheduler {
 
   /// `acc = init; forall l { ... acc = acc op e ... }; T[x] = acc` (consecutive statements of one
   /// block) becomes `T[x] = init; forall l { ... T[x] atomic op= e ... }`.
-  bool atomicAccumulator(const ast::ScheduleCmd &c, const Stmt &l, int64_t x, const std::string &what) {
+  bool atomicAccumulator(const tir::CommandBase &c, const Stmt &l, int64_t x, const std::string &what) {
     const Stmt *parent = nullptr;
     size_t at = 0;
     forEachStmt(k_.body, [&](const StmtP &s) {
@@ -1017,7 +977,7 @@ class Scheduler {
 }  // namespace
 
 bool applyUserSchedule(cin::Kernel &k, const tir::Schedule &s, Diagnostics &diags,
-                       const std::function<void(const cin::Kernel &, const ast::ScheduleCmd &)> &afterEach) {
+                       const std::function<void(const cin::Kernel &, const tir::CommandBase &)> &afterEach) {
   Scheduler sch(k, s, diags);
   return sch.run(afterEach);
 }

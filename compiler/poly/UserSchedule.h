@@ -23,6 +23,6 @@ namespace spl::poly {
 /// Applies the block's commands in order; `afterEach` (if set) sees the kernel after each
 /// command that applied (splc --verify-each verifies it there).
 bool applyUserSchedule(cin::Kernel &k, const tir::Schedule &s, Diagnostics &diags,
-                       const std::function<void(const cin::Kernel &, const ast::ScheduleCmd &)> &afterEach = {});
+                       const std::function<void(const cin::Kernel &, const tir::CommandBase &)> &afterEach = {});
 
 }  // namespace spl::poly

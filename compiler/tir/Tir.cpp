@@ -13,58 +13,37 @@ VarP makeVar(const std::string &name, TypeP type) {
   return v;
 }
 
-const char *primName(Prim p) {
-  switch (p) {
-    case Prim::Map: return "map";
-    case Prim::MapSeq: return "mapSeq";
-    case Prim::MapPar: return "mapPar";
-    case Prim::MapGlobal: return "mapGlobal";
-    case Prim::MapBlock: return "mapBlock";
-    case Prim::MapThread: return "mapThread";
-    case Prim::MapWarp: return "mapWarp";
-    case Prim::MapLane: return "mapLane";
-    case Prim::Reduce: return "reduce";
-    case Prim::Fold: return "fold";
-    case Prim::Zip: return "zip";
-    case Prim::Unzip: return "unzip";
-    case Prim::Split: return "split";
-    case Prim::Join: return "join";
-    case Prim::Transpose: return "transpose";
-    case Prim::AsDepArray: return "asDepArray";
-    case Prim::Take: return "take";
-    case Prim::Drop: return "drop";
-    case Prim::Generate: return "generate";
-    case Prim::Iota: return "iota";
-    case Prim::Scan: return "scan";
-    case Prim::Which: return "which";
-    case Prim::Strided: return "strided";
-    case Prim::Len: return "len";
-    case Prim::LiftNat: return "liftNat";
-    case Prim::LiftNats: return "liftNats";
-    case Prim::MakeDepPair: return "makeDepPair";
-    case Prim::MatchDepPair: return "matchDepPair";
-    case Prim::ReduceToNat: return "reduceToNat";
-    case Prim::Inspect: return "inspect";
-  }
-  return "?";
-}
+namespace {
+enum class PrimSort { Plain, MapCpu, MapGpu };
+struct PrimInfo {
+  const char *name;
+  int arity;
+  PrimSort sort;
+};
+/// Indexed by tir::Prim.
+const PrimInfo kPrimitives[] = {
+#define SPL_PRIMITIVE(Enum, name, arity, sort) {name, arity, PrimSort::sort},
+#include "tir/Primitives.def"
+};
+const std::pair<const char *, Prim> kAliases[] = {
+#define SPL_PRIMITIVE(Enum, name, arity, sort)
+#define SPL_PRIMITIVE_ALIAS(name, Enum) {name, Prim::Enum},
+#include "tir/Primitives.def"
+};
+const PrimInfo &info(Prim p) { return kPrimitives[static_cast<size_t>(p)]; }
+}  // namespace
 
-bool isMapLike(Prim p) {
-  switch (p) {
-    case Prim::Map:
-    case Prim::MapSeq:
-    case Prim::MapPar:
-    case Prim::MapGlobal:
-    case Prim::MapBlock:
-    case Prim::MapThread:
-    case Prim::MapWarp:
-    case Prim::MapLane: return true;
-    default: return false;
-  }
-}
+const char *primName(Prim p) { return info(p).name; }
+int primArity(Prim p) { return info(p).arity; }
+bool isMapLike(Prim p) { return info(p).sort != PrimSort::Plain; }
+bool isGpuMap(Prim p) { return info(p).sort == PrimSort::MapGpu; }
 
-bool isGpuMap(Prim p) {
-  return p == Prim::MapGlobal || p == Prim::MapBlock || p == Prim::MapThread || p == Prim::MapWarp || p == Prim::MapLane;
+std::optional<Prim> primByName(const std::string &name) {
+  for (size_t k = 0; k < sizeof kPrimitives / sizeof kPrimitives[0]; ++k)
+    if (name == kPrimitives[k].name) return static_cast<Prim>(k);
+  for (const auto &[alias, p] : kAliases)
+    if (name == alias) return p;
+  return std::nullopt;
 }
 
 TypeP substituteTypeVars(const TypeP &t, const std::map<int64_t, TypeP> &m) {

@@ -12,12 +12,14 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "ast/Ast.h"
 #include "support/Source.h"
+#include "tir/ScheduleCommand.h"
 #include "types/Nat.h"
 #include "types/Type.h"
 
@@ -39,14 +41,15 @@ struct Var {
 using VarP = std::shared_ptr<const Var>;
 VarP makeVar(const std::string &name, TypeP type);
 
+/// The primitives (tir/Primitives.def lists them, with their names, arities and sorts).
 enum class Prim {
-  Map, MapSeq, MapPar, MapGlobal, MapBlock, MapThread, MapWarp, MapLane,
-  Reduce, Fold, Zip, Unzip, Split, Join, Transpose, AsDepArray, Take, Drop,
-  Generate, Iota, Scan, Which, Strided, Len,
-  LiftNat, LiftNats, MakeDepPair, MatchDepPair, ReduceToNat,
-  Inspect,  // inspect(A): a format conversion derived by poly/Inspector from a schedule's script
+#define SPL_PRIMITIVE(Enum, name, arity, sort) Enum,
+#include "tir/Primitives.def"
 };
 const char *primName(Prim p);
+/// The primitive a program calls by `name` (aliases included), and its arity.
+std::optional<Prim> primByName(const std::string &name);
+int primArity(Prim p);
 bool isMapLike(Prim p);
 bool isGpuMap(Prim p);
 
@@ -206,7 +209,11 @@ struct Schedule {
   std::string exportName;
   std::string target;
   SourceLoc loc;
-  std::vector<ast::ScheduleCmd> cmds;
+  /// The block typed (tir/ScheduleCommand.h) both ways: as a schedule, what poly/UserSchedule
+  /// applies, and as an inspector's conversion script, what poly/Inspector reads for an
+  /// `inspect(A)` export.
+  std::vector<ScheduleCommand> commands;
+  std::vector<ScriptCommand> script;
 };
 
 struct Program {

@@ -8,39 +8,6 @@ namespace spl::check {
 
 namespace {
 
-struct PrimInfo {
-  const char *name;
-  tir::Prim prim;
-  int arity;
-};
-
-const PrimInfo kPrims[] = {
-    {"map", tir::Prim::Map, 2},           {"mapSeq", tir::Prim::MapSeq, 2},
-    {"mapPar", tir::Prim::MapPar, 2},     {"mapGlobal", tir::Prim::MapGlobal, 2},
-    {"mapBlock", tir::Prim::MapBlock, 2}, {"mapWorkgroup", tir::Prim::MapBlock, 2},
-    {"mapThread", tir::Prim::MapThread, 2}, {"mapLocal", tir::Prim::MapThread, 2},
-    {"mapWarp", tir::Prim::MapWarp, 2},   {"mapLane", tir::Prim::MapLane, 2},
-    {"reduce", tir::Prim::Reduce, 3},     {"fold", tir::Prim::Fold, 3},
-    {"zip", tir::Prim::Zip, 2},           {"unzip", tir::Prim::Unzip, 1},
-    {"split", tir::Prim::Split, 2},       {"join", tir::Prim::Join, 1},
-    {"transpose", tir::Prim::Transpose, 1}, {"asDepArray", tir::Prim::AsDepArray, 1},
-    {"take", tir::Prim::Take, 2},         {"drop", tir::Prim::Drop, 2},
-    {"generate", tir::Prim::Generate, 2}, {"iota", tir::Prim::Iota, 1},
-    {"scan", tir::Prim::Scan, 3},         {"which", tir::Prim::Which, 2},
-    {"strided", tir::Prim::Strided, 2},   {"len", tir::Prim::Len, 1},
-    {"liftNat", tir::Prim::LiftNat, 2},   {"liftNats", tir::Prim::LiftNats, 2},
-    {"makeDepPair", tir::Prim::MakeDepPair, 2}, {"makeNatDepPair", tir::Prim::MakeDepPair, 2},
-    {"makeNatsDepPair", tir::Prim::MakeDepPair, 2}, {"matchDepPair", tir::Prim::MatchDepPair, 2},
-    {"matchNatDepPair", tir::Prim::MatchDepPair, 2}, {"matchNatsDepPair", tir::Prim::MatchDepPair, 2},
-    {"reduceToNat", tir::Prim::ReduceToNat, 1}, {"inspect", tir::Prim::Inspect, 1},
-};
-
-int arityOf(const std::string &name) {
-  for (const PrimInfo &p : kPrims)
-    if (name == p.name) return p.arity;
-  return 0;
-}
-
 tir::ExprP primNode(tir::Prim p, SourceLoc loc, TypeP type, std::vector<tir::ExprP> args, std::vector<Nat> nats = {}) {
   auto e = std::make_shared<tir::Expr>();
   e->kind = tir::ExprKind::Prim;
@@ -62,11 +29,7 @@ std::string binderName(const Arg &a, const std::string &fallback) {
 
 }  // namespace
 
-std::optional<tir::Prim> Checker::primitiveByName(const std::string &name) const {
-  for (const PrimInfo &p : kPrims)
-    if (name == p.name) return p.prim;
-  return std::nullopt;
-}
+std::optional<tir::Prim> Checker::primitiveByName(const std::string &name) const { return tir::primByName(name); }
 
 tir::ExprP Checker::checkBinderLambda(const Arg &f, const std::vector<BinderSpec> &specs, const TypeP &expectedResult,
                                       const std::string &prim) {
@@ -118,7 +81,7 @@ tir::ExprP Checker::checkBinderLambda(const Arg &f, const std::vector<BinderSpec
 
 tir::ExprP Checker::checkPrim(tir::Prim p, const std::string &name, SourceLoc loc, std::vector<Arg> args,
                               const TypeP &expected) {
-  int arity = arityOf(name);
+  int arity = tir::primArity(p);
   if (static_cast<int>(args.size()) > arity)
     fail(args[arity].loc, "too many arguments to '" + name + "': it takes " + std::to_string(arity));
   if (static_cast<int>(args.size()) < arity) {

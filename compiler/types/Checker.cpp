@@ -1380,7 +1380,7 @@ std::optional<tir::Program> Checker::run(const ast::Module &main) {
       diags_.error(s.targetLoc, "unknown target '" + s.target + "' (the targets are cpu and cuda)");
       continue;
     }
-    prog.schedules.push_back(tir::Schedule{s.exportName, s.target, s.loc, s.cmds});
+    prog.schedules.push_back(tir::Schedule{s.exportName, s.target, s.loc, tir::typedCommands(s.cmds), tir::typedScript(s.cmds)});
   }
 
   if (diags_.numErrors() > errorsBefore) return std::nullopt;

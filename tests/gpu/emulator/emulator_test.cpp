@@ -83,40 +83,33 @@ TEST_F(Emulator, AHelperThatShufflesReachedFromOnePlaceRuns) {
   for (int32_t v : out.values()) EXPECT_EQ(v, 7) << "lane 0's value, 0 + 7";
 }
 
-TEST_F(Emulator, BlocksRunInOrdersThatVaryFromLaunchToLaunch) {
-  constexpr unsigned kBlocks = 16;
+/// The orders in which `kernel` (one ticket per block or thread, out[ticket] = its index) ran
+/// its `count` blocks or threads in three launches in a row, each checked to run every one once.
+std::set<std::vector<int32_t>> ticketOrders(void *kernel, unsigned grid, unsigned block, unsigned count) {
   std::set<std::vector<int32_t>> orders;
   for (int launch = 0; launch < 3; ++launch) {
-    Ints counter(1), out(kBlocks);
+    Ints counter(1), out(count);
     std::memset(counter.data(), 0, 4);
     void *params[] = {&counter.ptr, &out.ptr};
-    ASSERT_EQ(cuLaunchKernel(kernel("block_order"), kBlocks, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr), 0);
+    EXPECT_EQ(cuLaunchKernel(kernel, grid, 1, 1, block, 1, 1, 0, nullptr, params, nullptr), 0);
     std::vector<int32_t> order = out.values(), sorted = order;
     std::sort(sorted.begin(), sorted.end());
-    std::vector<int32_t> every(kBlocks);
+    std::vector<int32_t> every(count);
     std::iota(every.begin(), every.end(), 0);
-    EXPECT_EQ(sorted, every) << "every block ran once";
+    EXPECT_EQ(sorted, every) << "every one ran once";
     orders.insert(order);
   }
-  EXPECT_EQ(orders.size(), 3u) << "three launches in a row ran their blocks in three different orders";
+  return orders;
+}
+
+TEST_F(Emulator, BlocksRunInOrdersThatVaryFromLaunchToLaunch) {
+  EXPECT_EQ(ticketOrders(kernel("block_order"), 16, 1, 16).size(), 3u)
+      << "three launches in a row ran their blocks in three different orders";
 }
 
 TEST_F(Emulator, ThreadsRunInOrdersThatVaryFromLaunchToLaunch) {
-  constexpr unsigned kThreads = 64;
-  std::set<std::vector<int32_t>> orders;
-  for (int launch = 0; launch < 3; ++launch) {
-    Ints counter(1), out(kThreads);
-    std::memset(counter.data(), 0, 4);
-    void *params[] = {&counter.ptr, &out.ptr};
-    ASSERT_EQ(cuLaunchKernel(kernel("thread_order"), 1, 1, 1, kThreads, 1, 1, 0, nullptr, params, nullptr), 0);
-    std::vector<int32_t> order = out.values(), sorted = order;
-    std::sort(sorted.begin(), sorted.end());
-    std::vector<int32_t> every(kThreads);
-    std::iota(every.begin(), every.end(), 0);
-    EXPECT_EQ(sorted, every) << "every thread ran once";
-    orders.insert(order);
-  }
-  EXPECT_EQ(orders.size(), 3u) << "three launches in a row ran their threads in three different orders";
+  EXPECT_EQ(ticketOrders(kernel("thread_order"), 1, 64, 64).size(), 3u)
+      << "three launches in a row ran their threads in three different orders";
 }
 
 // Code that assumes a warp's lanes run in lockstep (a neighbour's write read without a sync)

@@ -1,0 +1,87 @@
+// tir's typed schedule commands (tir/ScheduleCommand.h): a schedule block's commands, read once
+// after type checking into one struct per primitive whose fields are its arguments by kind. The
+// checker fills tir::Schedule::commands; an argument of the wrong kind is kept as such (`ok`
+// false, where it stood) for poly/UserSchedule to report when the command applies.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <sstream>
+#include <string>
+#include <variant>
+
+#include "parse/Parser.h"
+#include "support/Diagnostics.h"
+#include "tir/ScheduleCommand.h"
+#include "types/Checker.h"
+
+namespace spl {
+namespace {
+
+const char *kSource = R"(
+def rowsums {n: nat} {m: nat} (a: n.m.f32) : n.f32 = a |> map(r => r |> reduce(+, 0.0));
+export rowsums as typed_rows for cpu, cuda;
+schedule typed_rows for cpu {
+  split(i, io, ii, 8); tile(i, j, 0, 4); parallelize(io, cpu_threads, atomics); parallelize(k, warp_drive);
+  unroll(ii, 2); precompute(t); pos(k, c, 16); gpu_rows(i, vector, 4); gpu_merge(i, 3); interleave(i); bound(i, 4);
+}
+)";
+
+/// The typed commands of kSource's block.
+std::vector<tir::ScheduleCommand> commands() {
+  SourceManager sm;
+  Diagnostics diags(sm);
+  uint32_t file = sm.addFile("typed.spl", kSource);
+  std::optional<ast::Module> module = parseFile(sm, file, diags);
+  std::optional<tir::Program> program = module ? checkProgram(*module, sm, diags, CheckOptions{}) : std::nullopt;
+  if (!program || program->schedules.size() != 1) {
+    std::ostringstream os;
+    diags.flush(os);
+    ADD_FAILURE() << "no schedule block: " << os.str();
+    return {};
+  }
+  return program->schedules[0].commands;
+}
+
+TEST(TirScheduleCommand, EachCommandIsItsPrimitivesStruct) {
+  std::vector<tir::ScheduleCommand> c = commands();
+  ASSERT_EQ(c.size(), 11u);
+  const auto &split = std::get<tir::Split>(c[0]);
+  EXPECT_TRUE(split.loop.ok && split.outer.ok && split.inner.ok && split.factor.ok);
+  EXPECT_EQ(split.loop.text, "i");
+  EXPECT_EQ(split.inner.text, "ii");
+  EXPECT_EQ(split.factor.value, 8);
+  // A size of 0 is kept, not valid, where it stands (column 35 of its line).
+  const auto &tile = std::get<tir::Tile>(c[1]);
+  EXPECT_FALSE(tile.outerSize.ok);
+  EXPECT_EQ(tile.outerSize.loc.col, 35u);
+  EXPECT_TRUE(tile.innerSize.ok);
+  const auto &par = std::get<tir::Parallelize>(c[2]);
+  EXPECT_EQ(par.kind, tir::Parallelize::Kind::CpuThreads);
+  EXPECT_EQ(par.races, tir::Parallelize::Races::Atomics);
+  EXPECT_FALSE(par.isGpu());
+  const auto &unknownKind = std::get<tir::Parallelize>(c[3]);
+  EXPECT_EQ(unknownKind.kind, tir::Parallelize::Kind::Unknown);
+  EXPECT_EQ(unknownKind.kindText, "warp_drive");
+  EXPECT_EQ(std::get<tir::Unroll>(c[4]).factor.value, 2);
+  EXPECT_EQ(std::get<tir::Precompute>(c[5]).array.text, "t");
+  EXPECT_EQ(std::get<tir::Pos>(c[6]).size.value, 16);
+  const auto &rows = std::get<tir::GpuRows>(c[7]);
+  EXPECT_TRUE(rows.mappingOk);
+  EXPECT_EQ(rows.mapping, ast::GpuRowMapping::Vector);
+  EXPECT_TRUE(rows.widthGiven && rows.widthOk);
+  EXPECT_EQ(rows.lanes, 4);
+  const auto &merge = std::get<tir::GpuMerge>(c[8]);
+  EXPECT_TRUE(merge.arityOk);
+  EXPECT_FALSE(merge.readsOk) << "3 nonzeros a lane is not one of 1, 2, 4, 8, 16";
+  EXPECT_EQ(tir::commandBase(c[9]).name, "interleave");
+  EXPECT_TRUE(std::holds_alternative<tir::UnknownCommand>(c[9]));
+  EXPECT_TRUE(std::holds_alternative<tir::Unsupported>(c[10]));
+}
+
+TEST(TirScheduleCommand, TheRegistryNamesTheCommands) {
+  EXPECT_EQ(tir::scheduleCommandNames(),
+            "split, tile, pos, reorder, fuse, parallelize, vectorize, unroll, precompute, gpu_rows and gpu_merge");
+}
+
+}  // namespace
+}  // namespace spl
