@@ -62,7 +62,7 @@ std::optional<cin::StmtP> fuseLoops(const cin::Stmt &a, const cin::Stmt &b, cin:
     isl_ast_build_free(build);
     isl_union_set_free(domain);
     if (!ast) {
-      why = "isl could not generate the fused loop";
+      why = owner.quotaExceeded() ? IslContext::quotaReason("generating the fused loop") : "isl could not generate the fused loop";
     } else {
       // The first loop keeps a's variable and name; a loop isl adds for the iterations of one
       // body only (the rest of the longer range) gets a fresh one, named NAME_rest.

@@ -91,6 +91,7 @@ Nat natOfPwAff(isl_ctx *ctx, isl_pw_aff *pa, const std::string &context, const s
   isl_ast_build_free(build);
   std::optional<Nat> n = e ? natOfAstExpr(e, ids) : std::nullopt;
   isl_ast_expr_free(e);
+  if (!n && isl_ctx_last_error(ctx) == isl_error_quota) throw CompileError(loc, "inspector: " + IslContext::quotaReason("for " + what));
   if (!n) throw CompileError(loc, "inspector: isl gives no closed form for " + what);
   return *n;
 }
@@ -192,10 +193,16 @@ InspectorLayout deriveInspectorLayout(const std::vector<tir::ScriptCommand> &scr
   IslContext ctx;
   out.mapText = "[n, m] -> { [i0, j0] -> [" + joinIsl(loops) + "] : 0 <= i0 < n and 0 <= j0 < m }";
   isl_map *map = isl_map_read_from_str(ctx.raw(), out.mapText.c_str());
+  if (!map && ctx.quotaExceeded())
+    throw CompileError(out.compactLoc, "inspector: " + IslContext::quotaReason("reading the transformation `" + out.mapText + "`"));
   if (!map) throw CompileError(out.compactLoc, "inspector: isl cannot read the transformation `" + out.mapText + "` (is it affine?)");
   // Injective on the dense space: then slots collide only where the source stores one (row,
   // column) twice, which the inspector checks at run time.
   isl_bool injective = isl_map_is_injective(map);
+  if (injective == isl_bool_error && ctx.quotaExceeded()) {
+    isl_map_free(map);
+    throw CompileError(out.compactLoc, "inspector: " + IslContext::quotaReason("proving `" + out.mapText + "` injective"));
+  }
   if (injective != isl_bool_true) {
     isl_map_free(map);
     throw CompileError(out.compactLoc, "inspector: the transformation maps two matrix entries to one slot (isl: `" +
@@ -253,6 +260,7 @@ cin::StmtP generateInspectorLoops(const InspectorLayout &layout, const std::vect
   isl_ast_build *build = isl_ast_build_from_context(isl_set_read_from_str(ctx.raw(), "[n, m] -> { : n >= 0 and m >= 0 }"));
   isl_ast_node *ast = isl_ast_build_node_from_schedule_map(build, schedule);
   isl_ast_build_free(build);
+  if (!ast && ctx.quotaExceeded()) throw CompileError(loc, "inspector: " + IslContext::quotaReason("building the phase loops"));
   if (!ast) throw InternalError("inspector: isl could not build the phase loops");
   // isl's loops become serial foralls (the inspector runs on the host, in order), its
   // statement instances the phases' bodies.

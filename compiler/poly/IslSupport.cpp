@@ -20,6 +20,12 @@ IslContext::IslContext(unsigned long maxOperations) : ctx_(isl_ctx_alloc()) {
 
 IslContext::~IslContext() { isl_ctx_free(ctx_); }
 
+bool IslContext::quotaExceeded() const { return isl_ctx_last_error(ctx_) == isl_error_quota; }
+
+std::string IslContext::quotaReason(const std::string &what) {
+  return "isl ran out of its operations quota (" + std::to_string(kIslOperations) + ") " + what;
+}
+
 namespace {
 std::string owned(char *s) {
   std::string out = s ? s : "";

@@ -65,7 +65,7 @@ std::optional<StmtP> nestFromIsl(const Stmt &outer, const Stmt &inner, const std
     isl_ast_node *ast = shaped ? isl_ast_build_node_from_schedule(build, shaped) : nullptr;
     isl_ast_build_free(build);
     if (!ast) {
-      why = "isl could not generate the nest's loops";
+      why = owner.quotaExceeded() ? IslContext::quotaReason("generating the nest's loops") : "isl could not generate the nest's loops";
     } else {
       AstToCin tr(
           names.meanings(),

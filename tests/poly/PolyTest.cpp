@@ -2,6 +2,8 @@
 // pipeline (parse, type check, lower, user and default schedules, as driver/Driver.cpp runs
 // them), then PolyModel and Dependences decide every loop.
 #include <gtest/gtest.h>
+#include <isl/ctx.h>
+#include <isl/set.h>
 
 #include <fstream>
 #include <regex>
@@ -9,12 +11,12 @@
 
 #include "cin/Lower.h"
 #include "cin/Schedule.h"
-#include "cin/Schedule.h"
-#include "poly/UserSchedule.h"
 #include "driver/Driver.h"
 #include "parse/Parser.h"
 #include "poly/Dependences.h"
+#include "poly/IslSupport.h"
 #include "poly/PolyModel.h"
+#include "poly/UserSchedule.h"
 #include "support/Diagnostics.h"
 #include "support/Version.h"
 #include "tir/Abi.h"
@@ -279,6 +281,27 @@ TEST(PolyVerdicts, QuotaGivesUnknown) {
   EXPECT_EQ(verdicts({m, d}), (V{"unknown", "unknown"}));
   // Unknown proves nothing: the check reports the parallel loop.
   EXPECT_FALSE(poly::checkLoopKinds(m, d).empty());
+}
+
+// Every isl context of poly/ has an operations quota unless a pass asks for another; a call past
+// it fails like any isl error and quotaExceeded() tells it apart, so a pass can fall back saying
+// why (a tile or fusion is refused naming the quota, an inspector is refused at its script).
+TEST(PolyQuota, EveryContextIsBoundedAndTellsTheQuotaApart) {
+  {
+    poly::IslContext tiny(1);
+    isl_set *s = isl_set_read_from_str(tiny.raw(), "[n] -> { [i, j] : 0 <= i < n and 0 <= j <= i and (i + j) mod 3 = 1 }");
+    isl_set *lexmax = s ? isl_set_lexmax(s) : nullptr;
+    EXPECT_EQ(lexmax, nullptr);
+    EXPECT_TRUE(tiny.quotaExceeded());
+    isl_set_free(lexmax);
+  }
+  poly::IslContext bounded;  // the default quota: plenty for this
+  isl_set *s = isl_set_read_from_str(bounded.raw(), "[n] -> { [i, j] : 0 <= i < n and 0 <= j <= i and (i + j) mod 3 = 1 }");
+  isl_set *lexmax = isl_set_lexmax(s);
+  EXPECT_NE(lexmax, nullptr);
+  EXPECT_FALSE(bounded.quotaExceeded());
+  isl_set_free(lexmax);
+  EXPECT_NE(poly::IslContext::quotaReason("tiling").find("operations quota (2000000) tiling"), std::string::npos);
 }
 
 // ---- hand-built CIN: the rules one at a time -----------------------------------------------------
