@@ -521,21 +521,6 @@ class DeviceGen : public LoopCodeGen {
     b_.CreateStore(count, frame().vars.at(s.var).slot);
   }
 
-  /// while (cond()) body(), cond evaluated at the loop's head.
-  void whileLoop(const std::function<llvm::Value *()> &cond, const std::function<void()> &body) {
-    llvm::Function *fn = frame().fn;
-    auto *h = llvm::BasicBlock::Create(ctx_, "while.header", fn);
-    auto *bb = llvm::BasicBlock::Create(ctx_, "while.body", fn);
-    auto *e = llvm::BasicBlock::Create(ctx_, "while.exit", fn);
-    b_.CreateBr(h);
-    b_.SetInsertPoint(h);
-    b_.CreateCondBr(cond(), bb, e);
-    b_.SetInsertPoint(bb);
-    body();
-    if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(h);
-    b_.SetInsertPoint(e);
-  }
-
   enum class Shuffle { Down, Up, Index };
   /// shfl.sync over the whole warp (mask 0xffffffff) of a 32- or 64-bit value (two halves).
   llvm::Value *shuffle(Shuffle kind, llvm::Value *v, llvm::Value *b, llvm::Value *clamp, Ty t) {

@@ -398,20 +398,7 @@ void LoopCodeGen::stmt(const StmtP &s) {
     case StmtKind::Prefetch: prefetch(*s); break;
     case StmtKind::WarpReduce: warpReduce(*s); break;
     case StmtKind::GpuKernel: throw InternalError("codegen: a kernel inside the statements of " + fn_->name);
-    case StmtKind::While: {
-      llvm::Function *fn = frame().fn;
-      auto *header = llvm::BasicBlock::Create(ctx_, "while.header", fn);
-      auto *body = llvm::BasicBlock::Create(ctx_, "while.body", fn);
-      auto *exit = llvm::BasicBlock::Create(ctx_, "while.exit", fn);
-      b_.CreateBr(header);
-      b_.SetInsertPoint(header);
-      b_.CreateCondBr(expr(s->a), body, exit);
-      b_.SetInsertPoint(body);
-      stmt(s->body[0]);
-      if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(header);
-      b_.SetInsertPoint(exit);
-      break;
-    }
+    case StmtKind::While: whileLoop([&] { return expr(s->a); }, [&] { stmt(s->body[0]); }); break;
     case StmtKind::Fence: fence(); break;
     case StmtKind::Arrive: arrive(*s); break;
   }
@@ -434,6 +421,20 @@ void LoopCodeGen::prefetch(const loopir::Stmt &s) {
   // (prefetcht0) rows of 53 entries ran 10% slower than without prefetches; nta is neutral
   // there and as fast as t0 on short rows (see loopir/StreamPrefetch.h).
   b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {p->getType()}, {p, b_.getInt32(0), b_.getInt32(0), b_.getInt32(1)});
+}
+
+void LoopCodeGen::whileLoop(const std::function<llvm::Value *()> &cond, const std::function<void()> &body) {
+  llvm::Function *fn = frame().fn;
+  auto *header = llvm::BasicBlock::Create(ctx_, "while.header", fn);
+  auto *inside = llvm::BasicBlock::Create(ctx_, "while.body", fn);
+  auto *exit = llvm::BasicBlock::Create(ctx_, "while.exit", fn);
+  b_.CreateBr(header);
+  b_.SetInsertPoint(header);
+  b_.CreateCondBr(cond(), inside, exit);
+  b_.SetInsertPoint(inside);
+  body();
+  if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(header);
+  b_.SetInsertPoint(exit);
 }
 
 void LoopCodeGen::serialLoop(const Stmt &s, llvm::Value *lo, llvm::Value *hi, llvm::Value *step) {

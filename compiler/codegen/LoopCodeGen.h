@@ -7,6 +7,7 @@
 /// generated: the exported one or an outlined body.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -104,6 +105,9 @@ class LoopCodeGen {
   static bool accumulates(const loopir::Stmt &assign);
   llvm::Value *withFmf(llvm::Value *v, const llvm::FastMathFlags &fmf);
   void stmt(const loopir::StmtP &s);
+  /// while (cond()) body(), the condition evaluated at the loop's head (loop IR's While; the
+  /// CUDA back end's shuffle tree over a width known only at run time).
+  void whileLoop(const std::function<llvm::Value *()> &cond, const std::function<void()> &body);
   /// A counted loop from lo to hi (exclusive) by `step`, binding s.var.
   void serialLoop(const loopir::Stmt &s, llvm::Value *lo, llvm::Value *hi, llvm::Value *step = nullptr);
   void afterTerminator();
