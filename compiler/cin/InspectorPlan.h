@@ -21,10 +21,10 @@ namespace spl::cin {
 struct InspectorLayout {
   std::vector<std::string> dims;  // the transformed loops, outermost first
   std::vector<Nat> dimOf;         // each loop as a Nat of the source's row and column
+  NatVarId row, column;           // the source's row and column in dimOf
   std::vector<Nat> lo, hi;        // each loop's bounds over the matrix, inclusive (n, m >= 1)
   size_t compacted = 0;           // loops before it are outer, after it padded
   bool pad = false;               // compact_and_pad
-  std::string outerIsl;           // the outer loop as isl text over the row `i0` ("" if none)
   std::string mapText;            // the transformation as an isl map (for messages and docs)
   SourceLoc compactLoc;
 };

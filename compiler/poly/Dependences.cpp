@@ -98,10 +98,10 @@ class Analyzer {
     record(DepKind::Output, array, output);
   }
 
-  int statementIndex(const char *name) const {
+  int statementIndex(const std::string &name) const {
     for (size_t i = 0; i < m_.statements.size(); ++i)
-      if (name && m_.statements[i].name == name) return static_cast<int>(i);
-    internal_error << "unknown statement " << (name ? name : "(null)") << " in a dependence";
+      if (m_.statements[i].name == name) return static_cast<int>(i);
+    internal_error << "unknown statement " << name << " in a dependence";
     return -1;
   }
 
@@ -111,9 +111,9 @@ class Analyzer {
       PolyDependence d;
       d.kind = kind;
       d.array = array;
-      d.source = statementIndex(isl_map_get_tuple_name(map.get(), isl_dim_in));
-      d.sink = statementIndex(isl_map_get_tuple_name(map.get(), isl_dim_out));
-      d.relation = islText(map.coalesce().get());
+      d.source = statementIndex(map.domain_tuple_id().name());
+      d.sink = statementIndex(map.range_tuple_id().name());
+      d.relation = islText(map.coalesce());
       out_.deps.push_back(d);
     });
   }
@@ -161,7 +161,7 @@ class Analyzer {
       isl::map carried = isl::map(ctx_, d.relation).intersect(filter);
       if (carried.is_empty()) continue;
       la.carried.push_back(static_cast<int>(i));
-      la.carriedRelations.push_back(islText(carried.coalesce().get()));
+      la.carriedRelations.push_back(islText(carried.coalesce()));
     }
     if (la.carried.empty()) {
       la.verdict = LoopVerdict::Parallel;
@@ -239,7 +239,7 @@ DependenceAnalysis analyzeDependences(const PolyModel &m, const DependenceOption
   {
     IslContext ctx(opts.maxOperations);
     try {
-      Analyzer(isl::ctx(ctx.raw()), m, out).run();
+      Analyzer(ctx.ctx(), m, out).run();
     } catch (const isl::exception_quota &) {
       out.quotaExceeded = true;
     } catch (const isl::exception &e) {
@@ -306,7 +306,7 @@ FusionCheck checkFusion(const PolyModel &m, const DependenceAnalysis &d, int a, 
     return out;
   }
   IslContext owner(DependenceOptions{}.maxOperations);
-  isl::ctx ctx(owner.raw());
+  isl::ctx ctx = owner.ctx();
   const int depth = m.loops[a].depth;
   std::set<int> inA(m.loops[a].statements.begin(), m.loops[a].statements.end());
   std::set<int> inB(m.loops[b].statements.begin(), m.loops[b].statements.end());
@@ -321,7 +321,7 @@ FusionCheck checkFusion(const PolyModel &m, const DependenceAnalysis &d, int a, 
     std::string filter = m.paramSpace + " -> { " + src.name + "[" + dims("a", src.dims.size()) + "] -> " + dst.name + "[" +
                          dims("b", dst.dims.size()) + "]" + (c.empty() ? "" : " : " + c) + " }";
     isl::map r = isl::map(ctx, x.relation).intersect(isl::map(ctx, filter));
-    return r.is_empty() ? std::string() : islText(r.coalesce().get());
+    return r.is_empty() ? std::string() : islText(r.coalesce());
   };
   for (const PolyDependence &x : d.deps) {
     if (!inA.count(x.source)) continue;
@@ -350,7 +350,7 @@ FusionCheck checkFusion(const PolyModel &m, const DependenceAnalysis &d, int a, 
 std::string checkPermutableBand(const PolyModel &m, const DependenceAnalysis &d, int outer, int inner) {
   if (d.quotaExceeded) return "the dependences could not be decided (isl ran out of its operations quota)";
   IslContext owner(DependenceOptions{}.maxOperations);
-  isl::ctx ctx(owner.raw());
+  isl::ctx ctx = owner.ctx();
   const int depth = m.loops[outer].depth;
   std::set<int> band(m.loops[inner].statements.begin(), m.loops[inner].statements.end());
   // The outer loop's reassociable accumulators (a reduce): their updates may run in any order.
@@ -370,7 +370,7 @@ std::string checkPermutableBand(const PolyModel &m, const DependenceAnalysis &d,
                                                                 dims("b", dst.dims.size()) + "] : " + c + " }"));
     if (!backwards.is_empty())
       return describeDependence(m, x) + " goes backwards in " + m.loops[outer].name + " or " + m.loops[inner].name + ": " +
-             islText(backwards.coalesce().get());
+             islText(backwards.coalesce());
   }
   return "";
 }

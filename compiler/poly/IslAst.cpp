@@ -1,245 +1,303 @@
 /// \file IslAst.cpp: Nats as isl text, isl's AST as Nats and CIN (see IslAst.h).
 #include "poly/IslAst.h"
 
-#include <isl/ast.h>
-#include <isl/id.h>
-#include <isl/val.h>
-
 #include <numeric>
 #include <vector>
+
+#include "support/Error.h"
 
 namespace spl::poly {
 
 namespace {
 
-std::optional<std::string> atomText(const NatAtom &a, const IslAtomName &name) {
-  switch (a.kind) {
-    case NatAtomKind::Var:
-    case NatAtomKind::Value: return name(a);
-    case NatAtomKind::Div: {
-      auto x = affineIslText(a.args[0], name);
-      if (!x) return std::nullopt;
-      return "floor((" + *x + ")/" + std::to_string(a.divisor) + ")";
+/// foldAffine into isl text (PolyModel's model is text).
+class TextOps : public AffineOps<std::string> {
+ public:
+  explicit TextOps(const std::function<std::optional<std::string>(const NatAtom &)> &name) : name_(name) {}
+  std::optional<std::string> leaf(const NatAtom &a) override { return name_(a); }
+  std::string linear(const std::vector<std::pair<int64_t, const std::string *>> &terms) override {
+    std::string out;
+    for (const auto &[c, a] : terms) {
+      if (c == 0) continue;
+      int64_t mag = c < 0 ? -c : c;
+      std::string atom = !a ? "" : a->find_first_of(" +-*(") == std::string::npos ? *a : "(" + *a + ")";
+      std::string piece = atom.empty() ? std::to_string(mag) : (mag == 1 ? atom : std::to_string(mag) + "*" + atom);
+      if (out.empty()) out = c < 0 ? "-" + piece : piece;
+      else out += (c < 0 ? " - " : " + ") + piece;
     }
-    case NatAtomKind::Mod: {
-      auto x = affineIslText(a.args[0], name);
-      if (!x) return std::nullopt;
-      return "((" + *x + ") mod " + std::to_string(a.divisor) + ")";
-    }
-    case NatAtomKind::Min:
-    case NatAtomKind::Max: {
-      auto x = affineIslText(a.args[0], name), y = affineIslText(a.args[1], name);
-      if (!x || !y) return std::nullopt;
-      return std::string(a.kind == NatAtomKind::Min ? "min(" : "max(") + *x + ", " + *y + ")";
-    }
-    case NatAtomKind::Lookup:
-    case NatAtomKind::Cond:
-    case NatAtomKind::Sum: return std::nullopt;
+    return out.empty() ? "0" : out;
   }
-  return std::nullopt;
+  std::string floorDiv(const std::string &x, int64_t d) override { return "floor((" + x + ")/" + std::to_string(d) + ")"; }
+  std::string mod(const std::string &x, int64_t d) override { return "((" + x + ") mod " + std::to_string(d) + ")"; }
+  std::string min(const std::string &x, const std::string &y) override { return "min(" + x + ", " + y + ")"; }
+  std::string max(const std::string &x, const std::string &y) override { return "max(" + x + ", " + y + ")"; }
+
+ private:
+  const std::function<std::optional<std::string>(const NatAtom &)> &name_;
+};
+
+/// foldAffine with no result: only whether the Nat is affine.
+struct Shape {};
+class ShapeOps : public AffineOps<Shape> {
+ public:
+  explicit ShapeOps(const std::function<bool(const NatAtom &)> &leaf) : leaf_(leaf) {}
+  std::optional<Shape> leaf(const NatAtom &a) override { return leaf_(a) ? std::optional<Shape>(Shape{}) : std::nullopt; }
+  Shape linear(const std::vector<std::pair<int64_t, const Shape *>> &) override { return {}; }
+  Shape floorDiv(const Shape &, int64_t) override { return {}; }
+  Shape mod(const Shape &, int64_t) override { return {}; }
+  Shape min(const Shape &, const Shape &) override { return {}; }
+  Shape max(const Shape &, const Shape &) override { return {}; }
+
+ private:
+  const std::function<bool(const NatAtom &)> &leaf_;
+};
+
+/// foldAffine into isl::pw_aff on a domain.
+class IslOps : public AffineOps<isl::pw_aff> {
+ public:
+  IslOps(isl::set universe, std::function<std::optional<isl::pw_aff>(const NatAtom &)> leaf)
+      : universe_(std::move(universe)), leaf_(std::move(leaf)) {}
+  std::optional<isl::pw_aff> leaf(const NatAtom &a) override { return leaf_(a); }
+  isl::pw_aff linear(const std::vector<std::pair<int64_t, const isl::pw_aff *>> &terms) override {
+    isl::pw_aff sum = constant(0);
+    for (const auto &[c, a] : terms) sum = a ? sum.add(a->scale(c)) : sum.add_constant(c);
+    return sum;
+  }
+  isl::pw_aff floorDiv(const isl::pw_aff &x, int64_t d) override { return x.scale_down(d).floor(); }
+  isl::pw_aff mod(const isl::pw_aff &x, int64_t d) override { return x.mod(d); }
+  isl::pw_aff min(const isl::pw_aff &x, const isl::pw_aff &y) override { return x.min(y); }
+  isl::pw_aff max(const isl::pw_aff &x, const isl::pw_aff &y) override { return x.max(y); }
+  isl::pw_aff constant(long c) const {
+    return isl::pw_aff(isl::aff::zero_on_domain(universe_.space())).intersect_domain(universe_).add_constant(c);
+  }
+
+ private:
+  isl::set universe_;
+  std::function<std::optional<isl::pw_aff>(const NatAtom &)> leaf_;
+};
+
+}  // namespace
+
+std::optional<std::string> affineIslText(const Nat &n, const std::function<std::optional<std::string>(const NatAtom &)> &name) {
+  TextOps ops(name);
+  return foldAffine<std::string>(n, ops);
 }
 
-/// Text of sum(c_k * a_k) with integer c_k.
-std::string linearText(const std::vector<std::pair<int64_t, std::string>> &terms) {
-  std::string out;
-  for (const auto &[c, a] : terms) {
-    if (c == 0) continue;
-    int64_t mag = c < 0 ? -c : c;
-    std::string piece = a.empty() ? std::to_string(mag) : (mag == 1 ? a : std::to_string(mag) + "*" + a);
-    if (out.empty()) out = c < 0 ? "-" + piece : piece;
-    else out += (c < 0 ? " - " : " + ") + piece;
+bool isAffine(const Nat &n, const std::function<bool(const NatAtom &)> &leaf) {
+  ShapeOps ops(leaf);
+  return foldAffine<Shape>(n, ops).has_value();
+}
+
+// ---- IslParams ------------------------------------------------------------------------------------
+
+std::string IslParams::paramOf(const NatAtom &a) {
+  auto it = byVar_.find(a.var.id);
+  if (it == byVar_.end()) {
+    std::string p = "p" + std::to_string(byVar_.size());
+    it = byVar_.emplace(a.var.id, p).first;
+    order_.push_back(p);
+    meanings_.emplace(p, Nat::var(a.var));
   }
-  return out.empty() ? "0" : out;
+  return it->second;
+}
+
+IslParams::Declared IslParams::declare(const Nat &n) {
+  bool affine = isAffine(n, [this](const NatAtom &a) {
+    if (a.kind != NatAtomKind::Var) return false;
+    if (!dims_.count(a.var.id)) paramOf(a);
+    return true;
+  });
+  return affine ? Declared::Affine : Declared::No;
+}
+
+IslParams::Declared IslParams::declareInvariant(const Nat &n) {
+  Declared d = declare(n);
+  return d != Declared::No ? d : declareOpaque(n);
+}
+
+IslParams::Declared IslParams::declareOpaque(const Nat &n) {
+  if (n.asConst()) return declare(n);
+  for (int64_t d : dims_)
+    if (n.mentions(d)) return Declared::No;
+  std::string key = n.str();
+  if (!opaque_.count(key)) {
+    std::string p = "q" + std::to_string(order_.size() - byVar_.size());
+    order_.push_back(p);
+    opaque_.emplace(key, p);
+    meanings_.emplace(p, n);
+  }
+  return Declared::Opaque;
+}
+
+IslParams::Domain IslParams::domain(const std::string &tuple, const std::vector<int64_t> &vars) const {
+  isl::space space = isl::space::unit(ctx_);
+  for (const std::string &p : order_) space = space.add_param(p);
+  unsigned dims = static_cast<unsigned>(vars.size());
+  Domain d{isl::set::universe(tuple.empty() ? space.add_unnamed_tuple(dims) : space.add_named_tuple(tuple, dims)), {}};
+  for (size_t k = 0; k < vars.size(); ++k) d.positions.emplace(vars[k], static_cast<int>(k));
+  return d;
+}
+
+isl::pw_aff IslParams::dim(const Domain &d, int64_t var) {
+  return isl::pw_aff(isl::multi_aff::identity_on_domain(d.set.space()).at(d.positions.at(var)));
+}
+
+isl::pw_aff IslParams::affine(const Nat &n, Declared how, const Domain &d) const {
+  auto param = [&](const std::string &name) { return isl::pw_aff::param_on_domain(d.set, isl::id(ctx_, name)); };
+  if (how == Declared::Opaque) {
+    auto o = opaque_.find(n.str());
+    internal_assert(o != opaque_.end()) << "the bound " << n.str() << " was not declared to isl as a parameter";
+    return param(o->second);
+  }
+  internal_assert(how == Declared::Affine) << "the bound " << n.str() << " is not declared to isl";
+  IslOps ops(d.set, [&](const NatAtom &a) -> std::optional<isl::pw_aff> {
+    if (a.kind != NatAtomKind::Var) return std::nullopt;
+    if (d.positions.count(a.var.id)) return dim(d, a.var.id).intersect_domain(d.set);
+    auto p = byVar_.find(a.var.id);
+    if (p == byVar_.end()) return std::nullopt;
+    return param(p->second);
+  });
+  std::optional<isl::pw_aff> out = foldAffine<isl::pw_aff>(n, ops);
+  internal_assert(out) << "the bound " << n.str() << " was not declared to isl";
+  return *out;
+}
+
+isl::set IslParams::range(const Domain &d, int64_t var, const Nat &lo, Declared loHow, const Nat &hi, Declared hiHow) const {
+  isl::pw_aff x = dim(d, var);
+  return affine(lo, loHow, d).le_set(x).intersect(x.lt_set(affine(hi, hiHow, d)));
+}
+
+isl::set IslParams::context() const {
+  Domain d = domain("", {});
+  isl::set c = d.set;
+  isl::pw_aff zero = affine(Nat(0), Declared::Affine, d);
+  for (const std::string &p : order_) c = c.intersect(isl::pw_aff::param_on_domain(d.set, isl::id(ctx_, p)).ge_set(zero));
+  return c.params();
+}
+
+// ---- isl's AST as Nats ----------------------------------------------------------------------------
+
+namespace {
+
+/// The kinds of isl's operation expressions that the translation reads.
+enum class AstOp { And, Or, Eq, Le, Lt, Ge, Gt, Add, Sub, Mul, Minus, Min, Max, FloorDiv, Rem, Select, Other };
+
+AstOp opOf(const isl::ast_expr_op &e) {
+  if (e.isa<isl::ast_expr_op_and>() || e.isa<isl::ast_expr_op_and_then>()) return AstOp::And;
+  if (e.isa<isl::ast_expr_op_or>() || e.isa<isl::ast_expr_op_or_else>()) return AstOp::Or;
+  if (e.isa<isl::ast_expr_op_eq>()) return AstOp::Eq;
+  if (e.isa<isl::ast_expr_op_le>()) return AstOp::Le;
+  if (e.isa<isl::ast_expr_op_lt>()) return AstOp::Lt;
+  if (e.isa<isl::ast_expr_op_ge>()) return AstOp::Ge;
+  if (e.isa<isl::ast_expr_op_gt>()) return AstOp::Gt;
+  if (e.isa<isl::ast_expr_op_add>()) return AstOp::Add;
+  if (e.isa<isl::ast_expr_op_sub>()) return AstOp::Sub;
+  if (e.isa<isl::ast_expr_op_mul>()) return AstOp::Mul;
+  if (e.isa<isl::ast_expr_op_minus>()) return AstOp::Minus;
+  if (e.isa<isl::ast_expr_op_min>()) return AstOp::Min;
+  if (e.isa<isl::ast_expr_op_max>()) return AstOp::Max;
+  // isl emits the remainders only where the dividend is known non-negative (pdiv_r) or where
+  // only a zero test follows (zdiv_r): the Nat remainder is the floor remainder.
+  if (e.isa<isl::ast_expr_op_fdiv_q>() || e.isa<isl::ast_expr_op_pdiv_q>() || e.isa<isl::ast_expr_op_div>()) return AstOp::FloorDiv;
+  if (e.isa<isl::ast_expr_op_pdiv_r>() || e.isa<isl::ast_expr_op_zdiv_r>()) return AstOp::Rem;
+  // c ? a : b, isl's bound of a union of pieces (a loop to max(1, m) is `m == 0 ? 0 : m - 1`).
+  if (e.isa<isl::ast_expr_op_select>() || e.isa<isl::ast_expr_op_cond>()) return AstOp::Select;
+  return AstOp::Other;
+}
+
+/// The comparison an operation is, or nullptr.
+const char *comparisonOf(AstOp op) {
+  switch (op) {
+    case AstOp::Eq: return "==";
+    case AstOp::Le: return "<=";
+    case AstOp::Lt: return "<";
+    case AstOp::Ge: return ">=";
+    case AstOp::Gt: return ">";
+    default: return nullptr;
+  }
+}
+
+std::vector<isl::ast_expr> argsOf(const isl::ast_expr_op &e) {
+  std::vector<isl::ast_expr> out;
+  for (unsigned k = 0; k < e.n_arg(); ++k) out.push_back(e.arg(static_cast<int>(k)));
+  return out;
+}
+
+std::string idName(const isl::ast_expr &e) {
+  return e.isa<isl::ast_expr_id>() ? e.as<isl::ast_expr_id>().id().name() : std::string();
 }
 
 }  // namespace
 
-std::optional<std::string> affineIslText(const Nat &n, const IslAtomName &name) {
-  int64_t den = 1;
-  for (const Nat::Term &t : n.terms()) den = den / std::gcd(den, t.coeff.den()) * t.coeff.den();
-  std::vector<std::pair<int64_t, std::string>> terms;
-  for (const Nat::Term &t : n.terms()) {
-    int64_t c = t.coeff.num() * (den / t.coeff.den());
-    if (t.mono.factors.empty()) {
-      terms.push_back({c, ""});
-      continue;
-    }
-    if (t.mono.factors.size() != 1 || t.mono.factors[0].second != 1) return std::nullopt;
-    auto a = atomText(*t.mono.factors[0].first, name);
-    if (!a) return std::nullopt;
-    bool simple = a->find_first_of(" +-*(") == std::string::npos;
-    terms.push_back({c, simple ? *a : "(" + *a + ")"});
+NatCondP natCondOfAstExpr(const isl::ast_expr &e, const std::map<std::string, Nat> &ids) {
+  if (!e.isa<isl::ast_expr_op>()) return nullptr;
+  isl::ast_expr_op op = e.as<isl::ast_expr_op>();
+  if (op.n_arg() != 2) return nullptr;
+  std::vector<isl::ast_expr> args = argsOf(op);
+  AstOp kind = opOf(op);
+  if (kind == AstOp::And || kind == AstOp::Or) {
+    NatCondP x = natCondOfAstExpr(args[0], ids), y = natCondOfAstExpr(args[1], ids);
+    if (!x || !y) return nullptr;
+    return kind == AstOp::And ? NatCond::conj(x, y) : NatCond::disj(x, y);
   }
-  std::string lin = linearText(terms);
-  if (den == 1) return lin;
-  return "floor((" + lin + ")/" + std::to_string(den) + ")";
+  const char *cmp = comparisonOf(kind);
+  if (!cmp) return nullptr;
+  std::optional<Nat> x = natOfAstExpr(args[0], ids), y = natOfAstExpr(args[1], ids);
+  if (!x || !y) return nullptr;
+  return NatCond::compare(cmp, *x, *y);
 }
 
-NatCondP natCondOfAstExpr(isl_ast_expr *e, const std::map<std::string, Nat> &ids) {
-  if (isl_ast_expr_get_type(e) != isl_ast_expr_op || isl_ast_expr_get_op_n_arg(e) != 2) return nullptr;
-  isl_ast_expr *a = isl_ast_expr_get_op_arg(e, 0), *b = isl_ast_expr_get_op_arg(e, 1);
-  NatCondP out;
-  auto compare = [&](const char *op) {
-    std::optional<Nat> x = natOfAstExpr(a, ids), y = natOfAstExpr(b, ids);
-    if (x && y) out = NatCond::compare(op, *x, *y);
-  };
-  auto join = [&](bool conj) {
-    NatCondP x = natCondOfAstExpr(a, ids), y = natCondOfAstExpr(b, ids);
-    if (x && y) out = conj ? NatCond::conj(x, y) : NatCond::disj(x, y);
-  };
-  switch (isl_ast_expr_get_op_type(e)) {
-    case isl_ast_expr_op_and:
-    case isl_ast_expr_op_and_then: join(true); break;
-    case isl_ast_expr_op_or:
-    case isl_ast_expr_op_or_else: join(false); break;
-    case isl_ast_expr_op_eq: compare("=="); break;
-    case isl_ast_expr_op_le: compare("<="); break;
-    case isl_ast_expr_op_lt: compare("<"); break;
-    case isl_ast_expr_op_ge: compare(">="); break;
-    case isl_ast_expr_op_gt: compare(">"); break;
-    default: break;
+std::optional<Nat> natOfAstExpr(const isl::ast_expr &e, const std::map<std::string, Nat> &ids) {
+  if (e.isa<isl::ast_expr_int>()) return Nat(static_cast<int64_t>(e.as<isl::ast_expr_int>().val().num_si()));
+  if (e.isa<isl::ast_expr_id>()) {
+    if (auto it = ids.find(idName(e)); it != ids.end()) return it->second;
+    return std::nullopt;
   }
-  isl_ast_expr_free(a);
-  isl_ast_expr_free(b);
-  return out;
-}
-
-std::optional<Nat> natOfAstExpr(isl_ast_expr *e, const std::map<std::string, Nat> &ids) {
-  switch (isl_ast_expr_get_type(e)) {
-    case isl_ast_expr_int: {
-      isl_val *v = isl_ast_expr_get_val(e);
-      long x = isl_val_get_num_si(v);
-      isl_val_free(v);
-      return Nat(static_cast<int64_t>(x));
+  if (!e.isa<isl::ast_expr_op>()) return std::nullopt;
+  isl::ast_expr_op op = e.as<isl::ast_expr_op>();
+  AstOp kind = opOf(op);
+  std::vector<isl::ast_expr> operands = argsOf(op);
+  if (kind == AstOp::Select) {
+    NatCondP cond = natCondOfAstExpr(operands.at(0), ids);
+    std::optional<Nat> x = natOfAstExpr(operands.at(1), ids), y = natOfAstExpr(operands.at(2), ids);
+    if (!cond || !x || !y) return std::nullopt;
+    return Nat::cond(cond, *x, *y);
+  }
+  std::vector<Nat> args;
+  for (const isl::ast_expr &a : operands) {
+    std::optional<Nat> x = natOfAstExpr(a, ids);
+    if (!x) return std::nullopt;
+    args.push_back(*x);
+  }
+  auto constDivisor = [&]() -> std::optional<int64_t> {
+    auto c = args[1].asConst();
+    if (!c || *c < 1) return std::nullopt;
+    return c;
+  };
+  switch (kind) {
+    case AstOp::Add: return args[0] + args[1];
+    case AstOp::Sub: return args[0] - args[1];
+    case AstOp::Mul: return args[0] * args[1];
+    case AstOp::Minus: return -args[0];
+    case AstOp::Min:
+    case AstOp::Max: {
+      Nat m = args[0];
+      for (size_t k = 1; k < args.size(); ++k) m = kind == AstOp::Min ? Nat::min(m, args[k]) : Nat::max(m, args[k]);
+      return m;
     }
-    case isl_ast_expr_id: {
-      isl_id *id = isl_ast_expr_get_id(e);
-      std::string name = isl_id_get_name(id);
-      isl_id_free(id);
-      if (auto it = ids.find(name); it != ids.end()) return it->second;
-      return std::nullopt;
-    }
-    case isl_ast_expr_op: {
-      int n = isl_ast_expr_get_op_n_arg(e);
-      isl_ast_expr_op_type op = isl_ast_expr_get_op_type(e);
-      if (op == isl_ast_expr_op_select || op == isl_ast_expr_op_cond) {
-        // c ? a : b, isl's bound of a union of pieces (a loop to max(1, m) is `m == 0 ? 0 : m - 1`).
-        isl_ast_expr *c = isl_ast_expr_get_op_arg(e, 0), *a = isl_ast_expr_get_op_arg(e, 1), *b = isl_ast_expr_get_op_arg(e, 2);
-        NatCondP cond = natCondOfAstExpr(c, ids);
-        std::optional<Nat> x = natOfAstExpr(a, ids), y = natOfAstExpr(b, ids);
-        isl_ast_expr_free(c);
-        isl_ast_expr_free(a);
-        isl_ast_expr_free(b);
-        if (!cond || !x || !y) return std::nullopt;
-        return Nat::cond(cond, *x, *y);
-      }
-      std::vector<Nat> args;
-      for (int k = 0; k < n; ++k) {
-        isl_ast_expr *a = isl_ast_expr_get_op_arg(e, k);
-        std::optional<Nat> x = natOfAstExpr(a, ids);
-        isl_ast_expr_free(a);
-        if (!x) return std::nullopt;
-        args.push_back(*x);
-      }
-      auto constDivisor = [&]() -> std::optional<int64_t> {
-        auto c = args[1].asConst();
-        if (!c || *c < 1) return std::nullopt;
-        return c;
-      };
-      switch (isl_ast_expr_get_op_type(e)) {
-        case isl_ast_expr_op_add: return args[0] + args[1];
-        case isl_ast_expr_op_sub: return args[0] - args[1];
-        case isl_ast_expr_op_mul: return args[0] * args[1];
-        case isl_ast_expr_op_minus: return -args[0];
-        case isl_ast_expr_op_min: {
-          Nat m = args[0];
-          for (size_t k = 1; k < args.size(); ++k) m = Nat::min(m, args[k]);
-          return m;
-        }
-        case isl_ast_expr_op_max: {
-          Nat m = args[0];
-          for (size_t k = 1; k < args.size(); ++k) m = Nat::max(m, args[k]);
-          return m;
-        }
-        case isl_ast_expr_op_fdiv_q:
-        case isl_ast_expr_op_pdiv_q:
-        case isl_ast_expr_op_div: {
-          auto c = constDivisor();
-          if (!c) return std::nullopt;
-          return Nat::div(args[0], *c);
-        }
-        case isl_ast_expr_op_pdiv_r:
-        case isl_ast_expr_op_zdiv_r: {
-          // isl emits these only where the dividend is known non-negative (pdiv_r) or where
-          // only a zero test follows (zdiv_r); the Nat remainder is the floor remainder.
-          auto c = constDivisor();
-          if (!c) return std::nullopt;
-          return Nat::mod(args[0], *c);
-        }
-        default: return std::nullopt;
-      }
+    case AstOp::FloorDiv:
+    case AstOp::Rem: {
+      auto c = constDivisor();
+      if (!c) return std::nullopt;
+      return kind == AstOp::FloorDiv ? Nat::div(args[0], *c) : Nat::mod(args[0], *c);
     }
     default: return std::nullopt;
   }
 }
 
-std::optional<std::string> IslParams::text(const Nat &n) {
-  return affineIslText(n, [this](const NatAtom &a) -> std::optional<std::string> {
-    if (a.kind != NatAtomKind::Var) return std::nullopt;
-    if (auto d = dims_.find(a.var.id); d != dims_.end()) return d->second;
-    auto it = byVar_.find(a.var.id);
-    if (it == byVar_.end()) {
-      std::string p = "p" + std::to_string(byVar_.size());
-      it = byVar_.emplace(a.var.id, p).first;
-      order_.push_back(p);
-      meanings_.emplace(p, Nat::var(a.var));
-    }
-    return it->second;
-  });
-}
-
-std::optional<std::string> IslParams::invariant(const Nat &n) {
-  if (auto t = text(n)) return t;
-  return opaque(n);
-}
-
-std::optional<std::string> IslParams::opaque(const Nat &n) {
-  if (n.asConst()) return text(n);
-  for (const auto &[id, name] : dims_)
-    if (n.mentions(id)) return std::nullopt;
-  std::string p = "q" + std::to_string(order_.size() - byVar_.size());
-  order_.push_back(p);
-  meanings_.emplace(p, n);
-  return p;
-}
-
-std::string IslParams::space() const {
-  if (order_.empty()) return "";  // isl reads no `[] ->` before a multi_union_pw_aff
-  std::string s;
-  for (const std::string &p : order_) s += (s.empty() ? "" : ", ") + p;
-  return "[" + s + "] -> ";
-}
-
-std::string IslParams::context() const {
-  std::string c;
-  for (const std::string &p : order_) c += (c.empty() ? "" : " and ") + p + " >= 0";
-  return space() + "{ : " + (c.empty() ? "true" : c) + " }";
-}
-
 // ---- isl's AST as CIN ---------------------------------------------------------------------------
 
-namespace {
-
-std::string idName(isl_ast_expr *e) {
-  isl_id *id = isl_ast_expr_get_id(e);
-  std::string name = id ? isl_id_get_name(id) : "";
-  isl_id_free(id);
-  return name;
-}
-
-}  // namespace
-
-std::optional<cin::StmtP> AstToCin::translate(isl_ast_node *n, std::string &why) {
+std::optional<cin::StmtP> AstToCin::translate(const isl::ast_node &n, std::string &why) {
   why_.clear();
   mark_.clear();
   markTaken_.clear();
@@ -249,68 +307,52 @@ std::optional<cin::StmtP> AstToCin::translate(isl_ast_node *n, std::string &why)
   return s;
 }
 
-std::optional<cin::StmtP> AstToCin::node(isl_ast_node *n) {
-  switch (isl_ast_node_get_type(n)) {
-    case isl_ast_node_block: {
-      isl_ast_node_list *list = isl_ast_node_block_get_children(n);
-      std::vector<cin::StmtP> out;
-      bool ok = true;
-      for (int k = 0; ok && k < isl_ast_node_list_n_ast_node(list); ++k) {
-        isl_ast_node *c = isl_ast_node_list_get_ast_node(list, k);
-        std::optional<cin::StmtP> s = node(c);
-        isl_ast_node_free(c);
-        if (s) out.push_back(*s);
-        ok = s.has_value();
-      }
-      isl_ast_node_list_free(list);
-      if (!ok) return std::nullopt;
-      return cin::block(out);
+std::optional<cin::StmtP> AstToCin::node(const isl::ast_node &n) {
+  if (n.isa<isl::ast_node_block>()) {
+    isl::ast_node_list list = n.as<isl::ast_node_block>().children();
+    std::vector<cin::StmtP> out;
+    for (unsigned k = 0; k < list.size(); ++k) {
+      std::optional<cin::StmtP> s = node(list.at(static_cast<int>(k)));
+      if (!s) return std::nullopt;
+      out.push_back(*s);
     }
-    case isl_ast_node_mark: {
-      isl_id *id = isl_ast_node_mark_get_id(n);
-      std::string mark = id ? isl_id_get_name(id) : "";
-      isl_id_free(id);
-      mark_ = mark;
-      isl_ast_node *c = isl_ast_node_mark_get_node(n);
-      std::optional<cin::StmtP> s = node(c);
-      isl_ast_node_free(c);
-      mark_.clear();
-      if (!s || mark.empty() || markTaken_.count(mark)) return s;
-      // No for node took the mark: isl bound the loop's one iteration to its value. A loop
-      // that must stay (a GPU level) runs its body once, the body as isl wrote it.
-      std::optional<AstLoop> loop = loop_("", depth_, mark);
-      if (!loop || !loop->keepDegenerate) return s;
-      markTaken_.insert(mark);
-      return loopStmt(*loop, Nat(0), Nat(1), *s);
-    }
-    case isl_ast_node_for: return forNode(n);
-    case isl_ast_node_if: return ifNode(n);
-    case isl_ast_node_user: return userNode(n);
-    default: return fail("isl's AST holds a node kind the translation does not take");
+    return cin::block(out);
   }
+  if (n.isa<isl::ast_node_mark>()) {
+    isl::ast_node_mark m = n.as<isl::ast_node_mark>();
+    std::string mark = m.id().name();
+    mark_ = mark;
+    std::optional<cin::StmtP> s = node(m.node());
+    mark_.clear();
+    if (!s || mark.empty() || markTaken_.count(mark)) return s;
+    // No for node took the mark: isl bound the loop's one iteration to its value. A loop
+    // that must stay (a GPU level) runs its body once, the body as isl wrote it.
+    std::optional<AstLoop> loop = loop_("", depth_, mark);
+    if (!loop || !loop->keepDegenerate) return s;
+    markTaken_.insert(mark);
+    return loopStmt(*loop, Nat(0), Nat(1), *s);
+  }
+  if (n.isa<isl::ast_node_for>()) return forNode(n.as<isl::ast_node_for>());
+  if (n.isa<isl::ast_node_if>()) return ifNode(n.as<isl::ast_node_if>());
+  if (n.isa<isl::ast_node_user>()) return userNode(n.as<isl::ast_node_user>());
+  return fail("isl's AST holds a node kind the translation does not take");
 }
 
-std::optional<cin::StmtP> AstToCin::forNode(isl_ast_node *n) {
-  isl_ast_expr *it = isl_ast_node_for_get_iterator(n);
-  std::string iter = idName(it);
-  isl_ast_expr_free(it);
-  isl_ast_expr *init = isl_ast_node_for_get_init(n);
-  std::optional<Nat> lo = natOfAstExpr(init, ids_);
-  isl_ast_expr_free(init);
+std::optional<cin::StmtP> AstToCin::forNode(const isl::ast_node_for &n) {
+  std::string iter = idName(n.iterator());
+  std::optional<Nat> lo = natOfAstExpr(n.init(), ids_);
   if (!lo) return fail("isl's loop `" + iter + "` has a lower bound the translation does not take");
   std::optional<AstLoop> loop = loop_(iter, depth_, mark_);
   if (!mark_.empty()) markTaken_.insert(mark_);
   mark_.clear();
   if (!loop) return fail("isl's AST has a loop `" + iter + "` where none was expected");
   auto body = [&]() -> std::optional<cin::StmtP> {
-    isl_ast_node *b = isl_ast_node_for_get_body(n);
     ++depth_;
-    std::optional<cin::StmtP> s = node(b);
+    std::optional<cin::StmtP> s = node(n.body());
     --depth_;
-    isl_ast_node_free(b);
     return s;
   };
-  if (isl_ast_node_for_is_degenerate(n) == isl_bool_true) {
+  if (n.is_degenerate()) {
     if (loop->keepDegenerate) {
       ids_[iter] = Nat::var(loop->var);
       std::optional<cin::StmtP> b = body();
@@ -320,18 +362,15 @@ std::optional<cin::StmtP> AstToCin::forNode(isl_ast_node *n) {
     ids_[iter] = *lo;  // one iteration: the iterator is its value
     return body();
   }
-  isl_ast_expr *cond = isl_ast_node_for_get_cond(n), *inc = isl_ast_node_for_get_inc(n);
-  std::optional<Nat> step = natOfAstExpr(inc, ids_), hi;
+  std::optional<Nat> step = natOfAstExpr(n.inc(), ids_), hi;
   // The condition is `iter <= e` or `iter < e`.
-  if (isl_ast_expr_get_type(cond) == isl_ast_expr_op && isl_ast_expr_get_op_n_arg(cond) == 2) {
-    isl_ast_expr *rhs = isl_ast_expr_get_op_arg(cond, 1);
-    isl_ast_expr_op_type op = isl_ast_expr_get_op_type(cond);
-    if (op == isl_ast_expr_op_le) hi = successor(rhs);
-    if (op == isl_ast_expr_op_lt) hi = natOfAstExpr(rhs, ids_);
-    isl_ast_expr_free(rhs);
+  isl::ast_expr cond = n.cond();
+  if (cond.isa<isl::ast_expr_op>() && cond.as<isl::ast_expr_op>().n_arg() == 2) {
+    isl::ast_expr_op op = cond.as<isl::ast_expr_op>();
+    AstOp kind = opOf(op);
+    if (kind == AstOp::Le) hi = successor(op.arg(1));
+    if (kind == AstOp::Lt) hi = natOfAstExpr(op.arg(1), ids_);
   }
-  isl_ast_expr_free(cond);
-  isl_ast_expr_free(inc);
   if (!hi || !step || step->asConst() != std::optional<int64_t>(1))
     return fail("isl's loop `" + iter + "` has bounds or a stride the translation does not take");
   ids_[iter] = Nat::var(loop->var);
@@ -356,91 +395,73 @@ cin::StmtP AstToCin::loopStmt(const AstLoop &loop, Nat lo, Nat hi, cin::StmtP bo
   return withHints;
 }
 
-std::optional<Nat> AstToCin::successor(isl_ast_expr *e) {
+std::optional<Nat> AstToCin::successor(const isl::ast_expr &e) {
   // isl writes `i <= min(a, b)`; the bound is min(a + 1, b + 1), which Nats simplify (a tile's
   // `min(n - 1, 4095 + 4096 t) + 1` is min(n, 4096 + 4096 t)).
-  isl_ast_expr_op_type op = isl_ast_expr_get_type(e) == isl_ast_expr_op ? isl_ast_expr_get_op_type(e) : isl_ast_expr_op_error;
-  if (op != isl_ast_expr_op_min && op != isl_ast_expr_op_max) {
+  AstOp kind = e.isa<isl::ast_expr_op>() ? opOf(e.as<isl::ast_expr_op>()) : AstOp::Other;
+  if (kind != AstOp::Min && kind != AstOp::Max) {
     std::optional<Nat> x = natOfAstExpr(e, ids_);
     if (!x) return std::nullopt;
     return *x + Nat(1);
   }
   std::optional<Nat> out;
-  for (int k = 0; k < isl_ast_expr_get_op_n_arg(e); ++k) {
-    isl_ast_expr *a = isl_ast_expr_get_op_arg(e, k);
+  for (const isl::ast_expr &a : argsOf(e.as<isl::ast_expr_op>())) {
     std::optional<Nat> x = successor(a);
-    isl_ast_expr_free(a);
     if (!x) return std::nullopt;
-    out = !out ? *x : op == isl_ast_expr_op_min ? Nat::min(*out, *x) : Nat::max(*out, *x);
+    out = !out ? *x : kind == AstOp::Min ? Nat::min(*out, *x) : Nat::max(*out, *x);
   }
   return out;
 }
 
-std::optional<cin::ExprP> AstToCin::condition(isl_ast_expr *e) {
-  if (isl_ast_expr_get_type(e) != isl_ast_expr_op || isl_ast_expr_get_op_n_arg(e) != 2) return std::nullopt;
-  isl_ast_expr *a = isl_ast_expr_get_op_arg(e, 0), *b = isl_ast_expr_get_op_arg(e, 1);
-  std::optional<cin::ExprP> out;
-  auto compare = [&](ast::BinOp op) {
-    std::optional<Nat> x = natOfAstExpr(a, ids_), y = natOfAstExpr(b, ids_);
-    if (x && y) out = cin::binary(op, cin::natExpr(*x), cin::natExpr(*y), cin::Scalar::Bool);
-  };
-  auto join = [&](ast::BinOp op) {
-    std::optional<cin::ExprP> x = condition(a), y = condition(b);
-    if (x && y) out = cin::binary(op, *x, *y, cin::Scalar::Bool);
-  };
-  switch (isl_ast_expr_get_op_type(e)) {
-    case isl_ast_expr_op_and:
-    case isl_ast_expr_op_and_then: join(ast::BinOp::And); break;
-    case isl_ast_expr_op_or:
-    case isl_ast_expr_op_or_else: join(ast::BinOp::Or); break;
-    case isl_ast_expr_op_eq: compare(ast::BinOp::Eq); break;
-    case isl_ast_expr_op_le: compare(ast::BinOp::Le); break;
-    case isl_ast_expr_op_lt: compare(ast::BinOp::Lt); break;
-    case isl_ast_expr_op_ge: compare(ast::BinOp::Ge); break;
-    case isl_ast_expr_op_gt: compare(ast::BinOp::Gt); break;
-    default: break;
+std::optional<cin::ExprP> AstToCin::condition(const isl::ast_expr &e) {
+  if (!e.isa<isl::ast_expr_op>() || e.as<isl::ast_expr_op>().n_arg() != 2) return std::nullopt;
+  isl::ast_expr_op op = e.as<isl::ast_expr_op>();
+  std::vector<isl::ast_expr> args = argsOf(op);
+  AstOp kind = opOf(op);
+  if (kind == AstOp::And || kind == AstOp::Or) {
+    std::optional<cin::ExprP> x = condition(args[0]), y = condition(args[1]);
+    if (!x || !y) return std::nullopt;
+    return cin::binary(kind == AstOp::And ? ast::BinOp::And : ast::BinOp::Or, *x, *y, cin::Scalar::Bool);
   }
-  isl_ast_expr_free(a);
-  isl_ast_expr_free(b);
-  return out;
+  std::optional<ast::BinOp> cmp;
+  switch (kind) {
+    case AstOp::Eq: cmp = ast::BinOp::Eq; break;
+    case AstOp::Le: cmp = ast::BinOp::Le; break;
+    case AstOp::Lt: cmp = ast::BinOp::Lt; break;
+    case AstOp::Ge: cmp = ast::BinOp::Ge; break;
+    case AstOp::Gt: cmp = ast::BinOp::Gt; break;
+    default: return std::nullopt;
+  }
+  std::optional<Nat> x = natOfAstExpr(args[0], ids_), y = natOfAstExpr(args[1], ids_);
+  if (!x || !y) return std::nullopt;
+  return cin::binary(*cmp, cin::natExpr(*x), cin::natExpr(*y), cin::Scalar::Bool);
 }
 
-std::optional<cin::StmtP> AstToCin::ifNode(isl_ast_node *n) {
-  isl_ast_expr *c = isl_ast_node_if_get_cond(n);
-  std::optional<cin::ExprP> cond = condition(c);
-  isl_ast_expr_free(c);
+std::optional<cin::StmtP> AstToCin::ifNode(const isl::ast_node_if &n) {
+  std::optional<cin::ExprP> cond = condition(n.cond());
   if (!cond) return fail("isl's AST holds a guard the translation does not take");
-  isl_ast_node *t = isl_ast_node_if_get_then_node(n);
-  std::optional<cin::StmtP> then = node(t);
-  isl_ast_node_free(t);
+  std::optional<cin::StmtP> then = node(n.then_node());
   if (!then) return std::nullopt;
   cin::StmtP otherwise;
-  if (isl_ast_node_if_has_else_node(n) == isl_bool_true) {
-    isl_ast_node *e = isl_ast_node_if_get_else_node(n);
-    std::optional<cin::StmtP> s = node(e);
-    isl_ast_node_free(e);
+  if (n.has_else_node()) {
+    std::optional<cin::StmtP> s = node(n.else_node());
     if (!s) return std::nullopt;
     otherwise = *s;
   }
   return cin::ifThen(*cond, *then, otherwise);
 }
 
-std::optional<cin::StmtP> AstToCin::userNode(isl_ast_node *n) {
-  isl_ast_expr *call = isl_ast_node_user_get_expr(n);
-  isl_ast_expr *fn = isl_ast_expr_get_op_arg(call, 0);
-  std::string name = idName(fn);
-  isl_ast_expr_free(fn);
+std::optional<cin::StmtP> AstToCin::userNode(const isl::ast_node_user &n) {
+  isl::ast_expr call = n.expr();
+  if (!call.isa<isl::ast_expr_op>()) return fail("isl's AST holds a statement that is not a call");
+  std::vector<isl::ast_expr> operands = argsOf(call.as<isl::ast_expr_op>());
+  std::string name = idName(operands.at(0));
   std::vector<Nat> args;
-  bool ok = true;
-  for (int k = 1; ok && k < isl_ast_expr_get_op_n_arg(call); ++k) {
-    isl_ast_expr *a = isl_ast_expr_get_op_arg(call, k);
-    std::optional<Nat> x = natOfAstExpr(a, ids_);
-    isl_ast_expr_free(a);
-    if (x) args.push_back(*x);
-    ok = x.has_value();
+  for (size_t k = 1; k < operands.size(); ++k) {
+    std::optional<Nat> x = natOfAstExpr(operands[k], ids_);
+    if (!x) return fail("isl's statement instance " + name + " has index expressions the translation does not take");
+    args.push_back(*x);
   }
-  isl_ast_expr_free(call);
-  if (!ok) return fail("isl's statement instance " + name + " has index expressions the translation does not take");
   std::string why;
   std::optional<cin::StmtP> s = instance_(name, args, why);
   if (!s) return fail(why);

@@ -1,17 +1,7 @@
 /// \file IslCodegen.cpp: a kernel's loops regenerated from isl's AST (see IslCodegen.h).
 #include "poly/IslCodegen.h"
 
-#include <isl/ast.h>
-#include <isl/ast_build.h>
-#include <isl/aff.h>
-#include <isl/id.h>
-#include <isl/schedule.h>
-#include <isl/schedule_node.h>
-#include <isl/set.h>
-#include <isl/union_set.h>
-
 #include <algorithm>
-#include <cstdlib>
 #include <map>
 
 #include "poly/IslAst.h"
@@ -34,10 +24,7 @@ constexpr size_t kMaxRegionDepth = 16;
 
 /// The bound is affine in Var atoms alone (loop variables and the kernel's nats).
 bool affineInVars(const Nat &n) {
-  return affineIslText(n, [](const NatAtom &a) -> std::optional<std::string> {
-           if (a.kind == NatAtomKind::Var) return std::string("v");
-           return std::nullopt;
-         }).has_value();
+  return isAffine(n, [](const NatAtom &a) { return a.kind == NatAtomKind::Var; });
 }
 
 bool hasAtom(const Nat &n, NatAtomKind kind) {
@@ -67,9 +54,8 @@ StmtP withBody(const StmtP &s, std::vector<StmtP> body) {
 struct Region {
   struct Loop {
     const Stmt *stmt;
-    std::string dim;             // the isl set dimension of its variable
     std::vector<size_t> leaves;  // the statements under it
-    std::string lo, hi;          // isl text of the bounds
+    IslParams::Declared lo = IslParams::Declared::No, hi = IslParams::Declared::No;  // how isl takes its bounds
   };
   struct Leaf {
     StmtP stmt;                 // already regenerated inside
@@ -115,7 +101,7 @@ class Regenerator {
     }
     if (s->kind == StmtKind::Forall && (isRoot || inRegion(*s))) {
       size_t index = r.loops.size();
-      r.loops.push_back({s.get(), "x" + std::to_string(index), {}, {}, {}});
+      r.loops.push_back({s.get(), {}});
       enclosing.push_back(index);
       Region::Node loop{Region::Node::LoopN, index, s, {}};
       loop.children.push_back(collect(r, s->body.at(0), enclosing, false));
@@ -152,46 +138,49 @@ class Regenerator {
       return kept("its nest is " + std::to_string(depth) + " loops deep, more than isl's AST generation is given (" +
                   std::to_string(kMaxRegionDepth) + ")");
 
-    std::map<int64_t, std::string> dims;
-    for (const Region::Loop &l : r.loops) dims.emplace(l.stmt->var, l.dim);
-    IslParams names(dims);
+    // The parameters first (the bounds, outermost loop first), then every object over all of them.
+    IslContext owner(kRegionQuota);
+    std::set<int64_t> dims;
+    for (const Region::Loop &l : r.loops) dims.insert(l.stmt->var);
+    IslParams names(owner.ctx(), dims);
     for (size_t k = 0; k < r.loops.size(); ++k) {
       Region::Loop &l = r.loops[k];
       // The root's bounds are evaluated where it starts: whatever they read is a parameter,
       // and so is a bound of more than one piece.
-      auto root = [&](const Nat &b) { return convexBounds(*l.stmt) ? names.invariant(b) : names.opaque(b); };
-      auto lo = k == 0 ? root(l.stmt->lo) : names.text(l.stmt->lo);
-      auto hi = k == 0 ? root(l.stmt->hi) : names.text(l.stmt->hi);
-      if (!lo || !hi) return kept("its bounds are not affine");
-      l.lo = *lo;
-      l.hi = *hi;
+      auto declare = [&](const Nat &b) {
+        if (k > 0) return names.declare(b);
+        return convexBounds(*l.stmt) ? names.declareInvariant(b) : names.declareOpaque(b);
+      };
+      l.lo = declare(l.stmt->lo);
+      l.hi = declare(l.stmt->hi);
+      if (l.lo == IslParams::Declared::No || l.hi == IslParams::Declared::No) return kept("its bounds are not affine");
     }
-    std::string space = names.space();
-    std::vector<std::string> tuples, domains;
-    for (size_t k = 0; k < r.leaves.size(); ++k) {
-      std::string args, cond;
-      for (size_t l : r.leaves[k].loops) {
-        const Region::Loop &loop = r.loops[l];
-        args += (args.empty() ? "" : ", ") + loop.dim;
-        cond += std::string(cond.empty() ? "" : " and ") + loop.lo + " <= " + loop.dim + " < " + loop.hi;
+    std::vector<IslParams::Domain> domains;
+    std::optional<isl::schedule> sched;
+    isl::ast_node ast;
+    try {
+      for (size_t k = 0; k < r.leaves.size(); ++k) {
+        std::vector<int64_t> vars;
+        for (size_t l : r.leaves[k].loops) vars.push_back(r.loops[l].stmt->var);
+        IslParams::Domain d = names.domain("S" + std::to_string(k), vars);
+        for (size_t l : r.leaves[k].loops) {
+          const Region::Loop &loop = r.loops[l];
+          d.set = d.set.intersect(names.range(d, loop.stmt->var, loop.stmt->lo, loop.lo, loop.stmt->hi, loop.hi));
+        }
+        domains.push_back(std::move(d));
       }
-      tuples.push_back("S" + std::to_string(k) + "[" + args + "]");
-      domains.push_back(tuples.back() + (cond.empty() ? "" : " : " + cond));
+      sched = schedule(r, r.root, domains);
+    } catch (const isl::exception &e) {
+      return kept(owner.quotaExceeded(e) ? IslContext::quotaReason("building its schedule tree") : "isl could not build its schedule tree");
     }
-
-    IslContext owner(kRegionQuota);
-    isl_ctx *ctx = owner.raw();
-    isl_schedule *sched = schedule(ctx, r, r.root, space, tuples, domains);
     if (!sched) return kept("isl could not build its schedule tree");
-    isl_ast_build *build = isl_ast_build_from_context(isl_set_read_from_str(ctx, names.context().c_str()));
-    if (!build) isl_schedule_free(sched);
-    isl_ast_node *ast = build ? isl_ast_build_node_from_schedule(build, sched) : nullptr;
-    isl_ast_build_free(build);
-    if (!ast) return kept("isl could not build its AST");
+    try {
+      ast = isl::ast_build::from_context(names.context()).node_from(*sched);
+    } catch (const isl::exception &e) {
+      return kept(owner.quotaExceeded(e) ? IslContext::quotaReason("building its AST") : "isl could not build its AST");
+    }
     if (report_) {
-      char *c = isl_ast_node_to_C_str(ast);
-      std::string text = "loop `" + root->varName + "`:\n" + (c ? c : "");
-      free(c);
+      std::string text = "loop `" + root->varName + "`:\n" + ast.to_C_str();
       for (const auto &[param, meaning] : names.meanings()) text += "  " + param + " = " + meaning.str() + "\n";
       for (size_t k = 0; k < r.leaves.size(); ++k) {  // what each statement is (its first line)
         std::string line = cin::print(r.leaves[k].stmt);
@@ -227,45 +216,43 @@ class Regenerator {
         root->loc);
     std::string why;
     std::optional<StmtP> out = tr.translate(ast, why);
-    isl_ast_node_free(ast);
     if (!out) return kept(why);
     return *out;
   }
 
   /// The schedule tree of `n`, bottom up: a statement's domain; a sequence of its children's
-  /// trees; a loop's band (atomic, under a mark `L<index>`) above its child's tree.
-  isl_schedule *schedule(isl_ctx *ctx, const Region &r, const Region::Node &n, const std::string &space,
-                         const std::vector<std::string> &tuples, const std::vector<std::string> &domains) {
+  /// trees; a loop's band (atomic, under a mark `L<index>`) above its child's tree. nullopt
+  /// where there is no statement.
+  std::optional<isl::schedule> schedule(const Region &r, const Region::Node &n, const std::vector<IslParams::Domain> &domains) {
     switch (n.kind) {
-      case Region::Node::LeafN:
-        return isl_schedule_from_domain(isl_union_set_read_from_str(ctx, (space + "{ " + domains[n.index] + " }").c_str()));
+      case Region::Node::LeafN: return isl::schedule::from_domain(isl::union_set(domains[n.index].set));
       case Region::Node::SeqN: {
-        isl_schedule *seq = nullptr;
+        std::optional<isl::schedule> seq;
         for (const Region::Node &c : n.children) {
-          isl_schedule *s = schedule(ctx, r, c, space, tuples, domains);
+          std::optional<isl::schedule> s = schedule(r, c, domains);
           if (!s) continue;
-          seq = seq ? isl_schedule_sequence(seq, s) : s;
+          // (isl's C++ interface has no schedule sequence: the C call, ownership through manage)
+          seq = seq ? isl::manage(isl_schedule_sequence(seq->release(), s->release())) : *s;
         }
         return seq;
       }
       case Region::Node::LoopN: {
-        isl_schedule *inner = schedule(ctx, r, n.children[0], space, tuples, domains);
-        if (!inner) return nullptr;  // an empty loop
+        std::optional<isl::schedule> inner = schedule(r, n.children[0], domains);
+        if (!inner) return std::nullopt;  // an empty loop
         const Region::Loop &loop = r.loops[n.index];
-        std::string band;
-        for (size_t k : loop.leaves) band += (band.empty() ? "" : "; ") + tuples[k] + " -> [(" + loop.dim + ")]";
-        isl_multi_union_pw_aff *mupa = isl_multi_union_pw_aff_read_from_str(ctx, (space + "[{ " + band + " }]").c_str());
-        isl_schedule *s = isl_schedule_insert_partial_schedule(inner, mupa);
-        isl_schedule_node *node = isl_schedule_node_child(isl_schedule_get_root(s), 0);
-        isl_schedule_free(s);
-        node = isl_schedule_node_band_member_set_ast_loop_type(node, 0, isl_ast_loop_atomic);
-        node = isl_schedule_node_insert_mark(node, isl_id_alloc(ctx, ("L" + std::to_string(n.index)).c_str(), nullptr));
-        s = isl_schedule_node_get_schedule(node);
-        isl_schedule_node_free(node);
-        return s;
+        // The band: each statement under the loop at the loop's variable (its dimension there).
+        std::optional<isl::union_pw_aff> band;
+        for (size_t k : loop.leaves) {
+          const IslParams::Domain &d = domains[k];
+          isl::union_pw_aff x(IslParams::dim(d, loop.stmt->var));
+          band = band ? band->union_add(x) : x;
+        }
+        isl::schedule_node node = inner->root().child(0).insert_partial_schedule(isl::multi_union_pw_aff(*band));
+        node = node.as<isl::schedule_node_band>().member_set_ast_loop_atomic(0);
+        return node.insert_mark("L" + std::to_string(n.index)).schedule();
       }
     }
-    return nullptr;
+    return std::nullopt;
   }
 
   IslCodegenReport *report_;

@@ -1,12 +1,10 @@
-/// \file IslSupport.cpp: the isl context and text of poly/ (see IslSupport.h).
+/// \file IslSupport.cpp: the isl context of poly/ (see IslSupport.h).
 #include "poly/IslSupport.h"
 
 #include <isl/ctx.h>
-#include <isl/map.h>
 #include <isl/options.h>
-#include <isl/set.h>
 
-#include <cstdlib>
+#include <sstream>
 
 #include "support/Error.h"
 
@@ -22,19 +20,26 @@ IslContext::~IslContext() { isl_ctx_free(ctx_); }
 
 bool IslContext::quotaExceeded() const { return isl_ctx_last_error(ctx_) == isl_error_quota; }
 
+bool IslContext::quotaExceeded(const isl::exception &e) const {
+  return dynamic_cast<const isl::exception_quota *>(&e) != nullptr || quotaExceeded();
+}
+
+void IslContext::resetOperations() { isl_ctx_reset_operations(ctx_); }
+
 std::string IslContext::quotaReason(const std::string &what) {
   return "isl ran out of its operations quota (" + std::to_string(kIslOperations) + ") " + what;
 }
 
 namespace {
-std::string owned(char *s) {
-  std::string out = s ? s : "";
-  free(s);
-  return out;
+template <class T>
+std::string printed(const T &x) {
+  std::ostringstream out;
+  out << x;
+  return out.str();
 }
 }  // namespace
 
-std::string islText(isl_map *m) { return owned(isl_map_to_str(m)); }
-std::string islText(isl_set *s) { return owned(isl_set_to_str(s)); }
+std::string islText(const isl::map &m) { return printed(m); }
+std::string islText(const isl::set &s) { return printed(s); }
 
 }  // namespace spl::poly

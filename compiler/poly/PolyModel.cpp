@@ -953,14 +953,13 @@ void ModelBuilder::finishTexts() {
 /// simplified form.
 void ModelBuilder::canonicalize() {
   IslContext owner(kCanonicalQuota);
-  isl_ctx *raw = owner.raw();
   {
-    isl::ctx ctx(raw);
+    isl::ctx ctx = owner.ctx();
     auto norm = [&](std::string &text, bool isSet) {
       try {
-        text = isSet ? islText(isl::set(ctx, text).coalesce().get()) : islText(isl::map(ctx, text).coalesce().get());
+        text = isSet ? islText(isl::set(ctx, text).coalesce()) : islText(isl::map(ctx, text).coalesce());
       } catch (const isl::exception_quota &) {
-        isl_ctx_reset_operations(raw);
+        owner.resetOperations();
       } catch (const isl::exception &e) {
         internal_error << "isl cannot read the polyhedral model text '" << text << "': " << e.what();
       }
