@@ -129,6 +129,29 @@ class Lowerer {
   ValP eval(const tir::ExprP &e, const Env &env);
   ValP evalIf(const tir::Expr &e, const Env &env);
   ValP evalPrim(const tir::Expr &e, const Env &env);
+  /// The lowerings, named in tir/Primitives.def beside each primitive's typing rule (`rt`: the
+  /// call's result type in the kernel).
+  ValP lowerMap(const tir::Expr &e, const Env &env, const TypeP &rt);
+  ValP lowerZip(const tir::Expr &e, const Env &env, const TypeP &rt);
+  ValP lowerUnzip(const tir::Expr &e, const Env &env, const TypeP &rt);
+  ValP lowerSplit(const tir::Expr &e, const Env &env, const TypeP &rt);
+  ValP lowerJoin(const tir::Expr &e, const Env &env, const TypeP &rt);
+  ValP lowerTranspose(const tir::Expr &e, const Env &env, const TypeP &rt);
+  ValP lowerAsDepArray(const tir::Expr &e, const Env &env, const TypeP &rt);
+  ValP lowerTakeOrDrop(const tir::Expr &e, const Env &env, const TypeP &rt);
+  ValP lowerGenerate(const tir::Expr &e, const Env &env, const TypeP &rt);
+  ValP lowerIota(const tir::Expr &e, const Env &env, const TypeP &rt);
+  ValP lowerStrided(const tir::Expr &e, const Env &env, const TypeP &rt);
+  ValP lowerLen(const tir::Expr &e, const Env &env, const TypeP &rt);
+  ValP lowerReduceOrFold(const tir::Expr &e, const Env &env, const TypeP &rt);
+  ValP lowerScan(const tir::Expr &e, const Env &env, const TypeP &rt);
+  ValP lowerWhich(const tir::Expr &e, const Env &env, const TypeP &rt);
+  ValP lowerLiftNat(const tir::Expr &e, const Env &env, const TypeP &rt);
+  ValP lowerLiftNats(const tir::Expr &e, const Env &env, const TypeP &rt);
+  ValP lowerMakeDepPair(const tir::Expr &e, const Env &env, const TypeP &rt);
+  ValP lowerMatchDepPair(const tir::Expr &e, const Env &env, const TypeP &rt);
+  ValP lowerInspect(const tir::Expr &e, const Env &env, const TypeP &rt);
+  ValP lowerReduceToNat(const tir::Expr &e, const Env &env, const TypeP &rt);
   ValP evalEinsum(const tir::Expr &e, const Env &env);
   /// An exported def whose body is an einsum writes straight into the kernel's outputs:
   /// `makeData` creates the output data tensor of a given layout; `outNats` is the output

@@ -474,260 +474,279 @@ ValP Lowerer::eval(const tir::ExprP &ep, const Env &env) {
 }
 
 ValP Lowerer::evalPrim(const tir::Expr &e, const Env &env) {
-  using P = tir::Prim;
   TypeP rt = kt(e.type, env);
   switch (e.prim) {
-    case P::Map:
-    case P::MapSeq:
-    case P::MapPar:
-    case P::MapGlobal:
-    case P::MapBlock:
-    case P::MapThread:
-    case P::MapWarp:
-    case P::MapLane: {
-      ValP f = eval(e.args[0], env);
-      ValP a = eval(e.args[1], env);
-      auto m = arrayVal(rt);
-      m->loopKind = mapKind(e.prim);
-      if (a->elem) {
-        m->elem = [this, f, a](const Nat &i) { return apply(f, {Bound::position(i), Bound::value(a->elem(i))}); };
-      } else {
-        m->produce = [this, f, a](const std::function<void(const Nat &, ValP)> &cb) {
-          a->produce([&](const Nat &i, ValP x) { cb(i, apply(f, {Bound::position(i), Bound::value(x)})); });
-        };
-      }
-      return m;
-    }
-    case P::Zip: {
-      ValP a = eval(e.args[0], env);
-      ValP b = eval(e.args[1], env);
-      auto z = arrayVal(rt);
-      z->loopKind = a->loopKind;
-      if (a->elem && b->elem) {
-        z->elem = [a, b, this](const Nat &i) { return tupleVal({a->elem(i), b->elem(i)}); };
-      } else if (b->elem) {
-        z->produce = [a, b, this](const std::function<void(const Nat &, ValP)> &cb) {
-          a->produce([&](const Nat &i, ValP x) { cb(i, tupleVal({x, b->elem(i)})); });
-        };
-      } else if (a->elem) {
-        z->produce = [a, b, this](const std::function<void(const Nat &, ValP)> &cb) {
-          b->produce([&](const Nat &i, ValP y) { cb(i, tupleVal({a->elem(i), y})); });
-        };
-      } else {
-        ValP am = materialize(a, "zip");
-        z->elem = [am, b, this](const Nat &i) { return tupleVal({am->elem(i), elemAt(b, i)}); };
-      }
-      return z;
-    }
-    case P::Unzip: {
-      ValP a = eval(e.args[0], env);
-      if (!a->elem) a = materialize(a, "unzip");
-      std::vector<ValP> parts;
-      for (size_t k = 0; k < rt->elems.size(); ++k) {
-        auto u = arrayVal(rt->elems[k]);
-        u->loopKind = a->loopKind;
-        u->elem = [a, k](const Nat &i) { return a->elem(i)->parts[k]; };
-        parts.push_back(u);
-      }
-      return tupleVal(std::move(parts));
-    }
-    case P::Split: {
-      ValP a = eval(e.args[0], env);
-      if (!a->elem) a = materialize(a, "split");
-      Nat k = substitute(e.natArgs[0], env.nats);
-      auto s = arrayVal(rt);
-      s->loopKind = a->loopKind;
-      s->elem = [this, a, k, rt](const Nat &g) {
-        auto inner = arrayVal(types::elementAt(*rt, g));
-        inner->loopKind = a->loopKind;
-        inner->elem = [a, k, g](const Nat &r) { return a->elem(g * k + r); };
-        return std::static_pointer_cast<const Val>(inner);
-      };
-      return s;
-    }
-    case P::Join: {
-      ValP a = eval(e.args[0], env);
-      TypeP at = a->type;
-      NatVarId probe = freshNatVar("p");
-      TypeP innerT = types::elementAt(*at, Nat::var(probe));
-      Nat innerLen = innerT->len;
-      auto j = arrayVal(rt);
-      j->loopKind = a->loopKind;
-      bool uniform = !innerLen.mentions(probe.id);
-      if (uniform && a->elem) {
-        j->elem = [this, a, innerLen](const Nat &p) {
-          Nat q, r;
-          if (auto c = innerLen.asConst(); c && *c > 0) {
-            q = Nat::div(p, *c);
-            r = Nat::mod(p, *c);
-          } else {
-            ExprP pe = natExpr(p), le = natExpr(innerLen);
-            q = Nat::value(NatVarId{newLocal("q", Scalar::I64, binary(ast::BinOp::Div, pe, le, Scalar::I64)), "q"});
-            r = Nat::value(NatVarId{newLocal("r", Scalar::I64, binary(ast::BinOp::Mod, pe, le, Scalar::I64)), "r"});
-          }
-          return elemAt(a->elem(q), r);
-        };
-      }
-      j->produce = [this, a, at, probe, innerLen](const std::function<void(const Nat &, ValP)> &cb) {
-        auto outer = [&](const Nat &i, ValP row) {
-          NatVarId q = freshNatVar("q");
-          NatSubst s;
-          s.vars.emplace(probe.id, Nat::var(q));
-          Nat start = Nat::sum(q, Nat(0), i, substitute(innerLen, s));
-          produceAll(row, [&](const Nat &r, ValP x) { cb(start + r, x); });
-        };
-        produceAll(a, outer);
-      };
-      return j;
-    }
-    case P::Transpose: {
-      ValP a = eval(e.args[0], env);
-      if (!a->elem) a = materialize(a, "transpose");
-      auto t = arrayVal(rt);
-      t->loopKind = a->loopKind;
-      t->elem = [this, a, rt](const Nat &i) {
-        auto col = arrayVal(types::elementAt(*rt, i));
-        col->loopKind = a->loopKind;
-        col->elem = [this, a, i](const Nat &j) { return elemAt(a->elem(j), i); };
-        return std::static_pointer_cast<const Val>(col);
-      };
-      return t;
-    }
-    case P::AsDepArray: return eval(e.args[0], env);
-    case P::Take:
-    case P::Drop: {
-      ValP a = eval(e.args[0], env);
-      if (!a->elem) a = materialize(a, "take");
-      Nat k = substitute(e.natArgs[0], env.nats);
-      auto t = arrayVal(rt);
-      t->loopKind = a->loopKind;
-      if (e.prim == P::Take) t->elem = [a](const Nat &i) { return a->elem(i); };
-      else t->elem = [a, k](const Nat &i) { return a->elem(i + k); };
-      return t;
-    }
-    case P::Generate: {
-      ValP f = eval(e.args[0], env);
-      auto g = arrayVal(rt);
-      g->elem = [this, f](const Nat &i) { return apply(f, {Bound::position(i)}); };
-      return g;
-    }
-    case P::Iota: {
-      auto g = arrayVal(rt);
-      g->elem = [this](const Nat &i) { return scalarVal(natExpr(i)); };
-      return g;
-    }
-    case P::Strided: {
-      ValP a = eval(e.args[0], env);
-      if (!a->elem) a = materialize(a, "strided");
-      Nat s = substitute(e.natArgs[0], env.nats);
-      auto st = arrayVal(rt);
-      st->loopKind = a->loopKind;
-      st->elem = [this, a, s, rt](const Nat &t) {
-        auto part = arrayVal(types::elementAt(*rt, t));
-        part->loopKind = a->loopKind;
-        part->elem = [a, s, t](const Nat &u) { return a->elem(t + u * s); };
-        return std::static_pointer_cast<const Val>(part);
-      };
-      return st;
-    }
-    case P::Len: return scalarVal(natExpr(rt->len));
-    case P::Reduce:
-    case P::Fold: {
-      bool isReduce = e.prim == P::Reduce;
-      ValP op = eval(e.args[isReduce ? 0 : 1], env);
-      ValP init = eval(e.args[isReduce ? 1 : 0], env);
-      ValP a = eval(e.args[2], env);
-      return accumulate(op, init, a, isReduce, e.loc, nullptr);
-    }
-    case P::Scan: {
-      ValP op = eval(e.args[0], env);
-      ValP init = eval(e.args[1], env);
-      ValP a = eval(e.args[2], env);
-      auto s = arrayVal(rt);
-      s->loopKind = ForallKind::Serial;
-      SourceLoc loc = e.loc;
-      s->produce = [this, op, init, a, loc](const std::function<void(const Nat &, ValP)> &cb) {
-        std::vector<ExprP> il = leaves(init);
-        // The first element is init itself, written before the running accumulation.
-        cb(Nat(0), init);
-        accumulate(op, init, a, false, loc, [&](const ValP &acc, const Nat &pos) { cb(pos, acc); });
-      };
-      return s;
-    }
-    case P::Which: {
-      ValP a = eval(e.args[0], env);
-      Nat k = substitute(e.natArgs[0], env.nats);
-      auto w = arrayVal(rt);
-      w->loopKind = ForallKind::Serial;
-      SourceLoc loc = e.loc;
-      w->produce = [this, a, k, loc](const std::function<void(const Nat &, ValP)> &cb) {
-        int64_t cnt = newLocal("cnt", Scalar::I64, constInt(0));
-        Nat cntNat = Nat::value(NatVarId{cnt, "cnt"});
-        ExprP kE = natExpr(k);
-        loop("j", Nat(0), a->len, ForallKind::Serial, [&](const Nat &j) {
-          ValP flag = elemAt(a, j);
-          ExprP cond = binary(ast::BinOp::And, binary(ast::BinOp::Lt, local(cnt, Scalar::I64), kE, Scalar::Bool), flag->scalar,
-                              Scalar::Bool);
-          pushBlock();
-          cb(cntNat, scalarVal(natExpr(j)));
-          emit(setLocal(cnt, binary(ast::BinOp::Add, local(cnt, Scalar::I64), constInt(1), Scalar::I64), Scalar::I64));
-          StmtP body = popBlock();
-          emit(ifThen(cond, body));
-        }, loc);
-        // Fewer than k true elements: the missing entries are index 0.
-        loop("r", cntNat, k, ForallKind::Serial, [&](const Nat &r) { cb(r, scalarVal(constInt(0))); }, loc);
-      };
-      return w;
-    }
-    case P::LiftNat: {
-      ValP v = eval(e.args[0], env);
-      ValP f = eval(e.args[1], env);
-      Nat n = natOf(scalarVal(convert(v->scalar, Scalar::I64)));
-      return apply(f, {Bound::position(n)});
-    }
-    case P::LiftNats: {
-      ValP a = eval(e.args[0], env);
-      ValP f = eval(e.args[1], env);
-      if (!(a->tensor && a->prefix.empty() && a->leaf.empty())) a = materialize(a, "nats");
-      return apply(f, {Bound{Nat(0), NatVarId{a->tensor->id, a->tensor->name}, nullptr}});
-    }
-    case P::MakeDepPair: {
-      ValP v = eval(e.args[0], env);
-      auto p = std::make_shared<Val>();
-      p->kind = Val::Pair;
-      p->second = v;
-      if (e.natsArgIsSet) {
-        p->overNats = true;
-        auto it = env.nats.arrays.find(e.natsArg.id);
-        p->firstNats = it != env.nats.arrays.end() ? it->second : e.natsArg;
-      } else {
-        p->first = substitute(e.natArgs[0], env.nats);
-      }
-      return p;
-    }
-    case P::MatchDepPair: {
-      ValP p = eval(e.args[0], env);
-      ValP f = eval(e.args[1], env);
-      if (p->kind != Val::Pair) internal_error_at(e.loc) << "matchDepPair of a value that is not a pair";
-      return apply(f, {Bound{p->first, p->firstNats, nullptr}, Bound::value(p->second)});
-    }
-    case P::Inspect:
-      throw CompileError(e.loc, "inspect must be the whole body of an exported def (the conversion writes the export's outputs)");
-    case P::ReduceToNat: {
-      ValP p = eval(e.args[0], env);
-      if (p->kind != Val::Pair || p->second->kind != Val::Array)
-        internal_error_at(e.loc) << "reduceToNat of a value that is not a pair of a nats and an array";
-      auto r = std::make_shared<Val>();
-      r->kind = Val::Pair;
-      r->overNats = false;
-      r->first = p->second->len;  // F(ks), e.g. wo@m - wo@0: two lookups
-      r->second = p->second;
-      return r;
-    }
+#define SPL_PRIMITIVE(Enum, text, arity, sort, typeRule, lowerRule) \
+  case tir::Prim::Enum: return lowerRule(e, env, rt);
+#include "tir/Primitives.def"
   }
   internal_error_at(e.loc) << "unknown primitive in lowering";
   return nullptr;
 }
+
+// ---- the lowerings, one per row of tir/Primitives.def ------------------------------------------
+
+ValP Lowerer::lowerMap(const tir::Expr &e, const Env &env, const TypeP &rt) {
+  ValP f = eval(e.args[0], env);
+  ValP a = eval(e.args[1], env);
+  auto m = arrayVal(rt);
+  m->loopKind = mapKind(e.prim);
+  if (a->elem) {
+    m->elem = [this, f, a](const Nat &i) { return apply(f, {Bound::position(i), Bound::value(a->elem(i))}); };
+  } else {
+    m->produce = [this, f, a](const std::function<void(const Nat &, ValP)> &cb) {
+      a->produce([&](const Nat &i, ValP x) { cb(i, apply(f, {Bound::position(i), Bound::value(x)})); });
+    };
+  }
+  return m;
+}
+
+ValP Lowerer::lowerZip(const tir::Expr &e, const Env &env, const TypeP &rt) {
+  ValP a = eval(e.args[0], env);
+  ValP b = eval(e.args[1], env);
+  auto z = arrayVal(rt);
+  z->loopKind = a->loopKind;
+  if (a->elem && b->elem) {
+    z->elem = [a, b, this](const Nat &i) { return tupleVal({a->elem(i), b->elem(i)}); };
+  } else if (b->elem) {
+    z->produce = [a, b, this](const std::function<void(const Nat &, ValP)> &cb) {
+      a->produce([&](const Nat &i, ValP x) { cb(i, tupleVal({x, b->elem(i)})); });
+    };
+  } else if (a->elem) {
+    z->produce = [a, b, this](const std::function<void(const Nat &, ValP)> &cb) {
+      b->produce([&](const Nat &i, ValP y) { cb(i, tupleVal({a->elem(i), y})); });
+    };
+  } else {
+    ValP am = materialize(a, "zip");
+    z->elem = [am, b, this](const Nat &i) { return tupleVal({am->elem(i), elemAt(b, i)}); };
+  }
+  return z;
+}
+
+ValP Lowerer::lowerUnzip(const tir::Expr &e, const Env &env, const TypeP &rt) {
+  ValP a = eval(e.args[0], env);
+  if (!a->elem) a = materialize(a, "unzip");
+  std::vector<ValP> parts;
+  for (size_t k = 0; k < rt->elems.size(); ++k) {
+    auto u = arrayVal(rt->elems[k]);
+    u->loopKind = a->loopKind;
+    u->elem = [a, k](const Nat &i) { return a->elem(i)->parts[k]; };
+    parts.push_back(u);
+  }
+  return tupleVal(std::move(parts));
+}
+
+ValP Lowerer::lowerSplit(const tir::Expr &e, const Env &env, const TypeP &rt) {
+  ValP a = eval(e.args[0], env);
+  if (!a->elem) a = materialize(a, "split");
+  Nat k = substitute(e.natArgs[0], env.nats);
+  auto s = arrayVal(rt);
+  s->loopKind = a->loopKind;
+  s->elem = [this, a, k, rt](const Nat &g) {
+    auto inner = arrayVal(types::elementAt(*rt, g));
+    inner->loopKind = a->loopKind;
+    inner->elem = [a, k, g](const Nat &r) { return a->elem(g * k + r); };
+    return std::static_pointer_cast<const Val>(inner);
+  };
+  return s;
+}
+
+ValP Lowerer::lowerJoin(const tir::Expr &e, const Env &env, const TypeP &rt) {
+  ValP a = eval(e.args[0], env);
+  TypeP at = a->type;
+  NatVarId probe = freshNatVar("p");
+  TypeP innerT = types::elementAt(*at, Nat::var(probe));
+  Nat innerLen = innerT->len;
+  auto j = arrayVal(rt);
+  j->loopKind = a->loopKind;
+  bool uniform = !innerLen.mentions(probe.id);
+  if (uniform && a->elem) {
+    j->elem = [this, a, innerLen](const Nat &p) {
+      Nat q, r;
+      if (auto c = innerLen.asConst(); c && *c > 0) {
+        q = Nat::div(p, *c);
+        r = Nat::mod(p, *c);
+      } else {
+        ExprP pe = natExpr(p), le = natExpr(innerLen);
+        q = Nat::value(NatVarId{newLocal("q", Scalar::I64, binary(ast::BinOp::Div, pe, le, Scalar::I64)), "q"});
+        r = Nat::value(NatVarId{newLocal("r", Scalar::I64, binary(ast::BinOp::Mod, pe, le, Scalar::I64)), "r"});
+      }
+      return elemAt(a->elem(q), r);
+    };
+  }
+  j->produce = [this, a, at, probe, innerLen](const std::function<void(const Nat &, ValP)> &cb) {
+    auto outer = [&](const Nat &i, ValP row) {
+      NatVarId q = freshNatVar("q");
+      NatSubst s;
+      s.vars.emplace(probe.id, Nat::var(q));
+      Nat start = Nat::sum(q, Nat(0), i, substitute(innerLen, s));
+      produceAll(row, [&](const Nat &r, ValP x) { cb(start + r, x); });
+    };
+    produceAll(a, outer);
+  };
+  return j;
+}
+
+ValP Lowerer::lowerTranspose(const tir::Expr &e, const Env &env, const TypeP &rt) {
+  ValP a = eval(e.args[0], env);
+  if (!a->elem) a = materialize(a, "transpose");
+  auto t = arrayVal(rt);
+  t->loopKind = a->loopKind;
+  t->elem = [this, a, rt](const Nat &i) {
+    auto col = arrayVal(types::elementAt(*rt, i));
+    col->loopKind = a->loopKind;
+    col->elem = [this, a, i](const Nat &j) { return elemAt(a->elem(j), i); };
+    return std::static_pointer_cast<const Val>(col);
+  };
+  return t;
+}
+
+ValP Lowerer::lowerAsDepArray(const tir::Expr &e, const Env &env, const TypeP &) { return eval(e.args[0], env); }
+
+ValP Lowerer::lowerTakeOrDrop(const tir::Expr &e, const Env &env, const TypeP &rt) {
+  ValP a = eval(e.args[0], env);
+  if (!a->elem) a = materialize(a, "take");
+  Nat k = substitute(e.natArgs[0], env.nats);
+  auto t = arrayVal(rt);
+  t->loopKind = a->loopKind;
+  if (e.prim == tir::Prim::Take) t->elem = [a](const Nat &i) { return a->elem(i); };
+  else t->elem = [a, k](const Nat &i) { return a->elem(i + k); };
+  return t;
+}
+
+ValP Lowerer::lowerGenerate(const tir::Expr &e, const Env &env, const TypeP &rt) {
+  ValP f = eval(e.args[0], env);
+  auto g = arrayVal(rt);
+  g->elem = [this, f](const Nat &i) { return apply(f, {Bound::position(i)}); };
+  return g;
+}
+
+ValP Lowerer::lowerIota(const tir::Expr &e, const Env &env, const TypeP &rt) {
+  auto g = arrayVal(rt);
+  g->elem = [this](const Nat &i) { return scalarVal(natExpr(i)); };
+  return g;
+}
+
+ValP Lowerer::lowerStrided(const tir::Expr &e, const Env &env, const TypeP &rt) {
+  ValP a = eval(e.args[0], env);
+  if (!a->elem) a = materialize(a, "strided");
+  Nat s = substitute(e.natArgs[0], env.nats);
+  auto st = arrayVal(rt);
+  st->loopKind = a->loopKind;
+  st->elem = [this, a, s, rt](const Nat &t) {
+    auto part = arrayVal(types::elementAt(*rt, t));
+    part->loopKind = a->loopKind;
+    part->elem = [a, s, t](const Nat &u) { return a->elem(t + u * s); };
+    return std::static_pointer_cast<const Val>(part);
+  };
+  return st;
+}
+
+ValP Lowerer::lowerLen(const tir::Expr &, const Env &, const TypeP &rt) { return scalarVal(natExpr(rt->len)); }
+
+ValP Lowerer::lowerReduceOrFold(const tir::Expr &e, const Env &env, const TypeP &rt) {
+  bool isReduce = e.prim == tir::Prim::Reduce;
+  ValP op = eval(e.args[isReduce ? 0 : 1], env);
+  ValP init = eval(e.args[isReduce ? 1 : 0], env);
+  ValP a = eval(e.args[2], env);
+  return accumulate(op, init, a, isReduce, e.loc, nullptr);
+}
+
+ValP Lowerer::lowerScan(const tir::Expr &e, const Env &env, const TypeP &rt) {
+  ValP op = eval(e.args[0], env);
+  ValP init = eval(e.args[1], env);
+  ValP a = eval(e.args[2], env);
+  auto s = arrayVal(rt);
+  s->loopKind = ForallKind::Serial;
+  SourceLoc loc = e.loc;
+  s->produce = [this, op, init, a, loc](const std::function<void(const Nat &, ValP)> &cb) {
+    std::vector<ExprP> il = leaves(init);
+    // The first element is init itself, written before the running accumulation.
+    cb(Nat(0), init);
+    accumulate(op, init, a, false, loc, [&](const ValP &acc, const Nat &pos) { cb(pos, acc); });
+  };
+  return s;
+}
+
+ValP Lowerer::lowerWhich(const tir::Expr &e, const Env &env, const TypeP &rt) {
+  ValP a = eval(e.args[0], env);
+  Nat k = substitute(e.natArgs[0], env.nats);
+  auto w = arrayVal(rt);
+  w->loopKind = ForallKind::Serial;
+  SourceLoc loc = e.loc;
+  w->produce = [this, a, k, loc](const std::function<void(const Nat &, ValP)> &cb) {
+    int64_t cnt = newLocal("cnt", Scalar::I64, constInt(0));
+    Nat cntNat = Nat::value(NatVarId{cnt, "cnt"});
+    ExprP kE = natExpr(k);
+    loop("j", Nat(0), a->len, ForallKind::Serial, [&](const Nat &j) {
+      ValP flag = elemAt(a, j);
+      ExprP cond = binary(ast::BinOp::And, binary(ast::BinOp::Lt, local(cnt, Scalar::I64), kE, Scalar::Bool), flag->scalar,
+                          Scalar::Bool);
+      pushBlock();
+      cb(cntNat, scalarVal(natExpr(j)));
+      emit(setLocal(cnt, binary(ast::BinOp::Add, local(cnt, Scalar::I64), constInt(1), Scalar::I64), Scalar::I64));
+      StmtP body = popBlock();
+      emit(ifThen(cond, body));
+    }, loc);
+    // Fewer than k true elements: the missing entries are index 0.
+    loop("r", cntNat, k, ForallKind::Serial, [&](const Nat &r) { cb(r, scalarVal(constInt(0))); }, loc);
+  };
+  return w;
+}
+
+ValP Lowerer::lowerLiftNat(const tir::Expr &e, const Env &env, const TypeP &rt) {
+  ValP v = eval(e.args[0], env);
+  ValP f = eval(e.args[1], env);
+  Nat n = natOf(scalarVal(convert(v->scalar, Scalar::I64)));
+  return apply(f, {Bound::position(n)});
+}
+
+ValP Lowerer::lowerLiftNats(const tir::Expr &e, const Env &env, const TypeP &rt) {
+  ValP a = eval(e.args[0], env);
+  ValP f = eval(e.args[1], env);
+  if (!(a->tensor && a->prefix.empty() && a->leaf.empty())) a = materialize(a, "nats");
+  return apply(f, {Bound{Nat(0), NatVarId{a->tensor->id, a->tensor->name}, nullptr}});
+}
+
+ValP Lowerer::lowerMakeDepPair(const tir::Expr &e, const Env &env, const TypeP &rt) {
+  ValP v = eval(e.args[0], env);
+  auto p = std::make_shared<Val>();
+  p->kind = Val::Pair;
+  p->second = v;
+  if (e.natsArgIsSet) {
+    p->overNats = true;
+    auto it = env.nats.arrays.find(e.natsArg.id);
+    p->firstNats = it != env.nats.arrays.end() ? it->second : e.natsArg;
+  } else {
+    p->first = substitute(e.natArgs[0], env.nats);
+  }
+  return p;
+}
+
+ValP Lowerer::lowerMatchDepPair(const tir::Expr &e, const Env &env, const TypeP &rt) {
+  ValP p = eval(e.args[0], env);
+  ValP f = eval(e.args[1], env);
+  if (p->kind != Val::Pair) internal_error_at(e.loc) << "matchDepPair of a value that is not a pair";
+  return apply(f, {Bound{p->first, p->firstNats, nullptr}, Bound::value(p->second)});
+}
+
+ValP Lowerer::lowerInspect(const tir::Expr &e, const Env &, const TypeP &) {
+  // An exported `def f(A) = inspect(A)` is lowered whole by LowerInspect.cpp.
+  throw CompileError(e.loc, "inspect must be the whole body of an exported def (the conversion writes the export's outputs)");
+}
+
+ValP Lowerer::lowerReduceToNat(const tir::Expr &e, const Env &env, const TypeP &rt) {
+  ValP p = eval(e.args[0], env);
+  if (p->kind != Val::Pair || p->second->kind != Val::Array)
+    internal_error_at(e.loc) << "reduceToNat of a value that is not a pair of a nats and an array";
+  auto r = std::make_shared<Val>();
+  r->kind = Val::Pair;
+  r->overNats = false;
+  r->first = p->second->len;  // F(ks), e.g. wo@m - wo@0: two lookups
+  r->second = p->second;
+  return r;
+}
+
 
 ForallKind Lowerer::mapKind(tir::Prim p) const {
   switch (p) {

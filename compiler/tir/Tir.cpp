@@ -22,11 +22,11 @@ struct PrimInfo {
 };
 /// Indexed by tir::Prim.
 const PrimInfo kPrimitives[] = {
-#define SPL_PRIMITIVE(Enum, name, arity, sort) {name, arity, PrimSort::sort},
+#define SPL_PRIMITIVE(Enum, name, arity, sort, typeRule, lowerRule) {name, arity, PrimSort::sort},
 #include "tir/Primitives.def"
 };
 const std::pair<const char *, Prim> kAliases[] = {
-#define SPL_PRIMITIVE(Enum, name, arity, sort)
+#define SPL_PRIMITIVE(Enum, name, arity, sort, typeRule, lowerRule)
 #define SPL_PRIMITIVE_ALIAS(name, Enum) {name, Prim::Enum},
 #include "tir/Primitives.def"
 };

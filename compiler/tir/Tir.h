@@ -43,7 +43,7 @@ VarP makeVar(const std::string &name, TypeP type);
 
 /// The primitives (tir/Primitives.def lists them, with their names, arities and sorts).
 enum class Prim {
-#define SPL_PRIMITIVE(Enum, name, arity, sort) Enum,
+#define SPL_PRIMITIVE(Enum, name, arity, sort, typeRule, lowerRule) Enum,
 #include "tir/Primitives.def"
 };
 const char *primName(Prim p);

@@ -141,6 +141,41 @@ class Checker {
   std::optional<tir::Prim> primitiveByName(const std::string &name) const;
   tir::ExprP checkPrim(tir::Prim p, const std::string &name, SourceLoc loc, std::vector<Arg> args,
                        const TypeP &expected);
+  /// A call of a primitive with all its arguments, as its typing rule sees it.
+  struct PrimCall {
+    Checker &ck;
+    tir::Prim p;
+    const std::string &name;
+    SourceLoc loc;
+    const std::vector<Arg> &args;
+    const TypeP &expected;  // null: none
+    /// The nat an argument stands for (an error naming `what` when it is not one).
+    Nat natArg(const Arg &a, const char *what) const;
+    /// Records the call's implicit arguments (for --emit=tir and the ABI's sizes).
+    void record(TypeP result, std::vector<tir::CallRecord::Implicit> implicits) const;
+  };
+  /// The length of an array type.
+  Nat primLength(const TypeP &t) { return resolve(t)->len; }
+  /// The typing rules, named in tir/Primitives.def beside each primitive's lowering.
+  tir::ExprP typeMap(const PrimCall &c);
+  tir::ExprP typeReduceOrScan(const PrimCall &c);
+  tir::ExprP typeFold(const PrimCall &c);
+  tir::ExprP typeZip(const PrimCall &c);
+  tir::ExprP typeUnzip(const PrimCall &c);
+  tir::ExprP typeSplit(const PrimCall &c);
+  tir::ExprP typeJoin(const PrimCall &c);
+  tir::ExprP typeTranspose(const PrimCall &c);
+  tir::ExprP typeAsDepArray(const PrimCall &c);
+  tir::ExprP typeTakeOrDrop(const PrimCall &c);
+  tir::ExprP typeGenerate(const PrimCall &c);
+  tir::ExprP typeIota(const PrimCall &c);
+  tir::ExprP typeWhich(const PrimCall &c);
+  tir::ExprP typeStrided(const PrimCall &c);
+  tir::ExprP typeInspect(const PrimCall &c);
+  tir::ExprP typeLen(const PrimCall &c);
+  tir::ExprP typeLiftOrMatch(const PrimCall &c);
+  tir::ExprP typeMakeDepPair(const PrimCall &c);
+  tir::ExprP typeReduceToNat(const PrimCall &c);
   struct BinderSpec {
     tir::Param::Sort sort;
     NatVarId nat;  // Nat/Nats: the variable to bind the pattern's name to
