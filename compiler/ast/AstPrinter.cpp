@@ -1,7 +1,9 @@
 /// \file AstPrinter.cpp: deterministic tree dump of the AST (`--emit=ast`).
 #include "ast/AstPrinter.h"
 
-#include <sstream>
+#include <fmt/ranges.h>
+
+#include "support/Format.h"
 
 namespace spl::ast {
 
@@ -37,9 +39,9 @@ bool gpuRowMappingFromName(const std::string &name, GpuRowMapping &out) {
 
 std::string GpuRowKnobs::str() const {
   std::string s;
-  if (lanes) s += " lanes=" + std::to_string(lanes);
-  if (mergeReads) s += " merge_reads=" + std::to_string(mergeReads);
-  if (mergeBlocksPerSm) s += " blocks_per_sm=" + std::to_string(mergeBlocksPerSm);
+  if (lanes) s += fmt::format(" lanes={}", lanes);
+  if (mergeReads) s += fmt::format(" merge_reads={}", mergeReads);
+  if (mergeBlocksPerSm) s += fmt::format(" blocks_per_sm={}", mergeBlocksPerSm);
   return s;
 }
 
@@ -92,12 +94,9 @@ const char *natOpToken(NatOp op) {
   }
 }
 
-std::string locStr(SourceLoc l) { return std::to_string(l.line) + ":" + std::to_string(l.col); }
+std::string locStr(SourceLoc l) { return fmt::format("{}:{}", l.line, l.col); }
 
-void printTypeArg(std::ostream &os, const TypeArgSyn &a) {
-  if (a.type) os << printType(*a.type);
-  else if (a.nat) os << printNat(*a.nat);
-}
+std::string typeArgStr(const TypeArgSyn &a) { return a.type ? printType(*a.type) : a.nat ? printNat(*a.nat) : ""; }
 
 std::string einsumStr(const EinsumSyn &e);
 
@@ -126,48 +125,42 @@ std::string einsumStr(const EinsumSyn &e) {
 
 class TreePrinter {
  public:
-  explicit TreePrinter(std::ostringstream &os) : os_(os) {}
+  explicit TreePrinter(TextOut &out) : out_(out) {}
 
   void expr(const Expr &e, int depth) {
-    indent(depth);
+    out_("{}", std::string(depth * 2, ' '));
     switch (e.op) {
-      case ExprOp::IntLit: os_ << "Int " << e.text; break;
-      case ExprOp::FloatLit: os_ << "Float " << e.text; break;
-      case ExprOp::BoolLit: os_ << "Bool " << (e.bval ? "true" : "false"); break;
-      case ExprOp::Var: os_ << "Var " << e.text; break;
-      case ExprOp::Call: os_ << "Call"; break;
-      case ExprOp::Index: os_ << "Index @"; break;
-      case ExprOp::Proj: os_ << "Proj ." << e.proj; break;
-      case ExprOp::Unary: os_ << "Unary " << (e.unop == UnOp::Neg ? "-" : "!"); break;
-      case ExprOp::Binary: os_ << "Binary " << binOpToken(e.binop); break;
-      case ExprOp::Pipe: os_ << "Pipe |>"; break;
-      case ExprOp::Annot: os_ << "Annot : " << printType(*e.type); break;
-      case ExprOp::Lambda: os_ << "Lambda " << printPattern(*e.pattern) << " =>"; break;
-      case ExprOp::Let: os_ << "Let " << printPattern(*e.pattern); break;
-      case ExprOp::If: os_ << "If"; break;
-      case ExprOp::Tuple: os_ << "Tuple"; break;
-      case ExprOp::OpFunc: os_ << "OpFunc " << e.text; break;
-      case ExprOp::Einsum:
-        os_ << "Einsum " << accessStr(*e.einsum) << " = " << einsumStr(*e.einsum->rhs);
-        break;
+      case ExprOp::IntLit: out_("Int {}", e.text); break;
+      case ExprOp::FloatLit: out_("Float {}", e.text); break;
+      case ExprOp::BoolLit: out_("Bool {}", e.bval ? "true" : "false"); break;
+      case ExprOp::Var: out_("Var {}", e.text); break;
+      case ExprOp::Call: out_("Call"); break;
+      case ExprOp::Index: out_("Index @"); break;
+      case ExprOp::Proj: out_("Proj .{}", e.proj); break;
+      case ExprOp::Unary: out_("Unary {}", e.unop == UnOp::Neg ? "-" : "!"); break;
+      case ExprOp::Binary: out_("Binary {}", binOpToken(e.binop)); break;
+      case ExprOp::Pipe: out_("Pipe |>"); break;
+      case ExprOp::Annot: out_("Annot : {}", printType(*e.type)); break;
+      case ExprOp::Lambda: out_("Lambda {} =>", printPattern(*e.pattern)); break;
+      case ExprOp::Let: out_("Let {}", printPattern(*e.pattern)); break;
+      case ExprOp::If: out_("If"); break;
+      case ExprOp::Tuple: out_("Tuple"); break;
+      case ExprOp::OpFunc: out_("OpFunc {}", e.text); break;
+      case ExprOp::Einsum: out_("Einsum {} = {}", accessStr(*e.einsum), einsumStr(*e.einsum->rhs)); break;
     }
-    os_ << "  @" << locStr(e.loc) << "\n";
+    out_("  @{}\n", locStr(e.loc));
     for (const ExprP &k : e.kids) expr(*k, depth + 1);
   }
 
-  void indent(int depth) {
-    for (int i = 0; i < depth; ++i) os_ << "  ";
-  }
-
  private:
-  std::ostringstream &os_;
+  TextOut &out_;
 };
 
 }  // namespace
 
 std::string printNat(const NatSyn &n) {
   switch (n.op) {
-    case NatOp::Lit: return std::to_string(n.value);
+    case NatOp::Lit: return fmt::format("{}", n.value);
     case NatOp::Var: return n.name;
     case NatOp::Lookup: return n.name + "@" + printNat(*n.args[0]);
     case NatOp::ToNat: return "toNat(" + printExprInline(*n.expr) + ")";
@@ -188,34 +181,24 @@ std::string printNat(const NatSyn &n) {
 }
 
 std::string printType(const TypeSyn &t) {
-  std::ostringstream os;
   switch (t.op) {
-    case TypeOp::Named:
-      os << t.name;
-      if (!t.args.empty()) {
-        os << "[";
-        for (size_t i = 0; i < t.args.size(); ++i) {
-          if (i) os << ", ";
-          printTypeArg(os, t.args[i]);
-        }
-        os << "]";
-      }
-      break;
-    case TypeOp::Array: os << printNat(*t.len) << "." << printType(*t.elems[0]); break;
-    case TypeOp::DepArray:
-      os << printNat(*t.len) << "..(" << t.name << " => " << printType(*t.elems[0]) << ")";
-      break;
-    case TypeOp::Packed: os << "packed " << printNat(*t.len) << "." << printType(*t.elems[0]); break;
-    case TypeOp::Tuple:
-      os << "(";
-      for (size_t i = 0; i < t.elems.size(); ++i) os << (i ? ", " : "") << printType(*t.elems[i]);
-      os << ")";
-      break;
-    case TypeOp::DepPair:
-      os << "(" << t.name << ": " << kindName(t.pairKind) << " ** " << printType(*t.elems[0]) << ")";
-      break;
+    case TypeOp::Named: {
+      if (t.args.empty()) return t.name;
+      std::vector<std::string> args;
+      for (const TypeArgSyn &a : t.args) args.push_back(typeArgStr(a));
+      return fmt::format("{}[{}]", t.name, fmt::join(args, ", "));
+    }
+    case TypeOp::Array: return fmt::format("{}.{}", printNat(*t.len), printType(*t.elems[0]));
+    case TypeOp::DepArray: return fmt::format("{}..({} => {})", printNat(*t.len), t.name, printType(*t.elems[0]));
+    case TypeOp::Packed: return fmt::format("packed {}.{}", printNat(*t.len), printType(*t.elems[0]));
+    case TypeOp::Tuple: {
+      std::vector<std::string> parts;
+      for (const TypeSynP &e : t.elems) parts.push_back(printType(*e));
+      return fmt::format("({})", fmt::join(parts, ", "));
+    }
+    case TypeOp::DepPair: return fmt::format("({}: {} ** {})", t.name, kindName(t.pairKind), printType(*t.elems[0]));
   }
-  return os.str();
+  return "?";
 }
 
 std::string printPattern(const Pattern &p) {
@@ -238,7 +221,7 @@ std::string printExprInline(const Expr &e) {
       return s + ")";
     }
     case ExprOp::Index: return kid(0) + "@" + kid(1);
-    case ExprOp::Proj: return kid(0) + "." + std::to_string(e.proj);
+    case ExprOp::Proj: return fmt::format("{}.{}", kid(0), e.proj);
     case ExprOp::Unary: return std::string(e.unop == UnOp::Neg ? "-" : "!") + kid(0);
     case ExprOp::Binary: return "(" + kid(0) + " " + binOpToken(e.binop) + " " + kid(1) + ")";
     case ExprOp::Pipe: return "(" + kid(0) + " |> " + kid(1) + ")";
@@ -258,85 +241,77 @@ std::string printExprInline(const Expr &e) {
 }
 
 std::string printModule(const Module &m) {
-  std::ostringstream os;
-  TreePrinter tp(os);
-  os << "Module " << m.path << "\n";
+  TextOut out;
+  TreePrinter tp(out);
+  out("Module {}\n", m.path);
   for (const auto &[kind, idx] : m.order) {
     switch (kind) {
       case DeclKind::Import: {
         const ImportDecl &d = m.imports[idx];
-        os << "  Import ";
-        for (size_t i = 0; i < d.path.size(); ++i) os << (i ? "." : "") << d.path[i];
-        os << "  @" << locStr(d.loc) << "\n";
+        out("  Import {}  @{}\n", fmt::join(d.path, "."), locStr(d.loc));
         break;
       }
       case DeclKind::Type: {
         const TypeDecl &d = *m.types[idx];
-        os << "  Type " << d.name;
+        out("  Type {}", d.name);
         if (!d.params.empty()) {
-          os << "[";
-          for (size_t i = 0; i < d.params.size(); ++i)
-            os << (i ? ", " : "") << d.params[i].name << ": " << kindName(d.params[i].kind);
-          os << "]";
+          std::vector<std::string> params;
+          for (const auto &q : d.params) params.push_back(fmt::format("{}: {}", q.name, kindName(q.kind)));
+          out("[{}]", fmt::join(params, ", "));
         }
-        os << " = " << printType(*d.body) << "  @" << locStr(d.loc) << "\n";
+        out(" = {}  @{}\n", printType(*d.body), locStr(d.loc));
         break;
       }
       case DeclKind::Def: {
         const DefDecl &d = *m.defs[idx];
-        os << "  Def " << d.name << "  @" << locStr(d.loc) << "\n";
-        for (const Param &p : d.params) {
-          os << "    Param " << (p.implicit ? "{" : "(") << p.name << ": "
-             << (p.isKind ? kindName(p.kind) : printType(*p.type)) << (p.implicit ? "}" : ")")
-             << "  @" << locStr(p.loc) << "\n";
-        }
-        if (d.ret) os << "    Returns " << printType(*d.ret) << "\n";
-        os << "    Body\n";
+        out("  Def {}  @{}\n", d.name, locStr(d.loc));
+        for (const Param &p : d.params)
+          out("    Param {}{}: {}{}  @{}\n", p.implicit ? "{" : "(", p.name, p.isKind ? kindName(p.kind) : printType(*p.type),
+              p.implicit ? "}" : ")", locStr(p.loc));
+        if (d.ret) out("    Returns {}\n", printType(*d.ret));
+        out("    Body\n");
         tp.expr(*d.body, 3);
         break;
       }
       case DeclKind::Export: {
         const ExportDecl &d = m.exports[idx];
-        os << "  Export " << d.def;
+        out("  Export {}", d.def);
         if (!d.args.empty()) {
-          os << "(";
-          for (size_t i = 0; i < d.args.size(); ++i) {
-            os << (i ? ", " : "") << d.args[i].name << " = ";
-            printTypeArg(os, d.args[i].value);
-          }
-          os << ")";
+          std::vector<std::string> args;
+          for (const auto &a : d.args) args.push_back(fmt::format("{} = {}", a.name, typeArgStr(a.value)));
+          out("({})", fmt::join(args, ", "));
         }
-        os << " as " << d.cname << " for";
-        for (size_t i = 0; i < d.targets.size(); ++i) os << (i ? ", " : " ") << d.targets[i].name;
-        os << "  @" << locStr(d.loc) << "\n";
+        out(" as {} for", d.cname);
+        for (size_t i = 0; i < d.targets.size(); ++i) out("{}{}", i ? ", " : " ", d.targets[i].name);
+        out("  @{}\n", locStr(d.loc));
         break;
       }
       case DeclKind::Tunable: {
         const TunableDecl &d = m.tunables[idx];
-        os << "  Tunable " << d.name << " = " << printNat(*d.init);
+        out("  Tunable {} = {}", d.name, printNat(*d.init));
         if (!d.choices.empty()) {
-          os << " in [";
-          for (size_t i = 0; i < d.choices.size(); ++i) os << (i ? ", " : "") << printNat(*d.choices[i]);
-          os << "]";
+          std::vector<std::string> choices;
+          for (const auto &c : d.choices) choices.push_back(printNat(*c));
+          out(" in [{}]", fmt::join(choices, ", "));
         } else if (d.lo) {
-          os << " in " << printNat(*d.lo) << " .. " << printNat(*d.hi);
+          out(" in {} .. {}", printNat(*d.lo), printNat(*d.hi));
         }
-        os << "  @" << locStr(d.loc) << "\n";
+        out("  @{}\n", locStr(d.loc));
         break;
       }
       case DeclKind::Schedule: {
         const ScheduleDecl &d = m.schedules[idx];
-        os << "  Schedule " << d.exportName << " for " << d.target << "  @" << locStr(d.loc) << "\n";
+        out("  Schedule {} for {}  @{}\n", d.exportName, d.target, locStr(d.loc));
         for (const ScheduleCmd &c : d.cmds) {
-          os << "    " << c.name << "(";
-          for (size_t i = 0; i < c.args.size(); ++i) os << (i ? ", " : "") << printExprInline(*c.args[i]);
-          os << ")  @" << locStr(c.loc) << "\n";
+          std::vector<std::string> args;
+          for (const auto &a : c.args) args.push_back(printExprInline(*a));
+          out("    {}({})  @{}\n", c.name, fmt::join(args, ", "), locStr(c.loc));
         }
         break;
       }
     }
   }
-  return os.str();
+  return out.str();
 }
 
 }  // namespace spl::ast

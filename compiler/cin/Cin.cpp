@@ -2,8 +2,9 @@
 #include "cin/Cin.h"
 #include "cin/LevelFormat.h"
 
-#include <sstream>
+#include <fmt/ranges.h>
 
+#include "support/Format.h"
 #include "support/IrWalk.h"
 
 namespace spl::cin {
@@ -241,7 +242,7 @@ namespace {
 
 std::string leafStr(const std::vector<int> &leaf) {
   std::string s;
-  for (int k : leaf) s += "." + std::to_string(k);
+  for (int k : leaf) s += fmt::format(".{}", k);
   return s;
 }
 
@@ -252,94 +253,107 @@ std::string print(const ExprP &e) {
     case ExprKind::Const:
       if (e->type == Scalar::Bool) return e->bval ? "true" : "false";
       if (isFloat(e->type)) {
-        std::ostringstream os;
-        os << e->fval;
-        std::string s = os.str();
+        std::string s = fmt::format("{:g}", e->fval);
         if (s.find_first_of(".en") == std::string::npos) s += ".0";
         return s;
       }
-      return std::to_string(e->ival);
-    case ExprKind::Local: return "%" + std::to_string(e->local);
-    case ExprKind::NatE: return "(" + e->nat.str() + ")";
+      return fmt::format("{}", e->ival);
+    case ExprKind::Local: return fmt::format("%{}", e->local);
+    case ExprKind::NatE: return fmt::format("({})", e->nat.str());
     case ExprKind::Access: {
-      std::string s = e->tensor->name + "[";
-      for (size_t i = 0; i < e->indices.size(); ++i) s += (i ? ", " : "") + e->indices[i].str();
-      return s + "]" + leafStr(e->leaf);
+      std::vector<std::string> indices;
+      for (const Nat &i : e->indices) indices.push_back(i.str());
+      return fmt::format("{}[{}]{}", e->tensor->name, fmt::join(indices, ", "), leafStr(e->leaf));
     }
-    case ExprKind::Unary: return std::string(e->unop == ast::UnOp::Neg ? "-" : "!") + print(e->args[0]);
+    case ExprKind::Unary: return fmt::format("{}{}", e->unop == ast::UnOp::Neg ? "-" : "!", print(e->args[0]));
     case ExprKind::Binary:
-      return "(" + print(e->args[0]) + " " + ast::binOpToken(e->binop) + (e->reassoc ? "~" : "") + " " + print(e->args[1]) + ")";
-    case ExprKind::Select: return "(" + print(e->args[0]) + " ? " + print(e->args[1]) + " : " + print(e->args[2]) + ")";
-    case ExprKind::Convert: return std::string(scalarName(e->type)) + "(" + print(e->args[0]) + ")";
-    case ExprKind::MinMax: return std::string(e->isMax ? "max(" : "min(") + print(e->args[0]) + ", " + print(e->args[1]) + ")";
+      return fmt::format("({} {}{} {})", print(e->args[0]), ast::binOpToken(e->binop), e->reassoc ? "~" : "", print(e->args[1]));
+    case ExprKind::Select: return fmt::format("({} ? {} : {})", print(e->args[0]), print(e->args[1]), print(e->args[2]));
+    case ExprKind::Convert: return fmt::format("{}({})", scalarName(e->type), print(e->args[0]));
+    case ExprKind::MinMax: return fmt::format("{}({}, {})", e->isMax ? "max" : "min", print(e->args[0]), print(e->args[1]));
   }
   return "?";
 }
 
-std::string print(const StmtP &s, int indent) {
+namespace {
+
+void printStmt(TextOut &out, const StmtP &s, int indent) {
   std::string pad(indent * 2, ' ');
-  std::ostringstream os;
+  auto nested = [&](const StmtP &body) { printStmt(out, body, indent + 1); };
   switch (s->kind) {
     case StmtKind::Block:
-      for (const StmtP &b : s->body) os << print(b, indent);
+      for (const StmtP &b : s->body) printStmt(out, b, indent);
       break;
     case StmtKind::Forall:
-      os << pad << "forall " << s->varName << "%" << s->var << " in [" << s->lo.str() << ", " << s->hi.str() << ") "
-         << forallKindName(s->forall)
-         << (s->segment ? " segment(" + s->segment->array.name + (s->segment->lengths ? " lengths" : "") + " @ " +
-                              s->segment->parent.str() + (s->segment->whole ? ")" : ", part)")
-                        : "")
-         << (s->balanceBy ? " balanced" : "")
-         << (s->rows != ast::GpuRowMapping::Auto ? std::string(" rows=") + ast::gpuRowMappingName(s->rows) : "")
-         << s->knobs.str() << (s->vectorize ? " vectorize" : "")
-         << (s->unroll ? " unroll(" + std::to_string(s->unroll) + ")" : "") << " {\n"
-         << print(s->body[0], indent + 1) << pad << "}\n";
+      out("{}forall {}%{} in [{}, {}) {}", pad, s->varName, s->var, s->lo.str(), s->hi.str(), forallKindName(s->forall));
+      if (s->segment)
+        out(" segment({}{} @ {}{}", s->segment->array.name, s->segment->lengths ? " lengths" : "", s->segment->parent.str(),
+            s->segment->whole ? ")" : ", part)");
+      if (s->balanceBy) out(" balanced");
+      if (s->rows != ast::GpuRowMapping::Auto) out(" rows={}", ast::gpuRowMappingName(s->rows));
+      out.append(s->knobs.str());
+      if (s->vectorize) out(" vectorize");
+      if (s->unroll) out(" unroll({})", s->unroll);
+      out(" {{\n");
+      nested(s->body[0]);
+      out("{}}}\n", pad);
       break;
     case StmtKind::Assign:
-      os << pad << print(s->lhs) << " ";
-      if (s->atomic) os << "atomic ";
-      if (s->compound) os << (s->isMinMax ? (s->isMax ? "max" : "min") : ast::binOpToken(s->op));
-      os << "= " << print(s->value) << "\n";
+      out("{}{} {}", pad, print(s->lhs), s->atomic ? "atomic " : "");
+      if (s->compound) out("{}", s->isMinMax ? (s->isMax ? "max" : "min") : ast::binOpToken(s->op));
+      out("= {}\n", print(s->value));
       break;
     case StmtKind::DeclLocal:
-      os << pad << "local %" << s->local << " " << s->localName << ": " << scalarName(s->type);
-      if (s->value) os << " = " << print(s->value);
-      os << "\n";
+      out("{}local %{} {}: {}{}\n", pad, s->local, s->localName, scalarName(s->type), s->value ? " = " + print(s->value) : "");
       break;
-    case StmtKind::SetLocal: os << pad << "%" << s->local << " = " << print(s->value) << "\n"; break;
+    case StmtKind::SetLocal: out("{}%{} = {}\n", pad, s->local, print(s->value)); break;
     case StmtKind::If:
-      os << pad << "if " << print(s->value) << " {\n" << print(s->body[0], indent + 1) << pad << "}";
-      if (s->body[1]) os << " else {\n" << print(s->body[1], indent + 1) << pad << "}";
-      os << "\n";
+      out("{}if {} {{\n", pad, print(s->value));
+      nested(s->body[0]);
+      out("{}}}", pad);
+      if (s->body[1]) {
+        out(" else {{\n");
+        nested(s->body[1]);
+        out("{}}}", pad);
+      }
+      out("\n");
       break;
     case StmtKind::Alloc:
-      os << pad << "where " << s->tensor->name << ": " << types::str(s->tensor->type) << " {\n"
-         << print(s->body[0], indent + 1) << pad << "}\n";
+      out("{}where {}: {} {{\n", pad, s->tensor->name, types::str(s->tensor->type));
+      nested(s->body[0]);
+      out("{}}}\n", pad);
       break;
-    case StmtKind::Fail: os << pad << "fail " << s->code << "\n"; break;
-    case StmtKind::Barrier: os << pad << "barrier\n"; break;
+    case StmtKind::Fail: out("{}fail {}\n", pad, s->code); break;
+    case StmtKind::Barrier: out("{}barrier\n", pad); break;
   }
-  return os.str();
+}
+
+}  // namespace
+
+std::string print(const StmtP &s, int indent) {
+  TextOut out;
+  printStmt(out, s, indent);
+  return out.str();
 }
 
 std::string print(const Kernel &k) {
-  std::ostringstream os;
-  os << "kernel " << k.name << (k.cuda ? " (cuda)" : "") << (k.sizeFunction ? " (sizes)" : "") << "\n";
+  TextOut out;
+  out("kernel {}{}{}\n", k.name, k.cuda ? " (cuda)" : "", k.sizeFunction ? " (sizes)" : "");
   for (const KernelParam &p : k.params) {
-    os << "  param " << p.abi.ctype << " " << p.abi.name;
+    out("  param {} {}", p.abi.ctype, p.abi.name);
     if (p.tensor && (p.tensor->kind == Tensor::NatsInput || p.abi.role == tir::AbiParam::OutNats)) {
       // The offsets of a level (a dependent pair's nats): not a level itself.
-      os << " -> " << p.tensor->name << ": nats";
+      out(" -> {}: nats", p.tensor->name);
     } else if (p.tensor) {
-      os << " -> " << p.tensor->name << ": " << types::str(p.tensor->type);
+      out(" -> {}: {}", p.tensor->name, types::str(p.tensor->type));
       std::string formats = formatNames(p.tensor->type);  // the level formats read from the type
-      if (!formats.empty()) os << " {" << formats << "}";
+      if (!formats.empty()) out(" {{{}}}", formats);
     }
-    os << "\n";
+    out("\n");
   }
-  for (size_t i = 0; i < k.outputSizes.size(); ++i) os << "  size[" << i << "] = " << k.outputSizes[i].str() << "\n";
-  os << print(k.body, 1);
-  return os.str();
+  for (size_t i = 0; i < k.outputSizes.size(); ++i) out("  size[{}] = {}\n", i, k.outputSizes[i].str());
+  printStmt(out, k.body, 1);
+  return out.str();
 }
 
 bool anyStmt(const StmtP &s, const std::function<bool(const Stmt &)> &pred) { return ir::anyNode(s, pred, &Stmt::body); }

@@ -6,15 +6,14 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "ast/AstPrinter.h"
 #include "parse/Parser.h"
 #include "support/Diagnostics.h"
 #include "support/Error.h"
+#include "support/Format.h"
 #include "support/Version.h"
 #include "types/Checker.h"
 #include "cin/Lower.h"
@@ -65,12 +64,7 @@ bool readFile(const std::string &path, std::string &text, std::string &why) {
     why = ": it is a directory";
     return false;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  text = ss.str();
-  return true;
+  return readWholeFile(path, text);
 }
 
 /// -MD: `OUTPUT: SOURCE IMPORT...` in make's syntax (what build systems read as a depfile:
@@ -127,15 +121,9 @@ class StageTimes {
     double total = 0;
     for (const auto &[stage, seconds] : times_) total += seconds;
     err_ << "splc: time per stage (wall, ms)\n";
-    for (const auto &[stage, seconds] : times_) {
-      char line[128];
-      std::snprintf(line, sizeof line, "  %-28s %9.2f  %5.1f%%\n", stage.c_str(), seconds * 1e3,
-                    total > 0 ? 100.0 * seconds / total : 0.0);
-      err_ << line;
-    }
-    char line[128];
-    std::snprintf(line, sizeof line, "  %-28s %9.2f\n", "total", total * 1e3);
-    err_ << line;
+    for (const auto &[stage, seconds] : times_)
+      err_ << fmt::format("  {:<28} {:9.2f}  {:5.1f}%\n", stage, seconds * 1e3, total > 0 ? 100.0 * seconds / total : 0.0);
+    err_ << fmt::format("  {:<28} {:9.2f}\n", "total", total * 1e3);
   }
   /// The time since the previous stage ended is `stage`'s.
   void done(const std::string &stage) {

@@ -2,8 +2,8 @@
 #include "loopir/LoopIr.h"
 
 #include <algorithm>
-#include <sstream>
 
+#include "support/Format.h"
 #include "support/IrWalk.h"
 
 namespace spl::loopir {
@@ -440,37 +440,31 @@ const Buffer *Function::buffer(int id) const {
 }
 
 std::string print(const ExprP &e) {
-  std::ostringstream os;
   switch (e->kind) {
     case ExprKind::Const:
-      if (isFloatTy(e->type)) os << e->fval << (e->type == Ty::F32 ? "f" : "");
-      else os << e->ival;
-      break;
-    case ExprKind::Var: os << "v" << e->var; break;
+      if (isFloatTy(e->type)) return fmt::format("{:g}{}", e->fval, e->type == Ty::F32 ? "f" : "");
+      return fmt::format("{}", e->ival);
+    case ExprKind::Var: return fmt::format("v{}", e->var);
     case ExprKind::Load:
-      os << (e->isVolatile ? "volatile b" : "b") << e->buffer << "[" << print(e->args[0]) << "]";
-      if (e->field >= 0) os << ".f" << e->field;
-      break;
-    case ExprKind::Unary: os << (e->unop == ast::UnOp::Neg ? "-" : "!") << print(e->args[0]); break;
+      return fmt::format("{}{}[{}]{}", e->isVolatile ? "volatile b" : "b", e->buffer, print(e->args[0]),
+                         e->field >= 0 ? fmt::format(".f{}", e->field) : "");
+    case ExprKind::Unary: return fmt::format("{}{}", e->unop == ast::UnOp::Neg ? "-" : "!", print(e->args[0]));
     case ExprKind::Binary:
       if (e->binop == BinOp::FloorDiv || e->binop == BinOp::ExactDiv)
-        os << binOpName(e->binop) << "(" << print(e->args[0]) << ", " << print(e->args[1]) << ")";
-      else
-        os << "(" << print(e->args[0]) << " " << binOpName(e->binop) << (e->reassoc ? "~" : "") << " " << print(e->args[1]) << ")";
-      break;
-    case ExprKind::Select: os << "(" << print(e->args[0]) << " ? " << print(e->args[1]) << " : " << print(e->args[2]) << ")"; break;
-    case ExprKind::Cast: os << tyName(e->type) << "(" << print(e->args[0]) << ")"; break;
-    case ExprKind::MinMax: os << (e->isMax ? "max(" : "min(") << print(e->args[0]) << ", " << print(e->args[1]) << ")"; break;
-    case ExprKind::GpuIndex: os << gpuIndexName(e->gpuIndex); break;
+        return fmt::format("{}({}, {})", binOpName(e->binop), print(e->args[0]), print(e->args[1]));
+      return fmt::format("({} {}{} {})", print(e->args[0]), binOpName(e->binop), e->reassoc ? "~" : "", print(e->args[1]));
+    case ExprKind::Select: return fmt::format("({} ? {} : {})", print(e->args[0]), print(e->args[1]), print(e->args[2]));
+    case ExprKind::Cast: return fmt::format("{}({})", tyName(e->type), print(e->args[0]));
+    case ExprKind::MinMax: return fmt::format("{}({}, {})", e->isMax ? "max" : "min", print(e->args[0]), print(e->args[1]));
+    case ExprKind::GpuIndex: return gpuIndexName(e->gpuIndex);
     case ExprKind::WarpShuffle:
-      os << (e->shuffle == ShuffleKind::Down ? "shfl_down(" : "shfl_idx(") << print(e->args[0]) << ", " << print(e->args[1])
-         << ", width " << print(e->args[2]) << ")";
-      break;
+      return fmt::format("{}({}, {}, width {})", e->shuffle == ShuffleKind::Down ? "shfl_down" : "shfl_idx", print(e->args[0]),
+                         print(e->args[1]), print(e->args[2]));
     case ExprKind::WarpVote:
-      os << (e->vote == VoteKind::Before ? "vote_before(" : "vote_count(") << print(e->args[0]) << ", width " << print(e->args[1]) << ")";
-      break;
+      return fmt::format("{}({}, width {})", e->vote == VoteKind::Before ? "vote_before" : "vote_count", print(e->args[0]),
+                         print(e->args[1]));
   }
-  return os.str();
+  return "?";
 }
 
 namespace {
@@ -490,102 +484,98 @@ const char *loopName(LoopKind k) {
   return "?";
 }
 
-void printStmt(std::ostringstream &os, const StmtP &s, int indent) {
+void printStmt(TextOut &out, const StmtP &s, int indent) {
   std::string pad(indent * 2, ' ');
+  auto nested = [&](const StmtP &body) { printStmt(out, body, indent + 1); };
   switch (s->kind) {
     case StmtKind::Block:
-      for (const StmtP &b : s->body) printStmt(os, b, indent);
+      for (const StmtP &b : s->body) printStmt(out, b, indent);
       break;
     case StmtKind::For:
-      os << pad << "for v" << s->var << " (" << s->name << ") in [" << print(s->a) << ", " << print(s->b) << ") "
-         << (s->step ? "step " + print(s->step) + " " : "") << loopName(s->loop);
+      out("{}for v{} ({}) in [{}, {}) {}{}", pad, s->var, s->name, print(s->a), print(s->b),
+          s->step ? "step " + print(s->step) + " " : "", loopName(s->loop));
       if (s->segment) {
-        os << " segment(";
-        if (s->segment.offsets >= 0) os << (s->segment.fromZero ? "prefix b" : "offsets b") << s->segment.offsets;
-        if (s->segment.lengths >= 0) os << (s->segment.offsets >= 0 ? ", " : "") << "lengths b" << s->segment.lengths;
-        os << " @ " << print(s->segment.parent) << (s->segment.whole ? ")" : ", part)");
+        out(" segment(");
+        if (s->segment.offsets >= 0) out("{}{}", s->segment.fromZero ? "prefix b" : "offsets b", s->segment.offsets);
+        if (s->segment.lengths >= 0) out("{}lengths b{}", s->segment.offsets >= 0 ? ", " : "", s->segment.lengths);
+        out(" @ {}{}", print(s->segment.parent), s->segment.whole ? ")" : ", part)");
       }
-      if (s->balanceBy >= 0) os << " balanced-by b" << s->balanceBy;
-      if (s->rows != ast::GpuRowMapping::Auto) os << " rows=" << ast::gpuRowMappingName(s->rows);
-      os << s->knobs.str();
-      if (s->vectorize) os << " vectorize";
-      if (s->vectorWidth) os << " width=" << s->vectorWidth;
-      if (s->interleave) os << " interleave=" << s->interleave;
-      if (s->unroll) os << " unroll=" << s->unroll;
-      os << " {\n";
-      printStmt(os, s->body[0], indent + 1);
-      os << pad << "}\n";
+      if (s->balanceBy >= 0) out(" balanced-by b{}", s->balanceBy);
+      if (s->rows != ast::GpuRowMapping::Auto) out(" rows={}", ast::gpuRowMappingName(s->rows));
+      out.append(s->knobs.str());
+      if (s->vectorize) out(" vectorize");
+      if (s->vectorWidth) out(" width={}", s->vectorWidth);
+      if (s->interleave) out(" interleave={}", s->interleave);
+      if (s->unroll) out(" unroll={}", s->unroll);
+      out(" {{\n");
+      nested(s->body[0]);
+      out("{}}}\n", pad);
       break;
     case StmtKind::Store:
-      os << pad << "b" << s->buffer << "[" << print(s->a) << "]" << (s->field >= 0 ? ".f" + std::to_string(s->field) : "")
-         << (s->atomic != AtomicOp::None ? std::string(" atomic ") + atomicOpName(s->atomic) : std::string(" ")) << "= "
-         << print(s->b) << "\n";
+      out("{}b{}[{}]{}{}= {}\n", pad, s->buffer, print(s->a), s->field >= 0 ? fmt::format(".f{}", s->field) : "",
+          s->atomic != AtomicOp::None ? fmt::format(" atomic {}", atomicOpName(s->atomic)) : " ", print(s->b));
       break;
-    case StmtKind::Decl:
-      os << pad << "var v" << s->var << " " << s->name << ": " << tyName(s->type);
-      if (s->a) os << " = " << print(s->a);
-      os << "\n";
-      break;
-    case StmtKind::Assign: os << pad << "v" << s->var << " = " << print(s->a) << "\n"; break;
+    case StmtKind::Decl: out("{}var v{} {}: {}{}\n", pad, s->var, s->name, tyName(s->type), s->a ? " = " + print(s->a) : ""); break;
+    case StmtKind::Assign: out("{}v{} = {}\n", pad, s->var, print(s->a)); break;
     case StmtKind::If:
-      os << pad << "if " << print(s->a) << " {\n";
-      printStmt(os, s->body[0], indent + 1);
-      os << pad << "}";
+      out("{}if {} {{\n", pad, print(s->a));
+      nested(s->body[0]);
+      out("{}}}", pad);
       if (s->body[1]) {
-        os << " else {\n";
-        printStmt(os, s->body[1], indent + 1);
-        os << pad << "}";
+        out(" else {{\n");
+        nested(s->body[1]);
+        out("{}}}", pad);
       }
-      os << "\n";
+      out("\n");
       break;
-    case StmtKind::Alloc: os << pad << "alloc b" << s->buffer << "[" << print(s->a) << "]\n"; break;
-    case StmtKind::Free: os << pad << "free b" << s->buffer << "\n"; break;
-    case StmtKind::SigmaPrefix:
-      os << pad << "b" << s->buffer << " = spl_sigma_prefix(b" << s->source << ", " << print(s->a) << ")\n";
-      break;
-    case StmtKind::Return: os << pad << "return " << s->code << "\n"; break;
-    case StmtKind::Barrier: os << pad << "barrier\n"; break;
-    case StmtKind::Prefetch: os << pad << "prefetch b" << s->buffer << "[" << print(s->a) << "]\n"; break;
+    case StmtKind::Alloc: out("{}alloc b{}[{}]\n", pad, s->buffer, print(s->a)); break;
+    case StmtKind::Free: out("{}free b{}\n", pad, s->buffer); break;
+    case StmtKind::SigmaPrefix: out("{}b{} = spl_sigma_prefix(b{}, {})\n", pad, s->buffer, s->source, print(s->a)); break;
+    case StmtKind::Return: out("{}return {}\n", pad, s->code); break;
+    case StmtKind::Barrier: out("{}barrier\n", pad); break;
+    case StmtKind::Prefetch: out("{}prefetch b{}[{}]\n", pad, s->buffer, print(s->a)); break;
     case StmtKind::WarpReduce:
-      os << pad << "warp_reduce v" << s->var << " = " << print(s->b) << " over " << print(s->a) << " lanes (v" << s->partner
-         << ": another lane's v" << s->var << ")\n";
+      out("{}warp_reduce v{} = {} over {} lanes (v{}: another lane's v{})\n", pad, s->var, print(s->b), print(s->a), s->partner,
+          s->var);
       break;
     case StmtKind::GpuKernel:
-      os << pad << "gpu.kernel (" << s->name << ") rows=" << ast::gpuRowMappingName(s->rows) << s->knobs.str() << " threads "
-         << (s->a ? print(s->a) : "resident") << " block " << print(s->b) << " {\n";
-      printStmt(os, s->body[0], indent + 1);
-      os << pad << "}\n";
+      out("{}gpu.kernel ({}) rows={}{} threads {} block {} {{\n", pad, s->name, ast::gpuRowMappingName(s->rows), s->knobs.str(),
+          s->a ? print(s->a) : "resident", print(s->b));
+      nested(s->body[0]);
+      out("{}}}\n", pad);
       break;
     case StmtKind::While:
-      os << pad << "while " << print(s->a) << " {\n";
-      printStmt(os, s->body[0], indent + 1);
-      os << pad << "}\n";
+      out("{}while {} {{\n", pad, print(s->a));
+      nested(s->body[0]);
+      out("{}}}\n", pad);
       break;
-    case StmtKind::Fence: os << pad << "fence\n"; break;
-    case StmtKind::Arrive: os << pad << "v" << s->var << " = arrive b" << s->buffer << "[" << print(s->a) << "]\n"; break;
+    case StmtKind::Fence: out("{}fence\n", pad); break;
+    case StmtKind::Arrive: out("{}v{} = arrive b{}[{}]\n", pad, s->var, s->buffer, print(s->a)); break;
   }
 }
 
 }  // namespace
 
 std::string print(const Function &f) {
-  std::ostringstream os;
-  os << "function " << f.name << (f.cuda ? " (cuda)" : "") << "\n";
-  for (const ScalarParam &p : f.scalars) os << "  param " << p.paramIndex << ": v" << p.var << " " << p.name << ": " << tyName(p.type) << "\n";
+  TextOut out;
+  out("function {}{}\n", f.name, f.cuda ? " (cuda)" : "");
+  for (const ScalarParam &p : f.scalars) out("  param {}: v{} {}: {}\n", p.paramIndex, p.var, p.name, tyName(p.type));
   for (const Buffer &b : f.buffers) {
-    os << "  buffer b" << b.id << " " << b.name << ": ";
+    out("  buffer b{} {}: ", b.id, b.name);
     if (!b.fields.empty()) {
-      os << "{";
-      for (size_t i = 0; i < b.fields.size(); ++i) os << (i ? ", " : "") << tyName(b.fields[i]);
-      os << "}";
+      out("{{");
+      for (size_t i = 0; i < b.fields.size(); ++i) out("{}{}", i ? ", " : "", tyName(b.fields[i]));
+      out("}}");
     } else {
-      os << tyName(b.elem);
+      out("{}", tyName(b.elem));
     }
-    os << (b.isParam ? " param " + std::to_string(b.paramIndex) : b.perWarp > 0 ? " workspace " + std::to_string(b.perWarp) + "/warp" : " temp")
-       << (b.arrivals ? " arrivals" : "") << (b.isOutput ? " out" : "") << "\n";
+    if (b.isParam) out(" param {}", b.paramIndex);
+    else if (b.perWarp > 0) out(" workspace {}/warp", b.perWarp);
+    else out(" temp");
+    out("{}{}\n", b.arrivals ? " arrivals" : "", b.isOutput ? " out" : "");
   }
-  printStmt(os, f.body, 1);
-  return os.str();
+  printStmt(out, f.body, 1);
+  return out.str();
 }
 
 }  // namespace spl::loopir

@@ -15,6 +15,7 @@
 #include "SplLexer.h"
 #include "SplParser.h"
 #include "parse/AstBuilder.h"
+#include "support/Format.h"
 
 namespace spl {
 namespace {
@@ -152,9 +153,7 @@ bool checkTokens(antlr4::CommonTokenStream &tokens, uint32_t file, Diagnostics &
       unsigned char c = text.empty() ? 0 : static_cast<unsigned char>(text[0]);
       std::string shown;
       if (c < 0x20 || c == 0x7F) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\x%02X", c);
-        shown = buf;
+        shown = fmt::format("\\x{:02X}", c);
       } else {
         shown = text;
       }
@@ -363,9 +362,8 @@ std::optional<ast::Module> parseFile(const SourceManager &sm, uint32_t file, Dia
   }
   size_t bad = firstInvalidUtf8(text);
   if (bad != std::string::npos) {
-    char buf[8];
-    std::snprintf(buf, sizeof buf, "\\x%02X", static_cast<unsigned char>(text[bad]));
-    diags.error(sm.locOfOffset(file, bad), std::string("stray '") + buf + "' in program (invalid UTF-8)");
+    diags.error(sm.locOfOffset(file, bad),
+                fmt::format("stray '\\x{:02X}' in program (invalid UTF-8)", static_cast<unsigned char>(text[bad])));
     return std::nullopt;
   }
   if (opts.partsParsed) *opts.partsParsed = 0;

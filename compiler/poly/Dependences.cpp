@@ -8,10 +8,10 @@
 #include <cstdlib>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "poly/IslSupport.h"
 #include "support/Error.h"
+#include "support/Format.h"
 
 namespace spl::poly {
 
@@ -38,11 +38,8 @@ std::string describeDependence(const PolyModel &m, const PolyDependence &d) {
                                 "output dependence (write after write)"};
   const PolyArray &a = m.arrays[d.array];
   const PolyStatement &src = m.statements[d.source], &dst = m.statements[d.sink];
-  std::ostringstream os;
-  os << words[static_cast<int>(d.kind)] << " on " << a.name << " (" << a.what << ") from " << src.name << " `" << src.text
-     << "` to " << dst.name;
-  if (d.sink != d.source) os << " `" << dst.text << "`";
-  return os.str();
+  return fmt::format("{} on {} ({}) from {} `{}` to {}{}", words[static_cast<int>(d.kind)], a.name, a.what, src.name, src.text,
+                     dst.name, d.sink != d.source ? fmt::format(" `{}`", dst.text) : "");
 }
 
 class Analyzer {
@@ -260,21 +257,20 @@ DependenceAnalysis analyzeDependences(const PolyModel &m, const DependenceOption
 }
 
 std::string print(const PolyModel &m, const DependenceAnalysis &d) {
-  std::ostringstream os;
-  os << "  dependences" << (d.quotaExceeded ? " (unknown: isl quota exceeded)" : "") << "\n";
-  if (d.deps.empty() && !d.quotaExceeded) os << "    (none)\n";
+  TextOut out;
+  out("  dependences{}\n", d.quotaExceeded ? " (unknown: isl quota exceeded)" : "");
+  if (d.deps.empty() && !d.quotaExceeded) out("    (none)\n");
   for (const PolyDependence &x : d.deps)
-    os << "    " << depKindName(x.kind) << std::string(7 - std::string(depKindName(x.kind)).size(), ' ')
-       << m.statements[x.source].name << " -> " << m.statements[x.sink].name << " on " << m.arrays[x.array].name << ": "
-       << x.relation << "\n";
-  os << "  loops\n";
-  if (m.loops.empty()) os << "    (none)\n";
+    out("    {:<7}{} -> {} on {}: {}\n", depKindName(x.kind), m.statements[x.source].name, m.statements[x.sink].name,
+        m.arrays[x.array].name, x.relation);
+  out("  loops\n");
+  if (m.loops.empty()) out("    (none)\n");
   for (const LoopAnalysis &la : d.loops) {
     const PolyLoop &l = m.loops[la.loop];
-    os << "    " << l.name << " (depth " << l.depth << ", lowered " << cin::forallKindName(l.kind) << "): "
-       << loopVerdictName(la.verdict) << " -- " << la.reason << "\n";
+    out("    {} (depth {}, lowered {}): {} -- {}\n", l.name, l.depth, cin::forallKindName(l.kind), loopVerdictName(la.verdict),
+        la.reason);
   }
-  return os.str();
+  return out.str();
 }
 
 std::string emitIsl(const cin::Kernel &k, const DependenceOptions &opts) {

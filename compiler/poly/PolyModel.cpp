@@ -10,11 +10,11 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include "poly/IslAst.h"
 #include "poly/IslSupport.h"
 #include "support/Error.h"
+#include "support/Format.h"
 
 namespace spl::poly {
 
@@ -1019,24 +1019,22 @@ PolyModel buildPolyModel(const cin::Kernel &k) {
 }
 
 std::string print(const PolyModel &m) {
-  std::ostringstream os;
-  os << "  parameters " << m.paramSpace << "\n";
-  for (const std::string &n : m.notes) os << "    " << n << "\n";
-  os << "  arrays\n";
-  for (const PolyArray &a : m.arrays) os << "    " << a.name << " (" << a.dims << "d): " << a.what << "\n";
-  os << "  statements\n";
+  TextOut out;
+  out("  parameters {}\n", m.paramSpace);
+  for (const std::string &n : m.notes) out("    {}\n", n);
+  out("  arrays\n");
+  for (const PolyArray &a : m.arrays) out("    {} ({}d): {}\n", a.name, a.dims, a.what);
+  out("  statements\n");
   for (const PolyStatement &st : m.statements) {
-    os << "    " << st.name << ": " << st.text << "\n";
-    os << "      domain    " << st.domain << (st.exactDomain ? "" : "  (over-approximated)") << "\n";
-    os << "      schedule  " << st.schedule << "\n";
+    out("    {}: {}\n", st.name, st.text);
+    out("      domain    {}{}\n", st.domain, st.exactDomain ? "" : "  (over-approximated)");
+    out("      schedule  {}\n", st.schedule);
     for (const PolyAccess &a : st.accesses)
-      os << "      " << (a.write ? (a.must ? "must-write" : "may-write ") : "read      ") << "  " << a.relation << "   # "
-         << a.what << "\n";
+      out("      {}  {}   # {}\n", a.write ? (a.must ? "must-write" : "may-write ") : "read      ", a.relation, a.what);
     if (st.reductionArray >= 0)
-      os << "      " << (st.atomic ? "atomic" : "reduction") << " update of " << m.arrays[st.reductionArray].name << " with "
-         << st.reductionOp << "\n";
+      out("      {} update of {} with {}\n", st.atomic ? "atomic" : "reduction", m.arrays[st.reductionArray].name, st.reductionOp);
   }
-  return os.str();
+  return out.str();
 }
 
 }  // namespace spl::poly

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <ostream>
 
+#include "support/Format.h"
+
 namespace spl {
 
 Diagnostic &Diagnostics::error(SourceLoc loc, std::string message) {
@@ -28,13 +30,8 @@ void Diagnostics::note(SourceLoc loc, std::string message) {
 
 std::string Diagnostics::formatOne(Severity sev, SourceLoc loc, const std::string &msg) const {
   const char *label = sev == Severity::Error ? "error" : sev == Severity::Warning ? "warning" : "note";
-  std::string out;
-  if (loc.valid()) {
-    out += sm_.path(loc.file) + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col) + ": ";
-  } else {
-    out += "splc: ";
-  }
-  out += std::string(label) + ": " + msg + "\n";
+  std::string out = loc.valid() ? fmt::format("{}:{}:{}: {}: {}\n", sm_.path(loc.file), loc.line, loc.col, label, msg)
+                                : fmt::format("splc: {}: {}\n", label, msg);
   if (!loc.valid()) return out;
   std::string line = sm_.lineText(loc.file, loc.line);
   // Very long lines (generated or garbage input) are shown as a window around the caret.
@@ -77,8 +74,7 @@ std::string Diagnostics::formatOne(Severity sev, SourceLoc loc, const std::strin
     if (startsCodePoint) ++col;
   }
   if (!caretPlaced) caret += '^';  // at end of line (e.g. a missing token at EOF)
-  out += shown + "\n" + caret + "\n";
-  return out;
+  return out + fmt::format("{}\n{}\n", shown, caret);
 }
 
 std::string Diagnostics::format(const Diagnostic &d) const {
@@ -90,7 +86,7 @@ std::string Diagnostics::format(const Diagnostic &d) const {
 void Diagnostics::flush(std::ostream &os) {
   for (const Diagnostic &d : diags_) os << format(d);
   if (numErrors_ > errorLimit_)
-    os << "splc: note: " << (numErrors_ - errorLimit_) << " more errors not shown\n";
+    os << fmt::format("splc: note: {} more errors not shown\n", numErrors_ - errorLimit_);
   os.flush();
   diags_.clear();
 }

@@ -8,7 +8,8 @@
 /// The asserts stay on in release builds (as Halide's do): they are cheap.
 #pragma once
 
-#include <sstream>
+#include <fmt/format.h>
+
 #include <stdexcept>
 #include <string>
 
@@ -41,27 +42,24 @@ class ErrorReport {
   enum Kind { Internal, Unsupported, User };
   ErrorReport(Kind kind, const char *file, int line, const char *cond, SourceLoc loc = {})
       : kind_(kind), loc_(loc) {
-    if (kind == Internal) {
-      msg_ << "internal compiler error at " << file << ":" << line;
-      if (cond) msg_ << ": condition failed: " << cond;
-      msg_ << ": ";
-    }
+    if (kind == Internal)
+      msg_ = fmt::format("internal compiler error at {}:{}{}: ", file, line, cond ? fmt::format(": condition failed: {}", cond) : "");
   }
   template <typename T>
   ErrorReport &operator<<(const T &v) {
-    msg_ << v;
+    msg_ += fmt::format("{}", v);
     return *this;
   }
   ~ErrorReport() noexcept(false) {
-    if (kind_ == Internal) throw InternalError(msg_.str(), loc_);
-    if (kind_ == Unsupported) throw NotSupported(loc_, msg_.str());
-    throw CompileError(loc_, msg_.str());
+    if (kind_ == Internal) throw InternalError(msg_, loc_);
+    if (kind_ == Unsupported) throw NotSupported(loc_, msg_);
+    throw CompileError(loc_, msg_);
   }
 
  private:
   Kind kind_;
   SourceLoc loc_;
-  std::ostringstream msg_;
+  std::string msg_;
 };
 /// Makes `cond ? (void)0 : ErrorReport(...) << ...` type-check.
 struct Voidify {

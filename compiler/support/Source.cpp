@@ -2,8 +2,17 @@
 #include "support/Source.h"
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 
 namespace spl {
+
+bool readWholeFile(const std::string &path, std::string &text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return !in.bad();
+}
 
 uint32_t SourceManager::addFile(std::string path, std::string text) {
   File f;

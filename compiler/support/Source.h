@@ -21,6 +21,10 @@ struct SourceLoc {
   bool valid() const { return file != 0; }
 };
 
+/// The bytes of the file at `path` (false when it cannot be opened; the caller has checked
+/// what kind of file it is: reading a directory "succeeds" with nothing in it).
+bool readWholeFile(const std::string &path, std::string &text);
+
 class SourceManager {
  public:
   /// Adds a file with its text; returns its id (>= 1).

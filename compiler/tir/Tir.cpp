@@ -1,7 +1,7 @@
 /// \file Tir.cpp: helpers and the printer of the typed IR.
 #include "tir/Tir.h"
 
-#include <sstream>
+#include "support/Format.h"
 
 namespace spl::tir {
 
@@ -75,12 +75,9 @@ TypeP substituteTypeVars(const TypeP &t, const std::map<int64_t, TypeP> &m) {
 
 namespace {
 
-void print(std::ostringstream &os, const ExprP &e, int indent);
+void print(TextOut &out, const ExprP &e, int indent);
 
-void line(std::ostringstream &os, int indent) {
-  os << "\n";
-  for (int i = 0; i < indent; ++i) os << "  ";
-}
+void line(TextOut &out, int indent) { out("\n{}", std::string(indent * 2, ' ')); }
 
 std::string paramStr(const Param &p) {
   switch (p.sort) {
@@ -91,137 +88,138 @@ std::string paramStr(const Param &p) {
   return "?";
 }
 
-void print(std::ostringstream &os, const ExprP &e, int indent) {
+/// e's parts separated by ", ".
+void printList(TextOut &out, const std::vector<ExprP> &parts, size_t from, int indent) {
+  for (size_t i = from; i < parts.size(); ++i) {
+    if (i > from) out(", ");
+    print(out, parts[i], indent);
+  }
+}
+
+void print(TextOut &out, const ExprP &e, int indent) {
   switch (e->kind) {
     case ExprKind::Lit: {
       TypeP t = e->type;
-      if (t->kind == TypeKind::Scalar && t->scalar == ScalarKind::Bool) os << (e->bval ? "true" : "false");
-      else if (t->kind == TypeKind::Scalar && isFloat(t->scalar)) os << e->fval;
-      else os << e->ival;
-      os << ":" << types::str(t);
+      if (t->kind == TypeKind::Scalar && t->scalar == ScalarKind::Bool) out("{}", e->bval ? "true" : "false");
+      else if (t->kind == TypeKind::Scalar && isFloat(t->scalar)) out("{:g}", e->fval);
+      else out("{}", e->ival);
+      out(":{}", types::str(t));
       return;
     }
-    case ExprKind::VarRef: os << e->var->name; return;
-    case ExprKind::NatValue: os << "nat(" << e->nat.str() << ")"; return;
+    case ExprKind::VarRef: out("{}", e->var->name); return;
+    case ExprKind::NatValue: out("nat({})", e->nat.str()); return;
     case ExprKind::Lambda:
-      os << "(";
-      for (size_t i = 0; i < e->params.size(); ++i) os << (i ? " => " : "") << paramStr(e->params[i]);
-      os << " =>";
-      line(os, indent + 1);
-      print(os, e->args[0], indent + 1);
-      os << ")";
+      out("(");
+      for (size_t i = 0; i < e->params.size(); ++i) out("{}{}", i ? " => " : "", paramStr(e->params[i]));
+      out(" =>");
+      line(out, indent + 1);
+      print(out, e->args[0], indent + 1);
+      out(")");
       return;
     case ExprKind::App:
-      print(os, e->args[0], indent);
-      os << "(";
-      for (size_t i = 1; i < e->args.size(); ++i) {
-        if (i > 1) os << ", ";
-        print(os, e->args[i], indent);
-      }
-      os << ")";
+      print(out, e->args[0], indent);
+      out("(");
+      printList(out, e->args, 1, indent);
+      out(")");
       return;
     case ExprKind::Let:
-      os << "let " << e->var->name << " = ";
-      print(os, e->args[0], indent);
-      os << ";";
-      line(os, indent);
-      print(os, e->args[1], indent);
+      out("let {} = ", e->var->name);
+      print(out, e->args[0], indent);
+      out(";");
+      line(out, indent);
+      print(out, e->args[1], indent);
       return;
     case ExprKind::If:
-      os << "(if ";
-      print(os, e->args[0], indent);
-      os << " then ";
-      print(os, e->args[1], indent);
-      os << " else ";
-      print(os, e->args[2], indent);
-      os << ")";
+      out("(if ");
+      print(out, e->args[0], indent);
+      out(" then ");
+      print(out, e->args[1], indent);
+      out(" else ");
+      print(out, e->args[2], indent);
+      out(")");
       return;
     case ExprKind::Tuple:
-      os << "(";
-      for (size_t i = 0; i < e->args.size(); ++i) {
-        if (i) os << ", ";
-        print(os, e->args[i], indent);
-      }
-      os << ")";
+      out("(");
+      printList(out, e->args, 0, indent);
+      out(")");
       return;
     case ExprKind::Proj:
-      print(os, e->args[0], indent);
-      os << "." << e->proj;
+      print(out, e->args[0], indent);
+      out(".{}", e->proj);
       return;
     case ExprKind::Index:
-      print(os, e->args[0], indent);
-      os << "@";
-      print(os, e->args[1], indent);
+      print(out, e->args[0], indent);
+      out("@");
+      print(out, e->args[1], indent);
       return;
     case ExprKind::Unary:
-      os << (e->unop == ast::UnOp::Neg ? "-" : "!");
-      print(os, e->args[0], indent);
+      out("{}", e->unop == ast::UnOp::Neg ? "-" : "!");
+      print(out, e->args[0], indent);
       return;
     case ExprKind::Binary:
-      os << "(";
-      print(os, e->args[0], indent);
-      os << " " << ast::binOpToken(e->binop) << " ";
-      print(os, e->args[1], indent);
-      os << ")";
+      out("(");
+      print(out, e->args[0], indent);
+      out(" {} ", ast::binOpToken(e->binop));
+      print(out, e->args[1], indent);
+      out(")");
       return;
     case ExprKind::Convert:
-      os << types::str(e->type) << "(";
-      print(os, e->args[0], indent);
-      os << ")";
+      out("{}(", types::str(e->type));
+      print(out, e->args[0], indent);
+      out(")");
       return;
     case ExprKind::MinMax:
-      os << (e->isMax ? "max(" : "min(");
-      print(os, e->args[0], indent);
-      os << ", ";
-      print(os, e->args[1], indent);
-      os << ")";
+      out("{}(", e->isMax ? "max" : "min");
+      print(out, e->args[0], indent);
+      out(", ");
+      print(out, e->args[1], indent);
+      out(")");
       return;
     case ExprKind::Prim: {
-      os << primName(e->prim);
+      out("{}(", primName(e->prim));
       bool first = true;
-      os << "(";
       for (const Nat &n : e->natArgs) {
-        os << (first ? "" : ", ") << n.str();
+        out("{}{}", first ? "" : ", ", n.str());
         first = false;
       }
       if (e->natsArgIsSet) {
-        os << (first ? "" : ", ") << e->natsArg.name;
+        out("{}{}", first ? "" : ", ", e->natsArg.name);
         first = false;
       }
       for (const ExprP &a : e->args) {
-        if (!first) os << ", ";
+        if (!first) out(", ");
         first = false;
-        print(os, a, indent);
+        print(out, a, indent);
       }
-      os << ")";
+      out(")");
       return;
     }
     case ExprKind::CallDef: {
-      os << e->def->name << "(";
+      out("{}(", e->def->name);
       bool first = true;
       for (const CallArg &a : e->callArgs) {
-        if (!first) os << ", ";
+        if (!first) out(", ");
         first = false;
         switch (a.sort) {
-          case CallArg::Nat: os << a.nat.str(); break;
-          case CallArg::Nats: os << a.nats.name; break;
-          case CallArg::Data: os << types::str(a.type); break;
-          case CallArg::Value: print(os, a.value, indent); break;
+          case CallArg::Nat: out("{}", a.nat.str()); break;
+          case CallArg::Nats: out("{}", a.nats.name); break;
+          case CallArg::Data: out("{}", types::str(a.type)); break;
+          case CallArg::Value: print(out, a.value, indent); break;
         }
       }
-      os << ")";
+      out(")");
       return;
     }
-    case ExprKind::Einsum: os << "einsum " << e->einsum->outName << "[...]"; return;
+    case ExprKind::Einsum: out("einsum {}[...]", e->einsum->outName); return;
   }
 }
 
 }  // namespace
 
 std::string printExpr(const ExprP &e) {
-  std::ostringstream os;
-  print(os, e, 0);
-  return os.str();
+  TextOut out;
+  print(out, e, 0);
+  return out.str();
 }
 
 }  // namespace spl::tir

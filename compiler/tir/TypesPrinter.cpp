@@ -5,84 +5,72 @@
 /// with the tunables it depends on and its C prototypes.
 #include "tir/TypesPrinter.h"
 
-#include <sstream>
+#include <fmt/ranges.h>
 
+#include "support/Format.h"
 #include "tir/Abi.h"
 
 namespace spl::tir {
 
-std::string printTypes(const Program &p, const SourceManager &sm, int indexBits, bool checked) {
-  std::ostringstream os;
+std::string typeArguments(const Export &e) {
+  std::vector<std::string> args;
+  if (e.typeArgs.empty()) return "";
+  for (const tir::DefParam &q : e.def->params)
+    if (q.sort == tir::DefParam::Data) {
+      auto it = e.typeArgs.find(q.typeVar->id);
+      args.push_back(fmt::format("{} = {}", q.name, it != e.typeArgs.end() ? types::str(it->second) : "?"));
+    }
+  return fmt::format("{}", fmt::join(args, ", "));
+}
+
+std::string printTypes(const Program &p, const SourceManager &, int indexBits, bool checked) {
+  TextOut out;
   // The tunables with the values this compilation uses (after -D) and their choices: what
   // tools/spl-tune searches.
   for (const tir::Tunable &t : p.tunables) {
-    os << "tunable " << t.name << ": nat = " << t.value;
-    if (!t.choices.empty()) {
-      os << " in [";
-      for (size_t i = 0; i < t.choices.size(); ++i) os << (i ? ", " : "") << t.choices[i];
-      os << "]";
-    }
-    os << "\n";
+    out("tunable {}: nat = {}", t.name, t.value);
+    if (!t.choices.empty()) out(" in [{}]", fmt::join(t.choices, ", "));
+    out("\n");
   }
   for (const tir::DefP &d : p.defs) {
-    os << "def " << d->name;
+    out("def {}", d->name);
     for (const tir::DefParam &q : d->params) {
-      os << " " << (q.implicit ? "{" : "(") << q.name << ": ";
-      switch (q.sort) {
-        case tir::DefParam::Nat: os << "nat"; break;
-        case tir::DefParam::Nats: os << "nats"; break;
-        case tir::DefParam::Data: os << "data"; break;
-        case tir::DefParam::Value: os << types::str(q.value->type); break;
-      }
-      os << (q.implicit ? "}" : ")");
+      std::string type = q.sort == tir::DefParam::Nat    ? "nat"
+                         : q.sort == tir::DefParam::Nats ? "nats"
+                         : q.sort == tir::DefParam::Data ? "data"
+                                                         : types::str(q.value->type);
+      out(" {}{}: {}{}", q.implicit ? "{" : "(", q.name, type, q.implicit ? "}" : ")");
     }
-    os << " : " << types::str(d->result) << "\n";
+    out(" : {}\n", types::str(d->result));
     for (const tir::CallRecord &c : d->calls) {
-      os << "  " << c.loc.line << ":" << c.loc.col << " " << c.callee;
+      out("  {}:{} {}", c.loc.line, c.loc.col, c.callee);
       if (!c.implicits.empty()) {
-        os << " {";
-        for (size_t i = 0; i < c.implicits.size(); ++i)
-          os << (i ? ", " : "") << c.implicits[i].name << " = "
-             << (c.implicits[i].isType ? types::str(c.implicits[i].type) : c.implicits[i].nat.str());
-        os << "}";
+        std::vector<std::string> implicits;
+        for (const tir::CallRecord::Implicit &i : c.implicits)
+          implicits.push_back(fmt::format("{} = {}", i.name, i.isType ? types::str(i.type) : i.nat.str()));
+        out(" {{{}}}", fmt::join(implicits, ", "));
       }
-      if (c.result) os << " : " << types::str(c.result);
-      os << "\n";
+      if (c.result) out(" : {}", types::str(c.result));
+      out("\n");
     }
-    for (const auto &[loc, what] : d->unproven)
-      os << "  " << loc.line << ":" << loc.col << " not shown non-negative: " << what << "\n";
+    for (const auto &[loc, what] : d->unproven) out("  {}:{} not shown non-negative: {}\n", loc.line, loc.col, what);
   }
   for (const tir::Export &e : p.exports) {
-    os << "export " << e.def->name;
-    if (!e.typeArgs.empty()) {
-      os << "(";
-      bool first = true;
-      for (const tir::DefParam &q : e.def->params)
-        if (q.sort == tir::DefParam::Data) {
-          auto it = e.typeArgs.find(q.typeVar->id);
-          os << (first ? "" : ", ") << q.name << " = " << (it != e.typeArgs.end() ? types::str(it->second) : "?");
-          first = false;
-        }
-      os << ")";
-    }
-    os << " as " << e.cname << " for" << (e.cpu ? " cpu" : "") << (e.cuda ? " cuda" : "") << "\n";
-    if (!e.def->tunables.empty()) {
-      os << "  tunables";
-      for (const std::string &t : e.def->tunables) os << " " << t;
-      os << "\n";
-    }
+    out("export {}", e.def->name);
+    if (!e.typeArgs.empty()) out("({})", typeArguments(e));
+    out(" as {} for{}{}\n", e.cname, e.cpu ? " cpu" : "", e.cuda ? " cuda" : "");
+    if (!e.def->tunables.empty()) out("  tunables {}\n", fmt::join(e.def->tunables, " "));
     try {
       tir::Abi abi = tir::computeAbi(e, indexBits, checked);
-      if (e.cpu) os << "  " << tir::prototype(e, abi, false, false) << ";\n";
-      if (e.cpu && abi.hasSizeFunction) os << "  " << tir::prototype(e, abi, false, true) << ";\n";
-      if (e.cuda) os << "  " << tir::prototype(e, abi, true, false) << ";\n";
-      if (e.cuda && abi.hasSizeFunction) os << "  " << tir::prototype(e, abi, true, true) << ";\n";
+      if (e.cpu) out("  {};\n", tir::prototype(e, abi, false, false));
+      if (e.cpu && abi.hasSizeFunction) out("  {};\n", tir::prototype(e, abi, false, true));
+      if (e.cuda) out("  {};\n", tir::prototype(e, abi, true, false));
+      if (e.cuda && abi.hasSizeFunction) out("  {};\n", tir::prototype(e, abi, true, true));
     } catch (const std::exception &ex) {
-      os << "  (no C ABI: " << ex.what() << ")\n";
+      out("  (no C ABI: {})\n", ex.what());
     }
   }
-  (void)sm;
-  return os.str();
+  return out.str();
 }
 
 }  // namespace spl::tir

@@ -15,4 +15,8 @@ namespace spl::tir {
 
 std::string printTypes(const Program &p, const SourceManager &sm, int indexBits = 32, bool checked = false);
 
+/// The type arguments an export gives its def's data parameters, "T = f32, U = i32" (empty
+/// when it gives none): in --emit=types and in the generated header's comments.
+std::string typeArguments(const Export &e);
+
 }  // namespace spl::tir

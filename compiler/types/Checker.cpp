@@ -3,9 +3,7 @@
 
 #include <sys/stat.h>
 
-#include <fstream>
 #include <functional>
-#include <sstream>
 
 #include "parse/Parser.h"
 #include "ast/AstPrinter.h"
@@ -218,10 +216,12 @@ ModuleEnv *Checker::importModule(const ast::ImportDecl &im, ModuleEnv &from) {
     diags_.error(im.loc, "too many imported modules (more than 256)");
     return nullptr;
   }
-  std::ifstream in(found, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  uint32_t file = sm_.addFile(found, ss.str());
+  std::string text;
+  if (!readWholeFile(found, text)) {
+    diags_.error(im.loc, "cannot read module '" + rel.substr(0, rel.size() - 4) + "' ('" + found + "')");
+    return nullptr;
+  }
+  uint32_t file = sm_.addFile(found, std::move(text));
   std::optional<ast::Module> parsed = parseFile(sm_, file, diags_);
   if (!parsed) return nullptr;
   importedAsts_.push_back(std::make_unique<ast::Module>(std::move(*parsed)));

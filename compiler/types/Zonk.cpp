@@ -3,8 +3,8 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 
+#include "support/Format.h"
 #include "types/CheckerImpl.h"
 
 namespace spl::check {
@@ -44,13 +44,13 @@ tir::ExprP Checker::zonkExpr(const tir::ExprP &e) {
     if (t->scalar == ScalarKind::I32 && integral) {
       int64_t v = negated ? -lit.ival : lit.ival;
       if (v < INT32_MIN || v > INT32_MAX)
-        fail(lit.loc, "the literal " + std::to_string(v) +
-                          " does not fit its type i32 (-2147483648 to 2147483647); use it where an i64 is expected");
+        fail(lit.loc, fmt::format("the literal {} does not fit its type i32 (-2147483648 to 2147483647); use it where an "
+                                  "i64 is expected",
+                                  v));
     }
     if (t->scalar == ScalarKind::F32 && !std::isinf(lit.fval) && std::fabs(lit.fval) > static_cast<double>(FLT_MAX)) {
-      char shown[64];
-      std::snprintf(shown, sizeof shown, "%s%g", negated ? "-" : "", lit.fval);
-      fail(lit.loc, std::string("the literal ") + shown + " does not fit its type f32 (at most about 3.4e38 in magnitude)");
+      fail(lit.loc, fmt::format("the literal {}{:g} does not fit its type f32 (at most about 3.4e38 in magnitude)",
+                                negated ? "-" : "", lit.fval));
     }
   };
   const tir::Expr *negatedLiteral = nullptr;  // a literal under unary minus: checked negated
