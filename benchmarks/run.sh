@@ -80,6 +80,7 @@ while IFS=$'\t' read -r name group class rows cols nnz kind extra; do
     dense) args="dense --rows $r --cols $c" ;;
     stencil*) args="$kind --rows $r" ;;
     ba) args="ba --rows $r --degree $(awk -v z="$nnz" -v r="$rows" 'BEGIN { printf "%d", z / (2 * r) + 0.5 }')" ;;
+    varied) args="varied --rows $r --cols $c" ;;  # the row lengths (in extra) give the entries
     *) args="$kind --rows $r --cols $c --nnz $z" ;;
   esac
   args="$args ${extra:-} --seed $seed"

@@ -46,6 +46,17 @@ Options opts(Kind k, int64_t rows, double degree, uint64_t seed = 1) {
   return o;
 }
 
+Options varied(int64_t rows, int64_t lo, int64_t hi, splmatgen::RowDist dist, uint64_t seed = 1) {
+  Options o;
+  o.kind = Kind::VariedRows;
+  o.rows = rows;
+  o.minRowLength = lo;
+  o.maxRowLength = hi;
+  o.rowDist = dist;
+  o.seed = seed;
+  return o;
+}
+
 bool sameMatrix(const spl_csr &a, const spl_csr &b) {
   return a.rows == b.rows && a.cols == b.cols && a.nnz == b.nnz &&
          std::equal(a.offs, a.offs + a.rows + 1, b.offs) &&
@@ -81,6 +92,7 @@ TEST(MatgenDeterminism, SameSeedSameMatrixForEveryKind) {
       opts(Kind::Uniform, 500, 7),     opts(Kind::Banded, 500, 9),   opts(Kind::Blocks, 500, 24),
       opts(Kind::RMat, 1024, 8),       opts(Kind::BarabasiAlbert, 800, 3),
       opts(Kind::DenseRow, 300, 4),    opts(Kind::EmptyRows, 300, 4), opts(Kind::Stencil3D27, 343, -1),
+      varied(400, 0, 30, splmatgen::RowDist::PowerLaw),
   };
   for (const Options &o : all) {
     Csr a, b, c;
@@ -135,6 +147,19 @@ TEST(MatgenCli, HelpAndBadArguments) {
   std::string cmd = "mkdir -p " + dir + " && cd " + dir + " && " + exe +
                     " uniform --rows 5 --degree 1 -o - | head -1 | grep -q '^%%MatrixMarket' && test ! -e -";
   EXPECT_EQ(std::system(cmd.c_str()), 0);
+}
+
+// The varied kind from the command line: its options, and their bad values refused by name.
+TEST(MatgenCli, VariedRowsFromTheCommandLine) {
+  std::string exe = SPL_MATGEN_EXE;
+  EXPECT_EQ(std::system((exe + " varied --rows 3000 --row-lengths 1:48 --row-dist powerlaw --exponent 1 --offband 0.1"
+                               " --stats-only | grep -q '^row_length_max: 48$'")
+                            .c_str()),
+            0);
+  EXPECT_EQ(std::system((exe + " varied --rows 10 --row-lengths 5:2 -o /dev/null 2>&1 | grep -q \"bad value '5:2' for --row-lengths\"").c_str()), 0);
+  EXPECT_EQ(std::system((exe + " varied --rows 10 --row-lengths 1:2 --exponent 4 -o /dev/null 2>&1 | grep -q \"bad value '4' for --exponent\"").c_str()), 0);
+  EXPECT_EQ(std::system((exe + " varied --rows 10 --row-lengths 1:2 --row-dist zipf -o /dev/null 2>&1 | grep -q \"bad value 'zipf' for --row-dist\"").c_str()), 0);
+  EXPECT_EQ(std::system((exe + " varied --rows 10 -o /dev/null 2>&1 | grep -q 'varied needs --row-lengths MIN:MAX'").c_str()), 0);
 }
 
 // A long generation shows its progress on stderr when asked (by default when stderr is a
@@ -218,6 +243,92 @@ TEST(MatgenBanded, OffbandFractionReachesFarColumns) {
   // 20% of the 100000 drawn (non-diagonal) entries, almost all of them far from the band.
   EXPECT_GT(frac, 0.10);
   EXPECT_LT(frac, 0.25);
+}
+
+// ---- Varied row lengths (issue 25's irregular classes) -----------------------------------------
+
+TEST(MatgenVaried, UniformLengthsStayInTheirRangeAndBand) {
+  Csr a, b, c;
+  Options o = varied(20000, 2, 40, splmatgen::RowDist::Uniform);
+  gen(o, a);
+  gen(o, b);
+  EXPECT_TRUE(sameMatrix(a.m, b.m));
+  o.seed = 2;
+  gen(o, c);
+  EXPECT_FALSE(sameMatrix(a.m, c.m));
+  splmatgen::Stats s = splmatgen::stats(a.m);
+  EXPECT_EQ(s.minRow, 2);
+  EXPECT_EQ(s.maxRow, 40);
+  EXPECT_NEAR(s.avgRow, 21.0, 0.5);  // the mean of 2 .. 40
+  EXPECT_LE(s.bandwidth, 40);         // the band defaults to the longest row
+  // Every length in the range occurs (39 values over 20000 rows).
+  std::set<int64_t> lengths;
+  for (int64_t i = 0; i < a.m.rows; ++i) lengths.insert(a.m.offs[i + 1] - a.m.offs[i]);
+  EXPECT_EQ(lengths.size(), 39u);
+}
+
+TEST(MatgenVaried, PowerLawMakesMostRowsShortWithALongTail) {
+  Csr a;
+  Options o = varied(50000, 1, 64, splmatgen::RowDist::PowerLaw);
+  o.powerExponent = 2;
+  gen(o, a);
+  int64_t shortest = 0, longRows = 0;
+  for (int64_t i = 0; i < a.m.rows; ++i) {
+    int64_t len = a.m.offs[i + 1] - a.m.offs[i];
+    ASSERT_GE(len, 1);
+    ASSERT_LE(len, 64);
+    shortest += len == 1;
+    longRows += len >= 16;
+  }
+  // P(k = 1) = 1 / sum(1/k^2, k = 1..64), about 0.614; P(k >= 16) about 0.049 / 1.63 = 0.030.
+  EXPECT_NEAR(static_cast<double>(shortest) / 50000, 0.61, 0.02);
+  EXPECT_NEAR(static_cast<double>(longRows) / 50000, 0.030, 0.004);
+  // A steeper exponent leaves fewer long rows.
+  Csr b;
+  o.powerExponent = 3;
+  gen(o, b);
+  EXPECT_LT(splmatgen::stats(b.m).avgRow, splmatgen::stats(a.m).avgRow);
+}
+
+TEST(MatgenVaried, OffbandShareLeavesTheBandAndRowsKeepTheirLengths) {
+  Csr a, banded;
+  Options o = varied(20000, 8, 8, splmatgen::RowDist::Uniform);
+  o.bandwidth = 12;
+  gen(o, banded);
+  EXPECT_EQ(banded.m.nnz, 160000);
+  EXPECT_LE(splmatgen::stats(banded.m).bandwidth, 12);
+  o.offband = 0.3;
+  gen(o, a);
+  EXPECT_EQ(a.m.nnz, 160000);  // every row still has 8 distinct entries
+  int64_t far = 0;
+  for (int64_t i = 0; i < a.m.rows; ++i) {
+    ASSERT_EQ(a.m.offs[i + 1] - a.m.offs[i], 8);
+    for (int64_t p = a.m.offs[i]; p < a.m.offs[i + 1]; ++p) far += std::llabs(a.m.cols_idx[p] - i) > 12;
+  }
+  EXPECT_NEAR(static_cast<double>(far) / 160000, 0.3, 0.01);
+}
+
+TEST(MatgenVaried, EdgeShapesAndBadRangesAreRefused) {
+  Csr rowsFull, empty, narrow;
+  Options full = varied(50, 50, 50, splmatgen::RowDist::Uniform);  // every row holds every column
+  gen(full, rowsFull);
+  EXPECT_EQ(rowsFull.m.nnz, 2500);
+  gen(varied(100, 0, 0, splmatgen::RowDist::PowerLaw), empty);
+  EXPECT_EQ(empty.m.nnz, 0);
+  Options tall = varied(1000, 1, 1, splmatgen::RowDist::Uniform);  // N x 1
+  tall.cols = 1;
+  gen(tall, narrow);
+  EXPECT_EQ(narrow.m.nnz, 1000);
+  spl_csr m{};
+  std::string err;
+  Options tooLong = varied(10, 1, 11, splmatgen::RowDist::Uniform);
+  EXPECT_FALSE(splmatgen::generate(tooLong, &m, &err));
+  EXPECT_NE(err.find("longer than the 10 columns"), std::string::npos) << err;
+  Options noRange = varied(10, -1, -1, splmatgen::RowDist::Uniform);
+  EXPECT_FALSE(splmatgen::generate(noRange, &m, &err));
+  Options badExponent = varied(10, 1, 5, splmatgen::RowDist::PowerLaw);
+  badExponent.powerExponent = 4;
+  EXPECT_FALSE(splmatgen::generate(badExponent, &m, &err));
 }
 
 // ---- Stencils --------------------------------------------------------------------------------

@@ -41,6 +41,10 @@ Kinds (sizes: --rows N, --cols M (default N), and the number of entries as --nnz
   row            1 x N (--cols N), dense unless --nnz/--density is given
   col            N x 1 (--rows N), dense unless --nnz/--density is given
   empty          N x M with nnz = 0
+  varied         each row's length drawn from --row-lengths MIN:MAX by --row-dist uniform
+                 (default) or powerlaw (P(MIN + k - 1) ~ 1 / k^--exponent E, E = 1, 2 or 3:
+                 most rows short, a tail of long ones); the entries within --bandwidth W of the
+                 diagonal (default MAX), a fraction --offband F of them anywhere outside the band
 
 Options:
   --rows N  --cols M  --nnz Z  --degree K  --density D
@@ -48,6 +52,7 @@ Options:
   --bandwidth W  --offband F  --block B
   --a A  --b B  --c C  --symmetric  --permute
   --dense-row R  --empty-fraction F
+  --row-lengths MIN:MAX  --row-dist uniform|powerlaw  --exponent E
   --values random|ones|laplacian
                  random (default; stencils: laplacian): nonzero multiples of 2^-8 in [-1, 1),
                  exact in float; ones: 1 everywhere; laplacian: -1 off the diagonal, and on it
@@ -203,6 +208,20 @@ int main(int argc, char **argv) {
       ok = parseReal(v, o.emptyFraction);
     else if (a == "--seed")
       ok = parseUnsigned(v, o.seed);
+    else if (a == "--row-lengths") {
+      std::string s = v;
+      size_t colon = s.find(':');
+      ok = colon != std::string::npos && parseInt(s.substr(0, colon).c_str(), o.minRowLength) &&
+           parseInt(s.substr(colon + 1).c_str(), o.maxRowLength) && o.minRowLength >= 0 && o.maxRowLength >= o.minRowLength;
+    } else if (a == "--row-dist") {
+      std::string s = v;
+      ok = s == "uniform" || s == "powerlaw";
+      o.rowDist = s == "powerlaw" ? RowDist::PowerLaw : RowDist::Uniform;
+    } else if (a == "--exponent") {
+      int64_t e = 0;
+      ok = parseInt(v, e) && e >= 1 && e <= 3;
+      o.powerExponent = static_cast<int>(e);
+    }
     else if (a == "--values") {
       std::string s = v;
       if (s == "random")

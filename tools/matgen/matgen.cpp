@@ -596,6 +596,76 @@ struct Gen {
 
   bool empty(spl_csr *out) { return allocCsr(rows, cols, 0, out, error); }
 
+  /// Each row's length drawn (uniform or power law), its entries within the band |i - j| <= W
+  /// (W: --bandwidth, default the longest row), a share --offband of them anywhere outside
+  /// it: the irregular matrices whose row lengths vary at random (issue 25).
+  bool variedRows(spl_csr *out) {
+    int64_t lo = o.minRowLength, hi = o.maxRowLength;
+    if (lo < 0 || hi < lo) return fail("varied needs --row-lengths MIN:MAX with 0 <= MIN <= MAX");
+    if (hi > cols) return fail("varied: the longest row (" + std::to_string(hi) + ") is longer than the " + std::to_string(cols) + " columns");
+    if (o.offband < 0 || o.offband > 1) return fail("--offband must be in [0, 1]");
+    if (o.rowDist == RowDist::PowerLaw && (o.powerExponent < 1 || o.powerExponent > 3))
+      return fail("--exponent must be 1, 2 or 3");
+    int64_t w = o.bandwidth >= 0 ? o.bandwidth : std::max<int64_t>(hi, 1);
+    // The power law's cumulative integer weights over k = 1 .. hi - lo + 1.
+    std::vector<uint64_t> cumulative;
+    if (o.rowDist == RowDist::PowerLaw) {
+      uint64_t sum = 0;
+      for (int64_t k = 1; k <= hi - lo + 1; ++k) {
+        unsigned __int128 power = 1;
+        for (int e = 0; e < o.powerExponent; ++e) power *= static_cast<unsigned __int128>(k);
+        uint64_t weight = static_cast<uint64_t>((static_cast<unsigned __int128>(1) << 40) / power);
+        sum += std::max<uint64_t>(weight, 1);
+        cumulative.push_back(sum);
+      }
+    }
+    Rng rng(o.seed);
+    std::vector<int64_t> lengths(static_cast<size_t>(rows));
+    int64_t total = 0;
+    for (int64_t i = 0; i < rows; ++i) {
+      int64_t len = lo;
+      if (o.rowDist == RowDist::Uniform) {
+        len = lo + static_cast<int64_t>(rng.below(static_cast<uint64_t>(hi - lo + 1)));
+      } else {
+        uint64_t r = rng.below(cumulative.back());
+        len = lo + static_cast<int64_t>(std::upper_bound(cumulative.begin(), cumulative.end(), r) - cumulative.begin());
+      }
+      lengths[static_cast<size_t>(i)] = len;
+      total += len;
+      if (total > kMaxEntries) return fail("varied: more than 2^31 entries");
+    }
+    std::vector<Key> keys;
+    keys.reserve(static_cast<size_t>(total));
+    std::vector<int64_t> row;
+    for (int64_t i = 0; i < rows; ++i) {
+      int64_t bandLo = std::max<int64_t>(0, i - w), bandHi = std::min<int64_t>(cols - 1, i + w);
+      int64_t band = std::max<int64_t>(0, bandHi - bandLo + 1), outside = cols - band;
+      int64_t len = lengths[static_cast<size_t>(i)], off = 0;
+      for (int64_t k = 0; k < len; ++k)
+        if (o.offband > 0 && rng.chance(o.offband)) ++off;
+      // A row longer than its band takes the rest outside it, and the other way round.
+      off = std::min(off, outside);
+      int64_t in = std::min(len - off, band);
+      off = std::min(len - in, outside);
+      row.clear();
+      // Floyd's sampling: `in` distinct columns of the band, then `off` distinct outside it.
+      auto pick = [&](int64_t count, int64_t range, const std::function<int64_t(int64_t)> &column) {
+        size_t first = row.size();
+        for (int64_t j = range - count; j < range; ++j) {
+          int64_t t = column(static_cast<int64_t>(rng.below(static_cast<uint64_t>(j + 1))));
+          bool seen = std::find(row.begin() + static_cast<std::ptrdiff_t>(first), row.end(), t) != row.end();
+          row.push_back(seen ? column(j) : t);
+        }
+      };
+      pick(in, band, [&](int64_t k) { return bandLo + k; });
+      pick(off, outside, [&](int64_t k) { return k < bandLo ? k : k + band; });
+      for (int64_t j : row) keys.push_back(makeKey(i, j));
+      if (o.progress && (i & 0xffff) == 0) o.progress(static_cast<double>(i) / static_cast<double>(std::max<int64_t>(rows, 1)));
+    }
+    sortUnique(keys);
+    return csrFromKeys(rows, cols, keys, out, error);
+  }
+
   void fillValues(spl_csr *m) {
     Values v = o.values;
     if (v == Values::Default)
@@ -674,6 +744,7 @@ struct Gen {
     case Kind::DenseRow: ok = denseRow(out); break;
     case Kind::EmptyRows: ok = emptyRows(out); break;
     case Kind::Empty: ok = empty(out); break;
+    case Kind::VariedRows: ok = variedRows(out); break;
     }
     if (!ok) {
       spl_csr_free(out);
@@ -696,6 +767,7 @@ const struct {
     {"ba", Kind::BarabasiAlbert},       {"dense-row", Kind::DenseRow},
     {"empty-rows", Kind::EmptyRows},    {"row", Kind::RowVector},
     {"col", Kind::ColVector},           {"empty", Kind::Empty},
+    {"varied", Kind::VariedRows},
 };
 
 } // namespace

@@ -8,8 +8,9 @@
 /// Guarantees: the same Options (seed included) give the same matrix on every machine,
 ///             compiler and optimisation level: every random decision is made in integer
 ///             arithmetic from splitmix64 (spl_splitmix64_next), and floating-point is used only
-///             for the R-MAT quadrant choice, whose comparisons of exactly representable doubles
-///             are exact under IEEE 754.
+///             for the R-MAT quadrant choice and the off-band chance, whose comparisons of
+///             exactly representable doubles are exact under IEEE 754 (a power law's weights
+///             are integers: its exponent is an integer).
 /// Fails:      returns false with a message (bad sizes, a target the structure cannot hold,
 ///             a dimension above SPL_MATRIX_MAX_DIM).
 ///
@@ -42,8 +43,14 @@ enum class Kind {
   EmptyRows,   ///< a fraction of the rows empty, the others uniform with at least one entry
   RowVector,   ///< 1 x N
   ColVector,   ///< N x 1
-  Empty        ///< rows x cols with nnz = 0
+  Empty,       ///< rows x cols with nnz = 0
+  VariedRows   ///< banded, each row's length drawn from a distribution (rowDist, min/maxRowLength)
 };
+
+/// How VariedRows draws each row's length L in [minRowLength, maxRowLength]: Uniform, or
+/// PowerLaw, P(L = min + k - 1) proportional to 1 / k^exponent (k >= 1: most rows short, a
+/// tail of long ones).
+enum class RowDist { Uniform, PowerLaw };
 
 enum class Values { Default, Random, Ones, Laplacian };
 
@@ -63,6 +70,9 @@ struct Options {
   bool permute = false;   ///< RMat: relabel vertices by a random permutation (as Graph500 does)
   double emptyFraction = 0.9; ///< EmptyRows: fraction of empty rows
   int64_t denseRow = -1;  ///< DenseRow: index of the dense row; -1: rows / 2
+  int64_t minRowLength = -1, maxRowLength = -1; ///< VariedRows: the range of row lengths
+  RowDist rowDist = RowDist::Uniform;           ///< VariedRows: how lengths are drawn
+  int powerExponent = 2;                        ///< VariedRows, PowerLaw: 1, 2 or 3
   uint64_t seed = 1;
   Values values = Values::Default;
   /// Called now and then while entries are drawn, with the fraction placed so far (0 to 1), so
