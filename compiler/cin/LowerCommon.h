@@ -129,6 +129,7 @@ class Lowerer {
   ValP eval(const tir::ExprP &e, const Env &env);
   ValP evalIf(const tir::Expr &e, const Env &env);
   ValP evalPrim(const tir::Expr &e, const Env &env);
+  ValP nestedView(ValP a, const TypeP &rt, const char *what, std::function<Nat(const Nat &, const Nat &)> index);
   /// The lowerings, named in tir/Primitives.def beside each primitive's typing rule (`rt`: the
   /// call's result type in the kernel).
   ValP lowerMap(const tir::Expr &e, const Env &env, const TypeP &rt);

@@ -536,19 +536,24 @@ ValP Lowerer::lowerUnzip(const tir::Expr &e, const Env &env, const TypeP &rt) {
   return tupleVal(std::move(parts));
 }
 
-ValP Lowerer::lowerSplit(const tir::Expr &e, const Env &env, const TypeP &rt) {
-  ValP a = eval(e.args[0], env);
-  if (!a->elem) a = materialize(a, "split");
-  Nat k = substitute(e.natArgs[0], env.nats);
-  auto s = arrayVal(rt);
-  s->loopKind = a->loopKind;
-  s->elem = [this, a, k, rt](const Nat &g) {
-    auto inner = arrayVal(types::elementAt(*rt, g));
+/// The array of arrays `rt` whose element (outer, inner) is a's element at index(outer, inner):
+/// split's groups and strided's phases, views of a (materialized first if it is produced).
+ValP Lowerer::nestedView(ValP a, const TypeP &rt, const char *what, std::function<Nat(const Nat &, const Nat &)> index) {
+  if (!a->elem) a = materialize(a, what);
+  auto outer = arrayVal(rt);
+  outer->loopKind = a->loopKind;
+  outer->elem = [this, a, rt, index](const Nat &o) {
+    auto inner = arrayVal(types::elementAt(*rt, o));
     inner->loopKind = a->loopKind;
-    inner->elem = [a, k, g](const Nat &r) { return a->elem(g * k + r); };
+    inner->elem = [a, o, index](const Nat &i) { return a->elem(index(o, i)); };
     return std::static_pointer_cast<const Val>(inner);
   };
-  return s;
+  return outer;
+}
+
+ValP Lowerer::lowerSplit(const tir::Expr &e, const Env &env, const TypeP &rt) {
+  Nat k = substitute(e.natArgs[0], env.nats);
+  return nestedView(eval(e.args[0], env), rt, "split", [k](const Nat &g, const Nat &r) { return g * k + r; });
 }
 
 ValP Lowerer::lowerJoin(const tir::Expr &e, const Env &env, const TypeP &rt) {
@@ -628,18 +633,8 @@ ValP Lowerer::lowerIota(const tir::Expr &e, const Env &env, const TypeP &rt) {
 }
 
 ValP Lowerer::lowerStrided(const tir::Expr &e, const Env &env, const TypeP &rt) {
-  ValP a = eval(e.args[0], env);
-  if (!a->elem) a = materialize(a, "strided");
   Nat s = substitute(e.natArgs[0], env.nats);
-  auto st = arrayVal(rt);
-  st->loopKind = a->loopKind;
-  st->elem = [this, a, s, rt](const Nat &t) {
-    auto part = arrayVal(types::elementAt(*rt, t));
-    part->loopKind = a->loopKind;
-    part->elem = [a, s, t](const Nat &u) { return a->elem(t + u * s); };
-    return std::static_pointer_cast<const Val>(part);
-  };
-  return st;
+  return nestedView(eval(e.args[0], env), rt, "strided", [s](const Nat &t, const Nat &u) { return t + u * s; });
 }
 
 ValP Lowerer::lowerLen(const tir::Expr &, const Env &, const TypeP &rt) { return scalarVal(natExpr(rt->len)); }
