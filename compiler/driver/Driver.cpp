@@ -379,6 +379,12 @@ int runCompiler(const Options &opts, std::ostream &err) {
     diags.flush(err);
     err << "splc: internal compiler error: " << e.what() << "\n";
     return 2;
+  } catch (...) {
+    // A library's own exception type that a stage let through (every stage converts isl's):
+    // still a compiler bug, never a crash.
+    diags.flush(err);
+    err << "splc: internal compiler error: an exception of an unknown type\n";
+    return 2;
   }
 }
 

@@ -259,11 +259,11 @@ InspectorLayout deriveInspectorLayout(const std::vector<tir::ScriptCommand> &scr
     throw CompileError(out.compactLoc, "inspector: at most one loop may lie outside the compacted one (found " + std::to_string(out.compacted) + ")");
 
   IslContext ctx;
-  Frame dense = denseFrame(ctx.ctx());
   // The transformation on the matrix: { [i0, j0] -> [loops] : 0 <= i0 < n and 0 <= j0 < m }.
   isl::map map;
   bool injective = false;
   try {
+    Frame dense = denseFrame(ctx.ctx());
     isl::multi_pw_aff image(loops[0].value(dense));
     for (size_t k = 1; k < loops.size(); ++k) image = image.flat_range_product(isl::multi_pw_aff(loops[k].value(dense)));
     isl::pw_aff rows = isl::pw_aff::param_on_domain(dense.domain, isl::id(ctx.ctx(), "n"));
@@ -281,9 +281,9 @@ InspectorLayout deriveInspectorLayout(const std::vector<tir::ScriptCommand> &scr
   if (!injective)
     throw CompileError(out.compactLoc, "inspector: the transformation maps two matrix entries to one slot (isl: `" +
                                            out.mapText + "` is not injective)");
-  isl::set paramsContext = paramsAtLeast(dense, {"n", "m"}, 1);
   std::map<std::string, Nat> sizes = {{"n", n}, {"m", m}};
   try {
+    isl::set paramsContext = paramsAtLeast(denseFrame(ctx.ctx()), {"n", "m"}, 1);
     boundsAndExpressions(map.range().intersect_params(paramsContext), loops, sizes, paramsContext, row, column, out);
   } catch (const isl::exception &e) {
     islFailure(ctx, e, out.compactLoc, "bounding the loops");
