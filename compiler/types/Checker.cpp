@@ -778,36 +778,57 @@ TypeP Checker::resolve(const TypeP &t) {
 
 Nat Checker::zonk(const Nat &n) {
   if (natSolutions_.empty()) return n;
-  NatSubst s;
-  s.vars = natSolutions_;
   Nat cur = n;
   for (int i = 0; i < 32; ++i) {
-    Nat next = substitute(cur, s);
-    if (next == cur) return next;
+    Nat next = substitute(cur, natSolutions_);
+    if (next.identical(cur) || next == cur) return next;
     cur = next;
   }
   return cur;
 }
 
 TypeP Checker::zonk(const TypeP &t0) {
+  // A node is rebuilt only when something below it changed (the TIR of a def shares the types
+  // of its parameters and of every expression whose type had no meta left).
   TypeP t = resolve(t0);
   switch (t->kind) {
     case TypeKind::Scalar:
     case TypeKind::Var:
     case TypeKind::Meta: return t;
-    case TypeKind::Idx: return types::idx(zonk(t->len));
-    case TypeKind::Array: return types::array(zonk(t->len), t->binder, zonk(t->elems[0]), t->packed);
+    case TypeKind::Idx: {
+      Nat len = zonk(t->len);
+      return len.identical(t->len) ? t : types::idx(len);
+    }
+    case TypeKind::Array: {
+      Nat len = zonk(t->len);
+      TypeP elem = zonk(t->elems[0]);
+      if (len.identical(t->len) && elem == t->elems[0]) return t;
+      return types::array(len, t->binder, std::move(elem), t->packed);
+    }
     case TypeKind::Tuple: {
       std::vector<TypeP> es;
-      for (const TypeP &e : t->elems) es.push_back(zonk(e));
-      return types::tuple(std::move(es));
+      bool same = true;
+      for (const TypeP &e : t->elems) {
+        es.push_back(zonk(e));
+        same = same && es.back() == e;
+      }
+      return same ? t : types::tuple(std::move(es));
     }
-    case TypeKind::DepPair: return types::depPair(t->binder, t->pairOverNats, zonk(t->elems[0]));
+    case TypeKind::DepPair: {
+      TypeP body = zonk(t->elems[0]);
+      return body == t->elems[0] ? t : types::depPair(t->binder, t->pairOverNats, std::move(body));
+    }
     case TypeKind::Fun: {
       std::vector<FunParam> ps = t->params;
+      TypeP result = zonk(t->elems[0]);
+      bool same = result == t->elems[0];
       for (FunParam &p : ps)
-        if (!p.isNat) p.type = zonk(p.type);
-      return types::fun(std::move(ps), zonk(t->elems[0]));
+        if (!p.isNat) {
+          TypeP before = p.type;
+          p.type = zonk(p.type);
+          same = same && p.type == before;
+        }
+      return same ? t : types::fun(std::move(ps), std::move(result));
     }
   }
   return t;
@@ -912,7 +933,7 @@ bool Checker::unifyNat(const Nat &a0, const Nat &b0) {
   d.collectIds(ids);
   std::set<int64_t> metas;
   for (int64_t id : ids)
-    if (natMetas_.count(id) && !natSolutions_.count(id)) metas.insert(id);
+    if (natMetas_.count(id) && !natSolutions_.vars.count(id)) metas.insert(id);
   if (metas.empty()) return false;
   if (metas.size() == 1) {
     int64_t m = *metas.begin();
@@ -934,7 +955,7 @@ bool Checker::unifyNat(const Nat &a0, const Nat &b0) {
     if (linear && !c.isZero() && !restNat.mentions(m)) {
       Nat sol = restNat.scale(-(Rat(1) / c));
       if (sol.hasIntCoeffs() || c == Rat(1) || c == Rat(-1)) {
-        natSolutions_[m] = sol;
+        natSolutions_.vars[m] = sol;
         return true;
       }
     }
@@ -1054,7 +1075,7 @@ void Checker::solvePostponed(bool final) {
     (a - b).collectIds(ids);
     std::string metaName;
     for (int64_t id : ids)
-      if (natMetas_.count(id) && !natSolutions_.count(id)) metaName = natMetaNames_[id];
+      if (natMetas_.count(id) && !natSolutions_.vars.count(id)) metaName = natMetaNames_[id];
     if (!metaName.empty())
       diags_.error(p.loc, "cannot infer the implicit parameter '" + metaName + "' from the equation `" + a.str() +
                               "` = `" + b.str() + "`" + (p.what.empty() ? "" : " (in " + p.what + ")"));
@@ -1128,7 +1149,7 @@ tir::DefP Checker::checkDef(ModuleEnv &env, const ast::DefDecl &d) {
   scopes_.clear();
   typeSolutions_.clear();
   metaNumeric_.clear();
-  natSolutions_.clear();
+  natSolutions_ = NatSubst{};
   natMetas_.clear();
   natMetaNames_.clear();
   postponed_.clear();

@@ -212,7 +212,7 @@ class Checker {
   // per-def inference state
   std::map<int64_t, TypeP> typeSolutions_;
   std::map<int64_t, Type::Numeric> metaNumeric_;
-  std::map<int64_t, Nat> natSolutions_;
+  NatSubst natSolutions_;  // vars: the solved nat metas (a substitution, so zonk uses it as it is)
   std::set<int64_t> natMetas_;
   std::map<int64_t, std::string> natMetaNames_;
   struct Postponed {

@@ -162,7 +162,25 @@ Nat::Monomial NatImpl::mulMono(const Nat::Monomial &a, const Nat::Monomial &b) {
 
 // ---- Nat basics ---------------------------------------------------------------------------------
 
-Nat::Nat(int64_t v) : Nat(NatImpl::make({Term{Monomial{}, Rat(v)}})) {}
+namespace {
+/// Small constants are made once and shared: every Type holds a Nat (a length or a bound) and
+/// most hold 0 or a literal, so making each anew cost an allocation, a map and a key per node.
+constexpr int64_t kSharedConstantMin = -16, kSharedConstantMax = 256;
+}  // namespace
+
+Nat::Nat(int64_t v) {
+  if (v < kSharedConstantMin || v > kSharedConstantMax) {
+    rep_ = NatImpl::make({Term{Monomial{}, Rat(v)}}).rep_;
+    return;
+  }
+  static const std::vector<std::shared_ptr<const Rep>> shared = [] {
+    std::vector<std::shared_ptr<const Rep>> reps;
+    for (int64_t c = kSharedConstantMin; c <= kSharedConstantMax; ++c)
+      reps.push_back(NatImpl::make({Term{Monomial{}, Rat(c)}}).rep_);
+    return reps;
+  }();
+  rep_ = shared[static_cast<size_t>(v - kSharedConstantMin)];
+}
 
 Nat Nat::fromTerms(std::vector<Term> terms) { return NatImpl::make(std::move(terms)); }
 
@@ -765,8 +783,39 @@ Nat substAtom(const NatAtomP &ap, const NatSubst &s) {
 
 }  // namespace
 
+namespace {
+
+/// Could s change n? False when no variable, value or array n names (bound sum indices
+/// included, conservatively) is one s replaces: then n is its own substitution, shared.
+bool substitutionReaches(const Nat &n, const NatSubst &s);
+
+bool substitutionReachesCond(const NatCond &c, const NatSubst &s) {
+  if (c.kind == NatCond::Cmp) return substitutionReaches(c.lhs, s);
+  for (const NatCondP &a : c.args)
+    if (a && substitutionReachesCond(*a, s)) return true;
+  return false;
+}
+
+bool substitutionReaches(const Nat &n, const NatSubst &s) {
+  for (const Nat::Term &t : n.terms())
+    for (const auto &[ap, power] : t.mono.factors) {
+      const NatAtom &a = *ap;
+      if (a.kind != NatAtomKind::Min && a.kind != NatAtomKind::Max && a.kind != NatAtomKind::Div &&
+          a.kind != NatAtomKind::Mod && a.kind != NatAtomKind::Cond) {
+        int64_t id = a.var.id;
+        if (s.vars.count(id) || s.arrays.count(id) || s.arrayFns.count(id)) return true;
+      }
+      for (const Nat &x : a.args)
+        if (substitutionReaches(x, s)) return true;
+      if (a.cond && substitutionReachesCond(*a.cond, s)) return true;
+    }
+  return false;
+}
+
+}  // namespace
+
 Nat substitute(const Nat &n, const NatSubst &s) {
-  if (s.empty()) return n;
+  if (s.empty() || !substitutionReaches(n, s)) return n;
   Nat out(0);
   for (const Nat::Term &t : n.terms()) {
     Nat prod(1);

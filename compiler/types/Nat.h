@@ -132,6 +132,9 @@ class Nat {
   /// If this Nat is exactly one variable (coefficient 1), that variable.
   std::optional<NatVarId> asVar() const;
   bool isZero() const { return terms().empty(); }
+  /// The same representation: equal, and printed alike (a cheap test that lets a rewrite keep
+  /// a node it did not change; == compares normal forms and ignores the names of variables).
+  bool identical(const Nat &o) const { return rep_ == o.rep_; }
 
   const std::vector<Term> &terms() const;
   const std::string &key() const;

@@ -32,15 +32,17 @@ TypeP mk(Type t) { return std::make_shared<const Type>(std::move(t)); }
 }  // namespace
 
 TypeP scalar(ScalarKind k) {
-  static TypeP cache[5];
-  int i = static_cast<int>(k);
-  if (!cache[i]) {
-    Type t;
-  t.kind = TypeKind::Scalar;
-    t.scalar = k;
-    cache[i] = mk(std::move(t));
-  }
-  return cache[i];
+  static const std::vector<TypeP> shared = [] {
+    std::vector<TypeP> made;
+    for (ScalarKind each : {ScalarKind::F32, ScalarKind::F64, ScalarKind::I32, ScalarKind::I64, ScalarKind::Bool}) {
+      Type t;
+      t.kind = TypeKind::Scalar;
+      t.scalar = each;
+      made.push_back(mk(std::move(t)));
+    }
+    return made;
+  }();
+  return shared[static_cast<size_t>(k)];
 }
 
 TypeP idx(const Nat &bound) {
@@ -158,41 +160,59 @@ NatVarId underBinder(const NatVarId &binder, const NatSubst &s, NatSubst &inner)
 
 TypeP substitute(const TypeP &t, const NatSubst &s) {
   if (s.empty()) return t;
+  // Each case keeps t when nothing below it changed: types are shared, never copied for nothing.
   switch (t->kind) {
     case TypeKind::Scalar:
     case TypeKind::Var:
     case TypeKind::Meta: return t;
-    case TypeKind::Idx: return idx(spl::substitute(t->len, s));
+    case TypeKind::Idx: {
+      Nat len = spl::substitute(t->len, s);
+      return len.identical(t->len) ? t : idx(len);
+    }
     case TypeKind::Array: {
       NatSubst inner;
       NatVarId b = underBinder(t->binder, s, inner);
-      return array(spl::substitute(t->len, s), b, substitute(t->elems[0], inner), t->packed);
+      Nat len = spl::substitute(t->len, s);
+      TypeP elem = substitute(t->elems[0], inner);
+      if (b.id == t->binder.id && len.identical(t->len) && elem == t->elems[0]) return t;
+      return array(len, b, std::move(elem), t->packed);
     }
     case TypeKind::Tuple: {
       std::vector<TypeP> es;
-      for (const TypeP &e : t->elems) es.push_back(substitute(e, s));
-      return tuple(std::move(es));
+      bool same = true;
+      for (const TypeP &e : t->elems) {
+        es.push_back(substitute(e, s));
+        same = same && es.back() == e;
+      }
+      return same ? t : tuple(std::move(es));
     }
     case TypeKind::DepPair: {
       NatSubst inner;
       NatVarId b = underBinder(t->binder, s, inner);
-      return depPair(b, t->pairOverNats, substitute(t->elems[0], inner));
+      TypeP body = substitute(t->elems[0], inner);
+      if (b.id == t->binder.id && body == t->elems[0]) return t;
+      return depPair(b, t->pairOverNats, std::move(body));
     }
     case TypeKind::Fun: {
       NatSubst inner = s;
       std::vector<FunParam> ps;
+      bool same = true;
       for (const FunParam &p : t->params) {
         FunParam q = p;
         if (p.isNat) {
           NatSubst next;
           q.natVar = underBinder(p.natVar, inner, next);
           inner = next;
+          same = same && q.natVar.id == p.natVar.id;
         } else {
           q.type = substitute(p.type, inner);
+          same = same && q.type == p.type;
         }
         ps.push_back(q);
       }
-      return fun(std::move(ps), substitute(t->elems[0], inner));
+      TypeP result = substitute(t->elems[0], inner);
+      if (same && result == t->elems[0]) return t;
+      return fun(std::move(ps), std::move(result));
     }
   }
   return t;

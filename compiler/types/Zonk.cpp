@@ -86,7 +86,7 @@ tir::ExprP Checker::zonkExpr(const tir::ExprP &e) {
           std::vector<int64_t> ids;
           c.nat.collectIds(ids);
           for (int64_t id : ids)
-            if (natMetas_.count(id) && !natSolutions_.count(id))
+            if (natMetas_.count(id) && !natSolutions_.vars.count(id))
               fail(x->loc, "cannot infer the implicit parameter '" + natMetaNames_[id] + "' of '" + x->def->name + "'");
         }
     }
