@@ -1,9 +1,11 @@
-/// \file Cin.cpp: constructors and the printer of concrete index notation (`--emit=cin`).
+/// \file Cin.cpp: constructors, the shared queries and rewrites (through cin/Visitor.h) and the
+/// printer of concrete index notation (`--emit=cin`).
 #include "cin/Cin.h"
 #include "cin/LevelFormat.h"
 
 #include <fmt/ranges.h>
 
+#include "cin/Visitor.h"
 #include "support/Format.h"
 #include "support/IrWalk.h"
 
@@ -97,26 +99,19 @@ ExprP minmax(bool isMax, ExprP a, ExprP b, Scalar t) {
 }
 
 bool isSafe(const ExprP &e) {
-  switch (e->kind) {
-    case ExprKind::Const:
-    case ExprKind::Local: return true;
-    case ExprKind::NatE: {
-      // Lookups load from memory; divisions by constants are safe.
-      std::vector<int64_t> ids;
-      for (const Nat::Term &t : e->nat.terms())
-        for (const auto &f : t.mono.factors)
-          if (f.first->kind == NatAtomKind::Lookup || f.first->kind == NatAtomKind::Sum) return false;
-      return true;
+  return !anyExpr(e, [](const Expr &x) {
+    switch (x.kind) {
+      case ExprKind::Access: return true;
+      case ExprKind::NatE:
+        // Lookups load from memory; divisions by constants are safe.
+        for (const Nat::Term &t : x.nat.terms())
+          for (const auto &f : t.mono.factors)
+            if (f.first->kind == NatAtomKind::Lookup || f.first->kind == NatAtomKind::Sum) return true;
+        return false;
+      case ExprKind::Binary: return (x.binop == ast::BinOp::Div || x.binop == ast::BinOp::Mod) && !isFloat(x.type);
+      default: return false;
     }
-    case ExprKind::Access: return false;
-    case ExprKind::Binary:
-      if ((e->binop == ast::BinOp::Div || e->binop == ast::BinOp::Mod) && !isFloat(e->type)) return false;
-      [[fallthrough]];
-    default:
-      for (const ExprP &a : e->args)
-        if (!isSafe(a)) return false;
-      return true;
-  }
+  });
 }
 
 bool isGpuLevel(ForallKind k) {
@@ -215,28 +210,58 @@ StmtP allocTemp(TensorP t, StmtP body) {
   return s;
 }
 
-ExprP substitute(const ExprP &e, const NatSubst &sub) {
-  auto c = std::make_shared<Expr>(*e);
-  c->nat = spl::substitute(e->nat, sub);
-  for (Nat &i : c->indices) i = spl::substitute(i, sub);
-  for (ExprP &a : c->args) a = substitute(a, sub);
-  if (c->kind == ExprKind::NatE)
-    if (auto k = c->nat.asConst()) return constInt(*k);
-  return c;
-}
+namespace {
+/// Substitutes nats in bounds, indices and nat expressions; a nat expression that becomes a
+/// constant is a constant.
+class NatSubstitution : public Mutator {
+ public:
+  explicit NatSubstitution(const NatSubst &sub) : sub_(sub) {}
 
-StmtP substitute(const StmtP &s, const NatSubst &sub) {
-  if (!s) return s;
-  auto c = std::make_shared<Stmt>(*s);
-  c->lo = spl::substitute(s->lo, sub);
-  c->hi = spl::substitute(s->hi, sub);
-  if (c->segment && !c->segment->whole) c->segment->parent = spl::substitute(c->segment->parent, sub);
-  else if (c->kind == StmtKind::Forall) c->segment = segmentOfExtent(c->lo, c->hi);
-  if (c->lhs) c->lhs = substitute(c->lhs, sub);
-  if (c->value) c->value = substitute(c->value, sub);
-  for (StmtP &b : c->body) b = substitute(b, sub);
-  return c;
-}
+ protected:
+  ExprP mutateNatE(const ExprP &e) override {
+    Nat n = spl::substitute(e->nat, sub_);
+    if (auto k = n.asConst()) return constInt(*k);
+    if (n.identical(e->nat)) return e;
+    auto c = std::make_shared<Expr>(*e);
+    c->nat = n;
+    return c;
+  }
+  ExprP mutateAccess(const ExprP &e) override {
+    ExprP cur = mutateChildren(e);
+    std::vector<Nat> indices;
+    bool same = true;
+    for (const Nat &i : cur->indices) {
+      indices.push_back(spl::substitute(i, sub_));
+      same = same && indices.back().identical(i);
+    }
+    if (same) return cur;
+    auto c = std::make_shared<Expr>(*cur);
+    c->indices = std::move(indices);
+    return c;
+  }
+  StmtP mutateForall(const StmtP &s) override {
+    StmtP cur = mutateChildren(s);
+    Nat lo = spl::substitute(cur->lo, sub_), hi = spl::substitute(cur->hi, sub_);
+    bool partial = cur->segment && !cur->segment->whole;
+    Nat parent = partial ? spl::substitute(cur->segment->parent, sub_) : Nat();
+    if (lo.identical(cur->lo) && hi.identical(cur->hi) && (!partial || parent.identical(cur->segment->parent))) return cur;
+    auto c = std::make_shared<Stmt>(*cur);
+    c->lo = lo;
+    c->hi = hi;
+    // A whole segment is the one the new bounds give; a part keeps its segment, re-based.
+    if (partial) c->segment->parent = parent;
+    else c->segment = segmentOfExtent(lo, hi);
+    return c;
+  }
+
+ private:
+  const NatSubst &sub_;
+};
+}  // namespace
+
+ExprP substitute(const ExprP &e, const NatSubst &sub) { return NatSubstitution(sub).mutate(e); }
+
+StmtP substitute(const StmtP &s, const NatSubst &sub) { return NatSubstitution(sub).mutate(s); }
 
 namespace {
 
@@ -248,91 +273,144 @@ std::string leafStr(const std::vector<int> &leaf) {
 
 }  // namespace
 
-std::string print(const ExprP &e) {
-  switch (e->kind) {
-    case ExprKind::Const:
-      if (e->type == Scalar::Bool) return e->bval ? "true" : "false";
-      if (isFloat(e->type)) {
-        std::string s = fmt::format("{:g}", e->fval);
-        if (s.find_first_of(".en") == std::string::npos) s += ".0";
-        return s;
-      }
-      return fmt::format("{}", e->ival);
-    case ExprKind::Local: return fmt::format("%{}", e->local);
-    case ExprKind::NatE: return fmt::format("({})", e->nat.str());
-    case ExprKind::Access: {
-      std::vector<std::string> indices;
-      for (const Nat &i : e->indices) indices.push_back(i.str());
-      return fmt::format("{}[{}]{}", e->tensor->name, fmt::join(indices, ", "), leafStr(e->leaf));
-    }
-    case ExprKind::Unary: return fmt::format("{}{}", e->unop == ast::UnOp::Neg ? "-" : "!", print(e->args[0]));
-    case ExprKind::Binary:
-      return fmt::format("({} {}{} {})", print(e->args[0]), ast::binOpToken(e->binop), e->reassoc ? "~" : "", print(e->args[1]));
-    case ExprKind::Select: return fmt::format("({} ? {} : {})", print(e->args[0]), print(e->args[1]), print(e->args[2]));
-    case ExprKind::Convert: return fmt::format("{}({})", scalarName(e->type), print(e->args[0]));
-    case ExprKind::MinMax: return fmt::format("{}({}, {})", e->isMax ? "max" : "min", print(e->args[0]), print(e->args[1]));
+namespace {
+
+/// Writes an expression in --emit=cin's syntax.
+class ExprPrinter : public Visitor {
+ public:
+  explicit ExprPrinter(TextOut &out) : out_(out) {}
+
+ protected:
+  void visitConst(const Expr &e) override {
+    if (e.type == Scalar::Bool) return out_("{}", e.bval ? "true" : "false");
+    if (!isFloat(e.type)) return out_("{}", e.ival);
+    std::string text = fmt::format("{:g}", e.fval);
+    if (text.find_first_of(".en") == std::string::npos) text += ".0";
+    out_.append(text);
   }
-  return "?";
+  void visitLocal(const Expr &e) override { out_("%{}", e.local); }
+  void visitNatE(const Expr &e) override { out_("({})", e.nat.str()); }
+  void visitAccess(const Expr &e) override {
+    std::vector<std::string> indices;
+    for (const Nat &i : e.indices) indices.push_back(i.str());
+    out_("{}[{}]{}", e.tensor->name, fmt::join(indices, ", "), leafStr(e.leaf));
+  }
+  void visitUnary(const Expr &e) override {
+    out_("{}", e.unop == ast::UnOp::Neg ? "-" : "!");
+    visit(e.args[0]);
+  }
+  void visitBinary(const Expr &e) override {
+    out_("(");
+    visit(e.args[0]);
+    out_(" {}{} ", ast::binOpToken(e.binop), e.reassoc ? "~" : "");
+    visit(e.args[1]);
+    out_(")");
+  }
+  void visitSelect(const Expr &e) override {
+    out_("(");
+    visit(e.args[0]);
+    out_(" ? ");
+    visit(e.args[1]);
+    out_(" : ");
+    visit(e.args[2]);
+    out_(")");
+  }
+  void visitConvert(const Expr &e) override {
+    out_("{}(", scalarName(e.type));
+    visit(e.args[0]);
+    out_(")");
+  }
+  void visitMinMax(const Expr &e) override {
+    out_("{}(", e.isMax ? "max" : "min");
+    visit(e.args[0]);
+    out_(", ");
+    visit(e.args[1]);
+    out_(")");
+  }
+
+ private:
+  TextOut &out_;
+};
+
+}  // namespace
+
+std::string print(const ExprP &e) { return e ? print(*e) : std::string(); }
+
+std::string print(const Expr &e) {
+  TextOut out;
+  ExprPrinter(out).dispatch(e);
+  return out.str();
 }
 
 namespace {
 
-void printStmt(TextOut &out, const StmtP &s, int indent) {
-  std::string pad(indent * 2, ' ');
-  auto nested = [&](const StmtP &body) { printStmt(out, body, indent + 1); };
-  switch (s->kind) {
-    case StmtKind::Block:
-      for (const StmtP &b : s->body) printStmt(out, b, indent);
-      break;
-    case StmtKind::Forall:
-      out("{}forall {}%{} in [{}, {}) {}", pad, s->varName, s->var, s->lo.str(), s->hi.str(), forallKindName(s->forall));
-      if (s->segment)
-        out(" segment({}{} @ {}{}", s->segment->array.name, s->segment->lengths ? " lengths" : "", s->segment->parent.str(),
-            s->segment->whole ? ")" : ", part)");
-      if (s->balanceBy) out(" balanced");
-      if (s->rows != ast::GpuRowMapping::Auto) out(" rows={}", ast::gpuRowMappingName(s->rows));
-      out.append(s->knobs.str());
-      if (s->vectorize) out(" vectorize");
-      if (s->unroll) out(" unroll({})", s->unroll);
-      out(" {{\n");
-      nested(s->body[0]);
-      out("{}}}\n", pad);
-      break;
-    case StmtKind::Assign:
-      out("{}{} {}", pad, print(s->lhs), s->atomic ? "atomic " : "");
-      if (s->compound) out("{}", s->isMinMax ? (s->isMax ? "max" : "min") : ast::binOpToken(s->op));
-      out("= {}\n", print(s->value));
-      break;
-    case StmtKind::DeclLocal:
-      out("{}local %{} {}: {}{}\n", pad, s->local, s->localName, scalarName(s->type), s->value ? " = " + print(s->value) : "");
-      break;
-    case StmtKind::SetLocal: out("{}%{} = {}\n", pad, s->local, print(s->value)); break;
-    case StmtKind::If:
-      out("{}if {} {{\n", pad, print(s->value));
-      nested(s->body[0]);
-      out("{}}}", pad);
-      if (s->body[1]) {
-        out(" else {{\n");
-        nested(s->body[1]);
-        out("{}}}", pad);
-      }
-      out("\n");
-      break;
-    case StmtKind::Alloc:
-      out("{}where {}: {} {{\n", pad, s->tensor->name, types::str(s->tensor->type));
-      nested(s->body[0]);
-      out("{}}}\n", pad);
-      break;
-    case StmtKind::Fail: out("{}fail {}\n", pad, s->code); break;
-    case StmtKind::Barrier: out("{}barrier\n", pad); break;
+/// Writes statements in --emit=cin's syntax, one per line, nested bodies indented.
+class StmtPrinter : public Visitor {
+ public:
+  StmtPrinter(TextOut &out, int indent) : out_(out), indent_(indent) {}
+
+ protected:
+  void visitBlock(const Stmt &s) override {
+    for (const StmtP &b : s.body) visit(b);
   }
-}
+  void visitForall(const Stmt &s) override {
+    out_("{}forall {}%{} in [{}, {}) {}", pad(), s.varName, s.var, s.lo.str(), s.hi.str(), forallKindName(s.forall));
+    if (s.segment)
+      out_(" segment({}{} @ {}{}", s.segment->array.name, s.segment->lengths ? " lengths" : "", s.segment->parent.str(),
+           s.segment->whole ? ")" : ", part)");
+    if (s.balanceBy) out_(" balanced");
+    if (s.rows != ast::GpuRowMapping::Auto) out_(" rows={}", ast::gpuRowMappingName(s.rows));
+    out_.append(s.knobs.str());
+    if (s.vectorize) out_(" vectorize");
+    if (s.unroll) out_(" unroll({})", s.unroll);
+    out_(" {{\n");
+    nested(s.body[0]);
+    out_("{}}}\n", pad());
+  }
+  void visitAssign(const Stmt &s) override {
+    out_("{}{} {}", pad(), print(s.lhs), s.atomic ? "atomic " : "");
+    if (s.compound) out_("{}", s.isMinMax ? (s.isMax ? "max" : "min") : ast::binOpToken(s.op));
+    out_("= {}\n", print(s.value));
+  }
+  void visitDeclLocal(const Stmt &s) override {
+    out_("{}local %{} {}: {}{}\n", pad(), s.local, s.localName, scalarName(s.type), s.value ? " = " + print(s.value) : "");
+  }
+  void visitSetLocal(const Stmt &s) override { out_("{}%{} = {}\n", pad(), s.local, print(s.value)); }
+  void visitIf(const Stmt &s) override {
+    out_("{}if {} {{\n", pad(), print(s.value));
+    nested(s.body[0]);
+    out_("{}}}", pad());
+    if (s.body[1]) {
+      out_(" else {{\n");
+      nested(s.body[1]);
+      out_("{}}}", pad());
+    }
+    out_("\n");
+  }
+  void visitAlloc(const Stmt &s) override {
+    out_("{}where {}: {} {{\n", pad(), s.tensor->name, types::str(s.tensor->type));
+    nested(s.body[0]);
+    out_("{}}}\n", pad());
+  }
+  void visitFail(const Stmt &s) override { out_("{}fail {}\n", pad(), s.code); }
+  void visitBarrier(const Stmt &) override { out_("{}barrier\n", pad()); }
+
+ private:
+  std::string pad() const { return std::string(indent_ * 2, ' '); }
+  void nested(const StmtP &body) {
+    ++indent_;
+    visit(body);
+    --indent_;
+  }
+  TextOut &out_;
+  int indent_;
+};
 
 }  // namespace
 
 std::string print(const StmtP &s, int indent) {
   TextOut out;
-  printStmt(out, s, indent);
+  StmtPrinter(out, indent).visit(s);
   return out.str();
 }
 
@@ -352,7 +430,7 @@ std::string print(const Kernel &k) {
     out("\n");
   }
   for (size_t i = 0; i < k.outputSizes.size(); ++i) out("  size[{}] = {}\n", i, k.outputSizes[i].str());
-  printStmt(out, k.body, 1);
+  StmtPrinter(out, 1).visit(k.body);
   return out.str();
 }
 

@@ -52,17 +52,19 @@ using Scalar = ScalarKind;
 struct Expr;
 using ExprP = std::shared_ptr<const Expr>;
 
-enum class ExprKind {
-  Const,    // ival / fval / bval of `type`
-  Local,    // a scalar local (loop variable, temporary, accumulator) by id
-  NatE,     // a Nat evaluated at run time (i64)
-  Access,   // tensor[indices].leaf
-  Unary,    // unop args[0]
-  Binary,   // args[0] binop args[1] (&& and || short-circuit)
-  Select,   // args[0] ? args[1] : args[2], only the chosen arm evaluated
-  Convert,  // args[0] converted to `type`
-  MinMax,   // min/max(args[0], args[1])
-};
+/// The kinds of expressions, listed once (the enum and cin/Visitor.h's methods expand it):
+///   Const    ival / fval / bval of `type`
+///   Local    a scalar local (loop variable, temporary, accumulator) by id
+///   NatE     a Nat evaluated at run time (i64)
+///   Access   tensor[indices].leaf
+///   Unary    unop args[0]
+///   Binary   args[0] binop args[1] (&& and || short-circuit)
+///   Select   args[0] ? args[1] : args[2], only the chosen arm evaluated
+///   Convert  args[0] converted to `type`
+///   MinMax   min/max(args[0], args[1])
+#define SPL_CIN_EXPR_KINDS(X) X(Const) X(Local) X(NatE) X(Access) X(Unary) X(Binary) X(Select) X(Convert) X(MinMax)
+#define SPL_CIN_ENUMERATOR(K) K,
+enum class ExprKind { SPL_CIN_EXPR_KINDS(SPL_CIN_ENUMERATOR) };
 
 struct Expr {
   ExprKind kind;
@@ -110,17 +112,19 @@ const char *forallKindName(ForallKind k);
 /// A level of the GPU's grid (block, thread, warp, lane, global thread).
 bool isGpuLevel(ForallKind k);
 
-enum class StmtKind {
-  Block,      // stmts in order
-  Forall,     // for var in [lo, hi): body
-  Assign,     // lhs (an Access) = rhs, or lhs op= rhs
-  DeclLocal,  // local var of type = init (init may be null)
-  SetLocal,   // local var = value
-  If,         // if cond then body[0] else body[1] (body[1] may be null)
-  Alloc,      // allocate temporary tensor for the duration of body[0]
-  Fail,       // return the error code `code` from the kernel (bad input in --checked mode)
-  Barrier,    // GPU: every thread of the block waits here (after a level writes shared memory)
-};
+/// The kinds of statements, listed once (as SPL_CIN_EXPR_KINDS):
+///   Block      stmts in order
+///   Forall     for var in [lo, hi): body
+///   Assign     lhs (an Access) = rhs, or lhs op= rhs
+///   DeclLocal  local var of type = init (init may be null)
+///   SetLocal   local var = value
+///   If         if cond then body[0] else body[1] (body[1] may be null)
+///   Alloc      allocate temporary tensor for the duration of body[0]
+///   Fail       return the error code `code` from the kernel (bad input in --checked mode)
+///   Barrier    GPU: every thread of the block waits here (after a level writes shared memory)
+#define SPL_CIN_STMT_KINDS(X) X(Block) X(Forall) X(Assign) X(DeclLocal) X(SetLocal) X(If) X(Alloc) X(Fail) X(Barrier)
+enum class StmtKind { SPL_CIN_STMT_KINDS(SPL_CIN_ENUMERATOR) };
+#undef SPL_CIN_ENUMERATOR
 
 /// A forall over the entries of one segment of a compressed level (a CSR row, a LIL list, a
 /// graph's neighbours of a vertex): iteration k is the entry at position `array`@parent + k
@@ -234,6 +238,7 @@ ExprP substitute(const ExprP &e, const NatSubst &sub);
 
 std::string print(const Kernel &k);
 std::string print(const ExprP &e);
+std::string print(const Expr &e);
 std::string print(const StmtP &s, int indent = 0);
 Scalar scalarOf(const TypeP &t);  // idx -> i64
 

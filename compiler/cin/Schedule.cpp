@@ -119,12 +119,8 @@ StmtP interchangeReduction(const StmtP &s) {
   if (inner.empty() || inner.back()->kind != StmtKind::SetLocal || inner.back()->local != acc) return nullptr;
   const ExprP &upd = inner.back()->value;
   if (upd->kind != ExprKind::Binary || upd->args[0]->kind != ExprKind::Local || upd->args[0]->local != acc) return nullptr;
-  std::function<bool(const ExprP &)> usesAcc = [&](const ExprP &e) {
-    if (!e) return false;
-    if (e->kind == ExprKind::Local && e->local == acc) return true;
-    for (const ExprP &a : e->args)
-      if (usesAcc(a)) return true;
-    return false;
+  auto usesAcc = [&](const ExprP &e) {
+    return anyExpr(e, [&](const Expr &x) { return x.kind == ExprKind::Local && x.local == acc; });
   };
   if (usesAcc(upd->args[1])) return nullptr;
   for (size_t j = 0; j + 1 < inner.size(); ++j)

@@ -1,5 +1,5 @@
-/// \file Verify.cpp: the CIN verifier (see Verify.h). One walk in statement order with a stack
-/// of scopes for locals and the set of tensors in scope; the first violation ends it.
+/// \file Verify.cpp: the CIN verifier (see Verify.h). A visitor (cin/Visitor.h) in statement order
+/// with a stack of scopes for locals and the set of tensors in scope; the first violation ends it.
 #include "cin/Verify.h"
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include "cin/Visitor.h"
 #include "support/Error.h"
 
 namespace spl::cin {
@@ -17,7 +18,7 @@ bool isCompare(ast::BinOp op) {
          op == ast::BinOp::Gt || op == ast::BinOp::Ge;
 }
 
-class Verifier {
+class Verifier : public Visitor {
  public:
   explicit Verifier(const Kernel &k) : k_(k) {
     for (const TensorP &t : k.tensors)
@@ -117,105 +118,121 @@ class Verifier {
     }
   }
 
+  /// Checks an expression that must be there.
   void expr(const ExprP &e) {
     if (failed()) return;
     if (!e) return fail("a missing expression");
-    for (const ExprP &a : e->args) {
-      if (!a) return fail("a missing operand");
-      expr(a);
-    }
-    if (failed()) return;
-    switch (e->kind) {
-      case ExprKind::Const: return;
-      case ExprKind::NatE: return nat(e->nat, "a nat expression");
-      case ExprKind::Local:
-        if (!declared(e->local)) fail("local %" + std::to_string(e->local) + " is used where it is not declared");
-        return;
-      case ExprKind::Access: return access(e->tensor, e->indices, e->leaf, "a read");
-      case ExprKind::Unary:
-        if (e->args.size() != 1) return fail("a unary operator without one operand: " + print(e));
-        if (e->unop == ast::UnOp::Not && (e->args[0]->type != Scalar::Bool || e->type != Scalar::Bool))
-          fail("! on a value that is not bool: " + print(e));
-        return;
-      case ExprKind::Binary: {
-        if (e->args.size() != 2) return fail("a binary operator without two operands: " + print(e));
-        Scalar a = e->args[0]->type, b = e->args[1]->type;
-        if (e->binop == ast::BinOp::And || e->binop == ast::BinOp::Or) {
-          if (a != Scalar::Bool || b != Scalar::Bool || e->type != Scalar::Bool) fail("&& or || on values that are not bool: " + print(e));
-        } else if (isCompare(e->binop)) {
-          if (a != b || e->type != Scalar::Bool)
-            fail("a comparison of " + std::string(scalarName(a)) + " and " + scalarName(b) + " typed " + scalarName(e->type) +
-               ": " + print(e));
-        } else if (a != b || e->type != a) {
-          fail("arithmetic on " + std::string(scalarName(a)) + " and " + scalarName(b) + " typed " + scalarName(e->type) + ": " +
-               print(e));
-        }
-        return;
-      }
-      case ExprKind::Select:
-        if (e->args.size() != 3 || e->args[0]->type != Scalar::Bool || e->args[1]->type != e->args[2]->type)
-          fail("a select whose condition is not bool or whose arms differ: " + print(e));
-        return;
-      case ExprKind::Convert:
-        if (e->args.size() != 1) fail("a conversion without one operand: " + print(e));
-        return;
-      case ExprKind::MinMax:
-        if (e->args.size() != 2 || e->args[0]->type != e->args[1]->type) fail("min/max of mismatched types: " + print(e));
-        return;
-    }
+    visit(e);
   }
-
+  /// Checks a statement (null: none).
+  void stmt(const StmtP &s) {
+    if (failed() || !s) return;
+    visit(s);
+  }
   void inScope(const std::vector<StmtP> &body) {
     scopes_.emplace_back();
     for (const StmtP &c : body) stmt(c);
     scopes_.pop_back();
   }
 
-  void stmt(const StmtP &s) {
-    if (failed() || !s) return;
-    switch (s->kind) {
-      case StmtKind::Block: return inScope(s->body);
-      case StmtKind::Forall:
-        nat(s->lo, "a loop's lower bound");
-        nat(s->hi, "a loop's upper bound");
-        if (failed()) return;
-        scopes_.emplace_back();
-        scopes_.back()[s->var] = Scalar::I64;
-        for (const StmtP &c : s->body) stmt(c);
-        scopes_.pop_back();
-        return;
-      case StmtKind::Assign:
-        if (!s->lhs || s->lhs->kind != ExprKind::Access) return fail("an assignment to something that is not an access");
-        access(s->lhs->tensor, s->lhs->indices, s->lhs->leaf, "a write");
-        if (failed()) return;
-        if (s->lhs->tensor->kind == Tensor::Input || s->lhs->tensor->kind == Tensor::NatsInput)
-          return fail("a write to the input " + s->lhs->tensor->name);
-        expr(s->value);
-        return;
-      case StmtKind::DeclLocal:
-        if (s->value) expr(s->value);
-        scopes_.back()[s->local] = s->type;
-        return;
-      case StmtKind::SetLocal:
-        if (!declared(s->local)) return fail("local %" + std::to_string(s->local) + " is set where it is not declared");
-        expr(s->value);
-        return;
-      case StmtKind::If:
-        expr(s->value);
-        if (!failed() && s->value->type != Scalar::Bool) return fail("a condition that is not bool: " + print(s->value));
-        for (const StmtP &c : s->body) inScope({c});
-        return;
-      case StmtKind::Alloc: {
-        if (!s->tensor) return fail("an allocation of no tensor");
-        bool added = tensors_.insert(s->tensor->id).second;
-        inScope(s->body);
-        if (added) tensors_.erase(s->tensor->id);
-        return;
+  /// Each expression's operands are there and checked before it: whether it goes on.
+  bool operandsHold(const Expr &e) {
+    if (failed()) return false;
+    for (const ExprP &a : e.args) {
+      if (!a) {
+        fail("a missing operand");
+        return false;
       }
-      case StmtKind::Fail:
-      case StmtKind::Barrier: return;
+      expr(a);
+    }
+    return !failed();
+  }
+
+  // ---- expressions ----
+  void visitConst(const Expr &e) override { operandsHold(e); }
+  void visitNatE(const Expr &e) override {
+    if (operandsHold(e)) nat(e.nat, "a nat expression");
+  }
+  void visitLocal(const Expr &e) override {
+    if (operandsHold(e) && !declared(e.local)) fail("local %" + std::to_string(e.local) + " is used where it is not declared");
+  }
+  void visitAccess(const Expr &e) override {
+    if (operandsHold(e)) access(e.tensor, e.indices, e.leaf, "a read");
+  }
+  void visitUnary(const Expr &e) override {
+    if (!operandsHold(e)) return;
+    if (e.args.size() != 1) return fail("a unary operator without one operand: " + print(e));
+    if (e.unop == ast::UnOp::Not && (e.args[0]->type != Scalar::Bool || e.type != Scalar::Bool))
+      fail("! on a value that is not bool: " + print(e));
+  }
+  void visitBinary(const Expr &e) override {
+    if (!operandsHold(e)) return;
+    if (e.args.size() != 2) return fail("a binary operator without two operands: " + print(e));
+    Scalar a = e.args[0]->type, b = e.args[1]->type;
+    if (e.binop == ast::BinOp::And || e.binop == ast::BinOp::Or) {
+      if (a != Scalar::Bool || b != Scalar::Bool || e.type != Scalar::Bool) fail("&& or || on values that are not bool: " + print(e));
+    } else if (isCompare(e.binop)) {
+      if (a != b || e.type != Scalar::Bool)
+        fail("a comparison of " + std::string(scalarName(a)) + " and " + scalarName(b) + " typed " + scalarName(e.type) + ": " +
+             print(e));
+    } else if (a != b || e.type != a) {
+      fail("arithmetic on " + std::string(scalarName(a)) + " and " + scalarName(b) + " typed " + scalarName(e.type) + ": " +
+           print(e));
     }
   }
+  void visitSelect(const Expr &e) override {
+    if (!operandsHold(e)) return;
+    if (e.args.size() != 3 || e.args[0]->type != Scalar::Bool || e.args[1]->type != e.args[2]->type)
+      fail("a select whose condition is not bool or whose arms differ: " + print(e));
+  }
+  void visitConvert(const Expr &e) override {
+    if (operandsHold(e) && e.args.size() != 1) fail("a conversion without one operand: " + print(e));
+  }
+  void visitMinMax(const Expr &e) override {
+    if (!operandsHold(e)) return;
+    if (e.args.size() != 2 || e.args[0]->type != e.args[1]->type) fail("min/max of mismatched types: " + print(e));
+  }
+
+  // ---- statements ----
+  void visitBlock(const Stmt &s) override { inScope(s.body); }
+  void visitForall(const Stmt &s) override {
+    nat(s.lo, "a loop's lower bound");
+    nat(s.hi, "a loop's upper bound");
+    if (failed()) return;
+    scopes_.emplace_back();
+    scopes_.back()[s.var] = Scalar::I64;
+    for (const StmtP &c : s.body) stmt(c);
+    scopes_.pop_back();
+  }
+  void visitAssign(const Stmt &s) override {
+    if (!s.lhs || s.lhs->kind != ExprKind::Access) return fail("an assignment to something that is not an access");
+    access(s.lhs->tensor, s.lhs->indices, s.lhs->leaf, "a write");
+    if (failed()) return;
+    if (s.lhs->tensor->kind == Tensor::Input || s.lhs->tensor->kind == Tensor::NatsInput)
+      return fail("a write to the input " + s.lhs->tensor->name);
+    expr(s.value);
+  }
+  void visitDeclLocal(const Stmt &s) override {
+    if (s.value) expr(s.value);
+    scopes_.back()[s.local] = s.type;
+  }
+  void visitSetLocal(const Stmt &s) override {
+    if (!declared(s.local)) return fail("local %" + std::to_string(s.local) + " is set where it is not declared");
+    expr(s.value);
+  }
+  void visitIf(const Stmt &s) override {
+    expr(s.value);
+    if (!failed() && s.value->type != Scalar::Bool) return fail("a condition that is not bool: " + print(s.value));
+    for (const StmtP &c : s.body) inScope({c});
+  }
+  void visitAlloc(const Stmt &s) override {
+    if (!s.tensor) return fail("an allocation of no tensor");
+    bool added = tensors_.insert(s.tensor->id).second;
+    inScope(s.body);
+    if (added) tensors_.erase(s.tensor->id);
+  }
+  void visitFail(const Stmt &) override {}
+  void visitBarrier(const Stmt &) override {}
 };
 
 }  // namespace

@@ -36,6 +36,7 @@
 #include "codegen/CodeGen.h"
 #include "codegen/EmitLLVM.h"
 #include "codegen/LoopCodeGen.h"
+#include "loopir/Visitor.h"
 #include "support/Error.h"
 
 #include <llvm/Bitcode/BitcodeWriter.h>
@@ -134,40 +135,69 @@ struct MappedInfo {
   std::set<int> threadDims;
 };
 
-int mappedDepth(const StmtP &s, LoopKind kind) {
-  if (!s) return 0;
-  int inner = 0;
-  for (const StmtP &b : s->body) inner = std::max(inner, mappedDepth(b, kind));
-  bool mine = s->kind == StmtKind::For && (s->loop == kind || (kind == LoopKind::GpuThread && (s->loop == LoopKind::GpuWarp || s->loop == LoopKind::GpuLane)));
-  return inner + (mine ? 1 : 0);
+/// The most loops of `kind` nested on one path from `s` down (a thread kind counts the warp
+/// and lane levels too).
+int mappedDepth(const Stmt &s, LoopKind kind) {
+  class Depth : public Visitor {
+   public:
+    explicit Depth(LoopKind kind) : kind_(kind) {}
+    int deepest = 0;
+
+   protected:
+    void visitFor(const Stmt &f) override {
+      bool mine = f.loop == kind_ || (kind_ == LoopKind::GpuThread && (f.loop == LoopKind::GpuWarp || f.loop == LoopKind::GpuLane));
+      depth_ += mine ? 1 : 0;
+      deepest = std::max(deepest, depth_);
+      visitChildren(f);
+      depth_ -= mine ? 1 : 0;
+    }
+
+   private:
+    LoopKind kind_;
+    int depth_ = 0;
+  } depth(kind);
+  depth.dispatch(s);
+  return depth.deepest;
 }
 
-void analyzeMapped(const StmtP &s, MappedInfo &info, SourceLoc loc) {
-  if (!s) return;
-  // mapWarp and mapLane are thread levels too: a lane level is the innermost dimension (x),
-  // padded to a whole warp of 32 threads, so each warp level index is one hardware warp.
-  bool lane = s->kind == StmtKind::For && s->loop == LoopKind::GpuLane;
-  if (s->kind == StmtKind::For && (s->loop == LoopKind::GpuBlock || s->loop == LoopKind::GpuThread ||
-                                   s->loop == LoopKind::GpuWarp || lane)) {
-    bool thread = s->loop != LoopKind::GpuBlock;
-    int dim = mappedDepth(s, thread ? LoopKind::GpuThread : LoopKind::GpuBlock) - 1;
-    if (lane && dim != 0) throw NotSupported(loc, "a mapLane level with thread levels inside it (lanes are the innermost level)");
-    if (dim > 2) throw NotSupported(loc, "more than three nested mapBlock or mapThread levels");
-    info.dimOf[s->var] = {thread, dim};
-    ExprP extent = bin(BinOp::Sub, s->b, s->a);
-    if (thread) {
-      auto up = constUpper(extent);
-      if (!up) throw NotSupported(loc, "a mapThread level whose length has no constant upper bound (" + print(extent) + ")");
-      if (lane && *up > 32) throw NotSupported(loc, "a mapLane level longer than a warp: at most 32 lanes, found " + std::to_string(*up));
-      info.blockDim[dim] = std::max(info.blockDim[dim], lane ? int64_t(32) : std::max<int64_t>(*up, 1));
-      info.threadDims.insert(dim);
-    } else {
-      if (hasLoad(extent)) throw NotSupported(loc, "a mapBlock level whose length depends on array contents");
-      info.gridExtent[dim] = extent;
+/// The thread and block dimensions of a mapped nest's loops, and the block's and grid's extents.
+class MappedNestAnalysis : public Visitor {
+ public:
+  MappedNestAnalysis(MappedInfo &info, SourceLoc loc) : info_(info), loc_(loc) {}
+
+ protected:
+  void visitFor(const Stmt &s) override {
+    // mapWarp and mapLane are thread levels too: a lane level is the innermost dimension (x),
+    // padded to a whole warp of 32 threads, so each warp level index is one hardware warp.
+    bool lane = s.loop == LoopKind::GpuLane;
+    if (s.loop == LoopKind::GpuBlock || s.loop == LoopKind::GpuThread || s.loop == LoopKind::GpuWarp || lane) {
+      bool thread = s.loop != LoopKind::GpuBlock;
+      int dim = mappedDepth(s, thread ? LoopKind::GpuThread : LoopKind::GpuBlock) - 1;
+      if (lane && dim != 0) throw NotSupported(loc_, "a mapLane level with thread levels inside it (lanes are the innermost level)");
+      if (dim > 2) throw NotSupported(loc_, "more than three nested mapBlock or mapThread levels");
+      info_.dimOf[s.var] = {thread, dim};
+      ExprP extent = bin(BinOp::Sub, s.b, s.a);
+      if (thread) {
+        auto up = constUpper(extent);
+        if (!up) throw NotSupported(loc_, "a mapThread level whose length has no constant upper bound (" + print(extent) + ")");
+        if (lane && *up > 32)
+          throw NotSupported(loc_, "a mapLane level longer than a warp: at most 32 lanes, found " + std::to_string(*up));
+        info_.blockDim[dim] = std::max(info_.blockDim[dim], lane ? int64_t(32) : std::max<int64_t>(*up, 1));
+        info_.threadDims.insert(dim);
+      } else {
+        if (hasLoad(extent)) throw NotSupported(loc_, "a mapBlock level whose length depends on array contents");
+        info_.gridExtent[dim] = extent;
+      }
     }
+    visitChildren(s);
   }
-  for (const StmtP &b : s->body) analyzeMapped(b, info, loc);
-}
+
+ private:
+  MappedInfo &info_;
+  SourceLoc loc_;
+};
+
+void analyzeMapped(const StmtP &s, MappedInfo &info, SourceLoc loc) { MappedNestAnalysis(info, loc).visit(s); }
 
 std::vector<Segment> segmentsOf(const Function &f) {
   std::vector<Segment> segs;
@@ -321,12 +351,10 @@ class DeviceGen : public LoopCodeGen {
   }
 
   static bool containsBarrierOrLevel(const StmtP &s) {
-    if (!s) return false;
-    if (s->kind == StmtKind::Barrier) return true;
-    if (s->kind == StmtKind::For && s->loop != LoopKind::Serial && s->loop != LoopKind::Reduction) return true;
-    for (const StmtP &b : s->body)
-      if (containsBarrierOrLevel(b)) return true;
-    return false;
+    return anyStmt(s, [](const Stmt &x) {
+      return x.kind == StmtKind::Barrier ||
+             (x.kind == StmtKind::For && x.loop != LoopKind::Serial && x.loop != LoopKind::Reduction);
+    });
   }
 
   /// Emits a statement of a mapped nest under `guard`: the iterations past a level's length and
@@ -867,13 +895,21 @@ class HostGen : public LoopCodeGen {
 std::map<int, Ty> varTypesOf(const Function &f) {
   std::map<int, Ty> types;
   for (const ScalarParam &p : f.scalars) types[p.var] = p.type;
-  std::function<void(const StmtP &)> walk = [&](const StmtP &s) {
-    if (!s) return;
-    if (s->kind == StmtKind::Decl) types[s->var] = s->type;
-    if (s->kind == StmtKind::For) types[s->var] = Ty::I64;
-    for (const StmtP &b : s->body) walk(b);
-  };
-  walk(f.body);
+  class Collect : public Visitor {
+   public:
+    explicit Collect(std::map<int, Ty> &types) : types_(types) {}
+
+   protected:
+    void visitDecl(const Stmt &s) override { types_[s.var] = s.type; }
+    void visitFor(const Stmt &s) override {
+      types_[s.var] = Ty::I64;
+      visitChildren(s);
+    }
+
+   private:
+    std::map<int, Ty> &types_;
+  } collect(types);
+  collect.visit(f.body);
   return types;
 }
 

@@ -4,6 +4,9 @@
 /// selects and logic the vectoriser can use.
 #include "codegen/LoopCodeGen.h"
 
+#include <utility>
+
+#include "loopir/Visitor.h"
 #include "support/Error.h"
 
 namespace spl::codegen {
@@ -11,31 +14,59 @@ namespace spl::codegen {
 using namespace loopir;
 
 namespace {
-void usesExpr(const ExprP &e, Uses &u) {
-  if (e->kind == ExprKind::Var) u.vars.insert(e->var);
-  if (e->kind == ExprKind::Load) u.buffers.insert(e->buffer);
-  for (const ExprP &a : e->args) usesExpr(a, u);
-}
+/// The variables and buffers statements use, declare and allocate.
+class UsesCollector : public Visitor {
+ public:
+  explicit UsesCollector(Uses &u) : u_(u) {}
+
+ protected:
+  void visitVar(const Expr &e) override { u_.vars.insert(e.var); }
+  void visitLoad(const Expr &e) override {
+    u_.buffers.insert(e.buffer);
+    visitChildren(e);
+  }
+  void visitDecl(const Stmt &s) override { declares(s); }
+  void visitFor(const Stmt &s) override { declares(s); }
+  void visitWarpReduce(const Stmt &s) override {
+    u_.vars.insert(s.var);
+    u_.declared.insert(s.partner);
+    visitChildren(s);
+  }
+  void visitAlloc(const Stmt &s) override {
+    u_.allocated.insert(s.buffer);
+    writes(s);
+  }
+  void visitStore(const Stmt &s) override { writes(s); }
+  void visitFree(const Stmt &s) override { writes(s); }
+  void visitPrefetch(const Stmt &s) override { writes(s); }
+  void visitSigmaPrefix(const Stmt &s) override {
+    u_.buffers.insert(s.source);
+    writes(s);
+  }
+  void visitArrive(const Stmt &s) override {
+    u_.vars.insert(s.var);
+    writes(s);
+  }
+  void visitAssign(const Stmt &s) override {
+    u_.vars.insert(s.var);
+    visitChildren(s);
+  }
+
+ private:
+  void declares(const Stmt &s) {
+    u_.declared.insert(s.var);
+    visitChildren(s);
+  }
+  /// A statement naming a buffer (it need not write it: a prefetch reads).
+  void writes(const Stmt &s) {
+    u_.buffers.insert(s.buffer);
+    visitChildren(s);
+  }
+  Uses &u_;
+};
 }  // namespace
 
-void usesOf(const StmtP &s, Uses &u) {
-  if (!s) return;
-  if (s->kind == StmtKind::Decl || s->kind == StmtKind::For) u.declared.insert(s->var);
-  if (s->kind == StmtKind::WarpReduce) {
-    u.vars.insert(s->var);
-    u.declared.insert(s->partner);
-  }
-  if (s->kind == StmtKind::Alloc) u.allocated.insert(s->buffer);
-  if (s->kind == StmtKind::Store || s->kind == StmtKind::Free || s->kind == StmtKind::SigmaPrefix ||
-      s->kind == StmtKind::Alloc || s->kind == StmtKind::Prefetch || s->kind == StmtKind::Arrive)
-    u.buffers.insert(s->buffer);
-  if (s->kind == StmtKind::SigmaPrefix) u.buffers.insert(s->source);
-  if (s->kind == StmtKind::Assign || s->kind == StmtKind::Arrive) u.vars.insert(s->var);
-  if (s->a) usesExpr(s->a, u);
-  if (s->b) usesExpr(s->b, u);
-  if (s->step) usesExpr(s->step, u);
-  for (const StmtP &b : s->body) usesOf(b, u);
-}
+void usesOf(const StmtP &s, Uses &u) { UsesCollector(u).visit(s); }
 
 LoopCodeGen::~LoopCodeGen() = default;
 
@@ -162,49 +193,62 @@ llvm::Value *LoopCodeGen::castTo(llvm::Value *v, Ty from, Ty to) {
 }
 
 llvm::Value *LoopCodeGen::expr(const ExprP &e) {
-  switch (e->kind) {
-    case ExprKind::Const:
-      if (isFloatTy(e->type)) return llvm::ConstantFP::get(ty(e->type), e->fval);
-      return llvm::ConstantInt::get(ty(e->type), static_cast<uint64_t>(e->ival), true);
-    case ExprKind::Var: {
-      auto it = frame().vars.find(e->var);
-      if (it == frame().vars.end())
-        throw InternalError("codegen: variable v" + std::to_string(e->var) + " is not declared in " + fn_->name);
-      return castTo(b_.CreateLoad(ty(it->second.type), it->second.slot), it->second.type, e->type);
-    }
-    case ExprKind::Load: {
-      llvm::Value *idx = expr(e->args[0]);
-      llvm::Type *et = nullptr;
-      llvm::Value *p = elementPtr(e->buffer, idx, e->field, et);
-      llvm::LoadInst *v = b_.CreateLoad(et, p);
-      v->setVolatile(e->isVolatile);
-      if (e->type == Ty::I1) return b_.CreateICmpNE(v, llvm::ConstantInt::get(et, 0));
-      return v;
-    }
-    case ExprKind::Unary: {
-      llvm::Value *a = expr(e->args[0]);
-      if (e->unop == ast::UnOp::Not) return b_.CreateNot(a);
-      return isFloatTy(e->type) ? b_.CreateFNeg(a) : b_.CreateNeg(a);
-    }
-    case ExprKind::Binary: return binary(e);
-    case ExprKind::Select: {
-      llvm::Value *c = expr(e->args[0]);
-      if (safe(e->args[1]) && safe(e->args[2])) return b_.CreateSelect(c, expr(e->args[1]), expr(e->args[2]));
-      return branchy(c, e->args[1], e->args[2], e->type);
-    }
-    case ExprKind::Cast: return castTo(expr(e->args[0]), e->args[0]->type, e->type);
-    case ExprKind::MinMax: {
-      llvm::Value *a = expr(e->args[0]), *c = expr(e->args[1]);
-      if (isFloatTy(e->type)) return e->isMax ? b_.CreateMaxNum(a, c) : b_.CreateMinNum(a, c);
-      if (e->type == Ty::I1) return e->isMax ? b_.CreateOr(a, c) : b_.CreateAnd(a, c);
-      return b_.CreateBinaryIntrinsic(e->isMax ? llvm::Intrinsic::smax : llvm::Intrinsic::smin, a, c);
-    }
-    case ExprKind::GpuIndex: return gpuIndexValue(e->gpuIndex);
-    case ExprKind::WarpShuffle: return warpShuffleValue(*e);
-    case ExprKind::WarpVote: return warpVoteValue(*e);
-  }
-  throw InternalError("codegen: unknown expression");
+  value_ = nullptr;
+  visit(e);
+  internal_assert(value_) << "codegen: an expression without a value in " << fn_->name;
+  return std::exchange(value_, nullptr);
 }
+
+void LoopCodeGen::visitConst(const Expr &e) {
+  if (isFloatTy(e.type)) return produce(llvm::ConstantFP::get(ty(e.type), e.fval));
+  return produce(llvm::ConstantInt::get(ty(e.type), static_cast<uint64_t>(e.ival), true));
+}
+
+void LoopCodeGen::visitVar(const Expr &e) {
+  auto it = frame().vars.find(e.var);
+  if (it == frame().vars.end())
+    throw InternalError("codegen: variable v" + std::to_string(e.var) + " is not declared in " + fn_->name);
+  return produce(castTo(b_.CreateLoad(ty(it->second.type), it->second.slot), it->second.type, e.type));
+}
+
+void LoopCodeGen::visitLoad(const Expr &e) {
+  llvm::Value *idx = expr(e.args[0]);
+  llvm::Type *et = nullptr;
+  llvm::Value *p = elementPtr(e.buffer, idx, e.field, et);
+  llvm::LoadInst *v = b_.CreateLoad(et, p);
+  v->setVolatile(e.isVolatile);
+  if (e.type == Ty::I1) return produce(b_.CreateICmpNE(v, llvm::ConstantInt::get(et, 0)));
+  return produce(v);
+}
+
+void LoopCodeGen::visitUnary(const Expr &e) {
+  llvm::Value *a = expr(e.args[0]);
+  if (e.unop == ast::UnOp::Not) return produce(b_.CreateNot(a));
+  return produce(isFloatTy(e.type) ? b_.CreateFNeg(a) : b_.CreateNeg(a));
+}
+
+void LoopCodeGen::visitBinary(const Expr &e) { return produce(binary(e)); }
+
+void LoopCodeGen::visitSelect(const Expr &e) {
+  llvm::Value *c = expr(e.args[0]);
+  if (safe(e.args[1]) && safe(e.args[2])) return produce(b_.CreateSelect(c, expr(e.args[1]), expr(e.args[2])));
+  return produce(branchy(c, e.args[1], e.args[2], e.type));
+}
+
+void LoopCodeGen::visitCast(const Expr &e) { return produce(castTo(expr(e.args[0]), e.args[0]->type, e.type)); }
+
+void LoopCodeGen::visitMinMax(const Expr &e) {
+  llvm::Value *a = expr(e.args[0]), *c = expr(e.args[1]);
+  if (isFloatTy(e.type)) return produce(e.isMax ? b_.CreateMaxNum(a, c) : b_.CreateMinNum(a, c));
+  if (e.type == Ty::I1) return produce(e.isMax ? b_.CreateOr(a, c) : b_.CreateAnd(a, c));
+  return produce(b_.CreateBinaryIntrinsic(e.isMax ? llvm::Intrinsic::smax : llvm::Intrinsic::smin, a, c));
+}
+
+void LoopCodeGen::visitGpuIndex(const Expr &e) { return produce(gpuIndexValue(e.gpuIndex)); }
+
+void LoopCodeGen::visitWarpShuffle(const Expr &e) { return produce(warpShuffleValue(e)); }
+
+void LoopCodeGen::visitWarpVote(const Expr &e) { return produce(warpVoteValue(e)); }
 
 llvm::Value *LoopCodeGen::branchy(llvm::Value *c, const ExprP &x, const ExprP &y, Ty t) {
   llvm::Function *fn = frame().fn;
@@ -239,29 +283,29 @@ bool LoopCodeGen::accumulates(const loopir::Stmt &assign) {
   return isVar(e->args[0]) || (e->binop == BinOp::Add && isVar(e->args[1]));
 }
 
-llvm::Value *LoopCodeGen::binary(const ExprP &e, bool contract) {
-  const ExprP &x = e->args[0], &y = e->args[1];
-  if (e->binop == BinOp::And || e->binop == BinOp::Or) {
+llvm::Value *LoopCodeGen::binary(const Expr &e, bool contract) {
+  const ExprP &x = e.args[0], &y = e.args[1];
+  if (e.binop == BinOp::And || e.binop == BinOp::Or) {
     llvm::Value *a = expr(x);
     if (safe(y)) {
       llvm::Value *c = expr(y);
-      return e->binop == BinOp::And ? b_.CreateAnd(a, c) : b_.CreateOr(a, c);
+      return e.binop == BinOp::And ? b_.CreateAnd(a, c) : b_.CreateOr(a, c);
     }
-    ExprP t = e->binop == BinOp::And ? y : cInt(1, Ty::I1);
-    ExprP f = e->binop == BinOp::And ? cInt(0, Ty::I1) : y;
+    ExprP t = e.binop == BinOp::And ? y : cInt(1, Ty::I1);
+    ExprP f = e.binop == BinOp::And ? cInt(0, Ty::I1) : y;
     return branchy(a, t, f, Ty::I1);
   }
   llvm::Value *a = expr(x), *c = expr(y);
   bool fp = isFloatTy(x->type);
   llvm::FastMathFlags fmf;
-  if (e->reassoc) {
+  if (e.reassoc) {
     fmf.setAllowReassoc();
     fmf.setNoSignedZeros();
   }
   // A product feeding a sum becomes one multiply-add (one rounding instead of two) where the
   // target has it: half the floating-point instructions of a SpMV, DIA or dense product.
   if (fp && fpContract_ && contract) fmf.setAllowContract();
-  switch (e->binop) {
+  switch (e.binop) {
     // Signed integer overflow is undefined in SPL (as in C and Halide): `nsw` lets LLVM see
     // that indices like i32(i) + o walk memory contiguously.
     case BinOp::Add: return fp ? withFmf(b_.CreateFAdd(a, c), fmf) : b_.CreateNSWAdd(a, c);
@@ -317,92 +361,100 @@ void LoopCodeGen::bindParams(const Function &f, llvm::Function *lf) {
   }
 }
 
-void LoopCodeGen::stmt(const StmtP &s) {
-  switch (s->kind) {
-    case StmtKind::Block:
-      for (const StmtP &x : s->body) stmt(x);
-      break;
-    case StmtKind::For:
-      if (s->loop == LoopKind::Serial || s->loop == LoopKind::Reduction || s->loop == LoopKind::Vector)
-        serialLoop(*s, expr(s->a), expr(s->b), s->step ? expr(s->step) : nullptr);
-      else
-        parallelLoop(*s);
-      break;
-    case StmtKind::Store: {
-      llvm::Value *idx = expr(s->a);
-      llvm::Value *v = expr(s->b);
-      llvm::Type *et = nullptr;
-      llvm::Value *p = elementPtr(s->buffer, idx, s->field, et);
-      if (et->isIntegerTy(8) && v->getType()->isIntegerTy(1)) v = b_.CreateZExt(v, et);
-      if (s->atomic != AtomicOp::None) {
-        // Relaxed (monotonic) ordering: only the update itself must be indivisible; the end
-        // of the parallel loop (a join, or the end of a GPU kernel) orders it for readers.
-        bool fp = et->isFloatingPointTy();
-        llvm::AtomicRMWInst::BinOp op = llvm::AtomicRMWInst::Add;
-        switch (s->atomic) {
-          case AtomicOp::Add: op = fp ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add; break;
-          case AtomicOp::Min: op = fp ? llvm::AtomicRMWInst::FMin : llvm::AtomicRMWInst::Min; break;
-          case AtomicOp::Max: op = fp ? llvm::AtomicRMWInst::FMax : llvm::AtomicRMWInst::Max; break;
-          case AtomicOp::None: break;
-        }
-        b_.CreateAtomicRMW(op, p, v, llvm::MaybeAlign(et->getPrimitiveSizeInBits() / 8), llvm::AtomicOrdering::Monotonic);
-        break;
-      }
-      b_.CreateStore(v, p);
-      break;
-    }
-    case StmtKind::Decl: {
-      llvm::AllocaInst *slot = entryAlloca(ty(s->type), s->name);
-      frame().vars[s->var] = {slot, s->type};
-      if (s->a) b_.CreateStore(expr(s->a), slot);
-      break;
-    }
-    case StmtKind::Assign: {
-      auto it = frame().vars.find(s->var);
-      if (it == frame().vars.end()) throw InternalError("codegen: assignment to undeclared v" + std::to_string(s->var));
-      // acc = acc + a * b: a loop carries acc, and on a CPU a fused multiply-add would put its
-      // longer latency (4 cycles against 2-3 for an add on x86) on that chain. Only this add
-      // stays apart; products elsewhere still fuse (CSR rows of 50 entries with two partial sums
-      // ran 9-12% slower fused, DIA's y[i] += a * x[i + o] faster). A GPU hides the latency
-      // with other warps and fuses it too.
-      llvm::Value *v = accumulates(*s) && !fusesCarriedAdds() ? binary(s->a, /*contract=*/false) : expr(s->a);
-      b_.CreateStore(castTo(v, s->a->type, it->second.type), it->second.slot);
-      break;
-    }
-    case StmtKind::If: {
-      llvm::Value *c = expr(s->a);
-      llvm::Function *fn = frame().fn;
-      auto *tb = llvm::BasicBlock::Create(ctx_, "if.then", fn);
-      auto *jb = llvm::BasicBlock::Create(ctx_, "if.end", fn);
-      llvm::BasicBlock *fb = s->body[1] ? llvm::BasicBlock::Create(ctx_, "if.else", fn) : jb;
-      b_.CreateCondBr(c, tb, fb);
-      b_.SetInsertPoint(tb);
-      stmt(s->body[0]);
-      if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(jb);
-      if (s->body[1]) {
-        b_.SetInsertPoint(fb);
-        stmt(s->body[1]);
-        if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(jb);
-      }
-      b_.SetInsertPoint(jb);
-      break;
-    }
-    case StmtKind::Alloc: allocStmt(*s); break;
-    case StmtKind::Free: freeStmt(*s); break;
-    case StmtKind::SigmaPrefix: sigmaStmt(*s); break;
-    case StmtKind::Return:
-      emitReturn(b_.getInt32(s->code));
-      afterTerminator();
-      break;
-    case StmtKind::Barrier: barrier(); break;
-    case StmtKind::Prefetch: prefetch(*s); break;
-    case StmtKind::WarpReduce: warpReduce(*s); break;
-    case StmtKind::GpuKernel: throw InternalError("codegen: a kernel inside the statements of " + fn_->name);
-    case StmtKind::While: whileLoop([&] { return expr(s->a); }, [&] { stmt(s->body[0]); }); break;
-    case StmtKind::Fence: fence(); break;
-    case StmtKind::Arrive: arrive(*s); break;
-  }
+void LoopCodeGen::stmt(const StmtP &s) { visit(s); }
+
+void LoopCodeGen::visitBlock(const Stmt &s) { for (const StmtP &x : s.body) stmt(x); }
+
+void LoopCodeGen::visitFor(const Stmt &s) {
+  if (s.loop == LoopKind::Serial || s.loop == LoopKind::Reduction || s.loop == LoopKind::Vector)
+    serialLoop(s, expr(s.a), expr(s.b), s.step ? expr(s.step) : nullptr);
+  else
+    parallelLoop(s);
 }
+
+void LoopCodeGen::visitStore(const Stmt &s) {
+  llvm::Value *idx = expr(s.a);
+  llvm::Value *v = expr(s.b);
+  llvm::Type *et = nullptr;
+  llvm::Value *p = elementPtr(s.buffer, idx, s.field, et);
+  if (et->isIntegerTy(8) && v->getType()->isIntegerTy(1)) v = b_.CreateZExt(v, et);
+  if (s.atomic != AtomicOp::None) {
+    // Relaxed (monotonic) ordering: only the update itself must be indivisible; the end
+    // of the parallel loop (a join, or the end of a GPU kernel) orders it for readers.
+    bool fp = et->isFloatingPointTy();
+    llvm::AtomicRMWInst::BinOp op = llvm::AtomicRMWInst::Add;
+    switch (s.atomic) {
+      case AtomicOp::Add: op = fp ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add; break;
+      case AtomicOp::Min: op = fp ? llvm::AtomicRMWInst::FMin : llvm::AtomicRMWInst::Min; break;
+      case AtomicOp::Max: op = fp ? llvm::AtomicRMWInst::FMax : llvm::AtomicRMWInst::Max; break;
+      case AtomicOp::None: break;
+    }
+    b_.CreateAtomicRMW(op, p, v, llvm::MaybeAlign(et->getPrimitiveSizeInBits() / 8), llvm::AtomicOrdering::Monotonic);
+    return;
+  }
+  b_.CreateStore(v, p);
+}
+
+void LoopCodeGen::visitDecl(const Stmt &s) {
+  llvm::AllocaInst *slot = entryAlloca(ty(s.type), s.name);
+  frame().vars[s.var] = {slot, s.type};
+  if (s.a) b_.CreateStore(expr(s.a), slot);
+}
+
+void LoopCodeGen::visitAssign(const Stmt &s) {
+  auto it = frame().vars.find(s.var);
+  if (it == frame().vars.end()) throw InternalError("codegen: assignment to undeclared v" + std::to_string(s.var));
+  // acc = acc + a * b: a loop carries acc, and on a CPU a fused multiply-add would put its
+  // longer latency (4 cycles against 2-3 for an add on x86) on that chain. Only this add
+  // stays apart; products elsewhere still fuse (CSR rows of 50 entries with two partial sums
+  // ran 9-12% slower fused, DIA's y[i] += a * x[i + o] faster). A GPU hides the latency
+  // with other warps and fuses it too.
+  llvm::Value *v = accumulates(s) && !fusesCarriedAdds() ? binary(*s.a, /*contract=*/false) : expr(s.a);
+  b_.CreateStore(castTo(v, s.a->type, it->second.type), it->second.slot);
+}
+
+void LoopCodeGen::visitIf(const Stmt &s) {
+  llvm::Value *c = expr(s.a);
+  llvm::Function *fn = frame().fn;
+  auto *tb = llvm::BasicBlock::Create(ctx_, "if.then", fn);
+  auto *jb = llvm::BasicBlock::Create(ctx_, "if.end", fn);
+  llvm::BasicBlock *fb = s.body[1] ? llvm::BasicBlock::Create(ctx_, "if.else", fn) : jb;
+  b_.CreateCondBr(c, tb, fb);
+  b_.SetInsertPoint(tb);
+  stmt(s.body[0]);
+  if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(jb);
+  if (s.body[1]) {
+    b_.SetInsertPoint(fb);
+    stmt(s.body[1]);
+    if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(jb);
+  }
+  b_.SetInsertPoint(jb);
+}
+
+void LoopCodeGen::visitAlloc(const Stmt &s) { allocStmt(s); }
+
+void LoopCodeGen::visitFree(const Stmt &s) { freeStmt(s); }
+
+void LoopCodeGen::visitSigmaPrefix(const Stmt &s) { sigmaStmt(s); }
+
+void LoopCodeGen::visitReturn(const Stmt &s) {
+  emitReturn(b_.getInt32(s.code));
+  afterTerminator();
+}
+
+void LoopCodeGen::visitBarrier(const Stmt &) { barrier(); }
+
+void LoopCodeGen::visitPrefetch(const Stmt &s) { prefetch(s); }
+
+void LoopCodeGen::visitWarpReduce(const Stmt &s) { warpReduce(s); }
+
+void LoopCodeGen::visitGpuKernel(const Stmt &) { throw InternalError("codegen: a kernel inside the statements of " + fn_->name); }
+
+void LoopCodeGen::visitWhile(const Stmt &s) { whileLoop([&] { return expr(s.a); }, [&] { stmt(s.body[0]); }); }
+
+void LoopCodeGen::visitFence(const Stmt &) { fence(); }
+
+void LoopCodeGen::visitArrive(const Stmt &s) { arrive(s); }
 
 llvm::Value *LoopCodeGen::gpuIndexValue(GpuIndexKind) { throw InternalError("codegen: a GPU thread index in CPU code of " + fn_->name); }
 llvm::Value *LoopCodeGen::warpVoteValue(const Expr &) { throw InternalError("codegen: a warp vote in CPU code of " + fn_->name); }

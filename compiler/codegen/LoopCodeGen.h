@@ -1,6 +1,7 @@
 /// \file LoopCodeGen.h (private to codegen/): loop IR -> LLVM IR, shared by the CPU back end
 /// (CodeGenCpu.cpp) and the CUDA device code (CodeGenCuda.cpp).
-/// The base class generates expressions and statements; a target overrides the hooks for what
+/// The base class generates expressions and statements (a loop-IR visitor: a method per node
+/// kind); a target overrides the hooks for what
 /// differs: parallel loops (the CPU's thread pool, the GPU's grid), temporaries, the Sigma
 /// precomputation and returning an error code.
 /// Variables live in allocas (mem2reg promotes them). A Frame is one LLVM function being
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "loopir/LoopIr.h"
+#include "loopir/Visitor.h"
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
@@ -42,7 +44,7 @@ constexpr int64_t kLocalTempBytes = 4096;
 /// Whether the temporary allocated by `alloc` (elements of elemBytes) is such a local one.
 bool localTemp(const loopir::Stmt &alloc, int64_t elemBytes);
 
-class LoopCodeGen {
+class LoopCodeGen : protected loopir::Visitor {
  public:
   LoopCodeGen(llvm::LLVMContext &ctx, llvm::Module &m) : ctx_(ctx), m_(m), b_(ctx) {}
   virtual ~LoopCodeGen();
@@ -97,14 +99,25 @@ class LoopCodeGen {
   llvm::Value *elementPtr(int bufferId, llvm::Value *index, int field, llvm::Type *&elemTy);
   static bool safe(const loopir::ExprP &e);
   llvm::Value *castTo(llvm::Value *v, loopir::Ty from, loopir::Ty to);
+  /// The value of an expression (its kind's visit method leaves it in value_).
   llvm::Value *expr(const loopir::ExprP &e);
   llvm::Value *branchy(llvm::Value *c, const loopir::ExprP &x, const loopir::ExprP &y, loopir::Ty t);
   /// `contract`: whether a floating-point result may fuse with its operands (with fpContract_).
-  llvm::Value *binary(const loopir::ExprP &e, bool contract = true);
+  llvm::Value *binary(const loopir::Expr &e, bool contract = true);
   /// Is `assign` an accumulation, v = v + e (or e + v, v - e), of its own variable?
   static bool accumulates(const loopir::Stmt &assign);
   llvm::Value *withFmf(llvm::Value *v, const llvm::FastMathFlags &fmf);
+  /// Emits a statement (by its kind's visit method).
   void stmt(const loopir::StmtP &s);
+  // ---- the loop IR's kinds (loopir/Visitor.h), one method each ----
+#define SPL_LOOPIR_EMIT(K) void visit##K(const loopir::Stmt &s) override;
+  SPL_LOOPIR_STMT_KINDS(SPL_LOOPIR_EMIT)
+#undef SPL_LOOPIR_EMIT
+#define SPL_LOOPIR_EMIT(K) void visit##K(const loopir::Expr &e) override;
+  SPL_LOOPIR_EXPR_KINDS(SPL_LOOPIR_EMIT)
+#undef SPL_LOOPIR_EMIT
+  /// Sets the value of the expression being visited (`return produce(v);` in a visit method).
+  void produce(llvm::Value *v) { value_ = v; }
   /// while (cond()) body(), the condition evaluated at the loop's head (loop IR's While; the
   /// CUDA back end's shuffle tree over a width known only at run time).
   void whileLoop(const std::function<llvm::Value *()> &cond, const std::function<void()> &body);
@@ -121,6 +134,7 @@ class LoopCodeGen {
   bool fpContract_ = true;
   const loopir::Function *fn_ = nullptr;
   std::vector<Frame *> frames_;
+  llvm::Value *value_ = nullptr;  // the value of the expression just visited
 };
 
 }  // namespace spl::codegen

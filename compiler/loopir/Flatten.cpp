@@ -1,4 +1,5 @@
-/// \file Flatten.cpp: buffers, offsets and Sigma precomputation (see Flatten.h).
+/// \file Flatten.cpp: buffers, offsets and Sigma precomputation (see Flatten.h). A visitor of CIN
+/// (cin/Visitor.h) whose methods leave each node's loop IR in exprOut_ / stmtOut_.
 #include "loopir/Flatten.h"
 
 #include <map>
@@ -6,6 +7,7 @@
 #include <set>
 
 #include "cin/Layout.h"
+#include "cin/Visitor.h"
 #include "support/Error.h"
 
 namespace spl::loopir {
@@ -32,7 +34,7 @@ bool hasSumAtom(const Nat &n) {
   return false;
 }
 
-class Flattener {
+class Flattener : public cin::Visitor {
  public:
   Flattener(const cin::Kernel &k, int indexBits) : k_(k), indexBits_(indexBits) {}
 
@@ -306,60 +308,86 @@ class Flattener {
     return sum;
   }
 
-  // ---- expressions and statements ----------------------------------------------------------
+  // ---- expressions and statements (a cin::Visitor: each method leaves its result in
+  // exprOut_ or stmtOut_) ------------------------------------------------------------------
 
   ExprP lowerExpr(const cin::ExprP &e) {
-    using K = cin::ExprKind;
-    Ty t = tyOf(e->type);
-    switch (e->kind) {
-      case K::Const:
-        if (t == Ty::I1) return cInt(e->bval ? 1 : 0, Ty::I1);
-        if (isFloatTy(t)) return cFloat(e->fval, t);
-        return cInt(e->ival, t);
-      case K::Local: {
-        int v = static_cast<int>(e->local);
-        auto it = varTy_.find(v);
-        if (it == varTy_.end()) throw InternalError("flatten: local %" + std::to_string(v) + " used before its declaration");
-        return cast(var(v, it->second), t);
-      }
-      case K::NatE: return cast(lowerNat(e->nat), t);
-      case K::Access: {
-        auto [buf, field] = bufferFor(e->tensor, e->leaf);
-        ExprP off = lowerNat(cin::leafOffset(e->tensor->type, e->indices, e->leaf, sumFn()));
-        Ty et = field >= 0 ? buf.fields[field] : buf.elem;
-        return cast(load(buf.id, off, et, field), t);
-      }
-      case K::Unary: return un(e->unop, lowerExpr(e->args[0]));
-      case K::Binary: {
-        ExprP a = lowerExpr(e->args[0]), b = lowerExpr(e->args[1]);
-        if (b->type != a->type) b = cast(b, a->type);
-        BinOp op = BinOp::Add;  // every ast::BinOp is mapped below
-        switch (e->binop) {
-          case ast::BinOp::Add: op = BinOp::Add; break;
-          case ast::BinOp::Sub: op = BinOp::Sub; break;
-          case ast::BinOp::Mul: op = BinOp::Mul; break;
-          case ast::BinOp::Div: op = BinOp::Div; break;
-          case ast::BinOp::Mod: op = BinOp::Rem; break;
-          case ast::BinOp::Eq: op = BinOp::Eq; break;
-          case ast::BinOp::Ne: op = BinOp::Ne; break;
-          case ast::BinOp::Lt: op = BinOp::Lt; break;
-          case ast::BinOp::Le: op = BinOp::Le; break;
-          case ast::BinOp::Gt: op = BinOp::Gt; break;
-          case ast::BinOp::Ge: op = BinOp::Ge; break;
-          case ast::BinOp::And: op = BinOp::And; break;
-          case ast::BinOp::Or: op = BinOp::Or; break;
-        }
-        return bin(op, a, b, e->reassoc);
-      }
-      case K::Select: {
-        ExprP c = lowerExpr(e->args[0]);
-        ExprP a = cast(lowerExpr(e->args[1]), t), b = cast(lowerExpr(e->args[2]), t);
-        return sel(c, a, b);
-      }
-      case K::Convert: return cast(lowerExpr(e->args[0]), t);
-      case K::MinMax: return mm(e->isMax, cast(lowerExpr(e->args[0]), t), cast(lowerExpr(e->args[1]), t));
+    visit(e);
+    internal_assert(exprOut_) << "flatten: an expression without a lowering";
+    return std::move(exprOut_);
+  }
+  /// Sets an expression's lowering (`return produce(x);` in a visit method).
+  void produce(ExprP x) { exprOut_ = std::move(x); }
+
+  void visitConst(const cin::Expr &e) override {
+    Ty t = tyOf(e.type);
+    if (t == Ty::I1) return produce(cInt(e.bval ? 1 : 0, Ty::I1));
+    if (isFloatTy(t)) return produce(cFloat(e.fval, t));
+    return produce(cInt(e.ival, t));
+  }
+
+  void visitLocal(const cin::Expr &e) override {
+    Ty t = tyOf(e.type);
+    int v = static_cast<int>(e.local);
+    auto it = varTy_.find(v);
+    if (it == varTy_.end()) throw InternalError("flatten: local %" + std::to_string(v) + " used before its declaration");
+    return produce(cast(var(v, it->second), t));
+  }
+
+  void visitNatE(const cin::Expr &e) override {
+    Ty t = tyOf(e.type);
+    return produce(cast(lowerNat(e.nat), t));
+  }
+
+  void visitAccess(const cin::Expr &e) override {
+    Ty t = tyOf(e.type);
+    auto [buf, field] = bufferFor(e.tensor, e.leaf);
+    ExprP off = lowerNat(cin::leafOffset(e.tensor->type, e.indices, e.leaf, sumFn()));
+    Ty et = field >= 0 ? buf.fields[field] : buf.elem;
+    return produce(cast(load(buf.id, off, et, field), t));
+  }
+
+  void visitUnary(const cin::Expr &e) override {
+    return produce(un(e.unop, lowerExpr(e.args[0])));
+  }
+
+  void visitBinary(const cin::Expr &e) override {
+    ExprP a = lowerExpr(e.args[0]), b = lowerExpr(e.args[1]);
+    if (b->type != a->type) b = cast(b, a->type);
+    BinOp op = BinOp::Add;  // every ast::BinOp is mapped below
+    switch (e.binop) {
+      case ast::BinOp::Add: op = BinOp::Add; break;
+      case ast::BinOp::Sub: op = BinOp::Sub; break;
+      case ast::BinOp::Mul: op = BinOp::Mul; break;
+      case ast::BinOp::Div: op = BinOp::Div; break;
+      case ast::BinOp::Mod: op = BinOp::Rem; break;
+      case ast::BinOp::Eq: op = BinOp::Eq; break;
+      case ast::BinOp::Ne: op = BinOp::Ne; break;
+      case ast::BinOp::Lt: op = BinOp::Lt; break;
+      case ast::BinOp::Le: op = BinOp::Le; break;
+      case ast::BinOp::Gt: op = BinOp::Gt; break;
+      case ast::BinOp::Ge: op = BinOp::Ge; break;
+      case ast::BinOp::And: op = BinOp::And; break;
+      case ast::BinOp::Or: op = BinOp::Or; break;
     }
-    throw InternalError("flatten: unknown expression");
+    return produce(bin(op, a, b, e.reassoc));
+  }
+
+  void visitSelect(const cin::Expr &e) override {
+    Ty t = tyOf(e.type);
+    ExprP c = lowerExpr(e.args[0]);
+    ExprP a = cast(lowerExpr(e.args[1]), t), b = cast(lowerExpr(e.args[2]), t);
+    return produce(sel(c, a, b));
+  }
+
+  void visitConvert(const cin::Expr &e) override {
+    Ty t = tyOf(e.type);
+    return produce(cast(lowerExpr(e.args[0]), t));
+  }
+
+  void visitMinMax(const cin::Expr &e) override {
+    Ty t = tyOf(e.type);
+    return produce(mm(e.isMax, cast(lowerExpr(e.args[0]), t), cast(lowerExpr(e.args[1]), t)));
   }
 
   LoopKind loopKind(cin::ForallKind k) {
@@ -390,144 +418,145 @@ class Flattener {
   }
 
   StmtP lowerStmt(const cin::StmtP &s) {
-    using K = cin::StmtKind;
+    // What a statement's expressions need first (prefix arrays) goes before it: each statement
+    // collects its own.
     std::vector<StmtP> saved;
     std::swap(saved, pre_);
-    StmtP out;
-    switch (s->kind) {
-      case K::Block: {
-        std::vector<StmtP> stmts;
-        for (const cin::StmtP &b : s->body) stmts.push_back(lowerStmt(b));
-        out = block(stmts);
-        break;
-      }
-      case K::Forall: {
-        int v = static_cast<int>(s->var);
-        varTy_[v] = Ty::I64;
-        ExprP lo = lowerNat(s->lo), hi = lowerNat(s->hi);
-        std::vector<StmtP> pre;
-        std::swap(pre, pre_);
-        StmtP body = lowerStmt(s->body[0]);
-        StmtP loop = forLoop(v, s->varName, lo, hi, body, loopKind(s->forall));
-        if (s->vectorize || s->unroll || s->userKind || s->rows != ast::GpuRowMapping::Auto || s->knobs.merge()) {
-          auto copy = std::make_shared<Stmt>(*loop);
-          copy->vectorize = s->vectorize;
-          copy->unroll = s->unroll;
-          copy->userKind = s->userKind;
-          copy->rows = s->rows;
-          copy->knobs = s->knobs;
-          copy->rowsLoc = s->rowsLoc;
-          loop = copy;
-        }
-        if (s->balanceBy) {
-          // Balance by the offsets' buffer when it holds plain integers (not a prefix array).
-          auto t = tensors_.find(s->balanceBy);
-          if (t != tensors_.end()) {
-            auto [buf, field] = bufferFor(t->second, {});
-            if (field < 0 && (buf.elem == Ty::I32 || buf.elem == Ty::I64)) {
-              auto copy = std::make_shared<Stmt>(*loop);
-              copy->balanceBy = buf.id;
-              loop = copy;
-            }
-          }
-        }
-        if (s->segment) loop = withSegment(loop, *s->segment);
-        out = withPre(pre, loop);
-        break;
-      }
-      case K::Assign: {
-        const cin::ExprP &lhs = s->lhs;
-        auto [buf, field] = bufferFor(lhs->tensor, lhs->leaf);
-        ExprP off = lowerNat(cin::leafOffset(lhs->tensor->type, lhs->indices, lhs->leaf, sumFn()));
-        Ty et = field >= 0 ? buf.fields[field] : buf.elem;
-        ExprP v = s->compound && !s->atomic  // lhs op= value: store lhs op value
-                      ? lowerExpr(s->isMinMax ? cin::minmax(s->isMax, lhs, s->value, lhs->type)
-                                              : cin::binary(s->op, lhs, s->value, lhs->type))
-                      : lowerExpr(s->value);
-        if (s->atomic) {
-          internal_assert(s->compound && field < 0) << "flatten: an atomic assignment must be a compound update of a plain buffer";
-          AtomicOp op = !s->isMinMax ? AtomicOp::Add : s->isMax ? AtomicOp::Max : AtomicOp::Min;
-          internal_assert(s->isMinMax || s->op == ast::BinOp::Add) << "flatten: atomic " << ast::binOpToken(s->op);
-          std::vector<StmtP> pre;
-          std::swap(pre, pre_);
-          out = withPre(pre, atomicUpdate(buf.id, off, op, cast(v, et)));
-          break;
-        }
-        std::vector<StmtP> pre;
-        std::swap(pre, pre_);
-        out = withPre(pre, store(buf.id, off, cast(v, et), field));
-        break;
-      }
-      case K::DeclLocal: {
-        int v = static_cast<int>(s->local);
-        Ty t = tyOf(s->type);
-        ExprP init = s->value ? cast(lowerExpr(s->value), t) : nullptr;
-        varTy_[v] = t;
-        std::vector<StmtP> pre;
-        std::swap(pre, pre_);
-        out = withPre(pre, decl(v, s->localName, t, init));
-        break;
-      }
-      case K::SetLocal: {
-        int v = static_cast<int>(s->local);
-        ExprP val = cast(lowerExpr(s->value), varTy_.at(v));
-        std::vector<StmtP> pre;
-        std::swap(pre, pre_);
-        out = withPre(pre, assignVar(v, val));
-        break;
-      }
-      case K::If: {
-        ExprP c = lowerExpr(s->value);
-        std::vector<StmtP> pre;
-        std::swap(pre, pre_);
-        StmtP t = lowerStmt(s->body[0]);
-        StmtP f = s->body[1] ? lowerStmt(s->body[1]) : nullptr;
-        out = withPre(pre, ifThen(c, t, f));
-        break;
-      }
-      case K::Alloc: {
-        const cin::TensorP &t = s->tensor;
-        std::vector<StmtP> stmts, frees;
-        const auto &ls = leavesOf(t);
-        for (size_t i = 0; i < ls.size(); ++i) {
-          Buffer b;
-          b.id = newId();
-          b.name = t->name + (ls.size() > 1 ? "_" + std::to_string(i) : "");
-          const TypeP &lt = ls[i].type;
-          if (ls[i].packed) {
-            for (const TypeP &c : lt->elems) b.fields.push_back(c->kind == TypeKind::Idx ? Ty::I64 : tyOf(c->scalar));
-          } else {
-            b.elem = lt->kind == TypeKind::Idx ? Ty::I64 : tyOf(lt->scalar);
-          }
-          fn_.buffers.push_back(b);
-          buffers_[{t->id, i}] = b.id;
-          stmts.push_back(allocBuffer(b.id, lowerNat(cin::leafCount(t->type, ls[i].path, sumFn()))));
-          frees.push_back(freeBuffer(b.id));
-        }
-        std::vector<StmtP> pre;
-        std::swap(pre, pre_);
-        stmts.insert(stmts.begin(), pre.begin(), pre.end());
-        stmts.push_back(lowerStmt(s->body[0]));
-        stmts.insert(stmts.end(), frees.begin(), frees.end());
-        out = block(stmts);
-        break;
-      }
-      case K::Barrier: {
-        auto b = std::make_shared<Stmt>();
-        b->kind = StmtKind::Barrier;
-        out = b;
-        break;
-      }
-      case K::Fail: {
-        auto r = std::make_shared<Stmt>();
-        r->kind = StmtKind::Return;
-        r->code = s->code;
-        out = r;
-        break;
-      }
-    }
+    visit(s);
+    StmtP out = std::move(stmtOut_);
+    internal_assert(out) << "flatten: a statement without a lowering";
     std::swap(saved, pre_);
     return out;
+  }
+
+  void visitBlock(const cin::Stmt &s) override {
+    std::vector<StmtP> stmts;
+    for (const cin::StmtP &b : s.body) stmts.push_back(lowerStmt(b));
+    stmtOut_ = block(stmts);
+  }
+
+  void visitForall(const cin::Stmt &s) override {
+    int v = static_cast<int>(s.var);
+    varTy_[v] = Ty::I64;
+    ExprP lo = lowerNat(s.lo), hi = lowerNat(s.hi);
+    std::vector<StmtP> pre;
+    std::swap(pre, pre_);
+    StmtP body = lowerStmt(s.body[0]);
+    StmtP loop = forLoop(v, s.varName, lo, hi, body, loopKind(s.forall));
+    if (s.vectorize || s.unroll || s.userKind || s.rows != ast::GpuRowMapping::Auto || s.knobs.merge()) {
+      auto copy = std::make_shared<Stmt>(*loop);
+      copy->vectorize = s.vectorize;
+      copy->unroll = s.unroll;
+      copy->userKind = s.userKind;
+      copy->rows = s.rows;
+      copy->knobs = s.knobs;
+      copy->rowsLoc = s.rowsLoc;
+      loop = copy;
+    }
+    if (s.balanceBy) {
+      // Balance by the offsets' buffer when it holds plain integers (not a prefix array).
+      auto t = tensors_.find(s.balanceBy);
+      if (t != tensors_.end()) {
+        auto [buf, field] = bufferFor(t->second, {});
+        if (field < 0 && (buf.elem == Ty::I32 || buf.elem == Ty::I64)) {
+          auto copy = std::make_shared<Stmt>(*loop);
+          copy->balanceBy = buf.id;
+          loop = copy;
+        }
+      }
+    }
+    if (s.segment) loop = withSegment(loop, *s.segment);
+    stmtOut_ = withPre(pre, loop);
+  }
+
+  void visitAssign(const cin::Stmt &s) override {
+    const cin::ExprP &lhs = s.lhs;
+    auto [buf, field] = bufferFor(lhs->tensor, lhs->leaf);
+    ExprP off = lowerNat(cin::leafOffset(lhs->tensor->type, lhs->indices, lhs->leaf, sumFn()));
+    Ty et = field >= 0 ? buf.fields[field] : buf.elem;
+    ExprP v = s.compound && !s.atomic  // lhs op= value: store lhs op value
+                  ? lowerExpr(s.isMinMax ? cin::minmax(s.isMax, lhs, s.value, lhs->type)
+                                         : cin::binary(s.op, lhs, s.value, lhs->type))
+                  : lowerExpr(s.value);
+    if (s.atomic) {
+      internal_assert(s.compound && field < 0) << "flatten: an atomic assignment must be a compound update of a plain buffer";
+      AtomicOp op = !s.isMinMax ? AtomicOp::Add : s.isMax ? AtomicOp::Max : AtomicOp::Min;
+      internal_assert(s.isMinMax || s.op == ast::BinOp::Add) << "flatten: atomic " << ast::binOpToken(s.op);
+      std::vector<StmtP> pre;
+      std::swap(pre, pre_);
+      stmtOut_ = withPre(pre, atomicUpdate(buf.id, off, op, cast(v, et)));
+      return;
+    }
+    std::vector<StmtP> pre;
+    std::swap(pre, pre_);
+    stmtOut_ = withPre(pre, store(buf.id, off, cast(v, et), field));
+  }
+
+  void visitDeclLocal(const cin::Stmt &s) override {
+    int v = static_cast<int>(s.local);
+    Ty t = tyOf(s.type);
+    ExprP init = s.value ? cast(lowerExpr(s.value), t) : nullptr;
+    varTy_[v] = t;
+    std::vector<StmtP> pre;
+    std::swap(pre, pre_);
+    stmtOut_ = withPre(pre, decl(v, s.localName, t, init));
+  }
+
+  void visitSetLocal(const cin::Stmt &s) override {
+    int v = static_cast<int>(s.local);
+    ExprP val = cast(lowerExpr(s.value), varTy_.at(v));
+    std::vector<StmtP> pre;
+    std::swap(pre, pre_);
+    stmtOut_ = withPre(pre, assignVar(v, val));
+  }
+
+  void visitIf(const cin::Stmt &s) override {
+    ExprP c = lowerExpr(s.value);
+    std::vector<StmtP> pre;
+    std::swap(pre, pre_);
+    StmtP t = lowerStmt(s.body[0]);
+    StmtP f = s.body[1] ? lowerStmt(s.body[1]) : nullptr;
+    stmtOut_ = withPre(pre, ifThen(c, t, f));
+  }
+
+  void visitAlloc(const cin::Stmt &s) override {
+    const cin::TensorP &t = s.tensor;
+    std::vector<StmtP> stmts, frees;
+    const auto &ls = leavesOf(t);
+    for (size_t i = 0; i < ls.size(); ++i) {
+      Buffer b;
+      b.id = newId();
+      b.name = t->name + (ls.size() > 1 ? "_" + std::to_string(i) : "");
+      const TypeP &lt = ls[i].type;
+      if (ls[i].packed) {
+        for (const TypeP &c : lt->elems) b.fields.push_back(c->kind == TypeKind::Idx ? Ty::I64 : tyOf(c->scalar));
+      } else {
+        b.elem = lt->kind == TypeKind::Idx ? Ty::I64 : tyOf(lt->scalar);
+      }
+      fn_.buffers.push_back(b);
+      buffers_[{t->id, i}] = b.id;
+      stmts.push_back(allocBuffer(b.id, lowerNat(cin::leafCount(t->type, ls[i].path, sumFn()))));
+      frees.push_back(freeBuffer(b.id));
+    }
+    std::vector<StmtP> pre;
+    std::swap(pre, pre_);
+    stmts.insert(stmts.begin(), pre.begin(), pre.end());
+    stmts.push_back(lowerStmt(s.body[0]));
+    stmts.insert(stmts.end(), frees.begin(), frees.end());
+    stmtOut_ = block(stmts);
+  }
+
+  void visitBarrier(const cin::Stmt &) override {
+    auto b = std::make_shared<Stmt>();
+    b->kind = StmtKind::Barrier;
+    stmtOut_ = b;
+  }
+
+  void visitFail(const cin::Stmt &s) override {
+    auto r = std::make_shared<Stmt>();
+    r->kind = StmtKind::Return;
+    r->code = s.code;
+    stmtOut_ = r;
   }
 
   const cin::Kernel &k_;
@@ -544,6 +573,8 @@ class Flattener {
   std::vector<StmtP> prologue_;
   std::vector<int> prologueBuffers_;
   std::vector<StmtP> pre_;
+  ExprP exprOut_;   // the lowering of the expression just visited
+  StmtP stmtOut_;   // the lowering of the statement just visited
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "loopir/RowPatterns.h"
+#include "loopir/Visitor.h"
 #include "support/Error.h"
 
 namespace spl::loopir {
@@ -71,23 +72,39 @@ std::string asked(const Stmt &loop) {
 }
 
 /// A gpu_rows on a loop that is not a top-level grid loop: refused where it was asked.
-void refuseNested(const StmtP &s, bool top) {
-  if (!s) return;
-  if (s->kind == StmtKind::For && s->rows != GpuRowMapping::Auto && !(top && isGridLoop(*s)))
-    throw CompileError(s->rowsLoc, asked(*s) + ": loop " + s->name +
-                                       " does not run as a grid of threads (only an outermost loop mapped to gpu_global "
-                                       "maps its rows)");
-  if (s->kind == StmtKind::For && s->knobs.merge() && !(top && isGridLoop(*s)))
-    throw CompileError(s->knobs.mergeLoc, "gpu_merge(" + s->name + ", ...): loop " + s->name +
-                                              " does not run as a grid of threads, so not as a merge path");
-  for (const StmtP &b : s->body) refuseNested(b, top && s->kind == StmtKind::Block);
-}
+class NestedRowsRefusal : public Visitor {
+ protected:
+  void visitFor(const Stmt &s) override {
+    if (s.rows != GpuRowMapping::Auto && !(top_ && isGridLoop(s)))
+      throw CompileError(s.rowsLoc, asked(s) + ": loop " + s.name +
+                                        " does not run as a grid of threads (only an outermost loop mapped to gpu_global "
+                                        "maps its rows)");
+    if (s.knobs.merge() && !(top_ && isGridLoop(s)))
+      throw CompileError(s.knobs.mergeLoc, "gpu_merge(" + s.name + ", ...): loop " + s.name +
+                                               " does not run as a grid of threads, so not as a merge path");
+    below(s);
+  }
+  void visitBlock(const Stmt &s) override { visitChildren(s); }  // a block's statements are where it is
+  void visitIf(const Stmt &s) override { below(s); }
+  void visitWhile(const Stmt &s) override { below(s); }
+  void visitGpuKernel(const Stmt &s) override { below(s); }
+
+ private:
+  /// What a statement other than a block holds is not at the top level.
+  void below(const Stmt &s) {
+    bool was = top_;
+    top_ = false;
+    visitChildren(s);
+    top_ = was;
+  }
+  bool top_ = true;
+};
 
 }  // namespace
 
 int chooseGpuRowMappings(Function &f, const GpuRowOptions &opts) {
   if (!f.cuda) return 0;
-  refuseNested(f.body, true);
+  NestedRowsRefusal().visit(f.body);
   int mapped = 0;
   auto mapOne = [&](const StmtP &s) -> StmtP {
     if (!isGridLoop(*s)) return s;

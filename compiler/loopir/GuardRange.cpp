@@ -16,6 +16,8 @@
 #include <optional>
 #include <set>
 
+#include "loopir/Visitor.h"
+
 namespace spl::loopir {
 
 namespace {
@@ -28,19 +30,38 @@ struct Effects {
   std::set<int> declared, assigned, buffers;
 };
 
-void collectEffects(const StmtP &s, Effects &fx) {
-  if (!s) return;
-  switch (s->kind) {
-    case StmtKind::For: fx.declared.insert(s->var); break;
-    case StmtKind::Decl: fx.declared.insert(s->var); break;
-    case StmtKind::Assign: fx.assigned.insert(s->var); break;
-    case StmtKind::Store:
-    case StmtKind::Alloc:
-    case StmtKind::Free:
-    case StmtKind::SigmaPrefix: fx.buffers.insert(s->buffer); break;
-    default: break;
+class EffectsCollector : public Visitor {
+ public:
+  Effects fx;
+
+ protected:
+  void visitFor(const Stmt &s) override { declares(s); }
+  void visitDecl(const Stmt &s) override { declares(s); }
+  void visitAssign(const Stmt &s) override {
+    fx.assigned.insert(s.var);
+    visitChildren(s);
   }
-  for (const StmtP &b : s->body) collectEffects(b, fx);
+  void visitStore(const Stmt &s) override { writes(s); }
+  void visitAlloc(const Stmt &s) override { writes(s); }
+  void visitFree(const Stmt &s) override { writes(s); }
+  void visitSigmaPrefix(const Stmt &s) override { writes(s); }
+
+ private:
+  void declares(const Stmt &s) {
+    fx.declared.insert(s.var);
+    visitChildren(s);
+  }
+  void writes(const Stmt &s) {
+    fx.buffers.insert(s.buffer);
+    visitChildren(s);
+  }
+};
+
+void collectEffects(const StmtP &s, Effects &fx) {
+  EffectsCollector c;
+  c.fx = std::move(fx);
+  c.visit(s);
+  fx = std::move(c.fx);
 }
 
 ExprP rebuild(const ExprP &e, std::vector<ExprP> args) {
@@ -168,14 +189,24 @@ class LoopNarrower {
   bool isDecl(int id) const { return decls_.count(id) != 0; }
   bool isVariant(int id) const { return id == v_ || fx_.declared.count(id) || fx_.assigned.count(id); }
 
+  /// Does `e` read the loop variable, directly or through the body's declarations?
   bool dependsOnLoop(const ExprP &e) const {
-    if (e->kind == ExprKind::Var) {
-      if (e->var == v_) return true;
-      if (isDecl(e->var)) return dependsOnLoop(decls_.at(e->var)->a);
-    }
-    for (const ExprP &a : e->args)
-      if (dependsOnLoop(a)) return true;
-    return false;
+    class Find : public Visitor {
+     public:
+      explicit Find(const LoopNarrower &n) : n_(n) {}
+      bool found = false;
+
+     protected:
+      void visitVar(const Expr &x) override {
+        if (x.var == n_.v_) found = true;
+        else if (n_.isDecl(x.var)) visit(n_.decls_.at(x.var)->a);
+      }
+
+     private:
+      const LoopNarrower &n_;
+    } find(*this);
+    find.visit(e);
+    return find.found;
   }
 
   /// `e` evaluated before the loop: declarations expanded; null when it reads anything the
@@ -296,19 +327,6 @@ class LoopNarrower {
 
   // ---- inside the i32-versioned loop: i64(i32(v) + o) -> v + i64(o) ------------------------
 
-  bool mentionsLoopVar(const ExprP &e) const {
-    if (e->kind == ExprKind::Var && e->var == v_) return true;
-    for (const ExprP &a : e->args)
-      if (mentionsLoopVar(a)) return true;
-    return false;
-  }
-
-  static bool loadFree(const ExprP &e) {
-    if (e->kind == ExprKind::Load) return false;
-    for (const ExprP &a : e->args)
-      if (!loadFree(a)) return false;
-    return true;
-  }
 
   /// The i64 value of an i32 expression, widening through no-overflow arithmetic.
   ExprP widenI32(const ExprP &x) {
@@ -318,7 +336,7 @@ class LoopNarrower {
         if (x->args[0]->kind == ExprKind::Var && x->args[0]->var == v_) return x->args[0];
         break;
       case ExprKind::Var:
-        if (isDecl(x->var) && loadFree(decls_.at(x->var)->a) && decls_.at(x->var)->a->type == Ty::I32)
+        if (isDecl(x->var) && !hasLoad(decls_.at(x->var)->a) && decls_.at(x->var)->a->type == Ty::I32)
           return widenI32(decls_.at(x->var)->a);
         break;
       case ExprKind::Binary:
@@ -330,30 +348,25 @@ class LoopNarrower {
     return cast(x, Ty::I64);
   }
 
-  ExprP widen(const ExprP &e) {
-    if (!e) return e;
-    std::vector<ExprP> args;
-    bool changed = false;
-    for (const ExprP &a : e->args) {
-      args.push_back(widen(a));
-      changed |= args.back() != a;
-    }
-    ExprP cur = changed ? rebuild(e, std::move(args)) : e;
-    if (cur->kind == ExprKind::Cast && cur->type == Ty::I64 && cur->args[0]->type == Ty::I32) {
-      ExprP w = widenI32(cur->args[0]);
-      if (mentionsLoopVar(w)) return w;
-    }
-    return cur;
-  }
+  /// i64(i32 expression of the loop variable) -> the i64 expression, children first.
+  class Widening : public Mutator {
+   public:
+    explicit Widening(LoopNarrower &n) : n_(n) {}
 
-  StmtP widenStmt(const StmtP &s) {
-    if (!s) return s;
-    auto c = std::make_shared<Stmt>(*s);
-    c->a = widen(s->a);
-    c->b = widen(s->b);
-    for (StmtP &b : c->body) b = widenStmt(b);
-    return c;
-  }
+   protected:
+    ExprP mutateCast(const ExprP &e) override {
+      ExprP cur = mutateChildren(e);
+      if (cur->type == Ty::I64 && cur->args[0]->type == Ty::I32) {
+        ExprP w = n_.widenI32(cur->args[0]);
+        if (mentionsVar(w, n_.v_)) return w;
+      }
+      return cur;
+    }
+
+   private:
+    LoopNarrower &n_;
+  };
+  StmtP widenStmt(const StmtP &s) { return Widening(*this).mutate(s); }
 
   const Stmt &loop_;
   int &nextVar_;

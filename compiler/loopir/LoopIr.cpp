@@ -1,10 +1,12 @@
-/// \file LoopIr.cpp: constructors and the printer of the loop IR (`--emit=loopir`).
+/// \file LoopIr.cpp: constructors, the shared queries and rewrites and the printer of the loop IR
+/// (`--emit=loopir`); the walks go through loopir/Visitor.h.
 #include "loopir/LoopIr.h"
 
 #include <algorithm>
 
 #include "support/Format.h"
 #include "support/IrWalk.h"
+#include "loopir/Visitor.h"
 
 namespace spl::loopir {
 
@@ -172,32 +174,24 @@ ExprP warpVote(VoteKind k, ExprP predicate, ExprP width) {
   return e;
 }
 
-ExprP substituteVar(const ExprP &e, int v, const ExprP &by) {
-  if (!e) return e;
-  if (e->kind == ExprKind::Var && e->var == v) return by;
-  std::shared_ptr<Expr> copy;
-  for (size_t k = 0; k < e->args.size(); ++k) {
-    ExprP a = substituteVar(e->args[k], v, by);
-    if (a == e->args[k]) continue;
-    if (!copy) copy = std::make_shared<Expr>(*e);
-    copy->args[k] = a;
-  }
-  return copy ? ExprP(copy) : e;
-}
+namespace {
+/// Replaces every use of one variable in expressions (what binds or assigns it is left alone).
+class VarSubstitution : public Mutator {
+ public:
+  VarSubstitution(int v, ExprP by) : v_(v), by_(std::move(by)) {}
 
-StmtP substituteVar(const StmtP &s, int v, const ExprP &by) {
-  return rewriteBottomUp(s, [&](const StmtP &x) -> StmtP {
-    ExprP a = substituteVar(x->a, v, by), b = substituteVar(x->b, v, by), step = substituteVar(x->step, v, by);
-    ExprP parent = substituteVar(x->segment.parent, v, by);
-    if (a == x->a && b == x->b && step == x->step && parent == x->segment.parent) return x;
-    auto copy = std::make_shared<Stmt>(*x);
-    copy->a = a;
-    copy->b = b;
-    copy->step = step;
-    copy->segment.parent = parent;
-    return copy;
-  });
-}
+ protected:
+  ExprP mutateVar(const ExprP &e) override { return e->var == v_ ? by_ : e; }
+
+ private:
+  int v_;
+  ExprP by_;
+};
+}  // namespace
+
+ExprP substituteVar(const ExprP &e, int v, const ExprP &by) { return VarSubstitution(v, by).mutate(e); }
+
+StmtP substituteVar(const StmtP &s, int v, const ExprP &by) { return VarSubstitution(v, by).mutate(s); }
 
 bool Segment::ofRow(int rowVar) const {
   return parent && whole && offsets >= 0 && parent->kind == ExprKind::Var && parent->var == rowVar;
@@ -385,15 +379,33 @@ bool mentionsVar(const ExprP &e, int v) {
   return anyExpr(e, [&](const Expr &x) { return x.kind == ExprKind::Var && x.var == v; });
 }
 
+namespace {
+/// Finds a use of a variable, or a statement that binds or assigns it.
+class VarMention : public Visitor {
+ public:
+  explicit VarMention(int v) : v_(v) {}
+  bool found = false;
+
+ protected:
+  void visitVar(const Expr &e) override { found = found || e.var == v_; }
+  void visitFor(const Stmt &s) override { binds(s); }
+  void visitAssign(const Stmt &s) override { binds(s); }
+  void visitWarpReduce(const Stmt &s) override { binds(s); }
+  void visitArrive(const Stmt &s) override { binds(s); }
+
+ private:
+  void binds(const Stmt &s) {
+    found = found || s.var == v_;
+    visitChildren(s);
+  }
+  int v_;
+};
+}  // namespace
+
 bool mentionsVar(const StmtP &s, int v) {
-  if (!s) return false;
-  if ((s->kind == StmtKind::For || s->kind == StmtKind::Assign || s->kind == StmtKind::WarpReduce || s->kind == StmtKind::Arrive) &&
-      s->var == v)
-    return true;
-  if (mentionsVar(s->a, v) || mentionsVar(s->b, v) || mentionsVar(s->step, v)) return true;
-  for (const StmtP &b : s->body)
-    if (mentionsVar(b, v)) return true;
-  return false;
+  VarMention m(v);
+  m.visit(s);
+  return m.found;
 }
 
 StmtP rewriteBottomUp(const StmtP &s, const std::function<StmtP(const StmtP &)> &rewrite) {
@@ -410,21 +422,36 @@ void rewriteTopLevel(Function &f, const std::function<StmtP(const StmtP &)> &rew
   f.body = body;
 }
 
-int Function::freshVarId() const {
+namespace {
+/// The largest variable id a function's body binds or uses.
+class LargestVar : public Visitor {
+ public:
   int largest = 0;
-  for (const ScalarParam &p : scalars) largest = std::max(largest, p.var);
-  auto uses = [&](const Expr &e) {
-    if (e.kind == ExprKind::Var) largest = std::max(largest, e.var);
-    return false;
-  };
-  anyStmt(body, [&](const Stmt &s) {
-    largest = std::max({largest, s.var, s.partner});
-    anyExpr(s.a, uses);
-    anyExpr(s.b, uses);
-    anyExpr(s.step, uses);
-    return false;
-  });
-  return largest + 1;
+
+ protected:
+  void visitVar(const Expr &e) override { largest = std::max(largest, e.var); }
+  void visitFor(const Stmt &s) override { note(s); }
+  void visitDecl(const Stmt &s) override { note(s); }
+  void visitAssign(const Stmt &s) override { note(s); }
+  void visitWarpReduce(const Stmt &s) override {
+    largest = std::max(largest, s.partner);
+    note(s);
+  }
+  void visitArrive(const Stmt &s) override { note(s); }
+
+ private:
+  void note(const Stmt &s) {
+    largest = std::max(largest, s.var);
+    visitChildren(s);
+  }
+};
+}  // namespace
+
+int Function::freshVarId() const {
+  LargestVar walk;
+  for (const ScalarParam &p : scalars) walk.largest = std::max(walk.largest, p.var);
+  walk.visit(body);
+  return walk.largest + 1;
 }
 
 int Function::freshBufferId() const {
@@ -439,32 +466,75 @@ const Buffer *Function::buffer(int id) const {
   return nullptr;
 }
 
-std::string print(const ExprP &e) {
-  switch (e->kind) {
-    case ExprKind::Const:
-      if (isFloatTy(e->type)) return fmt::format("{:g}{}", e->fval, e->type == Ty::F32 ? "f" : "");
-      return fmt::format("{}", e->ival);
-    case ExprKind::Var: return fmt::format("v{}", e->var);
-    case ExprKind::Load:
-      return fmt::format("{}{}[{}]{}", e->isVolatile ? "volatile b" : "b", e->buffer, print(e->args[0]),
-                         e->field >= 0 ? fmt::format(".f{}", e->field) : "");
-    case ExprKind::Unary: return fmt::format("{}{}", e->unop == ast::UnOp::Neg ? "-" : "!", print(e->args[0]));
-    case ExprKind::Binary:
-      if (e->binop == BinOp::FloorDiv || e->binop == BinOp::ExactDiv)
-        return fmt::format("{}({}, {})", binOpName(e->binop), print(e->args[0]), print(e->args[1]));
-      return fmt::format("({} {}{} {})", print(e->args[0]), binOpName(e->binop), e->reassoc ? "~" : "", print(e->args[1]));
-    case ExprKind::Select: return fmt::format("({} ? {} : {})", print(e->args[0]), print(e->args[1]), print(e->args[2]));
-    case ExprKind::Cast: return fmt::format("{}({})", tyName(e->type), print(e->args[0]));
-    case ExprKind::MinMax: return fmt::format("{}({}, {})", e->isMax ? "max" : "min", print(e->args[0]), print(e->args[1]));
-    case ExprKind::GpuIndex: return gpuIndexName(e->gpuIndex);
-    case ExprKind::WarpShuffle:
-      return fmt::format("{}({}, {}, width {})", e->shuffle == ShuffleKind::Down ? "shfl_down" : "shfl_idx", print(e->args[0]),
-                         print(e->args[1]), print(e->args[2]));
-    case ExprKind::WarpVote:
-      return fmt::format("{}({}, width {})", e->vote == VoteKind::Before ? "vote_before" : "vote_count", print(e->args[0]),
-                         print(e->args[1]));
+namespace {
+
+/// Writes an expression in --emit=loopir's syntax.
+class ExprPrinter : public Visitor {
+ public:
+  explicit ExprPrinter(TextOut &out) : out_(out) {}
+
+ protected:
+  void visitConst(const Expr &e) override {
+    if (isFloatTy(e.type)) out_("{:g}{}", e.fval, e.type == Ty::F32 ? "f" : "");
+    else out_("{}", e.ival);
   }
-  return "?";
+  void visitVar(const Expr &e) override { out_("v{}", e.var); }
+  void visitLoad(const Expr &e) override {
+    out_("{}{}[", e.isVolatile ? "volatile b" : "b", e.buffer);
+    visit(e.args[0]);
+    out_("]");
+    if (e.field >= 0) out_(".f{}", e.field);
+  }
+  void visitUnary(const Expr &e) override {
+    out_("{}", e.unop == ast::UnOp::Neg ? "-" : "!");
+    visit(e.args[0]);
+  }
+  void visitBinary(const Expr &e) override {
+    if (e.binop == BinOp::FloorDiv || e.binop == BinOp::ExactDiv) return call(binOpName(e.binop), e, "");
+    out_("(");
+    visit(e.args[0]);
+    out_(" {}{} ", binOpName(e.binop), e.reassoc ? "~" : "");
+    visit(e.args[1]);
+    out_(")");
+  }
+  void visitSelect(const Expr &e) override {
+    out_("(");
+    visit(e.args[0]);
+    out_(" ? ");
+    visit(e.args[1]);
+    out_(" : ");
+    visit(e.args[2]);
+    out_(")");
+  }
+  void visitCast(const Expr &e) override { call(tyName(e.type), e, ""); }
+  void visitMinMax(const Expr &e) override { call(e.isMax ? "max" : "min", e, ""); }
+  void visitGpuIndex(const Expr &e) override { out_("{}", gpuIndexName(e.gpuIndex)); }
+  void visitWarpShuffle(const Expr &e) override {
+    call(e.shuffle == ShuffleKind::Down ? "shfl_down" : "shfl_idx", e, "width ");
+  }
+  void visitWarpVote(const Expr &e) override { call(e.vote == VoteKind::Before ? "vote_before" : "vote_count", e, "width "); }
+
+ private:
+  /// name(arg, arg, ..., lastLabel last)
+  void call(const char *name, const Expr &e, const char *lastLabel) {
+    out_("{}(", name);
+    for (size_t k = 0; k < e.args.size(); ++k) {
+      if (k) out_(", {}", k + 1 == e.args.size() ? lastLabel : "");
+      visit(e.args[k]);
+    }
+    out_(")");
+  }
+  TextOut &out_;
+};
+
+}  // namespace
+
+std::string print(const ExprP &e) { return e ? print(*e) : std::string(); }
+
+std::string print(const Expr &e) {
+  TextOut out;
+  ExprPrinter(out).dispatch(e);
+  return out.str();
 }
 
 namespace {
@@ -484,75 +554,90 @@ const char *loopName(LoopKind k) {
   return "?";
 }
 
-void printStmt(TextOut &out, const StmtP &s, int indent) {
-  std::string pad(indent * 2, ' ');
-  auto nested = [&](const StmtP &body) { printStmt(out, body, indent + 1); };
-  switch (s->kind) {
-    case StmtKind::Block:
-      for (const StmtP &b : s->body) printStmt(out, b, indent);
-      break;
-    case StmtKind::For:
-      out("{}for v{} ({}) in [{}, {}) {}{}", pad, s->var, s->name, print(s->a), print(s->b),
-          s->step ? "step " + print(s->step) + " " : "", loopName(s->loop));
-      if (s->segment) {
-        out(" segment(");
-        if (s->segment.offsets >= 0) out("{}{}", s->segment.fromZero ? "prefix b" : "offsets b", s->segment.offsets);
-        if (s->segment.lengths >= 0) out("{}lengths b{}", s->segment.offsets >= 0 ? ", " : "", s->segment.lengths);
-        out(" @ {}{}", print(s->segment.parent), s->segment.whole ? ")" : ", part)");
-      }
-      if (s->balanceBy >= 0) out(" balanced-by b{}", s->balanceBy);
-      if (s->rows != ast::GpuRowMapping::Auto) out(" rows={}", ast::gpuRowMappingName(s->rows));
-      out.append(s->knobs.str());
-      if (s->vectorize) out(" vectorize");
-      if (s->vectorWidth) out(" width={}", s->vectorWidth);
-      if (s->interleave) out(" interleave={}", s->interleave);
-      if (s->unroll) out(" unroll={}", s->unroll);
-      out(" {{\n");
-      nested(s->body[0]);
-      out("{}}}\n", pad);
-      break;
-    case StmtKind::Store:
-      out("{}b{}[{}]{}{}= {}\n", pad, s->buffer, print(s->a), s->field >= 0 ? fmt::format(".f{}", s->field) : "",
-          s->atomic != AtomicOp::None ? fmt::format(" atomic {}", atomicOpName(s->atomic)) : " ", print(s->b));
-      break;
-    case StmtKind::Decl: out("{}var v{} {}: {}{}\n", pad, s->var, s->name, tyName(s->type), s->a ? " = " + print(s->a) : ""); break;
-    case StmtKind::Assign: out("{}v{} = {}\n", pad, s->var, print(s->a)); break;
-    case StmtKind::If:
-      out("{}if {} {{\n", pad, print(s->a));
-      nested(s->body[0]);
-      out("{}}}", pad);
-      if (s->body[1]) {
-        out(" else {{\n");
-        nested(s->body[1]);
-        out("{}}}", pad);
-      }
-      out("\n");
-      break;
-    case StmtKind::Alloc: out("{}alloc b{}[{}]\n", pad, s->buffer, print(s->a)); break;
-    case StmtKind::Free: out("{}free b{}\n", pad, s->buffer); break;
-    case StmtKind::SigmaPrefix: out("{}b{} = spl_sigma_prefix(b{}, {})\n", pad, s->buffer, s->source, print(s->a)); break;
-    case StmtKind::Return: out("{}return {}\n", pad, s->code); break;
-    case StmtKind::Barrier: out("{}barrier\n", pad); break;
-    case StmtKind::Prefetch: out("{}prefetch b{}[{}]\n", pad, s->buffer, print(s->a)); break;
-    case StmtKind::WarpReduce:
-      out("{}warp_reduce v{} = {} over {} lanes (v{}: another lane's v{})\n", pad, s->var, print(s->b), print(s->a), s->partner,
-          s->var);
-      break;
-    case StmtKind::GpuKernel:
-      out("{}gpu.kernel ({}) rows={}{} threads {} block {} {{\n", pad, s->name, ast::gpuRowMappingName(s->rows), s->knobs.str(),
-          s->a ? print(s->a) : "resident", print(s->b));
-      nested(s->body[0]);
-      out("{}}}\n", pad);
-      break;
-    case StmtKind::While:
-      out("{}while {} {{\n", pad, print(s->a));
-      nested(s->body[0]);
-      out("{}}}\n", pad);
-      break;
-    case StmtKind::Fence: out("{}fence\n", pad); break;
-    case StmtKind::Arrive: out("{}v{} = arrive b{}[{}]\n", pad, s->var, s->buffer, print(s->a)); break;
+/// Writes statements in --emit=loopir's syntax, one per line, nested bodies indented.
+class StmtPrinter : public Visitor {
+ public:
+  StmtPrinter(TextOut &out, int indent) : out_(out), indent_(indent) {}
+
+ protected:
+  void visitBlock(const Stmt &s) override {
+    for (const StmtP &b : s.body) visit(b);
   }
-}
+  void visitFor(const Stmt &s) override {
+    out_("{}for v{} ({}) in [{}, {}) {}{}", pad(), s.var, s.name, print(s.a), print(s.b),
+         s.step ? "step " + print(s.step) + " " : "", loopName(s.loop));
+    if (s.segment) {
+      out_(" segment(");
+      if (s.segment.offsets >= 0) out_("{}{}", s.segment.fromZero ? "prefix b" : "offsets b", s.segment.offsets);
+      if (s.segment.lengths >= 0) out_("{}lengths b{}", s.segment.offsets >= 0 ? ", " : "", s.segment.lengths);
+      out_(" @ {}{}", print(s.segment.parent), s.segment.whole ? ")" : ", part)");
+    }
+    if (s.balanceBy >= 0) out_(" balanced-by b{}", s.balanceBy);
+    if (s.rows != ast::GpuRowMapping::Auto) out_(" rows={}", ast::gpuRowMappingName(s.rows));
+    out_.append(s.knobs.str());
+    if (s.vectorize) out_(" vectorize");
+    if (s.vectorWidth) out_(" width={}", s.vectorWidth);
+    if (s.interleave) out_(" interleave={}", s.interleave);
+    if (s.unroll) out_(" unroll={}", s.unroll);
+    out_(" {{\n");
+    nested(s.body[0]);
+    out_("{}}}\n", pad());
+  }
+  void visitStore(const Stmt &s) override {
+    out_("{}b{}[{}]{}{}= {}\n", pad(), s.buffer, print(s.a), s.field >= 0 ? fmt::format(".f{}", s.field) : "",
+         s.atomic != AtomicOp::None ? fmt::format(" atomic {}", atomicOpName(s.atomic)) : " ", print(s.b));
+  }
+  void visitDecl(const Stmt &s) override {
+    out_("{}var v{} {}: {}{}\n", pad(), s.var, s.name, tyName(s.type), s.a ? " = " + print(s.a) : "");
+  }
+  void visitAssign(const Stmt &s) override { out_("{}v{} = {}\n", pad(), s.var, print(s.a)); }
+  void visitIf(const Stmt &s) override {
+    out_("{}if {} {{\n", pad(), print(s.a));
+    nested(s.body[0]);
+    out_("{}}}", pad());
+    if (s.body[1]) {
+      out_(" else {{\n");
+      nested(s.body[1]);
+      out_("{}}}", pad());
+    }
+    out_("\n");
+  }
+  void visitAlloc(const Stmt &s) override { out_("{}alloc b{}[{}]\n", pad(), s.buffer, print(s.a)); }
+  void visitFree(const Stmt &s) override { out_("{}free b{}\n", pad(), s.buffer); }
+  void visitSigmaPrefix(const Stmt &s) override {
+    out_("{}b{} = spl_sigma_prefix(b{}, {})\n", pad(), s.buffer, s.source, print(s.a));
+  }
+  void visitReturn(const Stmt &s) override { out_("{}return {}\n", pad(), s.code); }
+  void visitBarrier(const Stmt &) override { out_("{}barrier\n", pad()); }
+  void visitPrefetch(const Stmt &s) override { out_("{}prefetch b{}[{}]\n", pad(), s.buffer, print(s.a)); }
+  void visitWarpReduce(const Stmt &s) override {
+    out_("{}warp_reduce v{} = {} over {} lanes (v{}: another lane's v{})\n", pad(), s.var, print(s.b), print(s.a), s.partner,
+         s.var);
+  }
+  void visitGpuKernel(const Stmt &s) override {
+    out_("{}gpu.kernel ({}) rows={}{} threads {} block {} {{\n", pad(), s.name, ast::gpuRowMappingName(s.rows), s.knobs.str(),
+         s.a ? print(s.a) : "resident", print(s.b));
+    nested(s.body[0]);
+    out_("{}}}\n", pad());
+  }
+  void visitWhile(const Stmt &s) override {
+    out_("{}while {} {{\n", pad(), print(s.a));
+    nested(s.body[0]);
+    out_("{}}}\n", pad());
+  }
+  void visitFence(const Stmt &) override { out_("{}fence\n", pad()); }
+  void visitArrive(const Stmt &s) override { out_("{}v{} = arrive b{}[{}]\n", pad(), s.var, s.buffer, print(s.a)); }
+
+ private:
+  std::string pad() const { return std::string(indent_ * 2, ' '); }
+  void nested(const StmtP &body) {
+    ++indent_;
+    visit(body);
+    --indent_;
+  }
+  TextOut &out_;
+  int indent_;
+};
 
 }  // namespace
 
@@ -574,7 +659,7 @@ std::string print(const Function &f) {
     else out(" temp");
     out("{}{}\n", b.arrivals ? " arrivals" : "", b.isOutput ? " out" : "");
   }
-  printStmt(out, f.body, 1);
+  StmtPrinter(out, 1).visit(f.body);
   return out.str();
 }
 

@@ -49,7 +49,15 @@ struct Buffer {
 
 struct Expr;
 using ExprP = std::shared_ptr<const Expr>;
-enum class ExprKind { Const, Var, Load, Unary, Binary, Select, Cast, MinMax, GpuIndex, WarpShuffle, WarpVote };
+/// The kinds of expressions and of statements, listed once: the enums, loopir/Visitor.h's
+/// visitor and mutator (a method per kind) and the kinds' names are expanded from these lists.
+#define SPL_LOOPIR_EXPR_KINDS(X) \
+  X(Const) X(Var) X(Load) X(Unary) X(Binary) X(Select) X(Cast) X(MinMax) X(GpuIndex) X(WarpShuffle) X(WarpVote)
+#define SPL_LOOPIR_STMT_KINDS(X)                                                                                      \
+  X(Block) X(For) X(Store) X(Decl) X(Assign) X(If) X(Alloc) X(Free) X(SigmaPrefix) X(Return) X(Barrier) X(Prefetch) \
+  X(WarpReduce) X(GpuKernel) X(While) X(Fence) X(Arrive)
+#define SPL_LOOPIR_ENUMERATOR(K) K,
+enum class ExprKind { SPL_LOOPIR_EXPR_KINDS(SPL_LOOPIR_ENUMERATOR) };
 /// GpuIndex (i64, GPU code only): where the thread runs, CUDA's threadIdx.x, blockIdx.x,
 /// blockDim.x and gridDim.x.
 enum class GpuIndexKind { ThreadX, BlockX, BlockDimX, GridDimX };
@@ -130,8 +138,8 @@ using StmtP = std::shared_ptr<const Stmt>;
 /// Arrive (GPU code only): counts this thread's arrival on word `a` of `buffer` (an arrivals
 /// workspace, see Buffer::arrivals) and assigns to `var` (an i64 variable) the arrivals on that
 /// word in this call so far, this one included.
-enum class StmtKind { Block, For, Store, Decl, Assign, If, Alloc, Free, SigmaPrefix, Return, Barrier, Prefetch, WarpReduce, GpuKernel,
-                      While, Fence, Arrive };
+enum class StmtKind { SPL_LOOPIR_STMT_KINDS(SPL_LOOPIR_ENUMERATOR) };
+#undef SPL_LOOPIR_ENUMERATOR
 /// Serial/Reduction run in order (a Reduction may reassociate); Parallel runs on the CPU pool;
 /// the Gpu kinds map a loop onto the GPU's hierarchy (Global: one thread per iteration over
 /// the whole grid; Block/Thread: successive grid and block dimensions, innermost = x;
@@ -277,5 +285,6 @@ struct Module {
 
 std::string print(const Function &f);
 std::string print(const ExprP &e);
+std::string print(const Expr &e);
 
 }  // namespace spl::loopir

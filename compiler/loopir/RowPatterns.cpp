@@ -10,13 +10,10 @@ namespace spl::loopir {
 namespace {
 
 bool storesOrLoops(const StmtP &s) {
-  if (!s) return false;
-  if (s->kind == StmtKind::Store || s->kind == StmtKind::For || s->kind == StmtKind::Barrier || s->kind == StmtKind::Alloc ||
-      s->kind == StmtKind::Return)
-    return true;
-  for (const StmtP &b : s->body)
-    if (storesOrLoops(b)) return true;
-  return false;
+  return anyStmt(s, [](const Stmt &x) {
+    return x.kind == StmtKind::Store || x.kind == StmtKind::For || x.kind == StmtKind::Barrier || x.kind == StmtKind::Alloc ||
+           x.kind == StmtKind::Return;
+  });
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 /// \file SegmentPosition.cpp: the segment position recogniser and rewrite (see the header).
 #include "loopir/SegmentPosition.h"
 
+#include "loopir/Visitor.h"
+
 namespace spl::loopir {
 
 namespace {
@@ -39,21 +41,24 @@ bool isRowStart(const ExprP &e, int offs, int row) {
   return false;
 }
 
-ExprP rewrite(const ExprP &e, int offs, bool fromZero, int row, int iter, int position) {
-  if (!e) return e;
-  if (isSegmentPosition(e, offs, fromZero, row, iter)) return var(position, Ty::I64);
-  bool changed = false;
-  std::vector<ExprP> args;
-  args.reserve(e->args.size());
-  for (const ExprP &a : e->args) {
-    args.push_back(rewrite(a, offs, fromZero, row, iter, position));
-    changed = changed || args.back() != a;
+/// Replaces each segment position by the position variable (the outermost match: what a match
+/// holds is not looked into).
+class PositionRewrite : public Mutator {
+ public:
+  PositionRewrite(int offs, bool fromZero, int row, int iter, int position)
+      : offs_(offs), fromZero_(fromZero), row_(row), iter_(iter), position_(position) {}
+
+ protected:
+  ExprP mutateBinary(const ExprP &e) override {
+    if (isSegmentPosition(e, offs_, fromZero_, row_, iter_)) return var(position_, Ty::I64);
+    return mutateChildren(e);
   }
-  if (!changed) return e;
-  auto copy = std::make_shared<Expr>(*e);
-  copy->args = std::move(args);
-  return copy;
-}
+
+ private:
+  int offs_;
+  bool fromZero_;
+  int row_, iter_, position_;
+};
 
 }  // namespace
 
@@ -67,18 +72,11 @@ bool isSegmentPosition(const ExprP &e, int offs, bool fromZero, int row, int ite
 }
 
 ExprP withSegmentPosition(const ExprP &e, int offs, bool fromZero, int row, int iter, int position) {
-  return rewrite(e, offs, fromZero, row, iter, position);
+  return PositionRewrite(offs, fromZero, row, iter, position).mutate(e);
 }
 
 StmtP withSegmentPosition(const StmtP &s, int offs, bool fromZero, int row, int iter, int position) {
-  return rewriteBottomUp(s, [&](const StmtP &t) -> StmtP {
-    ExprP a = rewrite(t->a, offs, fromZero, row, iter, position), b = rewrite(t->b, offs, fromZero, row, iter, position);
-    if (a == t->a && b == t->b) return t;
-    auto copy = std::make_shared<Stmt>(*t);
-    copy->a = a;
-    copy->b = b;
-    return copy;
-  });
+  return PositionRewrite(offs, fromZero, row, iter, position).mutate(s);
 }
 
 }  // namespace spl::loopir

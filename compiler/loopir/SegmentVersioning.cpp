@@ -2,7 +2,8 @@
 #include "loopir/SegmentVersioning.h"
 
 #include <algorithm>
-#include <functional>
+
+#include "loopir/Visitor.h"
 
 namespace spl::loopir {
 
@@ -10,9 +11,19 @@ namespace {
 
 /// Variables of the loop body declared with a value read from memory (j = cols[k]).
 void loadedVars(const StmtP &s, std::vector<int> &out) {
-  if (!s) return;
-  if (s->kind == StmtKind::Decl && hasLoad(s->a)) out.push_back(s->var);
-  for (const StmtP &b : s->body) loadedVars(b, out);
+  class Collect : public Visitor {
+   public:
+    explicit Collect(std::vector<int> &out) : out_(out) {}
+
+   protected:
+    void visitDecl(const Stmt &d) override {
+      if (hasLoad(d.a)) out_.push_back(d.var);
+    }
+
+   private:
+    std::vector<int> &out_;
+  } collect(out);
+  collect.visit(s);
 }
 
 bool mentionsAny(const ExprP &e, const std::vector<int> &vars) {
@@ -22,20 +33,23 @@ bool mentionsAny(const ExprP &e, const std::vector<int> &vars) {
 }
 
 /// Does some load index through a value read from memory (x[cols[k]], or x[j] with j so read)?
-bool gathersExpr(const ExprP &e, const std::vector<int> &loaded) {
-  if (!e) return false;
-  if (e->kind == ExprKind::Load && (hasLoad(e->args[0]) || mentionsAny(e->args[0], loaded))) return true;
-  for (const ExprP &a : e->args)
-    if (gathersExpr(a, loaded)) return true;
-  return false;
-}
-
 bool gathers(const StmtP &s, const std::vector<int> &loaded) {
-  if (!s) return false;
-  if (gathersExpr(s->a, loaded) || gathersExpr(s->b, loaded)) return true;
-  for (const StmtP &b : s->body)
-    if (gathers(b, loaded)) return true;
-  return false;
+  class Find : public Visitor {
+   public:
+    explicit Find(const std::vector<int> &loaded) : loaded_(loaded) {}
+    bool found = false;
+
+   protected:
+    void visitLoad(const Expr &e) override {
+      found = found || hasLoad(e.args[0]) || mentionsAny(e.args[0], loaded_);
+      visitChildren(e);
+    }
+
+   private:
+    const std::vector<int> &loaded_;
+  } find(loaded);
+  find.visit(s);
+  return find.found;
 }
 
 /// The two versions of a segment gather, or `s` itself.
@@ -74,16 +88,21 @@ const Stmt *onlyLoop(const StmtP &s) {
 /// Does `s` assign a variable it does not declare (a value carried from one iteration of the
 /// loop around it to the next, such as a fold's accumulator)?
 bool assignsOuterVariable(const StmtP &s) {
-  std::vector<int> declared;
-  bool carried = false;
-  std::function<void(const StmtP &)> walk = [&](const StmtP &t) {
-    if (!t || carried) return;
-    if (t->kind == StmtKind::Decl) declared.push_back(t->var);
-    if (t->kind == StmtKind::Assign && std::find(declared.begin(), declared.end(), t->var) == declared.end()) carried = true;
-    for (const StmtP &b : t->body) walk(b);
-  };
-  walk(s);
-  return carried;
+  class Find : public Visitor {
+   public:
+    bool carried = false;
+
+   protected:
+    void visitDecl(const Stmt &d) override { declared_.push_back(d.var); }
+    void visitAssign(const Stmt &a) override {
+      carried = carried || std::find(declared_.begin(), declared_.end(), a.var) == declared_.end();
+    }
+
+   private:
+    std::vector<int> declared_;
+  } find;
+  find.visit(s);
+  return find.carried;
 }
 
 /// The segment loop `cur` with its lanes loop vectorised (see vectorizeSegmentLanes), or `cur`.

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "loopir/SegmentVersioning.h"
+#include "loopir/Visitor.h"
 
 namespace spl::loopir {
 
@@ -29,19 +30,23 @@ bool unitStride(const ExprP &index, int v, ExprP &base) {
 }
 
 /// The buffers the loop body reads at base + v, with their bases (first found).
-void streams(const ExprP &e, int v, std::map<int, ExprP> &out) {
-  if (!e) return;
-  ExprP base;
-  if (e->kind == ExprKind::Load && e->field < 0 && !out.count(e->buffer) && unitStride(e->args[0], v, base))
-    out.emplace(e->buffer, base ? base : cInt(0));
-  for (const ExprP &a : e->args) streams(a, v, out);
-}
-
 void streams(const StmtP &s, int v, std::map<int, ExprP> &out) {
-  if (!s) return;
-  streams(s->a, v, out);
-  streams(s->b, v, out);
-  for (const StmtP &b : s->body) streams(b, v, out);
+  class Collect : public Visitor {
+   public:
+    Collect(int v, std::map<int, ExprP> &out) : v_(v), out_(out) {}
+
+   protected:
+    void visitLoad(const Expr &e) override {
+      ExprP base;
+      if (e.field < 0 && !out_.count(e.buffer) && unitStride(e.args[0], v_, base)) out_.emplace(e.buffer, base ? base : cInt(0));
+      visitChildren(e);
+    }
+
+   private:
+    int v_;
+    std::map<int, ExprP> &out_;
+  } collect(v, out);
+  collect.visit(s);
 }
 
 /// The segment gather `cur` behind its prefetches, or `cur` itself.

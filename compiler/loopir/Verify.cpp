@@ -1,10 +1,12 @@
-/// \file Verify.cpp: the loop IR's verifier (see Verify.h). One walk over the statements in
-/// order with a stack of scopes (variable -> declared type); the first violation ends it.
+/// \file Verify.cpp: the loop IR's verifier (see Verify.h). A visitor (loopir/Visitor.h) over the
+/// statements in order with a stack of scopes (variable -> declared type); the first violation
+/// ends it.
 #include "loopir/Verify.h"
 
 #include <map>
 #include <vector>
 
+#include "loopir/Visitor.h"
 #include "support/Error.h"
 
 namespace spl::loopir {
@@ -16,7 +18,7 @@ bool isCompare(BinOp op) {
   return op == BinOp::Eq || op == BinOp::Ne || op == BinOp::Lt || op == BinOp::Le || op == BinOp::Gt || op == BinOp::Ge;
 }
 
-class Verifier {
+class Verifier : public Visitor {
  public:
   explicit Verifier(const Function &f) : f_(f) {
     for (const Buffer &b : f.buffers) buffers_[b.id] = &b;
@@ -38,11 +40,11 @@ class Verifier {
 
   bool failed() const { return !problem_.empty(); }
   /// The function's body, or a statement of it when it is a block.
-  bool topLevel(const StmtP &s) const {
-    if (s == f_.body) return true;
+  bool topLevel(const Stmt &s) const {
+    if (&s == f_.body.get()) return true;
     if (f_.body->kind != StmtKind::Block) return false;
     for (const StmtP &t : f_.body->body)
-      if (t == s) return true;
+      if (t.get() == &s) return true;
     return false;
   }
   /// GPU operations exist only in cuda functions.
@@ -98,206 +100,210 @@ class Verifier {
     if (!failed() && !isIntegerTy(e->type)) fail(std::string(what) + " is " + tyName(e->type) + ", not an integer: " + print(e));
   }
 
+  /// Checks an expression that must be there.
   void expr(const ExprP &e) {
     if (failed()) return;
-    if (!e) {
-      fail("a missing expression");
-      return;
-    }
-    for (const ExprP &a : e->args) expr(a);
-    if (failed()) return;
-    auto operands = [&]() -> bool {
-      for (const ExprP &a : e->args)
-        if (!a) {
-          fail("a missing operand in " + print(e));
-          return false;
-        }
-      return true;
-    };
-    if (!operands()) return;
-    switch (e->kind) {
-      case ExprKind::Const: return;
-      case ExprKind::Var: {
-        const Ty *t = declared(e->var);
-        if (!t) return fail("v" + std::to_string(e->var) + " is used where it is not declared");
-        if (*t != e->type)
-          fail("v" + std::to_string(e->var) + " is declared " + tyName(*t) + " but used as " + tyName(e->type));
-        return;
-      }
-      case ExprKind::Load: {
-        const Ty *t = element(e->buffer, e->field, "a load");
-        if (!t) return;
-        if (e->args.size() != 1 || !isIntegerTy(e->args[0]->type)) return fail("a load's index is not an integer: " + print(e));
-        if (*t != e->type) fail("a load of " + std::string(tyName(*t)) + " elements typed " + tyName(e->type) + ": " + print(e));
-        return;
-      }
-      case ExprKind::Unary: {
-        if (e->args.size() != 1) return fail("a unary operator without one operand: " + print(e));
-        Ty a = e->args[0]->type;
-        if (e->unop == ast::UnOp::Not ? (a != Ty::I1 || e->type != Ty::I1) : a != e->type)
-          fail("a unary operator on " + std::string(tyName(a)) + " typed " + tyName(e->type) + ": " + print(e));
-        return;
-      }
-      case ExprKind::Binary: {
-        if (e->args.size() != 2) return fail("a binary operator without two operands: " + print(e));
-        Ty a = e->args[0]->type, b = e->args[1]->type;
-        if (e->binop == BinOp::And || e->binop == BinOp::Or) {
-          if (a != Ty::I1 || b != Ty::I1 || e->type != Ty::I1) fail("&& or || on non-i1 operands: " + print(e));
-        } else if (isCompare(e->binop)) {
-          if (a != b || e->type != Ty::I1) fail("a comparison of " + std::string(tyName(a)) + " and " + tyName(b) + ": " + print(e));
-        } else if (a != b || e->type != a) {
-          fail("arithmetic on " + std::string(tyName(a)) + " and " + tyName(b) + " typed " + tyName(e->type) + ": " + print(e));
-        }
-        return;
-      }
-      case ExprKind::Select:
-        if (e->args.size() != 3 || e->args[0]->type != Ty::I1 || e->args[1]->type != e->type || e->args[2]->type != e->type)
-          fail("a select whose condition is not i1 or whose arms differ: " + print(e));
-        return;
-      case ExprKind::Cast:
-        if (e->args.size() != 1) fail("a cast without one operand: " + print(e));
-        return;
-      case ExprKind::MinMax:
-        if (e->args.size() != 2 || e->args[0]->type != e->type || e->args[1]->type != e->type)
-          fail("min/max of mismatched types: " + print(e));
-        return;
-      case ExprKind::GpuIndex:
-        gpuOnly(print(e).c_str());
-        if (!e->args.empty() || e->type != Ty::I64) fail("a GPU index that is not an i64 leaf: " + print(e));
-        return;
-      case ExprKind::WarpShuffle:
-        gpuOnly("a warp shuffle");
-        if (e->args.size() != 3 || e->args[0]->type != e->type || !isIntegerTy(e->args[1]->type) || !isIntegerTy(e->args[2]->type))
-          fail("a shuffle whose value, lane or width is mistyped: " + print(e));
-        else if (e->type == Ty::I1)
-          fail("a shuffle of an i1 value: " + print(e));
-        return;
-      case ExprKind::WarpVote:
-        gpuOnly("a warp vote");
-        if (e->args.size() != 2 || e->args[0]->type != Ty::I1 || !isIntegerTy(e->args[1]->type) || e->type != Ty::I64)
-          fail("a vote whose predicate is not i1 or whose width or count is not an integer: " + print(e));
-        return;
-    }
+    if (!e) return fail("a missing expression");
+    visit(e);
   }
-
+  /// Checks a statement (null: none).
   void stmt(const StmtP &s) {
     if (failed() || !s) return;
-    switch (s->kind) {
-      case StmtKind::Block:
-        scopes_.emplace_back();
-        for (const StmtP &c : s->body) stmt(c);
-        scopes_.pop_back();
-        return;
-      case StmtKind::For:
-        integer(s->a, "a loop's lower bound");
-        integer(s->b, "a loop's upper bound");
-        if (s->step) integer(s->step, "a loop's step");
-        if (failed()) return;
-        scopes_.emplace_back();
-        scopes_.back()[s->var] = s->a->type;
-        for (const StmtP &c : s->body) stmt(c);
-        scopes_.pop_back();
-        return;
-      case StmtKind::Store: {
-        const Ty *t = element(s->buffer, s->field, "a store");
-        if (!t) return;
-        integer(s->a, "a store's index");
-        expr(s->b);
-        if (!failed() && s->b->type != *t)
-          fail("a store of " + std::string(tyName(s->b->type)) + " into " + tyName(*t) + " elements: " + print(s->b));
-        return;
+    visit(s);
+  }
+  /// A statement's body in a scope of its own.
+  void scoped(const StmtP &s) {
+    scopes_.emplace_back();
+    stmt(s);
+    scopes_.pop_back();
+  }
+
+  /// Each expression's operands are checked before it, and are all there: whether it goes on.
+  bool operandsHold(const Expr &e) {
+    if (failed()) return false;
+    for (const ExprP &a : e.args) expr(a);
+    if (failed()) return false;
+    for (const ExprP &a : e.args)
+      if (!a) {
+        fail("a missing operand in " + text(e));
+        return false;
       }
-      case StmtKind::Decl:
-        if (s->a) {
-          expr(s->a);
-          if (!failed() && s->a->type != s->type)
-            fail("v" + std::to_string(s->var) + " declared " + tyName(s->type) + " with a " + tyName(s->a->type) + " value");
-        }
-        scopes_.back()[s->var] = s->type;
-        return;
-      case StmtKind::Assign: {
-        const Ty *t = declared(s->var);
-        if (!t) return fail("v" + std::to_string(s->var) + " is assigned where it is not declared");
-        expr(s->a);
-        if (!failed() && s->a->type != *t)
-          fail("v" + std::to_string(s->var) + " (" + tyName(*t) + ") assigned a " + tyName(s->a->type) + " value");
-        return;
-      }
-      case StmtKind::If:
-        expr(s->a);
-        if (!failed() && s->a->type != Ty::I1) return fail("a condition that is not i1: " + print(s->a));
-        for (const StmtP &c : s->body) {
-          scopes_.emplace_back();
-          stmt(c);
-          scopes_.pop_back();
-        }
-        return;
-      case StmtKind::Alloc:
-        if (auto it = buffers_.find(s->buffer); it != buffers_.end() && it->second->perWarp > 0)
-          return fail("an allocation of workspace " + it->second->name + " (the host gives a kernel's workspace)");
-        element(s->buffer, -1, "an allocation");
-        integer(s->a, "an allocation's element count");
-        return;
-      case StmtKind::Free: element(s->buffer, -1, "a release"); return;
-      case StmtKind::SigmaPrefix:
-        element(s->buffer, -1, "a Sigma prefix");
-        element(s->source, -1, "a Sigma prefix's lengths");
-        integer(s->a, "a Sigma prefix's count");
-        return;
-      case StmtKind::Prefetch:
-        element(s->buffer, s->field, "a prefetch");
-        integer(s->a, "a prefetch's index");
-        return;
-      case StmtKind::Return:
-      case StmtKind::Barrier: return;
-      case StmtKind::WarpReduce: {
-        gpuOnly("a warp reduction");
-        const Ty *t = declared(s->var);
-        if (!t) return fail("v" + std::to_string(s->var) + " is reduced across a warp where it is not declared");
-        if (*t == Ty::I1) return fail("a warp reduction of an i1 value v" + std::to_string(s->var));
-        integer(s->a, "a warp reduction's width");
-        scopes_.emplace_back();
-        scopes_.back()[s->partner] = *t;
-        expr(s->b);
-        scopes_.pop_back();
-        if (!failed() && s->b->type != *t)
-          fail("v" + std::to_string(s->var) + " (" + tyName(*t) + ") combined across a warp into a " + tyName(s->b->type) + " value");
-        return;
-      }
-      case StmtKind::GpuKernel:
-        gpuOnly("a kernel");
-        if (!topLevel(s)) return fail("a kernel nested in other statements (kernels are top-level statements)");
-        if (s->a) integer(s->a, "a kernel's thread count");  // null: a resident grid
-        if (!failed() && s->a && hasLoad(s->a)) return fail("a kernel's thread count reads memory: " + print(s->a));
-        if (!s->b || s->b->kind != ExprKind::Const || s->b->ival < 1 || s->b->ival > 1024)
-          return fail("a kernel's block is not a constant from 1 to 1024 threads");
-        if (s->body.size() != 1) return fail("a kernel without one body");
-        if (!s->a) resident_ = true;
-        scopes_.emplace_back();
-        stmt(s->body[0]);
-        scopes_.pop_back();
-        resident_ = false;
-        return;
-      case StmtKind::While:
-        expr(s->a);
-        if (!failed() && s->a->type != Ty::I1) return fail("a while loop's condition is not i1: " + print(s->a));
-        if (s->body.size() != 1) return fail("a while loop without one body");
-        scopes_.emplace_back();
-        stmt(s->body[0]);
-        scopes_.pop_back();
-        return;
-      case StmtKind::Fence: gpuOnly("a memory fence"); return;
-      case StmtKind::Arrive: {
-        gpuOnly("an arrival count");
-        const Ty *word = element(s->buffer, -1, "an arrival");
-        if (!word) return;
-        if (!buffers_[s->buffer]->arrivals || *word != Ty::I64) return fail("an arrival on b" + std::to_string(s->buffer) + ", which is not a workspace of i64 arrival counters");
-        integer(s->a, "an arrival's word");
-        const Ty *t = declared(s->var);
-        if (!failed() && (!t || *t != Ty::I64)) fail("an arrival count assigned to v" + std::to_string(s->var) + ", which is not a declared i64");
-        return;
-      }
+    return true;
+  }
+  static std::string text(const Expr &e) { return print(e); }
+
+  // ---- expressions ----
+  void visitConst(const Expr &e) override { operandsHold(e); }
+  void visitVar(const Expr &e) override {
+    if (!operandsHold(e)) return;
+    const Ty *t = declared(e.var);
+    if (!t) return fail("v" + std::to_string(e.var) + " is used where it is not declared");
+    if (*t != e.type) fail("v" + std::to_string(e.var) + " is declared " + tyName(*t) + " but used as " + tyName(e.type));
+  }
+  void visitLoad(const Expr &e) override {
+    if (!operandsHold(e)) return;
+    const Ty *t = element(e.buffer, e.field, "a load");
+    if (!t) return;
+    if (e.args.size() != 1 || !isIntegerTy(e.args[0]->type)) return fail("a load's index is not an integer: " + text(e));
+    if (*t != e.type) fail("a load of " + std::string(tyName(*t)) + " elements typed " + tyName(e.type) + ": " + text(e));
+  }
+  void visitUnary(const Expr &e) override {
+    if (!operandsHold(e)) return;
+    if (e.args.size() != 1) return fail("a unary operator without one operand: " + text(e));
+    Ty a = e.args[0]->type;
+    if (e.unop == ast::UnOp::Not ? (a != Ty::I1 || e.type != Ty::I1) : a != e.type)
+      fail("a unary operator on " + std::string(tyName(a)) + " typed " + tyName(e.type) + ": " + text(e));
+  }
+  void visitBinary(const Expr &e) override {
+    if (!operandsHold(e)) return;
+    if (e.args.size() != 2) return fail("a binary operator without two operands: " + text(e));
+    Ty a = e.args[0]->type, b = e.args[1]->type;
+    if (e.binop == BinOp::And || e.binop == BinOp::Or) {
+      if (a != Ty::I1 || b != Ty::I1 || e.type != Ty::I1) fail("&& or || on non-i1 operands: " + text(e));
+    } else if (isCompare(e.binop)) {
+      if (a != b || e.type != Ty::I1) fail("a comparison of " + std::string(tyName(a)) + " and " + tyName(b) + ": " + text(e));
+    } else if (a != b || e.type != a) {
+      fail("arithmetic on " + std::string(tyName(a)) + " and " + tyName(b) + " typed " + tyName(e.type) + ": " + text(e));
     }
+  }
+  void visitSelect(const Expr &e) override {
+    if (!operandsHold(e)) return;
+    if (e.args.size() != 3 || e.args[0]->type != Ty::I1 || e.args[1]->type != e.type || e.args[2]->type != e.type)
+      fail("a select whose condition is not i1 or whose arms differ: " + text(e));
+  }
+  void visitCast(const Expr &e) override {
+    if (!operandsHold(e)) return;
+    if (e.args.size() != 1) fail("a cast without one operand: " + text(e));
+  }
+  void visitMinMax(const Expr &e) override {
+    if (!operandsHold(e)) return;
+    if (e.args.size() != 2 || e.args[0]->type != e.type || e.args[1]->type != e.type)
+      fail("min/max of mismatched types: " + text(e));
+  }
+  void visitGpuIndex(const Expr &e) override {
+    if (!operandsHold(e)) return;
+    gpuOnly(text(e).c_str());
+    if (!e.args.empty() || e.type != Ty::I64) fail("a GPU index that is not an i64 leaf: " + text(e));
+  }
+  void visitWarpShuffle(const Expr &e) override {
+    if (!operandsHold(e)) return;
+    gpuOnly("a warp shuffle");
+    if (e.args.size() != 3 || e.args[0]->type != e.type || !isIntegerTy(e.args[1]->type) || !isIntegerTy(e.args[2]->type))
+      fail("a shuffle whose value, lane or width is mistyped: " + text(e));
+    else if (e.type == Ty::I1)
+      fail("a shuffle of an i1 value: " + text(e));
+  }
+  void visitWarpVote(const Expr &e) override {
+    if (!operandsHold(e)) return;
+    gpuOnly("a warp vote");
+    if (e.args.size() != 2 || e.args[0]->type != Ty::I1 || !isIntegerTy(e.args[1]->type) || e.type != Ty::I64)
+      fail("a vote whose predicate is not i1 or whose width or count is not an integer: " + text(e));
+  }
+
+  // ---- statements ----
+  void visitBlock(const Stmt &s) override {
+    scopes_.emplace_back();
+    for (const StmtP &c : s.body) stmt(c);
+    scopes_.pop_back();
+  }
+  void visitFor(const Stmt &s) override {
+    integer(s.a, "a loop's lower bound");
+    integer(s.b, "a loop's upper bound");
+    if (s.step) integer(s.step, "a loop's step");
+    if (failed()) return;
+    scopes_.emplace_back();
+    scopes_.back()[s.var] = s.a->type;
+    for (const StmtP &c : s.body) stmt(c);
+    scopes_.pop_back();
+  }
+  void visitStore(const Stmt &s) override {
+    const Ty *t = element(s.buffer, s.field, "a store");
+    if (!t) return;
+    integer(s.a, "a store's index");
+    expr(s.b);
+    if (!failed() && s.b->type != *t)
+      fail("a store of " + std::string(tyName(s.b->type)) + " into " + tyName(*t) + " elements: " + print(s.b));
+  }
+  void visitDecl(const Stmt &s) override {
+    if (s.a) {
+      expr(s.a);
+      if (!failed() && s.a->type != s.type)
+        fail("v" + std::to_string(s.var) + " declared " + tyName(s.type) + " with a " + tyName(s.a->type) + " value");
+    }
+    scopes_.back()[s.var] = s.type;
+  }
+  void visitAssign(const Stmt &s) override {
+    const Ty *t = declared(s.var);
+    if (!t) return fail("v" + std::to_string(s.var) + " is assigned where it is not declared");
+    expr(s.a);
+    if (!failed() && s.a->type != *t)
+      fail("v" + std::to_string(s.var) + " (" + tyName(*t) + ") assigned a " + tyName(s.a->type) + " value");
+  }
+  void visitIf(const Stmt &s) override {
+    expr(s.a);
+    if (!failed() && s.a->type != Ty::I1) return fail("a condition that is not i1: " + print(s.a));
+    for (const StmtP &c : s.body) scoped(c);
+  }
+  void visitAlloc(const Stmt &s) override {
+    if (auto it = buffers_.find(s.buffer); it != buffers_.end() && it->second->perWarp > 0)
+      return fail("an allocation of workspace " + it->second->name + " (the host gives a kernel's workspace)");
+    element(s.buffer, -1, "an allocation");
+    integer(s.a, "an allocation's element count");
+  }
+  void visitFree(const Stmt &s) override { element(s.buffer, -1, "a release"); }
+  void visitSigmaPrefix(const Stmt &s) override {
+    element(s.buffer, -1, "a Sigma prefix");
+    element(s.source, -1, "a Sigma prefix's lengths");
+    integer(s.a, "a Sigma prefix's count");
+  }
+  void visitPrefetch(const Stmt &s) override {
+    element(s.buffer, s.field, "a prefetch");
+    integer(s.a, "a prefetch's index");
+  }
+  void visitReturn(const Stmt &) override {}
+  void visitBarrier(const Stmt &) override {}
+  void visitWarpReduce(const Stmt &s) override {
+    gpuOnly("a warp reduction");
+    const Ty *t = declared(s.var);
+    if (!t) return fail("v" + std::to_string(s.var) + " is reduced across a warp where it is not declared");
+    if (*t == Ty::I1) return fail("a warp reduction of an i1 value v" + std::to_string(s.var));
+    integer(s.a, "a warp reduction's width");
+    scopes_.emplace_back();
+    scopes_.back()[s.partner] = *t;
+    expr(s.b);
+    scopes_.pop_back();
+    if (!failed() && s.b->type != *t)
+      fail("v" + std::to_string(s.var) + " (" + tyName(*t) + ") combined across a warp into a " + tyName(s.b->type) + " value");
+  }
+  void visitGpuKernel(const Stmt &s) override {
+    gpuOnly("a kernel");
+    if (!topLevel(s)) return fail("a kernel nested in other statements (kernels are top-level statements)");
+    if (s.a) integer(s.a, "a kernel's thread count");  // null: a resident grid
+    if (!failed() && s.a && hasLoad(s.a)) return fail("a kernel's thread count reads memory: " + print(s.a));
+    if (!s.b || s.b->kind != ExprKind::Const || s.b->ival < 1 || s.b->ival > 1024)
+      return fail("a kernel's block is not a constant from 1 to 1024 threads");
+    if (s.body.size() != 1) return fail("a kernel without one body");
+    if (!s.a) resident_ = true;
+    scoped(s.body[0]);
+    resident_ = false;
+  }
+  void visitWhile(const Stmt &s) override {
+    expr(s.a);
+    if (!failed() && s.a->type != Ty::I1) return fail("a while loop's condition is not i1: " + print(s.a));
+    if (s.body.size() != 1) return fail("a while loop without one body");
+    scoped(s.body[0]);
+  }
+  void visitFence(const Stmt &) override { gpuOnly("a memory fence"); }
+  void visitArrive(const Stmt &s) override {
+    gpuOnly("an arrival count");
+    const Ty *word = element(s.buffer, -1, "an arrival");
+    if (!word) return;
+    if (!buffers_[s.buffer]->arrivals || *word != Ty::I64)
+      return fail("an arrival on b" + std::to_string(s.buffer) + ", which is not a workspace of i64 arrival counters");
+    integer(s.a, "an arrival's word");
+    const Ty *t = declared(s.var);
+    if (!failed() && (!t || *t != Ty::I64))
+      fail("an arrival count assigned to v" + std::to_string(s.var) + ", which is not a declared i64");
   }
 };
 

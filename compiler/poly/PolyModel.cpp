@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 
+#include "cin/Visitor.h"
 #include "poly/IslAst.h"
 #include "poly/IslSupport.h"
 #include "support/Error.h"
@@ -21,8 +22,10 @@ namespace spl::poly {
 namespace {
 
 
+using cin::Expr;
 using cin::ExprKind;
 using cin::ExprP;
+using cin::Stmt;
 using cin::StmtKind;
 using cin::StmtP;
 
@@ -116,7 +119,7 @@ struct GuardFrame {
   size_t factsMark = 0;
 };
 
-class ModelBuilder {
+class ModelBuilder : public cin::Visitor {
  public:
   explicit ModelBuilder(const cin::Kernel &k) : k_(k) {}
   PolyModel build();
@@ -162,8 +165,18 @@ class ModelBuilder {
 
   // ---- walking ----
   IterMap iterMap() const;
-  void walk(const StmtP &s);
-  void leaf(const StmtP &s);
+  // ---- the model, statement by statement (cin/Visitor.h) ----
+  void visitBlock(const Stmt &s) override;
+  void visitForall(const Stmt &s) override;
+  void visitIf(const Stmt &s) override;
+  void visitAlloc(const Stmt &s) override;
+  void visitDeclLocal(const Stmt &s) override;
+  void visitSetLocal(const Stmt &s) override;
+  void visitAssign(const Stmt &s) override;
+  void visitFail(const Stmt &) override {}
+  void visitBarrier(const Stmt &) override {}
+  /// A statement of the model (an assignment, a local's declaration or update).
+  void leaf(const Stmt &s);
   void invalidate(int64_t local);
 
   // ---- finishing ----
@@ -199,24 +212,24 @@ class ModelBuilder {
 
 // ---- scanning ----------------------------------------------------------------------------------
 
-void ModelBuilder::prescan(const StmtP &s) {
-  if (!s) return;
-  if (s->kind == StmtKind::Forall) {
-    forallVars_.insert(s->var);
-    reserved_.insert(sanitize(s->varName));
-  }
-  if (s->kind == StmtKind::Assign && s->lhs && s->lhs->tensor) writtenTensors_.insert(s->lhs->tensor->id);
-  if (s->kind == StmtKind::Alloc && s->tensor) {
-    writtenTensors_.insert(s->tensor->id);
-    tensors_[s->tensor->id] = s->tensor;
-  }
-  for (const StmtP &b : s->body) prescan(b);
+void ModelBuilder::prescan(const StmtP &root) {
+  cin::forEachStmt(root, [&](const StmtP &s) {
+    if (s->kind == StmtKind::Forall) {
+      forallVars_.insert(s->var);
+      reserved_.insert(sanitize(s->varName));
+    }
+    if (s->kind == StmtKind::Assign && s->lhs && s->lhs->tensor) writtenTensors_.insert(s->lhs->tensor->id);
+    if (s->kind == StmtKind::Alloc && s->tensor) {
+      writtenTensors_.insert(s->tensor->id);
+      tensors_[s->tensor->id] = s->tensor;
+    }
+  });
 }
 
-void ModelBuilder::assignedLocals(const StmtP &s, std::set<int64_t> &out) {
-  if (!s) return;
-  if (s->kind == StmtKind::SetLocal || s->kind == StmtKind::DeclLocal) out.insert(s->local);
-  for (const StmtP &b : s->body) assignedLocals(b, out);
+void ModelBuilder::assignedLocals(const StmtP &root, std::set<int64_t> &out) {
+  cin::forEachStmt(root, [&](const StmtP &s) {
+    if (s->kind == StmtKind::SetLocal || s->kind == StmtKind::DeclLocal) out.insert(s->local);
+  });
 }
 
 // ---- Nats ----------------------------------------------------------------------------------------
@@ -515,42 +528,46 @@ void ModelBuilder::natReads(const Nat &n, const std::string &what, std::vector<R
 }
 
 void ModelBuilder::exprReads(const ExprP &e, std::vector<RawAccess> &out) {
-  if (!e) return;
-  switch (e->kind) {
-    case ExprKind::Access: {
+  class Reads : public cin::Visitor {
+   public:
+    Reads(ModelBuilder &b, std::vector<RawAccess> &out) : b_(b), out_(out) {}
+
+   protected:
+    void visitAccess(const Expr &e) override {
       RawAccess r;
-      r.key = tensorArray(e->tensor->id, e->tensor->name, e->leaf, true);
-      r.indices = e->indices;
-      r.expand = arrays_[r.key].expand;
-      r.what = show(e);
-      out.push_back(r);
-      for (const Nat &i : e->indices) natReads(i, " (in the subscript of " + show(e) + ")", out);
-      break;
+      r.key = b_.tensorArray(e.tensor->id, e.tensor->name, e.leaf, true);
+      r.indices = e.indices;
+      r.expand = b_.arrays_[r.key].expand;
+      r.what = b_.show(std::make_shared<const Expr>(e));
+      out_.push_back(r);
+      for (const Nat &i : e.indices) b_.natReads(i, " (in the subscript of " + b_.show(std::make_shared<const Expr>(e)) + ")", out_);
+      visitChildren(e);
     }
-    case ExprKind::Local:
-      if (!forallVars_.count(e->local)) {
-        RawAccess r;
-        r.key = localArray(e->local);
-        r.expand = arrays_[r.key].expand;
-        r.what = "local %" + std::to_string(e->local);
-        out.push_back(r);
-      }
-      break;
-    case ExprKind::NatE: natReads(e->nat, "", out); break;
-    default: break;
-  }
-  for (const ExprP &a : e->args) exprReads(a, out);
+    void visitLocal(const Expr &e) override {
+      if (b_.forallVars_.count(e.local)) return;
+      RawAccess r;
+      r.key = b_.localArray(e.local);
+      r.expand = b_.arrays_[r.key].expand;
+      r.what = "local %" + std::to_string(e.local);
+      out_.push_back(r);
+    }
+    void visitNatE(const Expr &e) override { b_.natReads(e.nat, "", out_); }
+
+   private:
+    ModelBuilder &b_;
+    std::vector<RawAccess> &out_;
+  } reads(*this, out);
+  reads.visit(e);
 }
 
 bool ModelBuilder::readsLocal(const ExprP &e, int64_t local) {
-  if (!e) return false;
-  if (e->kind == ExprKind::Local && e->local == local) return true;
-  if (e->kind == ExprKind::NatE && e->nat.mentions(local)) return true;
-  for (const Nat &i : e->indices)
-    if (i.mentions(local)) return true;
-  for (const ExprP &a : e->args)
-    if (readsLocal(a, local)) return true;
-  return false;
+  return cin::anyExpr(e, [&](const Expr &x) {
+    if (x.kind == ExprKind::Local && x.local == local) return true;
+    if (x.kind == ExprKind::NatE && x.nat.mentions(local)) return true;
+    for (const Nat &i : x.indices)
+      if (i.mentions(local)) return true;
+    return false;
+  });
 }
 
 // ---- walking -------------------------------------------------------------------------------------
@@ -575,119 +592,116 @@ void ModelBuilder::invalidate(int64_t local) {
     if (f.x.mentions(local) || f.bound.mentions(local)) f.alive = false;
 }
 
-void ModelBuilder::walk(const StmtP &s) {
-  if (!s) return;
-  switch (s->kind) {
-    case StmtKind::Block:
-      for (const StmtP &b : s->body) walk(b);
-      return;
-    case StmtKind::Forall: {
-      IterMap outer = iterMap();
-      PolyLoop loop;
-      loop.var = s->var;
-      loop.name = s->varName + "%" + std::to_string(s->var);
-      std::string dim = sanitize(s->varName);
-      bool clash = false;
-      for (const auto &[id, nm] : natParams_) clash = clash || nm == dim;
-      for (const LoopFrame &f : loops_) clash = clash || f.dim == dim;
-      if (clash) dim += "_" + std::to_string(s->var);
-      loop.dim = dim;
-      loop.depth = static_cast<int>(loops_.size());
-      loop.parent = loops_.empty() ? -1 : loops_.back().loop;
-      loop.kind = s->forall;
-      loop.lo = show(s->lo);
-      loop.hi = show(s->hi);
-      LoopFrame f;
-      f.loop = static_cast<int>(m_.loops.size());
-      f.var = s->var;
-      f.dim = dim;
-      auto [lo, loExact] = boundText(s->lo, false, outer);
-      auto [hi, hiExact] = boundText(s->hi, true, outer);
-      f.constraints = {lo + " <= " + dim, dim + " < " + hi};
-      f.exact = loExact && hiExact;
-      loop.exactBounds = f.exact;
-      natReads(s->lo, " (lower bound of " + loop.name + ")", f.reads);
-      natReads(s->hi, " (upper bound of " + loop.name + ")", f.reads);
-      m_.loops.push_back(loop);
-      std::set<int64_t> assigned;
-      assignedLocals(s->body[0], assigned);
-      for (int64_t l : assigned) invalidate(l);
-      f.factsMark = facts_.size();
-      bool hiStable = readOnlyLookups(s->hi);
-      for (int64_t l : assigned) hiStable = hiStable && !s->hi.mentions(l);
-      if (hiStable) facts_.push_back({Nat::var(NatVarId{s->var, s->varName}), s->hi, true});
-      loops_.push_back(f);
-      pos_.push_back(0);
-      walk(s->body[0]);
-      pos_.pop_back();
-      ++pos_.back();
-      facts_.resize(loops_.back().factsMark);
-      loops_.pop_back();
-      return;
-    }
-    case StmtKind::If: {
-      IterMap it = iterMap();
-      std::vector<RawAccess> reads;
-      exprReads(s->value, reads);
-      for (RawAccess &r : reads) r.what += " (guard)";
-      for (int branch = 0; branch < 2; ++branch) {
-        const StmtP &b = s->body.size() > static_cast<size_t>(branch) ? s->body[branch] : nullptr;
-        if (!b) continue;
-        GuardFrame g;
-        g.reads = reads;
-        g.factsMark = facts_.size();
-        if (branch == 0) {
-          std::vector<ExprP> conj;
-          std::function<void(const ExprP &)> flatten = [&](const ExprP &e) {
-            if (e->kind == ExprKind::Binary && e->binop == ast::BinOp::And) {
-              flatten(e->args[0]);
-              flatten(e->args[1]);
-            } else {
-              conj.push_back(e);
-            }
-          };
-          flatten(s->value);
-          for (const ExprP &c : conj) {
-            if (auto t = condText(c, it)) g.constraints.push_back(*t);
-            else g.exact = false;
-          }
-          factsFromCond(s->value);
-        } else if (auto t = condText(s->value, it)) {
-          g.constraints.push_back("not (" + *t + ")");
+void ModelBuilder::visitBlock(const Stmt &s) {
+  for (const StmtP &b : s.body) visit(b);
+}
+
+void ModelBuilder::visitForall(const Stmt &s) {
+  IterMap outer = iterMap();
+  PolyLoop loop;
+  loop.var = s.var;
+  loop.name = s.varName + "%" + std::to_string(s.var);
+  std::string dim = sanitize(s.varName);
+  bool clash = false;
+  for (const auto &[id, nm] : natParams_) clash = clash || nm == dim;
+  for (const LoopFrame &f : loops_) clash = clash || f.dim == dim;
+  if (clash) dim += "_" + std::to_string(s.var);
+  loop.dim = dim;
+  loop.depth = static_cast<int>(loops_.size());
+  loop.parent = loops_.empty() ? -1 : loops_.back().loop;
+  loop.kind = s.forall;
+  loop.lo = show(s.lo);
+  loop.hi = show(s.hi);
+  LoopFrame f;
+  f.loop = static_cast<int>(m_.loops.size());
+  f.var = s.var;
+  f.dim = dim;
+  auto [lo, loExact] = boundText(s.lo, false, outer);
+  auto [hi, hiExact] = boundText(s.hi, true, outer);
+  f.constraints = {lo + " <= " + dim, dim + " < " + hi};
+  f.exact = loExact && hiExact;
+  loop.exactBounds = f.exact;
+  natReads(s.lo, " (lower bound of " + loop.name + ")", f.reads);
+  natReads(s.hi, " (upper bound of " + loop.name + ")", f.reads);
+  m_.loops.push_back(loop);
+  std::set<int64_t> assigned;
+  assignedLocals(s.body[0], assigned);
+  for (int64_t l : assigned) invalidate(l);
+  f.factsMark = facts_.size();
+  bool hiStable = readOnlyLookups(s.hi);
+  for (int64_t l : assigned) hiStable = hiStable && !s.hi.mentions(l);
+  if (hiStable) facts_.push_back({Nat::var(NatVarId{s.var, s.varName}), s.hi, true});
+  loops_.push_back(f);
+  pos_.push_back(0);
+  visit(s.body[0]);
+  pos_.pop_back();
+  ++pos_.back();
+  facts_.resize(loops_.back().factsMark);
+  loops_.pop_back();
+}
+
+void ModelBuilder::visitIf(const Stmt &s) {
+  IterMap it = iterMap();
+  std::vector<RawAccess> reads;
+  exprReads(s.value, reads);
+  for (RawAccess &r : reads) r.what += " (guard)";
+  for (int branch = 0; branch < 2; ++branch) {
+    const StmtP &b = s.body.size() > static_cast<size_t>(branch) ? s.body[branch] : nullptr;
+    if (!b) continue;
+    GuardFrame g;
+    g.reads = reads;
+    g.factsMark = facts_.size();
+    if (branch == 0) {
+      std::vector<ExprP> conj;
+      std::function<void(const ExprP &)> flatten = [&](const ExprP &e) {
+        if (e->kind == ExprKind::Binary && e->binop == ast::BinOp::And) {
+          flatten(e->args[0]);
+          flatten(e->args[1]);
         } else {
-          g.exact = false;
+          conj.push_back(e);
         }
-        guards_.push_back(g);
-        walk(b);
-        facts_.resize(guards_.back().factsMark);
-        guards_.pop_back();
+      };
+      flatten(s.value);
+      for (const ExprP &c : conj) {
+        if (auto t = condText(c, it)) g.constraints.push_back(*t);
+        else g.exact = false;
       }
-      return;
+      factsFromCond(s.value);
+    } else if (auto t = condText(s.value, it)) {
+      g.constraints.push_back("not (" + *t + ")");
+    } else {
+      g.exact = false;
     }
-    case StmtKind::Alloc:
-      if (s->tensor) tempDepth_[s->tensor->id] = static_cast<int>(loops_.size());
-      walk(s->body[0]);
-      return;
-    case StmtKind::DeclLocal:
-      localDecls_[s->local] = {s->localName, static_cast<int>(loops_.size())};
-      if (s->value) leaf(s);
-      invalidate(s->local);
-      return;
-    case StmtKind::SetLocal:
-      leaf(s);
-      invalidate(s->local);
-      return;
-    case StmtKind::Assign: leaf(s); return;
-    case StmtKind::Fail:
-    case StmtKind::Barrier: return;
+    guards_.push_back(g);
+    visit(b);
+    facts_.resize(guards_.back().factsMark);
+    guards_.pop_back();
   }
 }
 
-void ModelBuilder::leaf(const StmtP &s) {
+void ModelBuilder::visitAlloc(const Stmt &s) {
+  if (s.tensor) tempDepth_[s.tensor->id] = static_cast<int>(loops_.size());
+  visit(s.body[0]);
+}
+
+void ModelBuilder::visitDeclLocal(const Stmt &s) {
+  localDecls_[s.local] = {s.localName, static_cast<int>(loops_.size())};
+  if (s.value) leaf(s);
+  invalidate(s.local);
+}
+
+void ModelBuilder::visitSetLocal(const Stmt &s) {
+  leaf(s);
+  invalidate(s.local);
+}
+
+void ModelBuilder::visitAssign(const Stmt &s) { leaf(s); }
+
+void ModelBuilder::leaf(const Stmt &s) {
   int id = static_cast<int>(m_.statements.size());
   PolyStatement st;
   st.name = "S" + std::to_string(id);
-  st.text = trim(cin::print(cin::substitute(s, renaming()), 0));
+  st.text = trim(cin::print(cin::substitute(std::make_shared<const Stmt>(s), renaming()), 0));
   std::vector<std::string> constraints;
   std::vector<RawAccess> acc;
   std::string reduction;
@@ -712,34 +726,34 @@ void ModelBuilder::leaf(const StmtP &s) {
     acc.insert(acc.end(), g.reads.begin(), g.reads.end());
   }
   // The statement's own accesses: reads of the value, then the write.
-  exprReads(s->value, acc);
+  exprReads(s.value, acc);
   RawAccess w;
   w.write = true;
-  if (s->kind == StmtKind::Assign) {
-    const ExprP &lhs = s->lhs;
+  if (s.kind == StmtKind::Assign) {
+    const ExprP &lhs = s.lhs;
     w.key = tensorArray(lhs->tensor->id, lhs->tensor->name, lhs->leaf, true);
     w.indices = lhs->indices;
     w.expand = arrays_[w.key].expand;
     w.what = show(lhs);
     for (const Nat &i : lhs->indices) natReads(i, " (in the subscript of " + show(lhs) + ")", acc);
-    if (s->compound) exprReads(lhs, acc);
+    if (s.compound) exprReads(lhs, acc);
     // An atomic update T[x] op= e commutes with every other atomic update of T with op.
-    if (s->atomic && s->compound) {
+    if (s.atomic && s.compound) {
       reduction = w.key;
-      st.reductionOp = s->isMinMax ? (s->isMax ? "max" : "min") : ast::binOpToken(s->op);
+      st.reductionOp = s.isMinMax ? (s.isMax ? "max" : "min") : ast::binOpToken(s.op);
       st.atomic = true;
     }
   } else {
-    w.key = localArray(s->local);
+    w.key = localArray(s.local);
     w.expand = arrays_[w.key].expand;
-    w.what = "local %" + std::to_string(s->local);
+    w.what = "local %" + std::to_string(s.local);
     // Reductions: X = X op e (op reassociable: a reduce's), or integer X = min/max(X, e).
-    const ExprP &v = s->value;
-    if (s->kind == StmtKind::SetLocal && v && v->args.size() == 2) {
+    const ExprP &v = s.value;
+    if (s.kind == StmtKind::SetLocal && v && v->args.size() == 2) {
       bool reassoc = v->reassoc || (v->kind == ExprKind::MinMax && isInteger(v->type));
       for (int side = 0; side < 2 && reassoc; ++side) {
         const ExprP &a = v->args[side], &b = v->args[1 - side];
-        if (a->kind == ExprKind::Local && a->local == s->local && !readsLocal(b, s->local)) {
+        if (a->kind == ExprKind::Local && a->local == s.local && !readsLocal(b, s.local)) {
           reduction = w.key;
           st.reductionOp = v->kind == ExprKind::MinMax ? (v->isMax ? "max" : "min") : ast::binOpToken(v->binop);
           break;
@@ -989,7 +1003,7 @@ PolyModel ModelBuilder::build() {
       m_.params.push_back(pp);
     }
   prescan(k_.body);
-  walk(k_.body);
+  visit(k_.body);
   decideSegments();
   translateAccesses();
   finishTexts();

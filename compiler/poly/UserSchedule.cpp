@@ -63,6 +63,7 @@
 #include <variant>
 
 #include "cin/Schedule.h"
+#include "cin/Visitor.h"
 #include "poly/Dependences.h"
 #include "poly/Fuse.h"
 #include "poly/Tile.h"
@@ -110,27 +111,39 @@ class Scheduler {
   }
 
   /// Rebuilds the tree with `target` replaced by the statements `fn` returns.
+  /// (In a block, the statements take the target's place among the block's own.)
   StmtP replace(const StmtP &s, const Stmt *target, const std::function<std::vector<StmtP>(const StmtP &)> &fn) {
-    if (!s) return s;
-    if (s.get() == target) return block(fn(s));
-    auto c = std::make_shared<Stmt>(*s);
-    std::vector<StmtP> body;
-    bool changed = false;
-    for (const StmtP &b : s->body) {
-      if (b && b.get() == target) {
-        std::vector<StmtP> r = fn(b);
-        if (s->kind == StmtKind::Block) body.insert(body.end(), r.begin(), r.end());
-        else body.push_back(block(r));
-        changed = true;
-      } else {
-        StmtP nb = replace(b, target, fn);
-        changed = changed || nb != b;
-        body.push_back(nb);
+    class Splice : public cin::Mutator {
+     public:
+      Splice(const Stmt *target, const std::function<std::vector<StmtP>(const StmtP &)> &fn) : target_(target), fn_(fn) {}
+      StmtP mutate(const StmtP &s) override { return s && s.get() == target_ ? block(fn_(s)) : Mutator::mutate(s); }
+      using Mutator::mutate;
+
+     protected:
+      StmtP mutateBlock(const StmtP &s) override {
+        std::vector<StmtP> body;
+        bool changed = false;
+        for (const StmtP &b : s->body) {
+          if (b && b.get() == target_) {
+            std::vector<StmtP> r = fn_(b);
+            body.insert(body.end(), r.begin(), r.end());
+            changed = true;
+          } else {
+            body.push_back(mutate(b));
+            changed = changed || body.back() != b;
+          }
+        }
+        if (!changed) return s;
+        auto c = std::make_shared<Stmt>(*s);
+        c->body = std::move(body);
+        return c;
       }
-    }
-    if (!changed) return s;
-    c->body = body;
-    return c;
+
+     private:
+      const Stmt *target_;
+      const std::function<std::vector<StmtP>(const StmtP &)> &fn_;
+    };
+    return Splice(target, fn).mutate(s);
   }
 
   /// The loop argument `a` (argument number `arg` of command `c`) names, or an error.
@@ -634,18 +647,16 @@ class Scheduler {
     std::string pair = "fuse(" + a->varName + ", " + b->varName + ")";
     const Stmt *parent = nullptr;
     size_t ia = 0, ib = 0;
-    std::function<void(const StmtP &)> findParent = [&](const StmtP &s) {
-      if (!s || parent) return;
+    forEachStmt(k_.body, [&](const StmtP &s) {
+      if (parent || s->kind != StmtKind::Block) return;
       for (size_t i = 0; i < s->body.size(); ++i)
         for (size_t j = i + 1; j < s->body.size(); ++j)
-          if (s->kind == StmtKind::Block && s->body[i].get() == a && s->body[j].get() == b) {
+          if (s->body[i].get() == a && s->body[j].get() == b) {
             parent = s.get();
             ia = i;
             ib = j;
           }
-      for (const StmtP &x : s->body) findParent(x);
-    };
-    findParent(k_.body);
+    });
     if (!parent) return error(c.loc, pair + ": the loops must be statements of one block, " + a->varName + " first");
     for (size_t k = ia + 1; k < ib; ++k)
       if (parent->body[k] && parent->body[k]->kind == StmtKind::Barrier)
