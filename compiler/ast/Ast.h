@@ -3,7 +3,7 @@
 /// Gives:      a Module per file: imports, type aliases, defs, exports, tunables, schedules.
 /// Guarantees: every node has a valid SourceLoc; names are unresolved strings; no types are
 ///             inferred here. Sugar is kept (pipes, curried calls, operator sections) so that
-///             `--emit=ast` shows the program as the user wrote it; types/Checker removes it.
+///             `--emit=ast` shows the program as the user wrote it; check/Checker removes it.
 ///
 /// Three syntactic categories mirror the three kinds of the language: NatSyn (type-level
 /// naturals), TypeSyn (data types) and Expr (values). Nodes are immutable and shared.

@@ -9,6 +9,7 @@
 
 #include "cin/Visitor.h"
 #include "support/Error.h"
+#include "support/Format.h"
 
 namespace spl::cin {
 namespace {
@@ -62,9 +63,9 @@ class Verifier : public Visitor {
     if (failed()) return;
     const bool isBound = std::find(bound.begin(), bound.end(), a.var.id) != bound.end();
     if ((a.kind == NatAtomKind::Var || a.kind == NatAtomKind::Value) && !isBound && !declared(a.var.id))
-      return fail(std::string(use) + " mentions " + a.var.name + " (#" + std::to_string(a.var.id) + ") where it is not in scope: " + whole.str());
+      return fail(fmt::format("{} mentions {} (#{}) where it is not in scope: {}", use, a.var.name, a.var.id, whole.str()));
     if (a.kind == NatAtomKind::Lookup && !tensors_.count(a.var.id) && !declared(a.var.id))
-      return fail(std::string(use) + " reads the array " + a.var.name + " (#" + std::to_string(a.var.id) + ") where it is not in scope: " + whole.str());
+      return fail(fmt::format("{} reads the array {} (#{}) where it is not in scope: {}", use, a.var.name, a.var.id, whole.str()));
     if (a.kind == NatAtomKind::Sum) {
       nat(a.args[0], use, bound);
       nat(a.args[1], use, bound);
@@ -100,8 +101,7 @@ class Verifier : public Visitor {
       while (ty && ty->kind == TypeKind::Tuple) {
         if (pi >= leaf.size()) return true;  // an access may stop at a tuple (a whole element)
         if (leaf[pi] < 0 || static_cast<size_t>(leaf[pi]) >= ty->elems.size()) {
-          fail(std::string(use) + " of " + t->name + " with the tuple path component " + std::to_string(leaf[pi]) +
-               " of a " + std::to_string(ty->elems.size()) + "-tuple");
+          fail(fmt::format("{} of {} with the tuple path component {} of a {}-tuple", use, t->name, leaf[pi], ty->elems.size()));
           return false;
         }
         ty = ty->elems[static_cast<size_t>(leaf[pi++])];
@@ -111,8 +111,8 @@ class Verifier : public Visitor {
     if (!tuples()) return;
     for (size_t i = 0; i < indices.size(); ++i) {
       if (!ty || ty->kind != TypeKind::Array)
-        return fail(std::string(use) + " of " + t->name + " with " + std::to_string(indices.size()) +
-                    " indices, more than its array levels (" + types::str(t->type) + ")");
+        return fail(fmt::format("{} of {} with {} indices, more than its array levels ({})", use, t->name, indices.size(),
+                                types::str(t->type)));
       ty = ty->elems[0];
       if (!tuples()) return;
     }
@@ -154,7 +154,7 @@ class Verifier : public Visitor {
     if (operandsHold(e)) nat(e.nat, "a nat expression");
   }
   void visitLocal(const Expr &e) override {
-    if (operandsHold(e) && !declared(e.local)) fail("local %" + std::to_string(e.local) + " is used where it is not declared");
+    if (operandsHold(e) && !declared(e.local)) fail(fmt::format("local %{} is used where it is not declared", e.local));
   }
   void visitAccess(const Expr &e) override {
     if (operandsHold(e)) access(e.tensor, e.indices, e.leaf, "a read");
@@ -217,7 +217,7 @@ class Verifier : public Visitor {
     scopes_.back()[s.local] = s.type;
   }
   void visitSetLocal(const Stmt &s) override {
-    if (!declared(s.local)) return fail("local %" + std::to_string(s.local) + " is set where it is not declared");
+    if (!declared(s.local)) return fail(fmt::format("local %{} is set where it is not declared", s.local));
     expr(s.value);
   }
   void visitIf(const Stmt &s) override {

@@ -38,6 +38,7 @@
 #include "codegen/LoopCodeGen.h"
 #include "loopir/Visitor.h"
 #include "support/Error.h"
+#include "support/Format.h"
 
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
@@ -181,7 +182,7 @@ class MappedNestAnalysis : public Visitor {
         auto up = constUpper(extent);
         if (!up) throw NotSupported(loc_, "a mapThread level whose length has no constant upper bound (" + print(extent) + ")");
         if (lane && *up > 32)
-          throw NotSupported(loc_, "a mapLane level longer than a warp: at most 32 lanes, found " + std::to_string(*up));
+          throw NotSupported(loc_, fmt::format("a mapLane level longer than a warp: at most 32 lanes, found {}", *up));
         info_.blockDim[dim] = std::max(info_.blockDim[dim], lane ? int64_t(32) : std::max<int64_t>(*up, 1));
         info_.threadDims.insert(dim);
       } else {
@@ -331,10 +332,10 @@ class DeviceGen : public LoopCodeGen {
     analyzeMapped(root, info_, fn_->loc);
     int64_t threads = info_.blockDim[0] * info_.blockDim[1] * info_.blockDim[2];
     if (threads > kMaxBlockThreads)
-      throw CompileError(fn_->loc, "a mapBlock/mapThread nest of " + std::to_string(threads) + " threads per block (" +
-                                       std::to_string(info_.blockDim[0]) + " x " + std::to_string(info_.blockDim[1]) + " x " +
-                                       std::to_string(info_.blockDim[2]) + "): a CUDA block holds at most " +
-                                       std::to_string(kMaxBlockThreads) + "; map fewer elements per block");
+      throw CompileError(fn_->loc,
+                         fmt::format("a mapBlock/mapThread nest of {} threads per block ({} x {} x {}): a CUDA block holds at "
+                                     "most {}; map fewer elements per block",
+                                     threads, info_.blockDim[0], info_.blockDim[1], info_.blockDim[2], kMaxBlockThreads));
     emitMapped(root, b_.getTrue(), {});
   }
 
@@ -433,9 +434,9 @@ class DeviceGen : public LoopCodeGen {
     llvm::Type *et = buf.fields.empty() ? memTy(buf.elem) : static_cast<llvm::Type *>(structOf(buf));
     sharedBytes_ += static_cast<int64_t>(m_.getDataLayout().getTypeAllocSize(et)) * std::max<int64_t>(1, slots * *cap);
     if (sharedBytes_ > kMaxStaticShared)
-      throw CompileError(fn_->loc, "the shared arrays of a mapBlock/mapThread nest take " + std::to_string(sharedBytes_) +
-                                       " bytes per block: a CUDA block has at most " + std::to_string(kMaxStaticShared) +
-                                       " of static shared memory");
+      throw CompileError(fn_->loc, fmt::format("the shared arrays of a mapBlock/mapThread nest take {} bytes per block: a CUDA "
+                                               "block has at most {} of static shared memory",
+                                               sharedBytes_, kMaxStaticShared));
     auto *arrTy = llvm::ArrayType::get(et, static_cast<uint64_t>(std::max<int64_t>(1, slots * *cap)));
     auto *g = new llvm::GlobalVariable(m_, arrTy, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(arrTy),
                                        fn_->name + "." + buf.name + ".shared", nullptr, llvm::GlobalValue::NotThreadLocal, 3);

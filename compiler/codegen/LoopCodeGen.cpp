@@ -8,6 +8,7 @@
 
 #include "loopir/Visitor.h"
 #include "support/Error.h"
+#include "support/Format.h"
 
 namespace spl::codegen {
 
@@ -141,12 +142,12 @@ llvm::Value *LoopCodeGen::bufferPtr(int id) {
   Frame &f = frame();
   if (auto it = f.buffers.find(id); it != f.buffers.end()) return it->second;
   if (auto it = f.tempSlots.find(id); it != f.tempSlots.end()) return b_.CreateLoad(b_.getPtrTy(), it->second);
-  throw InternalError("codegen: buffer b" + std::to_string(id) + " is not available in " + fn_->name);
+  throw InternalError(fmt::format("codegen: buffer b{} is not available in {}", id, fn_->name));
 }
 
 const Buffer &LoopCodeGen::bufferInfo(int id) {
   const Buffer *b = fn_->buffer(id);
-  if (!b) throw InternalError("codegen: unknown buffer b" + std::to_string(id));
+  if (!b) throw InternalError(fmt::format("codegen: unknown buffer b{}", id));
   return *b;
 }
 
@@ -207,7 +208,7 @@ void LoopCodeGen::visitConst(const Expr &e) {
 void LoopCodeGen::visitVar(const Expr &e) {
   auto it = frame().vars.find(e.var);
   if (it == frame().vars.end())
-    throw InternalError("codegen: variable v" + std::to_string(e.var) + " is not declared in " + fn_->name);
+    throw InternalError(fmt::format("codegen: variable v{} is not declared in {}", e.var, fn_->name));
   return produce(castTo(b_.CreateLoad(ty(it->second.type), it->second.slot), it->second.type, e.type));
 }
 
@@ -403,7 +404,7 @@ void LoopCodeGen::visitDecl(const Stmt &s) {
 
 void LoopCodeGen::visitAssign(const Stmt &s) {
   auto it = frame().vars.find(s.var);
-  if (it == frame().vars.end()) throw InternalError("codegen: assignment to undeclared v" + std::to_string(s.var));
+  if (it == frame().vars.end()) throw InternalError(fmt::format("codegen: assignment to undeclared v{}", s.var));
   // acc = acc + a * b: a loop carries acc, and on a CPU a fused multiply-add would put its
   // longer latency (4 cycles against 2-3 for an add on x86) on that chain. Only this add
   // stays apart; products elsewhere still fuse (CSR rows of 50 entries with two partial sums

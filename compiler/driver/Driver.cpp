@@ -15,7 +15,7 @@
 #include "support/Error.h"
 #include "support/Format.h"
 #include "support/Version.h"
-#include "types/Checker.h"
+#include "check/Checker.h"
 #include "cin/Lower.h"
 #include "cin/Schedule.h"
 #include "cin/Verify.h"

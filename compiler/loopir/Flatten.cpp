@@ -9,6 +9,7 @@
 #include "cin/Layout.h"
 #include "cin/Visitor.h"
 #include "support/Error.h"
+#include "support/Format.h"
 
 namespace spl::loopir {
 namespace {
@@ -330,7 +331,7 @@ class Flattener : public cin::Visitor {
     Ty t = tyOf(e.type);
     int v = static_cast<int>(e.local);
     auto it = varTy_.find(v);
-    if (it == varTy_.end()) throw InternalError("flatten: local %" + std::to_string(v) + " used before its declaration");
+    if (it == varTy_.end()) throw InternalError(fmt::format("flatten: local %{} used before its declaration", v));
     return produce(cast(var(v, it->second), t));
   }
 

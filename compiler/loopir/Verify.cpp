@@ -8,6 +8,7 @@
 
 #include "loopir/Visitor.h"
 #include "support/Error.h"
+#include "support/Format.h"
 
 namespace spl::loopir {
 namespace {
@@ -67,7 +68,7 @@ class Verifier : public Visitor {
   const Ty *element(int id, int field, const char *use) {
     auto it = buffers_.find(id);
     if (it == buffers_.end()) {
-      fail(std::string(use) + " of buffer b" + std::to_string(id) + ", which the function does not have");
+      fail(fmt::format("{} of buffer b{}, which the function does not have", use, id));
       return nullptr;
     }
     const Buffer &b = *it->second;
@@ -84,8 +85,7 @@ class Verifier : public Visitor {
       return &b.elem;
     }
     if (static_cast<size_t>(field) >= b.fields.size()) {
-      fail(std::string(use) + " of field " + std::to_string(field) + " of buffer " + b.name + ", which has " +
-           std::to_string(b.fields.size()));
+      fail(fmt::format("{} of field {} of buffer {}, which has {}", use, field, b.name, b.fields.size()));
       return nullptr;
     }
     return &b.fields[static_cast<size_t>(field)];
@@ -137,8 +137,8 @@ class Verifier : public Visitor {
   void visitVar(const Expr &e) override {
     if (!operandsHold(e)) return;
     const Ty *t = declared(e.var);
-    if (!t) return fail("v" + std::to_string(e.var) + " is used where it is not declared");
-    if (*t != e.type) fail("v" + std::to_string(e.var) + " is declared " + tyName(*t) + " but used as " + tyName(e.type));
+    if (!t) return fail(fmt::format("v{} is used where it is not declared", e.var));
+    if (*t != e.type) fail(fmt::format("v{} is declared {} but used as {}", e.var, tyName(*t), tyName(e.type)));
   }
   void visitLoad(const Expr &e) override {
     if (!operandsHold(e)) return;
@@ -228,16 +228,16 @@ class Verifier : public Visitor {
     if (s.a) {
       expr(s.a);
       if (!failed() && s.a->type != s.type)
-        fail("v" + std::to_string(s.var) + " declared " + tyName(s.type) + " with a " + tyName(s.a->type) + " value");
+        fail(fmt::format("v{} declared {} with a {} value", s.var, tyName(s.type), tyName(s.a->type)));
     }
     scopes_.back()[s.var] = s.type;
   }
   void visitAssign(const Stmt &s) override {
     const Ty *t = declared(s.var);
-    if (!t) return fail("v" + std::to_string(s.var) + " is assigned where it is not declared");
+    if (!t) return fail(fmt::format("v{} is assigned where it is not declared", s.var));
     expr(s.a);
     if (!failed() && s.a->type != *t)
-      fail("v" + std::to_string(s.var) + " (" + tyName(*t) + ") assigned a " + tyName(s.a->type) + " value");
+      fail(fmt::format("v{} ({}) assigned a {} value", s.var, tyName(*t), tyName(s.a->type)));
   }
   void visitIf(const Stmt &s) override {
     expr(s.a);
@@ -265,15 +265,15 @@ class Verifier : public Visitor {
   void visitWarpReduce(const Stmt &s) override {
     gpuOnly("a warp reduction");
     const Ty *t = declared(s.var);
-    if (!t) return fail("v" + std::to_string(s.var) + " is reduced across a warp where it is not declared");
-    if (*t == Ty::I1) return fail("a warp reduction of an i1 value v" + std::to_string(s.var));
+    if (!t) return fail(fmt::format("v{} is reduced across a warp where it is not declared", s.var));
+    if (*t == Ty::I1) return fail(fmt::format("a warp reduction of an i1 value v{}", s.var));
     integer(s.a, "a warp reduction's width");
     scopes_.emplace_back();
     scopes_.back()[s.partner] = *t;
     expr(s.b);
     scopes_.pop_back();
     if (!failed() && s.b->type != *t)
-      fail("v" + std::to_string(s.var) + " (" + tyName(*t) + ") combined across a warp into a " + tyName(s.b->type) + " value");
+      fail(fmt::format("v{} ({}) combined across a warp into a {} value", s.var, tyName(*t), tyName(s.b->type)));
   }
   void visitGpuKernel(const Stmt &s) override {
     gpuOnly("a kernel");
@@ -299,11 +299,11 @@ class Verifier : public Visitor {
     const Ty *word = element(s.buffer, -1, "an arrival");
     if (!word) return;
     if (!buffers_[s.buffer]->arrivals || *word != Ty::I64)
-      return fail("an arrival on b" + std::to_string(s.buffer) + ", which is not a workspace of i64 arrival counters");
+      return fail(fmt::format("an arrival on b{}, which is not a workspace of i64 arrival counters", s.buffer));
     integer(s.a, "an arrival's word");
     const Ty *t = declared(s.var);
     if (!failed() && (!t || *t != Ty::I64))
-      fail("an arrival count assigned to v" + std::to_string(s.var) + ", which is not a declared i64");
+      fail(fmt::format("an arrival count assigned to v{}, which is not a declared i64", s.var));
   }
 };
 

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "support/Format.h"
+
 namespace spl {
 namespace {
 
@@ -50,7 +52,7 @@ class Builder {
   bool tooDeep(antlr4::ParserRuleContext *c) {
     if (depth_ <= kMaxNesting) return false;
     if (!reportedDepth_) {
-      error(loc(c), "expression nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)");
+      error(loc(c), fmt::format("expression nested too deeply (more than {} levels)", kMaxNesting));
       reportedDepth_ = true;
     }
     return true;

@@ -130,9 +130,8 @@ bool checkNesting(antlr4::CommonTokenStream &tokens, uint32_t file, Diagnostics 
     const std::string text = t->getText();
     if (text == "(" || text == "[" || text == "{") {
       if (++depth > kMaxNesting) {
-        diags.error(SourceLoc{file, static_cast<uint32_t>(t->getLine()),
-                              static_cast<uint32_t>(t->getCharPositionInLine() + 1)},
-                    "brackets nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)");
+        diags.error(SourceLoc{file, static_cast<uint32_t>(t->getLine()), static_cast<uint32_t>(t->getCharPositionInLine() + 1)},
+                    fmt::format("brackets nested too deeply (more than {} levels)", kMaxNesting));
         return false;
       }
     } else if (text == ")" || text == "]" || text == "}") {

@@ -8,6 +8,7 @@
 #include "poly/IslAst.h"
 #include "poly/IslSupport.h"
 #include "support/Error.h"
+#include "support/Format.h"
 
 namespace spl::poly {
 namespace {
@@ -91,12 +92,12 @@ std::function<isl::pw_aff(const Frame &)> islOf(const ast::Expr &e, const std::v
 }
 
 std::string nameArg(const tir::CommandBase &c, const tir::NameArg &a, size_t k) {
-  if (!a.ok) throw CompileError(a.loc, c.name + ": argument " + std::to_string(k + 1) + " must name a loop");
+  if (!a.ok) throw CompileError(a.loc, fmt::format("{}: argument {} must name a loop", c.name, k + 1));
   return a.text;
 }
 
 int64_t intArg(const tir::CommandBase &c, const tir::CountArg &a, size_t k) {
-  if (!a.ok) throw CompileError(a.loc, c.name + ": argument " + std::to_string(k + 1) + " must be a positive integer");
+  if (!a.ok) throw CompileError(a.loc, fmt::format("{}: argument {} must be a positive integer", c.name, k + 1));
   return a.value;
 }
 
@@ -216,7 +217,7 @@ InspectorLayout deriveInspectorLayout(const std::vector<tir::ScriptCommand> &scr
       loops[last] = {d, value};
     } else if (const auto *c = std::get_if<tir::ReorderLoops>(&command)) {
       if (c->arity != loops.size())
-        throw CompileError(c->loc, "reorder: name every loop once (" + std::to_string(loops.size()) + " loops)");
+        throw CompileError(c->loc, fmt::format("reorder: name every loop once ({} loops)", loops.size()));
       std::vector<Loop> next;
       for (size_t k = 0; k < c->loops.size(); ++k) {
         std::string name = nameArg(*c, c->loops[k], k);
@@ -256,7 +257,8 @@ InspectorLayout deriveInspectorLayout(const std::vector<tir::ScriptCommand> &scr
   }
   if (!compacted) throw CompileError(tir::commandBase(script.back()).loc, "inspector: the script must end with compact(x) or compact_and_pad(x)");
   if (out.compacted > 1)
-    throw CompileError(out.compactLoc, "inspector: at most one loop may lie outside the compacted one (found " + std::to_string(out.compacted) + ")");
+    throw CompileError(out.compactLoc,
+                       fmt::format("inspector: at most one loop may lie outside the compacted one (found {})", out.compacted));
 
   IslContext ctx;
   // The transformation on the matrix: { [i0, j0] -> [loops] : 0 <= i0 < n and 0 <= j0 < m }.

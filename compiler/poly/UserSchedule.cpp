@@ -67,6 +67,7 @@
 #include "poly/Dependences.h"
 #include "poly/Fuse.h"
 #include "poly/Tile.h"
+#include "support/Format.h"
 
 namespace spl::poly {
 namespace {
@@ -149,7 +150,7 @@ class Scheduler {
   /// The loop argument `a` (argument number `arg` of command `c`) names, or an error.
   const Stmt *loop(const tir::CommandBase &c, const tir::NameArg &a, size_t arg) {
     if (!a.ok) {
-      error(c.loc, c.name + ": argument " + std::to_string(arg + 1) + " must name a loop (the loops of " + k_.name + ": " + loopList() + ")");
+      error(c.loc, fmt::format("{}: argument {} must name a loop (the loops of {}: {})", c.name, arg + 1, k_.name, loopList()));
       return nullptr;
     }
     const Stmt *l = find(k_.body, a.text);
@@ -168,7 +169,7 @@ class Scheduler {
   /// The name argument `a` gives a new loop, or an error.
   std::optional<std::string> newName(const tir::CommandBase &c, const tir::NameArg &a, size_t arg) {
     if (!a.ok) {
-      error(c.loc, c.name + ": argument " + std::to_string(arg + 1) + " must be a name for a new loop");
+      error(c.loc, fmt::format("{}: argument {} must be a name for a new loop", c.name, arg + 1));
       return std::nullopt;
     }
     if (find(k_.body, a.text)) {

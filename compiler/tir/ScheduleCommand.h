@@ -1,7 +1,7 @@
 /// \file ScheduleCommand.h: the commands of a `schedule` block, typed (LANGUAGE.md section 9).
 /// Takes:      a block's commands as parsed (ast::ScheduleCmd: a name and expressions).
 /// Gives:      one ScheduleCommand per command, built once after type checking
-///             (types/Checker.cpp): a struct per primitive (Split, Reorder, Fuse, Parallelize,
+///             (check/Checker.cpp): a struct per primitive (Split, Reorder, Fuse, Parallelize,
 ///             Vectorize, Unroll, Precompute, Pos, Tile, GpuRows, GpuMerge) whose fields are its
 ///             arguments read by kind: a loop or a new name (NameArg), a positive count
 ///             (CountArg), a parallel kind, a race strategy, a row mapping. The later stages

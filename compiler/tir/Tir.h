@@ -1,5 +1,5 @@
 /// \file Tir.h: the typed IR, the output of type checking.
-/// Takes:      nothing (built by types/Checker).
+/// Takes:      nothing (built by check/Checker).
 /// Gives:      Programs of Defs whose bodies are typed expression trees.
 /// Guarantees: every node has a type with no unsolved metas (after the checker's final pass);
 ///             every name is resolved to a unique variable; pipes, curried applications and

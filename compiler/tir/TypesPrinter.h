@@ -1,5 +1,5 @@
 /// \file TypesPrinter.h: `splc --emit=types`, the dump of the type checker's result.
-/// Takes:      a tir::Program (types/Checker.h) and its sources.
+/// Takes:      a tir::Program (check/Checker.h) and its sources.
 /// Gives:      every def's parameters and result, each call with its implicit arguments
 ///             resolved, each export's C signature (tir/Abi.h: those of `--index-bits` and
 ///             `--checked`), and the nat subtractions that were not proved non-negative. It

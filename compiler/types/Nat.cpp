@@ -8,6 +8,7 @@
 #include <set>
 
 #include "support/Error.h"
+#include "support/Format.h"
 
 namespace spl {
 
@@ -406,7 +407,7 @@ int64_t floorDiv(int64_t a, int64_t b) {
 }  // namespace
 
 Nat Nat::div(const Nat &a, int64_t c) {
-  if (c <= 0) throw CompileError(SourceLoc{}, "division of a nat by " + std::to_string(c) + " (the divisor must be a positive constant)");
+  if (c <= 0) throw CompileError(SourceLoc{}, fmt::format("division of a nat by {} (the divisor must be a positive constant)", c));
   if (c == 1) return a;
   if (auto k = a.asConst()) return Nat(floorDiv(*k, c));
   Nat q = a.scale(Rat(1, c));
@@ -442,7 +443,7 @@ Nat Nat::div(const Nat &a, int64_t c) {
 }
 
 Nat Nat::mod(const Nat &a, int64_t c) {
-  if (c <= 0) throw CompileError(SourceLoc{}, "remainder of a nat by " + std::to_string(c) + " (the divisor must be a positive constant)");
+  if (c <= 0) throw CompileError(SourceLoc{}, fmt::format("remainder of a nat by {} (the divisor must be a positive constant)", c));
   // a % c = a - c * floor(a / c): keeps (a / c) * c + a % c == a an identity of the normal form.
   return a - div(a, c) * Nat(c);
 }

@@ -20,7 +20,7 @@
 #include "support/Diagnostics.h"
 #include "support/Version.h"
 #include "tir/Abi.h"
-#include "types/Checker.h"
+#include "check/Checker.h"
 
 namespace spl {
 namespace {

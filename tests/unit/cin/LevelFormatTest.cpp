@@ -12,7 +12,7 @@
 #include "parse/Parser.h"
 #include "support/Diagnostics.h"
 #include "tir/Abi.h"
-#include "types/Checker.h"
+#include "check/Checker.h"
 
 namespace spl {
 namespace {

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "ast/AstPrinter.h"
-#include "types/CheckerImpl.h"
+#include "check/CheckerImpl.h"
 
 namespace spl::check {
 
@@ -86,14 +86,11 @@ tir::ExprP Checker::check(const ast::Expr &e, const TypeP &expected) {
       tir::ExprP a = check(*e.kids[0], nullptr);
       TypeP t = resolve(a->type);
       if (t->kind == TypeKind::Meta)
-        fail(e.loc, "cannot tell the type of the tuple projected by ." + std::to_string(e.proj) +
-                        "; annotate it, e.g. (p : (f32, i32))");
+        fail(e.loc, fmt::format("cannot tell the type of the tuple projected by .{}; annotate it, e.g. (p : (f32, i32))", e.proj));
       if (t->kind != TypeKind::Tuple)
-        fail(e.loc, "projection ." + std::to_string(e.proj) + " needs a tuple, found " + describe(t) + " (`" +
-                        types::str(zonk(t)) + "`)");
+        fail(e.loc, fmt::format("projection .{} needs a tuple, found {} (`{}`)", e.proj, describe(t), types::str(zonk(t))));
       if (static_cast<size_t>(e.proj) >= t->elems.size())
-        fail(e.loc, "projection ." + std::to_string(e.proj) + " of a tuple with " + std::to_string(t->elems.size()) +
-                        " components");
+        fail(e.loc, fmt::format("projection .{} of a tuple with {} components", e.proj, t->elems.size()));
       r = node(tir::ExprKind::Proj, e.loc, t->elems[e.proj], {a});
       std::const_pointer_cast<tir::Expr>(r)->proj = e.proj;
       break;
@@ -245,8 +242,8 @@ tir::VarP Checker::bindPattern(const ast::Pattern &p, const TypeP &t, std::vecto
     rt = resolve(rt);
   }
   if (rt->kind != TypeKind::Tuple || rt->elems.size() != p.elems.size())
-    fail(p.loc, "the pattern " + ast::printPattern(p) + " expects a tuple of " + std::to_string(p.elems.size()) +
-                    " components, found " + describe(rt) + " (`" + types::str(zonk(rt)) + "`)");
+    fail(p.loc, fmt::format("the pattern {} expects a tuple of {} components, found {} (`{}`)", ast::printPattern(p),
+                            p.elems.size(), describe(rt), types::str(zonk(rt))));
   tir::VarP whole = tir::makeVar("_" + ast::printPattern(p), t);
   for (size_t i = 0; i < p.elems.size(); ++i) {
     const ast::Pattern &sub = *p.elems[i];
@@ -371,7 +368,7 @@ tir::ExprP Checker::checkBinary(const ast::Expr &e, const TypeP &expected) {
       const TypeP &tuple = ta->kind == TypeKind::Tuple ? ta : tb;
       std::string parts;
       for (size_t k = 0; k < tuple->elems.size(); ++k)
-        parts += (k ? ", " : "") + (tuple->elems.size() == 2 ? std::string(k ? "y" : "x") : "x" + std::to_string(k));
+        parts += (k ? ", " : "") + (tuple->elems.size() == 2 ? std::string(k ? "y" : "x") : fmt::format("x{}", k));
       fail(e.loc, std::string("'") + binOpWhat(op) + "' needs numbers, but " + (ta->kind == TypeKind::Tuple ? "its left" : "its right") +
                       " operand is " + languageTerms(zonk(tuple)) + " (zip and tuple arrays give tuples); take the tuple apart in the lambda: (" +
                       parts + ") => ...");
@@ -409,8 +406,8 @@ tir::ExprP Checker::checkIndex(const ast::Expr &e) {
   // A constant index outside a constant length is an error here, not an out-of-bounds read.
   if (std::optional<Nat> constIndex = tirToNat(i))
     if (auto k = constIndex->asConst(), len = zonk(at->len).asConst(); k && len && (*k < 0 || *k >= *len))
-      fail(e.kids[1]->loc, "index " + std::to_string(*k) + " is out of range: the array has " + std::to_string(*len) +
-                               " element" + (*len == 1 ? "" : "s") + " (`" + types::str(zonk(at)) + "`)");
+      fail(e.kids[1]->loc, fmt::format("index {} is out of range: the array has {} element{} (`{}`)", *k, *len,
+                                       *len == 1 ? "" : "s", types::str(zonk(at))));
   TypeP elem;
   if (types::isDependent(*at)) {
     auto n = tirToNat(i);
@@ -522,7 +519,7 @@ tir::ExprP Checker::checkApp(const ast::Expr &e, const TypeP &expected) {
   std::vector<tir::ExprP> all{f};
   size_t pi = 0;
   for (const auto &g : groups) {
-    if (pi >= ft->params.size()) fail(g[0].loc, "too many arguments: the function takes " + std::to_string(ft->params.size()));
+    if (pi >= ft->params.size()) fail(g[0].loc, fmt::format("too many arguments: the function takes {}", ft->params.size()));
     TypeP pt = resolve(ft->params[pi].type);
     if (g.size() > 1 && pt->kind == TypeKind::Tuple && pt->elems.size() == g.size()) {
       std::vector<tir::ExprP> parts;
@@ -532,12 +529,12 @@ tir::ExprP Checker::checkApp(const ast::Expr &e, const TypeP &expected) {
       continue;
     }
     for (const Arg &a : g) {
-      if (pi >= ft->params.size()) fail(a.loc, "too many arguments: the function takes " + std::to_string(ft->params.size()));
+      if (pi >= ft->params.size()) fail(a.loc, fmt::format("too many arguments: the function takes {}", ft->params.size()));
       all.push_back(checkArg(a, ft->params[pi].type));
       ++pi;
     }
   }
-  if (pi != ft->params.size()) fail(e.loc, "this function takes " + std::to_string(ft->params.size()) + " arguments, found " + std::to_string(pi));
+  if (pi != ft->params.size()) fail(e.loc, fmt::format("this function takes {} arguments, found {}", ft->params.size(), pi));
   return node(tir::ExprKind::App, e.loc, ft->elems[0], all);
 }
 
@@ -661,8 +658,8 @@ tir::ExprP Checker::checkCallDef(const std::string &name, SourceLoc loc, std::ve
   }
   if (haveArg()) {
     const Arg &extra = groups[gi][ai];
-    fail(extra.loc, "too many arguments to '" + name + "': it takes " + std::to_string(explicitCount) + " explicit argument" +
-                        (explicitCount == 1 ? "" : "s"));
+    fail(extra.loc, fmt::format("too many arguments to '{}': it takes {} explicit argument{}", name, explicitCount,
+                                explicitCount == 1 ? "" : "s"));
   }
   auto makeCall = [&, def, name, loc](std::vector<tir::CallArg> args, const NatSubst &subst) {
     TypeP rt = tir::substituteTypeVars(types::substitute(def->result, subst), ts);

@@ -1,4 +1,4 @@
-/// \file CheckerImpl.h (private to types/): the state of the type checker, shared by
+/// \file CheckerImpl.h (private to check/): the state of the type checker, shared by
 /// Checker.cpp (modules, declarations, unification), CheckExpr.cpp (expressions and calls),
 /// CheckPrim.cpp (the primitives' dependent typing rules) and CheckEinsum.cpp (index notation).
 ///
@@ -20,8 +20,9 @@
 #include "ast/Ast.h"
 #include "support/Diagnostics.h"
 #include "support/Error.h"
+#include "support/Format.h"
 #include "tir/Tir.h"
-#include "types/Checker.h"
+#include "check/Checker.h"
 
 namespace spl::check {
 

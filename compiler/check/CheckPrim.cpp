@@ -2,7 +2,7 @@
 /// Each rule checks the data arguments first, then the function arguments against the element
 /// types it found. A primitive applied to fewer arguments than it takes is eta-expanded into a
 /// lambda over the missing (data) arguments: `map(reduce(+, 0.0))`.
-#include "types/CheckerImpl.h"
+#include "check/CheckerImpl.h"
 
 namespace spl::check {
 
@@ -83,7 +83,7 @@ tir::ExprP Checker::checkPrim(tir::Prim p, const std::string &name, SourceLoc lo
                               const TypeP &expected) {
   int arity = tir::primArity(p);
   if (static_cast<int>(args.size()) > arity)
-    fail(args[arity].loc, "too many arguments to '" + name + "': it takes " + std::to_string(arity));
+    fail(args[arity].loc, fmt::format("too many arguments to '{}': it takes {}", name, arity));
   if (static_cast<int>(args.size()) < arity) {
     // Partial application: the missing arguments are the trailing data arguments.
     std::vector<TypeP> missing;
@@ -239,7 +239,8 @@ tir::ExprP Checker::typeSplit(const PrimCall &c) {
   tir::ExprP a = checkArg(c.args[1], nullptr);
   TypeP at = expectArray(a->type, c.args[1].loc, "split");
   Nat n = zonk(at->len);
-  if (auto kc = k.asConst(); kc && *kc <= 0) fail(c.args[0].loc, "split needs a chunk size of at least 1, found " + std::to_string(*kc));
+  if (auto kc = k.asConst(); kc && *kc <= 0)
+    fail(c.args[0].loc, fmt::format("split needs a chunk size of at least 1, found {}", *kc));
   NatVarId g = freshNatVar("g"), r = freshNatVar("r");
   TypeP result;
   if (auto q = Nat::divideExact(n, k)) {
@@ -340,7 +341,7 @@ tir::ExprP Checker::typeStrided(const PrimCall &c) {
   Nat s = c.natArg(c.args[0], "stride");
   auto sc = s.asConst();
   if (!sc) fail(c.args[0].loc, "strided needs its stride to be a literal or a tunable, found `" + s.str() + "`");
-  if (*sc < 1) fail(c.args[0].loc, "strided needs a stride of at least 1, found " + std::to_string(*sc));
+  if (*sc < 1) fail(c.args[0].loc, fmt::format("strided needs a stride of at least 1, found {}", *sc));
   tir::ExprP a = checkArg(c.args[1], nullptr);
   TypeP at = expectArray(a->type, c.args[1].loc, "strided");
   if (types::isDependent(*zonk(at))) fail(c.args[1].loc, "strided needs elements of one type, found `" + types::str(zonk(at)) + "`");

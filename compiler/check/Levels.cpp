@@ -1,5 +1,5 @@
 /// \file Levels.cpp: reads the index levels of a tensor type (see Levels.h).
-#include "types/Levels.h"
+#include "check/Levels.h"
 
 namespace spl {
 

@@ -1,14 +1,16 @@
 /// \file Checker.cpp: modules, declarations, type syntax, metas and unification.
-#include "types/Checker.h"
+#include "check/Checker.h"
 
 #include <sys/stat.h>
 
 #include <functional>
 
+#include <fmt/ranges.h>
+
 #include "parse/Parser.h"
 #include "ast/AstPrinter.h"
-#include "types/CNames.h"
-#include "types/CheckerImpl.h"
+#include "check/CNames.h"
+#include "check/CheckerImpl.h"
 
 namespace spl {
 namespace check {
@@ -357,11 +359,12 @@ TypeP Checker::resolveType(const ast::TypeSyn &t) {
       if (!alias) fail(t.loc, "unknown type '" + t.name + "'");
       if (recursiveAliases_.count(alias)) throw DefFailed{};  // reported where it is defined
       if (alias->params.size() != t.args.size())
-        fail(t.loc, "type '" + t.name + "' takes " + std::to_string(alias->params.size()) + " argument" +
-                        (alias->params.size() == 1 ? "" : "s") + ", found " + std::to_string(t.args.size()));
+        fail(t.loc, fmt::format("type '{}' takes {} argument{}, found {}", t.name, alias->params.size(),
+                                alias->params.size() == 1 ? "" : "s", t.args.size()));
       if (expandedSize(t, nullptr) > kMaxTypeNodes)
-        fail(t.loc, "type '" + t.name + "' is too large: it expands to more than " + std::to_string(kMaxTypeNodes) +
-                        " parts (do its aliases each pair the one before?)");
+        fail(t.loc, fmt::format("type '{}' is too large: it expands to more than {} parts (do its aliases each pair the one "
+                                "before?)",
+                                t.name, kMaxTypeNodes));
       // Resolve the arguments here, then the body in the alias's own module with only its
       // parameters in scope. Nat parameters are bound to fresh variables that are substituted
       // by the arguments afterwards (so the body's binders never capture an argument).
@@ -419,7 +422,7 @@ TypeP Checker::resolveType(const ast::TypeSyn &t) {
       Nat len = resolveNat(*t.len);
       TypeP elem = resolveType(*t.elems[0]);
       if (auto k = len.asConst(); k && *k < 0)
-        fail(t.len->loc, "the length of this array is " + std::to_string(*k) + ", a negative number");
+        fail(t.len->loc, fmt::format("the length of this array is {}, a negative number", *k));
       // A type too large for 64-bit sizes (its elements at 8 bytes each) is refused here rather
       // than wrapping in the offsets computed from it.
       TypeP arr = types::array(len, elem);
@@ -556,7 +559,7 @@ Nat Checker::resolveNatNode(const ast::NatSyn &n) {
       Nat c = resolveNat(*n.args[1]);
       auto k = c.asConst();
       if (!k) fail(n.args[1]->loc, "a nat can only be divided by a literal or a tunable, found `" + c.str() + "`");
-      if (*k <= 0) fail(n.args[1]->loc, "division of a nat by " + std::to_string(*k));
+      if (*k <= 0) fail(n.args[1]->loc, fmt::format("division of a nat by {}", *k));
       return n.op == ast::NatOp::Div ? Nat::div(a, *k) : Nat::mod(a, *k);
     }
     case ast::NatOp::Cond: return Nat::cond(resolveCond(*n.args[0]), resolveNat(*n.args[1]), resolveNat(*n.args[2]));
@@ -640,7 +643,7 @@ Nat Checker::exprToNatNode(const ast::Expr &e) {
         case ast::BinOp::Mod: {
           Nat a = exprToNat(*e.kids[0]);
           int64_t c = constNat(*e.kids[1], "the divisor of a nat");
-          if (c <= 0) fail(e.kids[1]->loc, "division of a nat by " + std::to_string(c));
+          if (c <= 0) fail(e.kids[1]->loc, fmt::format("division of a nat by {}", c));
           return e.binop == ast::BinOp::Div ? Nat::div(a, c) : Nat::mod(a, c);
         }
         default: break;
@@ -1306,13 +1309,13 @@ std::optional<tir::Program> Checker::run(const ast::Module &main) {
         if (name == t.name) tu.value = v;
       // An interval is checked as an interval: its enumeration in tu.choices stops at 4096 values.
       if (range && (tu.value < range->first || tu.value > range->second)) {
-        diags_.error(t.loc, "tunable '" + t.name + "' = " + std::to_string(tu.value) + " is not in its range " +
-                                std::to_string(range->first) + " .. " + std::to_string(range->second));
+        diags_.error(t.loc, fmt::format("tunable '{}' = {} is not in its range {} .. {}", t.name, tu.value, range->first,
+                                        range->second));
       } else if (!range && !tu.choices.empty() &&
                  std::find(tu.choices.begin(), tu.choices.end(), tu.value) == tu.choices.end()) {
-        std::string list;
-        for (size_t i = 0; i < tu.choices.size() && i < 16; ++i) list += (i ? ", " : "") + std::to_string(tu.choices[i]);
-        diags_.error(t.loc, "tunable '" + t.name + "' = " + std::to_string(tu.value) + " is not one of its values [" + list + "]");
+        std::vector<int64_t> shown(tu.choices.begin(), tu.choices.begin() + std::min<size_t>(tu.choices.size(), 16));
+        diags_.error(t.loc,
+                     fmt::format("tunable '{}' = {} is not one of its values [{}]", t.name, tu.value, fmt::join(shown, ", ")));
       }
       tunables_[t.name] = tu.value;
       prog.tunables.push_back(tu);
@@ -1321,7 +1324,8 @@ std::optional<tir::Program> Checker::run(const ast::Module &main) {
     }
   }
   for (const auto &[name, v] : opts_.defines)
-    if (!tunableDecls.count(name)) diags_.error(SourceLoc{}, "-D " + name + "=" + std::to_string(v) + ": there is no tunable named '" + name + "'");
+    if (!tunableDecls.count(name))
+      diags_.error(SourceLoc{}, fmt::format("-D {}={}: there is no tunable named '{}'", name, v, name));
 
   for (const auto &d : main.defs) {
     try {
@@ -1386,8 +1390,8 @@ std::optional<tir::Program> Checker::run(const ast::Module &main) {
     auto [first, inserted] = scheduleSeen.emplace(std::make_pair(s.exportName, s.target), s.loc);
     if (!inserted) {
       // Two blocks would apply in turn, the second to loops the first renamed: one block is clearer.
-      diags_.error(s.loc, "a second schedule for '" + s.exportName + "' for " + s.target + " (the first is at line " +
-                              std::to_string(first->second.line) + "); put its commands in one block");
+      diags_.error(s.loc, fmt::format("a second schedule for '{}' for {} (the first is at line {}); put its commands in one block",
+                                      s.exportName, s.target, first->second.line));
       continue;
     }
     bool found = false;

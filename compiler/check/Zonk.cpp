@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "support/Format.h"
-#include "types/CheckerImpl.h"
+#include "check/CheckerImpl.h"
 
 namespace spl::check {
 

@@ -2,8 +2,8 @@
 /// Each index variable gets one extent, which must be nat-equal in every access and in the
 /// output; indices absent from the output are summed. Operand values must have the result's
 /// scalar type. The result's format is the def's declared result type.
-#include "types/CheckerImpl.h"
-#include "types/Levels.h"
+#include "check/CheckerImpl.h"
+#include "check/Levels.h"
 
 namespace spl::check {
 
@@ -15,9 +15,9 @@ tir::ExprP Checker::checkEinsum(const ast::Expr &e, const TypeP &expected) {
   auto outShape = tensorShape(rt, why);
   if (!outShape) fail(e.loc, "the result type `" + types::str(rt) + "` of this einsum is not a tensor: " + why);
   if (outShape->indices.size() != out.indices.size())
-    fail(out.loc, "'" + out.tensor + "' has " + std::to_string(outShape->indices.size()) + " index level" +
-                      (outShape->indices.size() == 1 ? "" : "s") + " in the result type `" + types::str(rt) + "`, but is indexed with " +
-                      std::to_string(out.indices.size()));
+    fail(out.loc, fmt::format("'{}' has {} index level{} in the result type `{}`, but is indexed with {}", out.tensor,
+                              outShape->indices.size(), outShape->indices.size() == 1 ? "" : "s", types::str(rt),
+                              out.indices.size()));
   auto ein = std::make_shared<tir::Einsum>();
   ein->outName = out.tensor;
   ein->resultType = rt;
@@ -64,9 +64,8 @@ tir::ExprP Checker::checkEinsum(const ast::Expr &e, const TypeP &expected) {
         auto shape = tensorShape(tt, w);
         if (!shape) fail(s.loc, "'" + s.tensor + "' of type `" + types::str(tt) + "` is not a tensor: " + w);
         if (shape->indices.size() != s.indices.size())
-          fail(s.loc, "'" + s.tensor + "' of type `" + types::str(tt) + "` has " + std::to_string(shape->indices.size()) +
-                          " index level" + (shape->indices.size() == 1 ? "" : "s") + ", but is indexed with " +
-                          std::to_string(s.indices.size()));
+          fail(s.loc, fmt::format("'{}' of type `{}` has {} index level{}, but is indexed with {}", s.tensor, types::str(tt),
+                                  shape->indices.size(), shape->indices.size() == 1 ? "" : "s", s.indices.size()));
         if (!unify(scalar, shape->value))
           fail(s.loc, "'" + s.tensor + "' holds `" + types::str(shape->value) + "` values, but the result holds `" +
                           types::str(scalar) + "` (einsum operands must have the result's scalar type)");

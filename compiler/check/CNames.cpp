@@ -1,5 +1,5 @@
 /// \file CNames.cpp: the names an export may not take (see the header).
-#include "types/CNames.h"
+#include "check/CNames.h"
 
 #include <cctype>
 #include <set>
