@@ -610,7 +610,7 @@ struct Bench {
   /// runtime picks by the padding of each (y in row order: each window's slices gathered back to
   /// its rows; "spl") and spmv_sell ("spl-slices": y left in slice
   /// order, as a solver that works in the permuted space uses it; checked through sell_rows), on
-  /// operands converted once by the runtime's inspector (spl_sell_sizes, spl_sell_build_*),
+  /// operands converted once by the runtime's inspector (spl_sell_convert_*),
   /// against Eigen and the plain C loop on the CSR form, in the same rounds. The conversion (run
   /// once per matrix, on all threads) is timed apart and reported in the note with the slots
   /// stored over the entries.
@@ -621,42 +621,36 @@ struct Bench {
     if (nnz == 0)
       return;
     const std::string name = mi.spec.name;
-    auto run = [&](auto zero, const char *prec, int64_t lanes, auto build, auto kernel, auto narrowKernel, auto wideKernel,
+    auto run = [&](auto zero, const char *prec, int64_t lanes, auto convert, auto kernel, auto narrowKernel, auto wideKernel,
                    auto rows, auto eigen, auto plain, auto plainOmp, const auto *csrVals, const auto *x, double bytes) {
       using T = decltype(zero);
-      // The runtime's inspector, timed once on all threads (the window's choice, sizes, allocation
-      // and fill).
+      // The runtime's inspector in the one call a plan makes (spl_sell_convert_*: the window's
+      // choice, sizes, allocation and fill), timed once on all threads.
       setThreads(threadCounts.back());
       auto c0 = std::chrono::steady_clock::now();
-      int64_t sigma = 0;
-      if (spl_sell_pick_sigma(n, offs.data(), lanes, kSellWindow * lanes, kSellWindowWide * lanes, &sigma) != SPL_OK)
-        die("%s: spl_sell_pick_sigma failed", name.c_str());
+      spl_sell_operands op{};
+      if (convert(n, offs.data(), a.cols_idx, csrVals, lanes, kSellWindow * lanes, kSellWindowWide * lanes, &op) != SPL_OK)
+        die("%s: spl_sell_convert_%s failed", name.c_str(), prec);
+      double convertSeconds = seconds(std::chrono::steady_clock::now() - c0);
+      std::unique_ptr<spl_sell_operands, void (*)(spl_sell_operands *)> owned(&op, spl_sell_operands_free);
+      const int64_t sigma = op.sigma, nslices = op.slices, nslots = op.slots;
       const auto fused = sigma == kSellWindow * lanes ? narrowKernel : wideKernel;
-      int64_t nslices = 0, nslots = 0;
-      if (spl_sell_sizes(n, offs.data(), lanes, sigma, &nslices, &nslots) != SPL_OK)
-        die("%s: spl_sell_sizes failed", name.c_str());
       const int64_t stored = nslots * lanes, slots = nslices * lanes;
-      std::vector<int32_t> soffs(static_cast<size_t>(nslices) + 1), scols(static_cast<size_t>(stored) + 1),
-          wpos(static_cast<size_t>(slots) + 1);
-      std::vector<T> svals(static_cast<size_t>(stored) + 1);
-      if (build(n, offs.data(), a.cols_idx, csrVals, lanes, sigma, soffs.data(), scols.data(), svals.data(), wpos.data()) !=
-          SPL_OK)
-        die("%s: spl_sell_build_%s failed", name.c_str(), prec);
-      double convert = seconds(std::chrono::steady_clock::now() - c0);
+      const int32_t *soffs = op.soffs, *scols = op.scols, *wpos = op.wpos;
       // Each row's lane over all slices, for sell_rows after spmv_sell (the check of spl-slices).
       std::vector<int32_t> pos(static_cast<size_t>(std::max<int64_t>(n, 1)));
       for (int64_t r = 0; r < n; ++r)
-        pos[static_cast<size_t>(r)] = static_cast<int32_t>(r / sigma * sigma + wpos[static_cast<size_t>(r)]);
+        pos[static_cast<size_t>(r)] = static_cast<int32_t>(r / sigma * sigma + wpos[r]);
       char note[128];
       std::snprintf(note, sizeof note, "C=%lld sigma=%lld fill %.2f, converted in %.1f ms", (long long)lanes,
-                    (long long)sigma, static_cast<double>(stored) / static_cast<double>(nnz), convert * 1e3);
-      const T *sv = svals.data();
+                    (long long)sigma, static_cast<double>(stored) / static_cast<double>(nnz), convertSeconds * 1e3);
+      const T *sv = static_cast<const T *>(op.svals);
       const size_t len = static_cast<size_t>(std::max<int64_t>(n, 1)), slen = static_cast<size_t>(std::max<int64_t>(slots, 1));
       std::vector<T> ys(slen), ysk(slen);  // ys: the fused kernel's output (rows first, then padding lanes)
       std::vector<std::vector<T>> y(4, std::vector<T>(len));
       for (int t : threadCounts) {
         auto slices = [&, name](T *out) {
-          int rc = kernel(nslices, mcols, soffs.data(), scols.data(), sv, x, out);
+          int rc = kernel(nslices, mcols, soffs, scols, sv, x, out);
           if (rc != SPL_OK)
             die("%s: spl_spmv_sell_%s returned %d", name.c_str(), prec, rc);
         };
@@ -667,7 +661,7 @@ struct Bench {
         };
         std::vector<Impl> impls;
         impls.push_back(impl(chk, "sell", prec, "spl", t, ys.data(), n, stored, [&, name] {
-          int rc = fused(nslices, mcols, soffs.data(), scols.data(), sv, wpos.data(), x, ys.data());
+          int rc = fused(nslices, mcols, soffs, scols, sv, wpos, x, ys.data());
           if (rc != SPL_OK)
             die("%s: spl_spmv_sell_rows_%s returned %d", name.c_str(), prec, rc);
         }, note));
@@ -688,9 +682,9 @@ struct Bench {
         group(mi, "sell", prec, t, bytes, impls);
       }
     };
-    run(0.0, "f64", kSellLanesF64, spl_sell_build_f64, spl_spmv_sell_f64, spl_spmv_sell_rows_f64, spl_spmv_sell_rows_wide_f64,
+    run(0.0, "f64", kSellLanesF64, spl_sell_convert_f64, spl_spmv_sell_f64, spl_spmv_sell_rows_f64, spl_spmv_sell_rows_wide_f64,
         spl_sell_rows_f64, eigen_spmv_f64, plain_csr_f64, plain_csr_f64_omp, a.vals, x64.data(), mi.bytes64);
-    run(0.0f, "f32", kSellLanesF32, spl_sell_build_f32, spl_spmv_sell_f32, spl_spmv_sell_rows_f32, spl_spmv_sell_rows_wide_f32,
+    run(0.0f, "f32", kSellLanesF32, spl_sell_convert_f32, spl_spmv_sell_f32, spl_spmv_sell_rows_f32, spl_spmv_sell_rows_wide_f32,
         spl_sell_rows_f32, eigen_spmv_f32, plain_csr_f32, plain_csr_f32_omp, v32.data(), x32.data(), mi.bytes32);
   }
 

@@ -106,6 +106,28 @@ int spl_sell_build_f64(int64_t n, const int32_t *offs, const int32_t *cols, cons
 #define SPL_SELL_WIDE_FILL 1.25
 int spl_sell_pick_sigma(int64_t n, const int32_t *offs, int64_t lanes, int64_t narrow, int64_t wide, int64_t *sigma);
 
+/* The whole conversion in one call, as a plan makes it once per matrix: the window picked by
+ * spl_sell_pick_sigma's rule, the operands allocated (spl_alloc, 64-byte aligned) and filled.
+ * The slices' widths of both windows come from one pass (narrow windows nest in wide ones: wide
+ * must be a multiple of narrow), and the buffers are not cleared before the fill writes every
+ * slot, so the conversion reads the matrix about twice and writes the operands once; windows
+ * run on the pool. `bytes` is the memory the operands hold. On failure *out is zeroed and
+ * nothing stays allocated. Release with spl_sell_operands_free (a zeroed struct is fine). */
+typedef struct {
+  int64_t rows, lanes, sigma; /* n, C and the window (in rows) chosen */
+  int64_t slices, slots;      /* ceil(n / lanes) and soffs[slices] */
+  int32_t *soffs;             /* slices + 1 */
+  int32_t *scols;             /* slots * lanes (at least 1) */
+  void *svals;                /* slots * lanes (at least 1) of the converted precision */
+  int32_t *wpos;              /* slices * lanes (at least 1) */
+  int64_t bytes;
+} spl_sell_operands;
+int spl_sell_convert_f32(int64_t n, const int32_t *offs, const int32_t *cols, const float *vals, int64_t lanes,
+                         int64_t narrow, int64_t wide, spl_sell_operands *out);
+int spl_sell_convert_f64(int64_t n, const int32_t *offs, const int32_t *cols, const double *vals, int64_t lanes,
+                         int64_t narrow, int64_t wide, spl_sell_operands *out);
+void spl_sell_operands_free(spl_sell_operands *s);
+
 /* ---- CUDA (driver API through dlopen) ------------------------------------------------------ */
 /* 1 when libcuda.so.1 could be loaded and cuInit succeeded with at least one device, else 0. */
 int spl_cuda_available(void);

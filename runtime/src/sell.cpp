@@ -11,7 +11,9 @@
  * Two calls, as for generated NAME_size functions: spl_sell_sizes gives the slices and slots to
  * allocate, spl_sell_build_* fills them. Both sort only lengths or row indices of one window at a
  * time; windows are independent, so the build runs them on the pool (the slot offsets, a prefix
- * over all slices, come first, on the calling thread).
+ * over all slices, come first, on the calling thread). spl_sell_convert_* is the one call a plan
+ * makes: both candidate windows sized in one pass over nested windows, the window picked, the
+ * operands allocated uncleared and filled (issue 25: a conversion must cost few SpMVs).
  *
  * Assumes: offs has n + 1 entries; cols and vals hold the entries offs[0] .. offs[n] (row i at
  * offs[i] - offs[0] + k, as the CSR kernels read them). Checked: sizes and arguments, monotone
@@ -87,45 +89,67 @@ template <typename T> struct Build {
   static void run(void *closure, int64_t begin, int64_t end) {
     Build &b = *static_cast<Build *>(closure);
     try {
-      std::vector<int64_t> rows;
+      std::vector<int64_t> rows, start, length;
       for (int64_t w = begin; w < end; ++w)
-        b.window(w, rows);
+        b.window(w, rows, start, length);
     } catch (...) {
       b.out_of_memory = true;
     }
   }
 
-  void window(int64_t w, std::vector<int64_t> &rows) const {
+  void window(int64_t w, std::vector<int64_t> &rows, std::vector<int64_t> &start, std::vector<int64_t> &length) const {
     const int64_t w0 = w * sigma, w1 = std::min(n, w0 + sigma);
     rows.resize(static_cast<size_t>(w1 - w0));
     std::iota(rows.begin(), rows.end(), w0);
     auto len = [&](int64_t r) { return static_cast<int64_t>(offs[r + 1]) - offs[r]; };
-    std::stable_sort(rows.begin(), rows.end(), [&](int64_t a, int64_t b) { return len(a) > len(b); });
-    const int64_t lanes_in_window = (w1 - w0 + lanes - 1) / lanes * lanes;
-    for (int64_t q = 0; q < lanes_in_window; ++q) {
-      const int64_t s = (w0 + q) / lanes, l = (w0 + q) % lanes;
-      const int64_t width = soffs[s + 1] - soffs[s];
-      T *sv = svals + static_cast<int64_t>(soffs[s] - soffs[0]) * lanes + l;
-      int32_t *sc = scols + static_cast<int64_t>(soffs[s] - soffs[0]) * lanes + l;
-      int64_t filled = 0;
-      if (q < w1 - w0) {
-        const int64_t r = rows[static_cast<size_t>(q)], at = static_cast<int64_t>(offs[r]) - offs[0];
-        filled = len(r);
-        for (int64_t t = 0; t < filled; ++t) {
-          sv[t * lanes] = vals[at + t];
-          sc[t * lanes] = cols[at + t];
+    /* Longest first, ties in row order (what a stable sort gives, without its buffer). */
+    std::sort(rows.begin(), rows.end(), [&](int64_t a, int64_t b) {
+      const int64_t la = len(a), lb = len(b);
+      return la != lb ? la > lb : a < b;
+    });
+    /* Slice by slice, slot-major: each slot's lanes are written one after the other (the
+     * operands are written once, in order), reading the slice's rows side by side. */
+    const int64_t rows_in_window = w1 - w0;
+    start.resize(static_cast<size_t>(lanes));
+    length.resize(static_cast<size_t>(lanes));
+    for (int64_t q0 = 0; q0 < rows_in_window; q0 += lanes) {
+      const int64_t s = (w0 + q0) / lanes, width = soffs[s + 1] - soffs[s];
+      for (int64_t l = 0; l < lanes; ++l) {
+        const int64_t q = q0 + l;
+        if (q < rows_in_window) {
+          const int64_t r = rows[static_cast<size_t>(q)];
+          start[static_cast<size_t>(l)] = static_cast<int64_t>(offs[r]) - offs[0];
+          length[static_cast<size_t>(l)] = len(r);
+          wpos[r] = static_cast<int32_t>(q);
+        } else {
+          start[static_cast<size_t>(l)] = 0;
+          length[static_cast<size_t>(l)] = 0;
+          wpos[w0 + q] = static_cast<int32_t>(q); /* a lane past the last row: its own place */
         }
-        wpos[r] = static_cast<int32_t>(q);
-      } else {
-        wpos[w0 + q] = static_cast<int32_t>(q); /* a lane past the last row: its own place */
       }
-      for (int64_t t = filled; t < width; ++t) {
-        sv[t * lanes] = T(0);
-        sc[t * lanes] = 0;
-      }
+      T *sv = svals + static_cast<int64_t>(soffs[s] - soffs[0]) * lanes;
+      int32_t *sc = scols + static_cast<int64_t>(soffs[s] - soffs[0]) * lanes;
+      for (int64_t t = 0; t < width; ++t)
+        for (size_t l = 0; l < static_cast<size_t>(lanes); ++l, ++sv, ++sc) {
+          const bool stored = t < length[l]; /* padding: value 0, column 0 */
+          *sv = stored ? vals[start[l] + t] : T(0);
+          *sc = stored ? cols[start[l] + t] : 0;
+        }
     }
   }
 };
+
+/* Fills every window of b on the pool (or the calling thread for one window or one thread);
+ * false when memory ran out. */
+template <typename T> bool fill_windows(Build<T> &b) {
+  const int64_t windows = (b.n + b.sigma - 1) / b.sigma;
+  if (windows <= 1 || spl_num_threads() == 1) {
+    Build<T>::run(&b, 0, windows);
+  } else {
+    spl_parallel_for(0, windows, 16, &Build<T>::run, &b);
+  }
+  return !b.out_of_memory;
+}
 
 template <typename T>
 int build(int64_t n, const int32_t *offs, const int32_t *cols, const T *vals, int64_t lanes, int64_t sigma,
@@ -143,17 +167,119 @@ int build(int64_t n, const int32_t *offs, const int32_t *cols, const T *vals, in
     if (offs[n] > offs[0] && (cols == nullptr || vals == nullptr))
       return SPL_ERR_BAD_INPUT;
     Build<T> b{n, lanes, sigma, offs, cols, vals, soffs, scols, svals, wpos};
-    const int64_t windows = (n + sigma - 1) / sigma;
-    if (windows <= 1 || spl_num_threads() == 1) {
-      Build<T>::run(&b, 0, windows);
-    } else {
-      spl_parallel_for(0, windows, 16, &Build<T>::run, &b);
-    }
-    if (b.out_of_memory)
+    if (!fill_windows(b))
       return SPL_ERR_ALLOC;
   } catch (...) {
     return SPL_ERR_ALLOC;
   }
+  return SPL_OK;
+}
+
+/* The slice widths of both windows at once (spl_sell_convert_*, spl_sell_pick_sigma): narrow
+ * windows nest in wide ones (wide a multiple of narrow), so one pass over the wide windows sorts
+ * each one's lengths and each of its narrow windows', on the pool. */
+struct BothWidths {
+  int64_t n, lanes, narrow, wide;
+  const int32_t *offs;
+  int64_t *narrow_widths, *wide_widths; /* one per slice */
+  std::atomic<bool> out_of_memory{false};
+
+  static void run(void *closure, int64_t begin, int64_t end) {
+    BothWidths &z = *static_cast<BothWidths *>(closure);
+    try {
+      std::vector<int64_t> lens;
+      for (int64_t w = begin; w < end; ++w) {
+        const int64_t w0 = w * z.wide, w1 = std::min(z.n, w0 + z.wide);
+        for (int64_t c0 = w0; c0 < w1; c0 += z.narrow)
+          window_widths(z.offs, c0, std::min(w1, c0 + z.narrow), z.lanes, lens, z.narrow_widths + c0 / z.lanes);
+        window_widths(z.offs, w0, w1, z.lanes, lens, z.wide_widths + w0 / z.lanes);
+      }
+    } catch (...) {
+      z.out_of_memory = true;
+    }
+  }
+};
+
+/* Slices' widths for both windows; false when memory ran out. */
+bool both_widths(int64_t n, const int32_t *offs, int64_t lanes, int64_t narrow, int64_t wide,
+                 std::vector<int64_t> &narrow_widths, std::vector<int64_t> &wide_widths) {
+  const int64_t slices = (n + lanes - 1) / lanes;
+  narrow_widths.assign(static_cast<size_t>(slices), 0);
+  wide_widths.assign(static_cast<size_t>(slices), 0);
+  BothWidths z{n, lanes, narrow, wide, offs, narrow_widths.data(), wide_widths.data()};
+  const int64_t windows = (n + wide - 1) / wide;
+  if (windows <= 1 || spl_num_threads() == 1)
+    BothWidths::run(&z, 0, windows);
+  else
+    spl_parallel_for(0, windows, 4, &BothWidths::run, &z);
+  return !z.out_of_memory;
+}
+
+int64_t sum(const std::vector<int64_t> &v) { return std::accumulate(v.begin(), v.end(), int64_t(0)); }
+
+/* The window the padding rule picks (see SPL_SELL_WIDE_FILL) from both windows' slot counts. */
+int64_t pick(int64_t narrow, int64_t wide, int64_t narrow_slots, int64_t wide_slots) {
+  return static_cast<double>(narrow_slots) > SPL_SELL_WIDE_FILL * static_cast<double>(wide_slots) ? wide : narrow;
+}
+
+template <typename T>
+int convert(int64_t n, const int32_t *offs, const int32_t *cols, const T *vals, int64_t lanes, int64_t narrow,
+            int64_t wide, spl_sell_operands *out) {
+  if (out == nullptr)
+    return SPL_ERR_BAD_INPUT;
+  *out = spl_sell_operands{};
+  if (!valid_shape(n, offs, lanes, narrow) || !valid_shape(n, offs, lanes, wide) || wide % narrow != 0)
+    return SPL_ERR_BAD_INPUT;
+  if (!monotone(n, offs) || (offs[n] > offs[0] && (cols == nullptr || vals == nullptr)))
+    return SPL_ERR_BAD_INPUT;
+  spl_sell_operands s{};
+  try {
+    std::vector<int64_t> narrow_widths, wide_widths;
+    if (!both_widths(n, offs, lanes, narrow, wide, narrow_widths, wide_widths))
+      return SPL_ERR_ALLOC;
+    const int64_t sigma = pick(narrow, wide, sum(narrow_widths), sum(wide_widths));
+    const std::vector<int64_t> &widths = sigma == narrow ? narrow_widths : wide_widths;
+    s.rows = n;
+    s.lanes = lanes;
+    s.sigma = sigma;
+    s.slices = static_cast<int64_t>(widths.size());
+    s.slots = sum(widths);
+    if (s.slots > INT32_MAX)
+      return SPL_ERR_ALLOC;
+    /* Every slot and every lane's window position is written by the fill (padding included),
+     * so the buffers are not cleared first; each window's are first touched by the thread that
+     * fills it. At least one element each: the kernels take non-null pointers. */
+    const size_t stored = static_cast<size_t>(std::max<int64_t>(s.slots * lanes, 1));
+    const size_t lanes_total = static_cast<size_t>(std::max<int64_t>(s.slices * lanes, 1));
+    s.soffs = static_cast<int32_t *>(spl_alloc(sizeof(int32_t) * static_cast<size_t>(s.slices + 1)));
+    s.scols = static_cast<int32_t *>(spl_alloc(sizeof(int32_t) * stored));
+    s.svals = spl_alloc(sizeof(T) * stored);
+    s.wpos = static_cast<int32_t *>(spl_alloc(sizeof(int32_t) * lanes_total));
+    s.bytes = static_cast<int64_t>(sizeof(int32_t) * static_cast<size_t>(s.slices + 1) + (sizeof(int32_t) + sizeof(T)) * stored +
+                                   sizeof(int32_t) * lanes_total);
+    if (s.soffs == nullptr || s.scols == nullptr || s.svals == nullptr || s.wpos == nullptr) {
+      spl_sell_operands_free(&s);
+      return SPL_ERR_ALLOC;
+    }
+    s.soffs[0] = 0;
+    for (int64_t k = 0; k < s.slices; ++k)
+      s.soffs[k + 1] = static_cast<int32_t>(s.soffs[k] + widths[static_cast<size_t>(k)]);
+    if (s.slices == 0)
+      s.wpos[0] = 0;
+    Build<T> b{n, lanes, sigma, offs, cols, vals, s.soffs, s.scols, static_cast<T *>(s.svals), s.wpos};
+    if (!fill_windows(b)) {
+      spl_sell_operands_free(&s);
+      return SPL_ERR_ALLOC;
+    }
+    if (s.slots == 0) {
+      s.scols[0] = 0;
+      static_cast<T *>(s.svals)[0] = T(0);
+    }
+  } catch (...) {
+    spl_sell_operands_free(&s);
+    return SPL_ERR_ALLOC;
+  }
+  *out = s;
   return SPL_OK;
 }
 
@@ -181,12 +307,26 @@ int spl_sell_sizes(int64_t n, const int32_t *offs, int64_t lanes, int64_t sigma,
 int spl_sell_pick_sigma(int64_t n, const int32_t *offs, int64_t lanes, int64_t narrow, int64_t wide, int64_t *sigma) {
   if (sigma == nullptr || narrow > wide || !spl_rt::valid_shape(n, offs, lanes, wide))
     return SPL_ERR_BAD_INPUT;
+  if (spl_rt::valid_shape(n, offs, lanes, narrow) && wide % narrow == 0) {
+    /* Nested windows: both sized in one pass. */
+    if (!spl_rt::monotone(n, offs))
+      return SPL_ERR_BAD_INPUT;
+    try {
+      std::vector<int64_t> narrow_widths, wide_widths;
+      if (!spl_rt::both_widths(n, offs, lanes, narrow, wide, narrow_widths, wide_widths))
+        return SPL_ERR_ALLOC;
+      *sigma = spl_rt::pick(narrow, wide, spl_rt::sum(narrow_widths), spl_rt::sum(wide_widths));
+    } catch (...) {
+      return SPL_ERR_ALLOC;
+    }
+    return SPL_OK;
+  }
   int64_t slices = 0, narrowSlots = 0, wideSlots = 0;
   if (int rc = spl_sell_sizes(n, offs, lanes, narrow, &slices, &narrowSlots); rc != SPL_OK)
     return rc;
   if (int rc = spl_sell_sizes(n, offs, lanes, wide, &slices, &wideSlots); rc != SPL_OK)
     return rc;
-  *sigma = static_cast<double>(narrowSlots) > SPL_SELL_WIDE_FILL * static_cast<double>(wideSlots) ? wide : narrow;
+  *sigma = spl_rt::pick(narrow, wide, narrowSlots, wideSlots);
   return SPL_OK;
 }
 
@@ -198,4 +338,24 @@ int spl_sell_build_f32(int64_t n, const int32_t *offs, const int32_t *cols, cons
 int spl_sell_build_f64(int64_t n, const int32_t *offs, const int32_t *cols, const double *vals, int64_t lanes,
                        int64_t sigma, int32_t *soffs, int32_t *scols, double *svals, int32_t *wpos) {
   return spl_rt::build(n, offs, cols, vals, lanes, sigma, soffs, scols, svals, wpos);
+}
+
+int spl_sell_convert_f32(int64_t n, const int32_t *offs, const int32_t *cols, const float *vals, int64_t lanes,
+                         int64_t narrow, int64_t wide, spl_sell_operands *out) {
+  return spl_rt::convert(n, offs, cols, vals, lanes, narrow, wide, out);
+}
+
+int spl_sell_convert_f64(int64_t n, const int32_t *offs, const int32_t *cols, const double *vals, int64_t lanes,
+                         int64_t narrow, int64_t wide, spl_sell_operands *out) {
+  return spl_rt::convert(n, offs, cols, vals, lanes, narrow, wide, out);
+}
+
+void spl_sell_operands_free(spl_sell_operands *s) {
+  if (s == nullptr)
+    return;
+  spl_free(s->soffs);
+  spl_free(s->scols);
+  spl_free(s->svals);
+  spl_free(s->wpos);
+  *s = spl_sell_operands{};
 }

@@ -2,13 +2,15 @@
 // tools/matrix's spl_csr_to_sell (the reference): the same slot offsets, columns, values (f64
 // and f32) and window positions, bit for bit, on random matrices of every shape (empty rows,
 // skewed rows, 1 x N, N x 1, nnz = 0, a partial last window and slice) and on one large enough
-// for the windows to run on several threads; then offsets not starting at 0, bad arguments, and
-// the choice between two windows (spl_sell_pick_sigma).
+// for the windows to run on several threads; then offsets not starting at 0, bad arguments, the
+// choice between two windows (spl_sell_pick_sigma), and the one-call conversion a plan makes
+// (spl_sell_convert_*) against the two calls.
 #include "spl_runtime.h"
 #include "spl_matrix.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -199,3 +201,109 @@ TEST_F(Sell, PicksTheNarrowWindowUnlessItPadsMuchMore) {
 }
 
 }  // namespace
+
+/// spl_sell_convert_* against the two-call path (spl_sell_sizes for both windows, the padding
+/// rule, spl_sell_build_*), which MatchesTheReferenceConverter checks against tools/matrix: the
+/// same window, offsets, columns, values and window positions, and the bytes it reports.
+void expectConvertAsTwoCalls(const spl_csr &m, int64_t lanes, int64_t narrowRows, int64_t wideRows) {
+  SCOPED_TRACE("lanes " + std::to_string(lanes) + " windows " + std::to_string(narrowRows) + "/" + std::to_string(wideRows));
+  Csr32 c = narrow(m);
+  int64_t slices = 0, narrowSlots = 0, wideSlots = 0;
+  ASSERT_EQ(spl_sell_sizes(m.rows, c.offs.data(), lanes, narrowRows, &slices, &narrowSlots), SPL_OK);
+  ASSERT_EQ(spl_sell_sizes(m.rows, c.offs.data(), lanes, wideRows, &slices, &wideSlots), SPL_OK);
+  const int64_t sigma =
+      static_cast<double>(narrowSlots) > SPL_SELL_WIDE_FILL * static_cast<double>(wideSlots) ? wideRows : narrowRows;
+  const int64_t slots = sigma == narrowRows ? narrowSlots : wideSlots;
+  const size_t stored = static_cast<size_t>(slots * lanes), lanesTotal = static_cast<size_t>(slices * lanes);
+  std::vector<int32_t> soffs(static_cast<size_t>(slices) + 1), scols(stored + 1), wpos(lanesTotal + 1);
+  std::vector<double> svals(stored + 1);
+  std::vector<float> svals32(stored + 1);
+  ASSERT_EQ(spl_sell_build_f64(m.rows, c.offs.data(), c.cols.data(), c.vals.data(), lanes, sigma, soffs.data(), scols.data(),
+                               svals.data(), wpos.data()),
+            SPL_OK);
+  ASSERT_EQ(spl_sell_build_f32(m.rows, c.offs.data(), c.cols.data(), c.vals32.data(), lanes, sigma, soffs.data(),
+                               scols.data(), svals32.data(), wpos.data()),
+            SPL_OK);
+  spl_sell_operands d{}, f{};
+  ASSERT_EQ(spl_sell_convert_f64(m.rows, c.offs.data(), c.cols.data(), c.vals.data(), lanes, narrowRows, wideRows, &d), SPL_OK);
+  ASSERT_EQ(spl_sell_convert_f32(m.rows, c.offs.data(), c.cols.data(), c.vals32.data(), lanes, narrowRows, wideRows, &f), SPL_OK);
+  for (const spl_sell_operands *s : {&d, &f}) {
+    EXPECT_EQ(s->rows, m.rows);
+    EXPECT_EQ(s->lanes, lanes);
+    EXPECT_EQ(s->sigma, sigma);
+    EXPECT_EQ(s->slices, slices);
+    EXPECT_EQ(s->slots, slots);
+    ASSERT_TRUE(s->soffs && s->scols && s->svals && s->wpos);
+    EXPECT_EQ(std::vector<int32_t>(s->soffs, s->soffs + slices + 1), soffs);
+    EXPECT_EQ(std::vector<int32_t>(s->scols, s->scols + stored), std::vector<int32_t>(scols.begin(), scols.end() - 1));
+    EXPECT_EQ(std::vector<int32_t>(s->wpos, s->wpos + lanesTotal), std::vector<int32_t>(wpos.begin(), wpos.end() - 1));
+  }
+  const double *dv = static_cast<const double *>(d.svals);
+  const float *fv = static_cast<const float *>(f.svals);
+  EXPECT_EQ(std::vector<double>(dv, dv + stored), std::vector<double>(svals.begin(), svals.end() - 1));
+  EXPECT_EQ(std::vector<float>(fv, fv + stored), std::vector<float>(svals32.begin(), svals32.end() - 1));
+  const int64_t atLeastOne = std::max<int64_t>(slots * lanes, 1);
+  EXPECT_EQ(d.bytes, static_cast<int64_t>(4 * (slices + 1) + 12 * atLeastOne + 4 * std::max<int64_t>(slices * lanes, 1)));
+  EXPECT_EQ(f.bytes, static_cast<int64_t>(4 * (slices + 1) + 8 * atLeastOne + 4 * std::max<int64_t>(slices * lanes, 1)));
+  spl_sell_operands_free(&d);
+  spl_sell_operands_free(&f);
+  EXPECT_EQ(d.soffs, nullptr);
+  EXPECT_EQ(d.bytes, 0);
+}
+
+TEST_F(Sell, ConvertInOneCallMatchesTheTwoCalls) {
+  struct Shape {
+    const char *name;
+    int64_t rows, cols;
+    double density;
+    spl_random_kind kind;
+  };
+  const Shape shapes[] = {
+      {"uniform", 200, 150, 0.05, SPL_RANDOM_UNIFORM}, {"empty_rows", 301, 300, 0.03, SPL_RANDOM_EMPTY_ROWS},
+      {"skewed", 517, 400, 0.02, SPL_RANDOM_SKEWED},   {"row", 1, 1000, 0.3, SPL_RANDOM_UNIFORM},
+      {"col", 1000, 1, 0.3, SPL_RANDOM_UNIFORM},       {"nnz0", 50, 60, 0.0, SPL_RANDOM_UNIFORM},
+      {"dense", 40, 40, 1.0, SPL_RANDOM_UNIFORM},      {"none", 0, 10, 0.0, SPL_RANDOM_UNIFORM},
+  };
+  uint64_t seed = 31;
+  for (const Shape &s : shapes) {
+    SCOPED_TRACE(s.name);
+    spl_csr m{};
+    ASSERT_EQ(spl_random_csr(s.rows, s.cols, s.density, seed++, s.kind, &m), SPL_MATRIX_OK);
+    for (int64_t lanes : {1, 4, 8, 16}) {
+      expectConvertAsTwoCalls(m, lanes, lanes, 4 * lanes);
+      expectConvertAsTwoCalls(m, lanes, 8 * lanes, 64 * lanes);
+      expectConvertAsTwoCalls(m, lanes, 3 * lanes, 3 * lanes);
+    }
+    spl_csr_free(&m);
+  }
+  // Large enough for the windows to run on several threads.
+  spl_csr big{};
+  ASSERT_EQ(spl_random_csr(100003, 100003, 0.00004, 91, SPL_RANDOM_EMPTY_ROWS, &big), SPL_MATRIX_OK);
+  for (int threads : {1, 2, 4}) {
+    spl_set_num_threads(threads);
+    expectConvertAsTwoCalls(big, 8, 64, 512);
+  }
+  spl_csr_free(&big);
+}
+
+TEST_F(Sell, ConvertRejectsBadArgumentsAndLeavesNothing) {
+  const int32_t good[] = {0, 1, 2, 3}, decreasing[] = {0, 2, 1, 3};
+  const int32_t c3[] = {0, 1, 2};
+  const double v3[] = {1, 2, 3};
+  spl_sell_operands s{};
+  s.bytes = 99;  // overwritten even on failure
+  EXPECT_EQ(spl_sell_convert_f64(3, decreasing, c3, v3, 2, 2, 4, &s), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(s.bytes, 0);
+  EXPECT_EQ(s.soffs, nullptr);
+  EXPECT_EQ(spl_sell_convert_f64(3, good, c3, v3, 2, 4, 6, &s), SPL_ERR_BAD_INPUT);  // 6 % 4: windows not nested
+  EXPECT_EQ(spl_sell_convert_f64(3, good, c3, v3, 2, 3, 6, &s), SPL_ERR_BAD_INPUT);  // 3 % 2
+  EXPECT_EQ(spl_sell_convert_f64(3, good, c3, v3, 2, 4, 2, &s), SPL_ERR_BAD_INPUT);  // narrow > wide
+  EXPECT_EQ(spl_sell_convert_f64(3, good, nullptr, v3, 2, 2, 4, &s), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_sell_convert_f64(-1, good, c3, v3, 2, 2, 4, &s), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_sell_convert_f64(3, good, c3, v3, 2, 2, 4, nullptr), SPL_ERR_BAD_INPUT);
+  const int32_t whole[] = {INT32_MIN, INT32_MAX};  // 2^32 - 1 entries in one row: more slots than int32
+  EXPECT_EQ(spl_sell_convert_f64(1, whole, c3, v3, 1, 1, 1, &s), SPL_ERR_ALLOC);
+  EXPECT_EQ(s.soffs, nullptr);
+  spl_sell_operands_free(&s);  // a zeroed struct
+  spl_sell_operands_free(nullptr);
+}
