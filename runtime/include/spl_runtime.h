@@ -128,6 +128,30 @@ int spl_sell_convert_f64(int64_t n, const int32_t *offs, const int32_t *cols, co
                          int64_t narrow, int64_t wide, spl_sell_operands *out);
 void spl_sell_operands_free(spl_sell_operands *s);
 
+/* ---- What a plan reads of a matrix (issue 25, docs/plans.md) ------------------------------- */
+/* spl_csr_inspect: one pass over a CSR matrix's offsets and columns (on the pool; the result
+ * does not depend on the thread count). Row lengths: their extremes, mean, coefficient of
+ * variation (standard deviation over mean), a histogram by powers of two (bucket 0: empty rows,
+ * bucket b: lengths in [2^(b-1), 2^b), the last bucket open), and length_changes, the share of
+ * rows whose length differs from the row before (near 0 for stencils and FEM blocks, near 1 for
+ * random lengths: a CSR row loop's exit then mispredicts). Entries: the largest distance of a
+ * column from the row's diagonal place (i * m / n), and the share farther than `near` = 64 + 4
+ * ceil(mean) from it (scattered). The compulsory bytes of an SpMV in either precision, the
+ * last-level cache (0 if the system does not tell) and spl_num_threads(). SPL_ERR_BAD_INPUT for
+ * bad sizes, null pointers or decreasing offsets (*out is then zeroed). */
+#define SPL_CSR_LENGTH_BUCKETS 34
+typedef struct {
+  int64_t rows, cols, entries, empty_rows;
+  int64_t min_row, max_row;
+  double mean_row, cv_row, length_changes;
+  int64_t length_buckets[SPL_CSR_LENGTH_BUCKETS];
+  int64_t bandwidth, near;
+  double scattered;
+  int64_t spmv_bytes_f64, spmv_bytes_f32, llc_bytes;
+  int threads;
+} spl_csr_profile;
+int spl_csr_inspect(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, spl_csr_profile *out);
+
 /* ---- CUDA (driver API through dlopen) ------------------------------------------------------ */
 /* 1 when libcuda.so.1 could be loaded and cuInit succeeded with at least one device, else 0. */
 int spl_cuda_available(void);

@@ -1,0 +1,176 @@
+/* inspect.cpp: spl_csr_inspect, what a plan reads of a CSR matrix before it chooses a kernel
+ * (issue 25, docs/plans.md): row lengths (their histogram, mean, spread and how often a row's
+ * length differs from the row before it, which is what makes a row loop's exit mispredict),
+ * where the entries lie against the diagonal (bandwidth, the share of scattered entries), the
+ * bytes an SpMV moves against the last-level cache, and the threads.
+ *
+ * One pass over the offsets and one over the columns, split into row chunks on the thread pool;
+ * each chunk keeps its own sums, merged in chunk order afterwards, so the result does not
+ * depend on the thread count (floating-point sums are formed from integer counts at the end).
+ *
+ * Assumes: offs has n + 1 entries, cols the entries offs[0] .. offs[n] (row i at offs[i] -
+ * offs[0] + k). Checked: sizes, pointers, monotone offsets (SPL_ERR_BAD_INPUT). Columns are not
+ * checked against m (a column past m counts as far from the diagonal).
+ */
+#include "export.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace spl_rt {
+namespace {
+
+/* Rows per chunk: enough that the pool's overhead is nothing against the chunk's work. */
+constexpr int64_t kRowsPerChunk = 1 << 14;
+
+/* The bucket of a row length: 0 for empty rows, then 1 + floor(log2(len)). */
+int bucket_of(int64_t len) {
+  if (len <= 0)
+    return 0;
+  int b = 1;
+  while (len > 1 && b < SPL_CSR_LENGTH_BUCKETS - 1) {
+    len >>= 1;
+    ++b;
+  }
+  return b;
+}
+
+struct Partial {
+  int64_t empty = 0, min_len = INT64_MAX, max_len = 0, changes = 0;
+  long double sum_sq = 0; /* of lengths; exact for lengths below 2^32 and fewer than 2^31 rows */
+  int64_t buckets[SPL_CSR_LENGTH_BUCKETS] = {};
+  int64_t bandwidth = 0, scattered = 0;
+};
+
+struct Inspection {
+  int64_t n, m;
+  const int32_t *offs, *cols;
+  int64_t near; /* an entry with |j - i'| above this is scattered */
+  std::vector<Partial> parts;
+
+  static void run(void *closure, int64_t begin, int64_t end) {
+    Inspection &in = *static_cast<Inspection *>(closure);
+    for (int64_t c = begin; c < end; ++c)
+      in.chunk(c);
+  }
+
+  void chunk(int64_t c) {
+    Partial &p = parts[static_cast<size_t>(c)];
+    const int64_t r0 = c * kRowsPerChunk, r1 = std::min(n, r0 + kRowsPerChunk);
+    /* Columns are compared with the row's place scaled to the columns (i * m / n), so that a
+     * rectangular matrix's diagonal runs corner to corner. */
+    const long double scale = n > 0 ? static_cast<long double>(m) / static_cast<long double>(n) : 1.0L;
+    for (int64_t i = r0; i < r1; ++i) {
+      const int64_t len = static_cast<int64_t>(offs[i + 1]) - offs[i];
+      p.empty += len == 0;
+      p.min_len = std::min(p.min_len, len);
+      p.max_len = std::max(p.max_len, len);
+      p.sum_sq += static_cast<long double>(len) * static_cast<long double>(len);
+      p.buckets[bucket_of(len)]++;
+      if (i > 0 && len != static_cast<int64_t>(offs[i]) - offs[i - 1])
+        p.changes++;
+      const int64_t diagonal = static_cast<int64_t>(static_cast<long double>(i) * scale);
+      const int64_t at = static_cast<int64_t>(offs[i]) - offs[0];
+      for (int64_t k = 0; k < len; ++k) {
+        const int64_t distance = std::llabs(static_cast<int64_t>(cols[at + k]) - diagonal);
+        p.bandwidth = std::max(p.bandwidth, distance);
+        p.scattered += distance > near;
+      }
+    }
+  }
+};
+
+/* The last-level cache in bytes, or 0 when the system does not say. */
+int64_t last_level_cache() {
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (l3 > 0)
+    return l3;
+#endif
+  for (int index = 4; index >= 0; --index) {
+    char path[96];
+    std::snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
+    FILE *f = std::fopen(path, "r");
+    if (!f)
+      continue;
+    long long value = 0;
+    char unit = 0;
+    const int got = std::fscanf(f, "%lld%c", &value, &unit);
+    std::fclose(f);
+    if (got >= 1 && value > 0)
+      return value * (unit == 'K' ? 1024LL : unit == 'M' ? 1024LL * 1024 : 1);
+  }
+  return 0;
+}
+
+} // namespace
+} // namespace spl_rt
+
+int spl_csr_inspect(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, spl_csr_profile *out) {
+  if (out == nullptr)
+    return SPL_ERR_BAD_INPUT;
+  std::memset(out, 0, sizeof *out);
+  if (n < 0 || m < 0 || offs == nullptr)
+    return SPL_ERR_BAD_INPUT;
+  for (int64_t i = 0; i < n; ++i)
+    if (offs[i + 1] < offs[i])
+      return SPL_ERR_BAD_INPUT;
+  const int64_t entries = static_cast<int64_t>(offs[n]) - offs[0];
+  if (entries > 0 && cols == nullptr)
+    return SPL_ERR_BAD_INPUT;
+  spl_rt::Inspection in{n, m, offs, cols, 0, {}};
+  const double mean = n > 0 ? static_cast<double>(entries) / static_cast<double>(n) : 0.0;
+  /* Scattered: farther from the diagonal than a band a few rows wide could reach. */
+  in.near = static_cast<int64_t>(64 + 4 * std::ceil(mean));
+  const int64_t chunks = (n + spl_rt::kRowsPerChunk - 1) / spl_rt::kRowsPerChunk;
+  try {
+    in.parts.resize(static_cast<size_t>(chunks));
+  } catch (...) {
+    return SPL_ERR_ALLOC;
+  }
+  if (chunks <= 1 || spl_num_threads() == 1)
+    spl_rt::Inspection::run(&in, 0, chunks);
+  else
+    spl_parallel_for(0, chunks, 1, &spl_rt::Inspection::run, &in);
+
+  spl_rt::Partial all;
+  for (const spl_rt::Partial &p : in.parts) {
+    all.empty += p.empty;
+    all.min_len = std::min(all.min_len, p.min_len);
+    all.max_len = std::max(all.max_len, p.max_len);
+    all.changes += p.changes;
+    all.sum_sq += p.sum_sq;
+    for (int b = 0; b < SPL_CSR_LENGTH_BUCKETS; ++b)
+      all.buckets[b] += p.buckets[b];
+    all.bandwidth = std::max(all.bandwidth, p.bandwidth);
+    all.scattered += p.scattered;
+  }
+  out->rows = n;
+  out->cols = m;
+  out->entries = entries;
+  out->empty_rows = all.empty;
+  out->min_row = n > 0 ? all.min_len : 0;
+  out->max_row = all.max_len;
+  out->mean_row = mean;
+  if (n > 0 && mean > 0) {
+    const long double variance = all.sum_sq / n - static_cast<long double>(mean) * mean;
+    out->cv_row = static_cast<double>(std::sqrt(std::max<long double>(variance, 0)) / mean);
+  }
+  out->length_changes = n > 1 ? static_cast<double>(all.changes) / static_cast<double>(n - 1) : 0.0;
+  std::memcpy(out->length_buckets, all.buckets, sizeof all.buckets);
+  out->bandwidth = all.bandwidth;
+  out->near = in.near;
+  out->scattered = entries > 0 ? static_cast<double>(all.scattered) / static_cast<double>(entries) : 0.0;
+  /* An SpMV's compulsory traffic: values, columns, offsets, x and y once each. */
+  out->spmv_bytes_f64 = entries * (8 + 4) + (n + 1) * 4 + m * 8 + n * 8;
+  out->spmv_bytes_f32 = entries * (4 + 4) + (n + 1) * 4 + m * 4 + n * 4;
+  out->llc_bytes = spl_rt::last_level_cache();
+  out->threads = spl_num_threads();
+  return SPL_OK;
+}

@@ -1,0 +1,187 @@
+// inspect_test.cpp: spl_csr_inspect (what a plan reads of a matrix, issue 25) against a
+// reference computed here row by row: every field on random matrices of every shape (empty
+// rows, skewed rows, 1 x N, N x 1, nnz = 0, no rows, rectangular), with offsets that do not
+// start at 0, and the same result on 1, 2 and 4 threads for a matrix of many row chunks; then
+// the cases a plan tells apart (a band of equal rows against random lengths), and bad input.
+#include "spl_runtime.h"
+#include "spl_matrix.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+class Inspect : public ::testing::Test {
+ protected:
+  void TearDown() override { spl_set_num_threads(0); }
+};
+
+struct Csr32 {
+  int64_t rows = 0, cols = 0;
+  std::vector<int32_t> offs, colIdx;
+};
+
+Csr32 narrow(const spl_csr &m, int32_t base = 0) {
+  Csr32 c;
+  c.rows = m.rows;
+  c.cols = m.cols;
+  for (int64_t i = 0; i <= m.rows; ++i) c.offs.push_back(static_cast<int32_t>(m.offs[i]) + base);
+  c.colIdx.assign(m.cols_idx, m.cols_idx + m.nnz);
+  c.colIdx.push_back(0);  // never empty
+  return c;
+}
+
+Csr32 fromLengths(const std::vector<int32_t> &lengths, int64_t cols, int band) {
+  Csr32 c;
+  c.rows = static_cast<int64_t>(lengths.size());
+  c.cols = cols;
+  c.offs.push_back(0);
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    for (int32_t k = 0; k < lengths[i]; ++k)
+      c.colIdx.push_back(static_cast<int32_t>(std::min<int64_t>(cols - 1, std::max<int64_t>(0, static_cast<int64_t>(i) - band + k))));
+    c.offs.push_back(static_cast<int32_t>(c.colIdx.size()));
+  }
+  c.colIdx.push_back(0);
+  return c;
+}
+
+/// Every field of the profile, computed the obvious way.
+void expectAsReference(const Csr32 &c) {
+  spl_csr_profile p;
+  ASSERT_EQ(spl_csr_inspect(c.rows, c.cols, c.offs.data(), c.colIdx.data(), &p), SPL_OK);
+  const int64_t n = c.rows, m = c.cols, base = c.offs[0];
+  const int64_t entries = c.offs[static_cast<size_t>(n)] - base;
+  EXPECT_EQ(p.rows, n);
+  EXPECT_EQ(p.cols, m);
+  EXPECT_EQ(p.entries, entries);
+  int64_t empty = 0, lo = n > 0 ? INT64_MAX : 0, hi = 0, changes = 0, band = 0, scattered = 0;
+  double sumSq = 0;
+  std::vector<int64_t> buckets(SPL_CSR_LENGTH_BUCKETS, 0);
+  const double mean = n > 0 ? static_cast<double>(entries) / n : 0;
+  const int64_t near = 64 + 4 * static_cast<int64_t>(std::ceil(mean));
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t len = c.offs[static_cast<size_t>(i + 1)] - c.offs[static_cast<size_t>(i)];
+    empty += len == 0;
+    lo = std::min(lo, len);
+    hi = std::max(hi, len);
+    sumSq += static_cast<double>(len) * len;
+    int b = 0;
+    while (b + 1 < SPL_CSR_LENGTH_BUCKETS && (int64_t(1) << b) <= len) ++b;  // 0 | [1,2) -> 1 | [2,4) -> 2 ...
+    buckets[static_cast<size_t>(b)]++;
+    if (i > 0 && len != c.offs[static_cast<size_t>(i)] - c.offs[static_cast<size_t>(i - 1)]) ++changes;
+    const int64_t diagonal = static_cast<int64_t>(static_cast<long double>(i) * m / n);
+    for (int64_t k = c.offs[static_cast<size_t>(i)] - base; k < c.offs[static_cast<size_t>(i + 1)] - base; ++k) {
+      const int64_t d = std::llabs(static_cast<int64_t>(c.colIdx[static_cast<size_t>(k)]) - diagonal);
+      band = std::max(band, d);
+      scattered += d > near;
+    }
+  }
+  EXPECT_EQ(p.empty_rows, empty);
+  EXPECT_EQ(p.min_row, lo);
+  EXPECT_EQ(p.max_row, hi);
+  EXPECT_DOUBLE_EQ(p.mean_row, mean);
+  const double cv = n > 0 && mean > 0 ? std::sqrt(std::max(0.0, sumSq / n - mean * mean)) / mean : 0.0;
+  EXPECT_NEAR(p.cv_row, cv, 1e-9 * (1 + cv));
+  EXPECT_DOUBLE_EQ(p.length_changes, n > 1 ? static_cast<double>(changes) / (n - 1) : 0.0);
+  EXPECT_EQ(std::vector<int64_t>(p.length_buckets, p.length_buckets + SPL_CSR_LENGTH_BUCKETS), buckets);
+  EXPECT_EQ(p.bandwidth, band);
+  EXPECT_EQ(p.near, near);
+  EXPECT_DOUBLE_EQ(p.scattered, entries > 0 ? static_cast<double>(scattered) / entries : 0.0);
+  EXPECT_EQ(p.spmv_bytes_f64, entries * 12 + (n + 1) * 4 + m * 8 + n * 8);
+  EXPECT_EQ(p.spmv_bytes_f32, entries * 8 + (n + 1) * 4 + m * 4 + n * 4);
+  EXPECT_GE(p.llc_bytes, 0);
+  EXPECT_EQ(p.threads, spl_num_threads());
+}
+
+TEST_F(Inspect, EveryFieldMatchesTheReference) {
+  struct Shape {
+    const char *name;
+    int64_t rows, cols;
+    double density;
+    spl_random_kind kind;
+  };
+  const Shape shapes[] = {
+      {"uniform", 200, 150, 0.05, SPL_RANDOM_UNIFORM}, {"empty_rows", 301, 300, 0.03, SPL_RANDOM_EMPTY_ROWS},
+      {"skewed", 517, 400, 0.02, SPL_RANDOM_SKEWED},   {"row", 1, 1000, 0.3, SPL_RANDOM_UNIFORM},
+      {"col", 1000, 1, 0.3, SPL_RANDOM_UNIFORM},       {"nnz0", 50, 60, 0.0, SPL_RANDOM_UNIFORM},
+      {"dense", 40, 40, 1.0, SPL_RANDOM_UNIFORM},      {"none", 0, 10, 0.0, SPL_RANDOM_UNIFORM},
+      {"wide", 30, 3000, 0.1, SPL_RANDOM_UNIFORM},
+  };
+  uint64_t seed = 5;
+  for (const Shape &s : shapes) {
+    SCOPED_TRACE(s.name);
+    spl_csr m{};
+    ASSERT_EQ(spl_random_csr(s.rows, s.cols, s.density, seed++, s.kind, &m), SPL_MATRIX_OK);
+    expectAsReference(narrow(m));
+    expectAsReference(narrow(m, 7));  // offsets starting at 7
+    spl_csr_free(&m);
+  }
+}
+
+TEST_F(Inspect, TheSameOnEveryThreadCount) {
+  spl_csr m{};
+  ASSERT_EQ(spl_random_csr(100003, 100003, 0.00004, 17, SPL_RANDOM_EMPTY_ROWS, &m), SPL_MATRIX_OK);
+  Csr32 c = narrow(m);
+  spl_csr_profile one;
+  spl_set_num_threads(1);
+  ASSERT_EQ(spl_csr_inspect(c.rows, c.cols, c.offs.data(), c.colIdx.data(), &one), SPL_OK);
+  expectAsReference(c);
+  for (int threads : {2, 4}) {
+    spl_set_num_threads(threads);
+    spl_csr_profile p;
+    ASSERT_EQ(spl_csr_inspect(c.rows, c.cols, c.offs.data(), c.colIdx.data(), &p), SPL_OK);
+    p.threads = one.threads;
+    EXPECT_EQ(0, std::memcmp(&p, &one, sizeof p)) << threads << " threads";
+  }
+  spl_csr_free(&m);
+}
+
+// What a plan tells apart: a band whose rows are all 5 long (a stencil's interior) changes
+// length nowhere; lengths drawn at random from 1..41 change at almost every row.
+TEST_F(Inspect, EqualRowsAgainstRandomLengths) {
+  spl_csr_profile p;
+  Csr32 band = fromLengths(std::vector<int32_t>(5000, 5), 5000, 2);
+  ASSERT_EQ(spl_csr_inspect(band.rows, band.cols, band.offs.data(), band.colIdx.data(), &p), SPL_OK);
+  EXPECT_EQ(p.length_changes, 0.0);
+  EXPECT_EQ(p.cv_row, 0.0);
+  EXPECT_EQ(p.length_buckets[3], 5000);  // 5 in [4, 8)
+  EXPECT_LE(p.bandwidth, 2);
+  EXPECT_EQ(p.scattered, 0.0);
+  std::vector<int32_t> lengths;
+  uint64_t state = 12345;
+  for (int i = 0; i < 5000; ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    lengths.push_back(1 + static_cast<int32_t>((state >> 33) % 41));
+  }
+  Csr32 random = fromLengths(lengths, 5000, 20);
+  ASSERT_EQ(spl_csr_inspect(random.rows, random.cols, random.offs.data(), random.colIdx.data(), &p), SPL_OK);
+  EXPECT_GT(p.length_changes, 0.9);
+  EXPECT_GT(p.cv_row, 0.5);
+  EXPECT_EQ(p.min_row, 1);
+  EXPECT_EQ(p.max_row, 41);
+}
+
+TEST_F(Inspect, RejectsBadInputAndZeroesTheProfile) {
+  const int32_t good[] = {0, 1, 2, 3}, decreasing[] = {0, 2, 1, 3}, cols[] = {0, 1, 2};
+  spl_csr_profile p;
+  p.rows = 99;
+  EXPECT_EQ(spl_csr_inspect(3, 3, decreasing, cols, &p), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(p.rows, 0);
+  EXPECT_EQ(spl_csr_inspect(-1, 3, good, cols, &p), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_csr_inspect(3, -1, good, cols, &p), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_csr_inspect(3, 3, nullptr, cols, &p), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_csr_inspect(3, 3, good, nullptr, &p), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_csr_inspect(3, 3, good, cols, nullptr), SPL_ERR_BAD_INPUT);
+  const int32_t noEntries[] = {4, 4, 4};
+  ASSERT_EQ(spl_csr_inspect(2, 3, noEntries, nullptr, &p), SPL_OK);  // no entries: no columns needed
+  EXPECT_EQ(p.empty_rows, 2);
+  EXPECT_EQ(p.length_buckets[0], 2);
+}
+
+}  // namespace
