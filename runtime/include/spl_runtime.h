@@ -152,6 +152,48 @@ typedef struct {
 } spl_csr_profile;
 int spl_csr_inspect(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, spl_csr_profile *out);
 
+/* ---- Plans: an SpMV kernel chosen once per matrix (issue 25, docs/plans.md) ----------------- */
+/* The caller gives its CSR matrix, the number of calls it expects (hint_calls) and the kernels it
+ * compiled: a CSR SpMV (stdlib/spmv.spl's spmv_csr: spl_spmv_csr_f64 and the like) and,
+ * optionally, the SELL-C-sigma row kernels of the narrow and the wide window (spmv_sell_rows,
+ * spmv_sell_rows_wide) with their lanes and windows in rows (SPL_SPMV_SELL_LANES_F64, and
+ * SPL_SPMV_SELL_WINDOW / _WINDOW_WIDE times the lanes). The plan inspects the matrix
+ * (spl_csr_inspect), times the CSR kernel, converts to SELL-C-sigma only when hint_calls could
+ * repay it, keeps the conversion only if it runs faster here, and explains its choice
+ * (spl_plan_explain; also on stderr at planning when SPL_PLAN_EXPLAIN is set). spl_spmv_run_*
+ * computes y = A x (y: n entries) with the chosen kernel. The CSR arrays must outlive the plan
+ * and stay unchanged; one run at a time per plan. spl_plan_bytes: the memory the plan holds
+ * beyond the caller's arrays (a converted copy); spl_plan_kernel: "csr" or "sell". */
+typedef int (*spl_csr_spmv_f64_fn)(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
+                                   const double *x, double *y);
+typedef int (*spl_csr_spmv_f32_fn)(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals,
+                                   const float *x, float *y);
+typedef int (*spl_sell_spmv_f64_fn)(int64_t slices, int64_t m, const int32_t *soffs, const int32_t *scols,
+                                    const double *svals, const int32_t *wpos, const double *x, double *y);
+typedef int (*spl_sell_spmv_f32_fn)(int64_t slices, int64_t m, const int32_t *soffs, const int32_t *scols,
+                                    const float *svals, const int32_t *wpos, const float *x, float *y);
+typedef struct {
+  spl_csr_spmv_f64_fn csr;                       /* required */
+  spl_sell_spmv_f64_fn sell_narrow, sell_wide;   /* optional (both or neither) */
+  int64_t lanes, narrow, wide;                   /* C, and the windows in rows */
+} spl_spmv_kernels_f64;
+typedef struct {
+  spl_csr_spmv_f32_fn csr;
+  spl_sell_spmv_f32_fn sell_narrow, sell_wide;
+  int64_t lanes, narrow, wide;
+} spl_spmv_kernels_f32;
+typedef struct spl_plan spl_plan;
+int spl_spmv_plan_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals, int64_t hint_calls,
+                      const spl_spmv_kernels_f64 *kernels, spl_plan **plan);
+int spl_spmv_plan_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals, int64_t hint_calls,
+                      const spl_spmv_kernels_f32 *kernels, spl_plan **plan);
+int spl_spmv_run_f64(const spl_plan *plan, const double *x, double *y);
+int spl_spmv_run_f32(const spl_plan *plan, const float *x, float *y);
+const char *spl_plan_explain(const spl_plan *plan);
+const char *spl_plan_kernel(const spl_plan *plan);
+int64_t spl_plan_bytes(const spl_plan *plan);
+void spl_plan_free(spl_plan *plan);
+
 /* ---- CUDA (driver API through dlopen) ------------------------------------------------------ */
 /* 1 when libcuda.so.1 could be loaded and cuInit succeeded with at least one device, else 0. */
 int spl_cuda_available(void);

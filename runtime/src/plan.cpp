@@ -1,0 +1,245 @@
+/* plan.cpp: spl_spmv_plan_*, spl_spmv_run_*, spl_plan_explain, spl_plan_bytes, spl_plan_free:
+ * an SpMV kernel chosen once per matrix (issue 25, docs/plans.md).
+ *
+ * The caller gives the CSR arrays and the kernels it has compiled (a CSR SpMV and, optionally,
+ * stdlib's SELL-C-sigma row kernels with their lanes and windows). Planning:
+ *   1. spl_csr_inspect reads the matrix (about one SpMV);
+ *   2. the CSR kernel is timed (best of two calls on x = 1);
+ *   3. a conversion is tried only when hint_calls could repay it: rows whose lengths change
+ *      from row to row (length_changes >= kVaryingRows: the CSR row loop's exit mispredicts)
+ *      are expected to run kVaryingGain times faster in SELL, other rows kRegularGain times, and
+ *      the conversion is expected to cost kConversionSpmvs CSR calls (measured: 3-13 on the
+ *      irregular classes, benchmarks/results/2026-11-28-intel-xeon-2c-cpu-varied.md);
+ *   4. the converted kernel is timed the same way and kept only if it is faster by kKeepMargin;
+ *      otherwise the copy is freed and CSR runs.
+ * Every step is recorded in the explanation (spl_plan_explain; printed to stderr at planning
+ * when SPL_PLAN_EXPLAIN is set). Timing inside the plan makes the choice the machine's own.
+ *
+ * Assumes: the CSR arrays outlive the plan and do not change (the plan keeps pointers to them,
+ * as a sparse handle does); one spl_spmv_run_* at a time per plan (SELL writes its padded result
+ * into the plan's scratch before copying y).
+ */
+#include "export.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <vector>
+
+struct spl_plan {
+  enum Kernel { Csr, Sell } kernel = Csr;
+  size_t element = 0; /* sizeof the precision planned for: a run in the other one is refused */
+  int64_t n = 0, m = 0;
+  const int32_t *offs = nullptr, *cols = nullptr;
+  const void *vals = nullptr;
+  void *csr = nullptr;  /* the caller's kernels, as untyped function pointers */
+  void *sell = nullptr; /* the SELL kernel of the window chosen */
+  spl_sell_operands operands{};
+  std::vector<char> scratch; /* SELL's padded output (slices * lanes elements) */
+  int64_t bytes = 0;
+  std::string explanation;
+};
+
+namespace spl_rt {
+namespace {
+
+constexpr double kVaryingRows = 0.3;     /* length_changes at which row exits mispredict */
+constexpr double kVaryingGain = 1.3;     /* SELL over CSR expected there */
+constexpr double kRegularGain = 1.05;    /* and on rows of predictable length */
+constexpr double kConversionSpmvs = 10;  /* a conversion in CSR calls, expected */
+constexpr double kKeepMargin = 0.97;     /* SELL kept when it takes at most this much of CSR */
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/* The best of two timed calls of `call` (an SpMV), or a negative time when it fails. */
+template <typename Call> double best_of_two(const Call &call) {
+  double best = -1;
+  for (int k = 0; k < 2; ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (call() != SPL_OK)
+      return -1;
+    const double t = seconds_since(t0);
+    best = best < 0 ? t : std::min(best, t);
+  }
+  return best;
+}
+
+template <typename T> struct Kernels;
+template <> struct Kernels<double> {
+  using Set = spl_spmv_kernels_f64;
+  using CsrFn = spl_csr_spmv_f64_fn;
+  using SellFn = spl_sell_spmv_f64_fn;
+  static int convert(int64_t n, const int32_t *offs, const int32_t *cols, const double *vals, int64_t lanes, int64_t narrow,
+                     int64_t wide, spl_sell_operands *out) {
+    return spl_sell_convert_f64(n, offs, cols, vals, lanes, narrow, wide, out);
+  }
+  static constexpr const char *name = "f64";
+};
+template <> struct Kernels<float> {
+  using Set = spl_spmv_kernels_f32;
+  using CsrFn = spl_csr_spmv_f32_fn;
+  using SellFn = spl_sell_spmv_f32_fn;
+  static int convert(int64_t n, const int32_t *offs, const int32_t *cols, const float *vals, int64_t lanes, int64_t narrow,
+                     int64_t wide, spl_sell_operands *out) {
+    return spl_sell_convert_f32(n, offs, cols, vals, lanes, narrow, wide, out);
+  }
+  static constexpr const char *name = "f32";
+};
+
+template <typename T> int run(const spl_plan *p, const T *x, T *y) {
+  using K = Kernels<T>;
+  if (p == nullptr || p->element != sizeof(T) || (p->n > 0 && y == nullptr) || (p->m > 0 && x == nullptr))
+    return SPL_ERR_BAD_INPUT;
+  if (p->kernel == spl_plan::Csr)
+    return reinterpret_cast<typename K::CsrFn>(p->csr)(p->n, p->m, p->offs, p->cols, static_cast<const T *>(p->vals), x, y);
+  const spl_sell_operands &s = p->operands;
+  T *padded = reinterpret_cast<T *>(const_cast<char *>(p->scratch.data()));
+  int rc = reinterpret_cast<typename K::SellFn>(p->sell)(s.slices, p->m, s.soffs, s.scols, static_cast<const T *>(s.svals),
+                                                         s.wpos, x, padded);
+  if (rc == SPL_OK)
+    std::copy(padded, padded + p->n, y);
+  return rc;
+}
+
+template <typename T>
+int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T *vals, int64_t hint_calls,
+         const typename Kernels<T>::Set *kernels, spl_plan **out) {
+  using K = Kernels<T>;
+  if (out == nullptr)
+    return SPL_ERR_BAD_INPUT;
+  *out = nullptr;
+  if (kernels == nullptr || kernels->csr == nullptr || hint_calls < 0)
+    return SPL_ERR_BAD_INPUT;
+  spl_csr_profile prof;
+  if (int rc = spl_csr_inspect(n, m, offs, cols, &prof); rc != SPL_OK)
+    return rc;
+  if (prof.entries > 0 && vals == nullptr)
+    return SPL_ERR_BAD_INPUT;
+  spl_plan *p = new (std::nothrow) spl_plan;
+  if (p == nullptr)
+    return SPL_ERR_ALLOC;
+  char line[512];
+  try {
+    p->element = sizeof(T);
+    p->n = n;
+    p->m = m;
+    p->offs = offs;
+    p->cols = cols;
+    p->vals = vals;
+    p->csr = reinterpret_cast<void *>(kernels->csr);
+    std::snprintf(line, sizeof line,
+                  "spmv plan (%s): %lld x %lld, %lld entries; rows %lld..%lld long (mean %.1f, cv %.2f), length changes "
+                  "at %.0f%% of rows, %.1f%% of entries scattered; %d threads\n",
+                  K::name, (long long)n, (long long)m, (long long)prof.entries, (long long)prof.min_row,
+                  (long long)prof.max_row, prof.mean_row, prof.cv_row, 100 * prof.length_changes, 100 * prof.scattered,
+                  prof.threads);
+    p->explanation = line;
+    const bool sell_available = kernels->sell_narrow != nullptr && kernels->sell_wide != nullptr;
+    auto decide_csr = [&](const char *why) {
+      p->kernel = spl_plan::Csr;
+      p->explanation += std::string("chose CSR: ") + why + "\n";
+    };
+    if (!sell_available || n == 0 || prof.entries == 0) {
+      decide_csr(!sell_available ? "no other kernel was given" : "nothing to convert");
+    } else {
+      /* One CSR call's time, on x = 1 (and a y the plan owns). */
+      std::vector<T> x(static_cast<size_t>(std::max<int64_t>(m, 1)), T(1)), y(static_cast<size_t>(n));
+      const double csr_time = best_of_two([&] { return kernels->csr(n, m, offs, cols, vals, x.data(), y.data()); });
+      if (csr_time < 0) {
+        delete p;
+        return SPL_ERR_BAD_INPUT;
+      }
+      const bool varying = prof.length_changes >= kVaryingRows;
+      const double gain = varying ? kVaryingGain : kRegularGain;
+      const double repay_calls = kConversionSpmvs / (1 - 1 / gain);
+      std::snprintf(line, sizeof line, "CSR: %.3f ms a call; rows %s: SELL-C-sigma expected %.2fx, a conversion repaid after about %.0f calls\n",
+                    csr_time * 1e3, varying ? "of changing length" : "of steady length", gain, repay_calls);
+      p->explanation += line;
+      if (static_cast<double>(hint_calls) < repay_calls) {
+        std::snprintf(line, sizeof line, "%lld expected calls would not repay a conversion", (long long)hint_calls);
+        decide_csr(line);
+      } else {
+        const auto c0 = std::chrono::steady_clock::now();
+        int rc = K::convert(n, offs, cols, vals, kernels->lanes, kernels->narrow, kernels->wide, &p->operands);
+        const double convert_time = seconds_since(c0);
+        if (rc != SPL_OK) {
+          delete p;
+          return rc;
+        }
+        const spl_sell_operands &s = p->operands;
+        p->sell = reinterpret_cast<void *>(s.sigma == kernels->narrow ? kernels->sell_narrow : kernels->sell_wide);
+        p->scratch.resize(static_cast<size_t>(std::max<int64_t>(s.slices * s.lanes, 1)) * sizeof(T));
+        p->kernel = spl_plan::Sell;
+        std::vector<T> y_sell(static_cast<size_t>(n));
+        const double sell_time = best_of_two([&] { return run<T>(p, x.data(), y_sell.data()); });
+        std::snprintf(line, sizeof line,
+                      "SELL-C-sigma (C = %lld, window %lld rows, %.2f slots an entry): converted in %.3f ms (%.1f CSR calls), "
+                      "%.3f ms a call\n",
+                      (long long)s.lanes, (long long)s.sigma, static_cast<double>(s.slots * s.lanes) / prof.entries,
+                      convert_time * 1e3, convert_time / csr_time, sell_time * 1e3);
+        p->explanation += line;
+        if (sell_time >= 0 && sell_time <= kKeepMargin * csr_time) {
+          p->bytes = s.bytes + static_cast<int64_t>(p->scratch.size());
+          const double saved = csr_time - sell_time;
+          std::snprintf(line, sizeof line, "chose SELL-C-sigma: %.2fx CSR's speed; its conversion is repaid after %.0f calls; "
+                        "it holds %.1f MB\n",
+                        csr_time / sell_time, convert_time / saved, p->bytes / 1e6);
+          p->explanation += line;
+        } else {
+          spl_sell_operands_free(&p->operands);
+          p->scratch.clear();
+          p->scratch.shrink_to_fit();
+          p->sell = nullptr;
+          decide_csr(sell_time < 0 ? "the SELL kernel failed on this matrix" : "SELL-C-sigma was not faster here (the copy is freed)");
+        }
+      }
+    }
+  } catch (...) {
+    spl_sell_operands_free(&p->operands);
+    delete p;
+    return SPL_ERR_ALLOC;
+  }
+  if (std::getenv("SPL_PLAN_EXPLAIN") != nullptr)
+    std::fputs(p->explanation.c_str(), stderr);
+  *out = p;
+  return SPL_OK;
+}
+
+} // namespace
+} // namespace spl_rt
+
+int spl_spmv_plan_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals, int64_t hint_calls,
+                      const spl_spmv_kernels_f64 *kernels, spl_plan **plan) {
+  return spl_rt::plan<double>(n, m, offs, cols, vals, hint_calls, kernels, plan);
+}
+
+int spl_spmv_plan_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals, int64_t hint_calls,
+                      const spl_spmv_kernels_f32 *kernels, spl_plan **plan) {
+  return spl_rt::plan<float>(n, m, offs, cols, vals, hint_calls, kernels, plan);
+}
+
+int spl_spmv_run_f64(const spl_plan *plan, const double *x, double *y) { return spl_rt::run<double>(plan, x, y); }
+
+int spl_spmv_run_f32(const spl_plan *plan, const float *x, float *y) { return spl_rt::run<float>(plan, x, y); }
+
+const char *spl_plan_explain(const spl_plan *plan) { return plan ? plan->explanation.c_str() : ""; }
+
+int64_t spl_plan_bytes(const spl_plan *plan) { return plan ? plan->bytes : 0; }
+
+const char *spl_plan_kernel(const spl_plan *plan) {
+  if (!plan)
+    return "";
+  return plan->kernel == spl_plan::Sell ? "sell" : "csr";
+}
+
+void spl_plan_free(spl_plan *plan) {
+  if (!plan)
+    return;
+  spl_sell_operands_free(&plan->operands);
+  delete plan;
+}

@@ -1,0 +1,173 @@
+// End to end: a plan per matrix (issue 25; runtime spl_spmv_plan_*, docs/plans.md) over
+// stdlib/spmv.spl's CSR and SELL-C-sigma kernels: whatever kernel it chooses, y = A x against the
+// double-precision reference on the real and random matrices (empty rows, skewed rows, 1 x N,
+// N x 1, nnz = 0) and on a matrix whose row lengths vary at random, in f64 and f32, with few and
+// many expected calls; a plan with few expected calls or no other kernel runs CSR and holds no
+// copy; the explanation names the choice and its reasons; bad input is refused.
+#include <cstdlib>
+#include <string>
+
+#include "e2e_support.h"
+#include "spl_runtime.h"
+#include "spmv.h"
+
+namespace {
+
+using spl_e2e::kF32Tolerance;
+using spl_e2e::kF64Tolerance;
+
+spl_spmv_kernels_f64 kernelsF64(bool withSell = true) {
+  spl_spmv_kernels_f64 k{};
+  k.csr = spl_spmv_csr_f64;
+  if (withSell) {
+    k.sell_narrow = spl_spmv_sell_rows_f64;
+    k.sell_wide = spl_spmv_sell_rows_wide_f64;
+  }
+  k.lanes = SPL_SPMV_SELL_LANES_F64;
+  k.narrow = SPL_SPMV_SELL_WINDOW * SPL_SPMV_SELL_LANES_F64;
+  k.wide = SPL_SPMV_SELL_WINDOW_WIDE * SPL_SPMV_SELL_LANES_F64;
+  return k;
+}
+
+spl_spmv_kernels_f32 kernelsF32() {
+  spl_spmv_kernels_f32 k{};
+  k.csr = spl_spmv_csr_f32;
+  k.sell_narrow = spl_spmv_sell_rows_f32;
+  k.sell_wide = spl_spmv_sell_rows_wide_f32;
+  k.lanes = SPL_SPMV_SELL_LANES_F32;
+  k.narrow = SPL_SPMV_SELL_WINDOW * SPL_SPMV_SELL_LANES_F32;
+  k.wide = SPL_SPMV_SELL_WINDOW_WIDE * SPL_SPMV_SELL_LANES_F32;
+  return k;
+}
+
+struct Csr32 {
+  std::vector<int32_t> offs, cols;
+  std::vector<double> vals;
+  std::vector<float> vals32;
+};
+
+Csr32 narrow(const spl_csr &m) {
+  Csr32 c;
+  for (int64_t i = 0; i <= m.rows; ++i) c.offs.push_back(static_cast<int32_t>(m.offs[i]));
+  c.cols.assign(m.cols_idx, m.cols_idx + m.nnz);
+  c.vals.assign(m.vals, m.vals + m.nnz);
+  for (double v : c.vals) c.vals32.push_back(static_cast<float>(v));
+  c.cols.push_back(0), c.vals.push_back(0), c.vals32.push_back(0);  // never empty
+  return c;
+}
+
+/// Plans a (in both precisions) for `calls` expected calls and checks y = A x against the
+/// reference, twice (a plan runs as often as asked). Returns the f64 plan's kernel.
+std::string planAndCheck(const std::string &name, const spl_csr &a, int64_t calls) {
+  SCOPED_TRACE(name + ", " + std::to_string(calls) + " calls expected");
+  Csr32 c = narrow(a);
+  std::vector<double> x(static_cast<size_t>(a.cols) + 1), want(static_cast<size_t>(a.rows) + 1);
+  spl_random_vector(42, a.cols, x.data());
+  spl_ref_spmv(&a, x.data(), want.data());
+  spl_spmv_kernels_f64 k64 = kernelsF64();
+  spl_plan *p = nullptr;
+  EXPECT_EQ(spl_spmv_plan_f64(a.rows, a.cols, c.offs.data(), c.cols.data(), c.vals.data(), calls, &k64, &p), SPL_OK);
+  if (!p) return "";
+  std::string kernel = spl_plan_kernel(p);
+  for (int round = 0; round < 2; ++round) {
+    std::vector<double> y(static_cast<size_t>(a.rows) + 1, -555.0);
+    EXPECT_EQ(spl_spmv_run_f64(p, x.data(), y.data()), SPL_OK);
+    EXPECT_LT(spl_rel_error_f64(y.data(), want.data(), a.rows), kF64Tolerance) << spl_plan_explain(p);
+    EXPECT_EQ(y[static_cast<size_t>(a.rows)], -555.0);  // nothing written past y's n entries
+  }
+  const std::string why = spl_plan_explain(p);
+  EXPECT_NE(why.find("spmv plan (f64)"), std::string::npos) << why;
+  EXPECT_NE(why.find(kernel == "sell" ? "chose SELL-C-sigma" : "chose CSR"), std::string::npos) << why;
+  if (kernel == "csr") EXPECT_EQ(spl_plan_bytes(p), 0);
+  else EXPECT_GT(spl_plan_bytes(p), 0);
+  float dummy = 0;
+  EXPECT_EQ(spl_spmv_run_f32(p, &dummy, &dummy), SPL_ERR_BAD_INPUT);  // planned for f64
+  spl_plan_free(p);
+
+  std::vector<float> x32(x.begin(), x.end());
+  std::vector<double> x32d(x32.begin(), x32.end()), want32(static_cast<size_t>(a.rows) + 1);
+  spl_ref_spmv(&a, x32d.data(), want32.data());
+  spl_spmv_kernels_f32 k32 = kernelsF32();
+  spl_plan *q = nullptr;
+  EXPECT_EQ(spl_spmv_plan_f32(a.rows, a.cols, c.offs.data(), c.cols.data(), c.vals32.data(), calls, &k32, &q), SPL_OK);
+  if (q) {
+    std::vector<float> y(static_cast<size_t>(a.rows) + 1, -555.0f);
+    EXPECT_EQ(spl_spmv_run_f32(q, x32.data(), y.data()), SPL_OK);
+    EXPECT_LT(spl_e2e::relError(y.data(), want32.data(), a.rows), kF32Tolerance) << spl_plan_explain(q);
+    spl_plan_free(q);
+  }
+  return kernel;
+}
+
+class Plan : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(Plan, EveryChoiceComputesAx) {
+  const spl_e2e::NamedMatrix &nm = spl_e2e::testMatrices()[GetParam()];
+  for (int64_t calls : {0, 1000000}) planAndCheck(nm.name, nm.m, calls);
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrices, Plan, ::testing::Range<size_t>(0, spl_e2e::kNumTestMatrices), spl_e2e::matrixParamName);
+
+/// Rows of 1 to 41 entries drawn at random, in a band (the irregular class of issue 25).
+spl_csr randomLengths(int64_t n, uint64_t seed) {
+  std::vector<int64_t> rows, cols;
+  std::vector<double> vals;
+  uint64_t s = seed;
+  auto next = [&] {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return s >> 33;
+  };
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t len = 1 + static_cast<int64_t>(next() % 41);
+    for (int64_t k = 0; k < len; ++k) {
+      rows.push_back(i);
+      cols.push_back(std::min<int64_t>(n - 1, std::max<int64_t>(0, i - 20 + k)));
+      vals.push_back(1.0 + static_cast<double>(next() % 100) / 50.0);
+    }
+  }
+  spl_csr m{};
+  std::vector<int32_t> r32(rows.begin(), rows.end()), c32(cols.begin(), cols.end());
+  EXPECT_EQ(spl_csr_from_coo(n, n, static_cast<int64_t>(rows.size()), r32.data(), c32.data(), vals.data(), &m), SPL_MATRIX_OK);
+  return m;
+}
+
+TEST(PlanChoice, FewCallsOrNoOtherKernelKeepCsr) {
+  spl_csr m = randomLengths(20000, 3);
+  Csr32 c = narrow(m);
+  spl_spmv_kernels_f64 k = kernelsF64();
+  spl_plan *p = nullptr;
+  ASSERT_EQ(spl_spmv_plan_f64(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1, &k, &p), SPL_OK);
+  EXPECT_STREQ(spl_plan_kernel(p), "csr");
+  EXPECT_EQ(spl_plan_bytes(p), 0);
+  EXPECT_NE(std::string(spl_plan_explain(p)).find("would not repay a conversion"), std::string::npos) << spl_plan_explain(p);
+  EXPECT_NE(std::string(spl_plan_explain(p)).find("of changing length"), std::string::npos) << spl_plan_explain(p);
+  spl_plan_free(p);
+  spl_spmv_kernels_f64 csrOnly = kernelsF64(false);
+  ASSERT_EQ(spl_spmv_plan_f64(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1000000, &csrOnly, &p), SPL_OK);
+  EXPECT_STREQ(spl_plan_kernel(p), "csr");
+  EXPECT_NE(std::string(spl_plan_explain(p)).find("no other kernel was given"), std::string::npos) << spl_plan_explain(p);
+  spl_plan_free(p);
+  // Many calls: a conversion is tried and kept only if faster; either way y is right.
+  planAndCheck("random lengths", m, 1000000);
+  spl_csr_free(&m);
+}
+
+TEST(PlanChoice, RefusesBadInput) {
+  const int32_t good[] = {0, 1, 2}, decreasing[] = {0, 2, 1}, cols[] = {0, 1};
+  const double vals[] = {1, 2};
+  spl_spmv_kernels_f64 k = kernelsF64();
+  spl_plan *p = reinterpret_cast<spl_plan *>(&k);  // overwritten with null on failure
+  EXPECT_EQ(spl_spmv_plan_f64(2, 2, decreasing, cols, vals, 10, &k, &p), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(p, nullptr);
+  EXPECT_EQ(spl_spmv_plan_f64(2, 2, good, cols, nullptr, 10, &k, &p), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_spmv_plan_f64(2, 2, good, cols, vals, -1, &k, &p), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_spmv_plan_f64(2, 2, good, cols, vals, 10, nullptr, &p), SPL_ERR_BAD_INPUT);
+  spl_spmv_kernels_f64 none{};
+  EXPECT_EQ(spl_spmv_plan_f64(2, 2, good, cols, vals, 10, &none, &p), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_spmv_plan_f64(2, 2, good, cols, vals, 10, &k, nullptr), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_spmv_run_f64(nullptr, vals, nullptr), SPL_ERR_BAD_INPUT);
+  EXPECT_STREQ(spl_plan_explain(nullptr), "");
+  spl_plan_free(nullptr);
+}
+
+}  // namespace
