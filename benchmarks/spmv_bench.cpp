@@ -37,6 +37,8 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <numeric>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -74,6 +76,9 @@ namespace {
 /// the runtime's spl_sell_pick_sigma says.
 constexpr int64_t kSellLanesF64 = SPL_SPMV_SELL_LANES_F64, kSellLanesF32 = SPL_SPMV_SELL_LANES_F32,
                   kSellWindow = SPL_SPMV_SELL_WINDOW, kSellWindowWide = SPL_SPMV_SELL_WINDOW_WIDE;
+/// The calls a plan is told to expect (spl-plan rows): an iterative solver's few hundred to
+/// thousand SpMVs.
+constexpr int64_t kPlanCalls = 1000;
 
 struct MatrixSpec {
   std::string name, group, klass, path, origRows, origNnz, generator;
@@ -408,20 +413,27 @@ struct Bench {
     std::vector<std::vector<double>> samples(fns.size());
     auto start = clock::now();
     const double budget = cfg.budget * static_cast<double>(impls.size());
-    // Every sample follows one untimed call of the same implementation, and the order rotates
-    // from round to round: otherwise the first implementation after the triad would always
-    // start with the matrix and x evicted while the others find them left in cache by their
-    // predecessor (which favoured every baseline over SPL, listed first, on matrices that fit
-    // in L3 and on x's reuse in the others).
-    for (int round = 0; round < 200 && (round < 5 || seconds(clock::now() - start) < budget); ++round)
-      for (size_t j = 0; j < fns.size(); ++j) {
-        const size_t k = (j + static_cast<size_t>(round)) % fns.size();
+    // Every sample follows one untimed call of the same implementation, and each round runs the
+    // implementations in a new order drawn at random (the same sequence in every run): otherwise
+    // one implementation would always start with the matrix and x evicted while the others find
+    // them left in cache by their predecessor. A rotation was not enough: with it each
+    // implementation always followed the same one, and the first (SPL's, listed first) always
+    // followed the triad, which cost it up to 1.9x on matrices held in a large L3 (2026-11-28:
+    // the same CSR call listed third ran that much faster; benchmarks/results/
+    // 2026-11-28-intel-xeon-2c-cpu-plan.md).
+    std::mt19937 order(12345);
+    std::vector<size_t> sequence(fns.size());
+    std::iota(sequence.begin(), sequence.end(), size_t(0));
+    for (int round = 0; round < 200 && (round < 5 || seconds(clock::now() - start) < budget); ++round) {
+      std::shuffle(sequence.begin(), sequence.end(), order);
+      for (size_t k : sequence) {
         fns[k]();
         auto t = clock::now();
         for (int64_t r = 0; r < reps[k]; ++r)
           fns[k]();
         samples[k].push_back(seconds(clock::now() - t) / static_cast<double>(reps[k]));
       }
+    }
     auto timing = [](std::vector<double> v) {
       std::sort(v.begin(), v.end());
       Timing tm;
@@ -516,13 +528,39 @@ struct Bench {
     chk.matrix = spec.name;
     chk.init(a, x64.data());
     // One output per implementation, so the interleaved rounds never share a vector.
-    std::vector<std::vector<double>> y64(6, std::vector<double>(static_cast<size_t>(std::max<int64_t>(n, 1))));
-    std::vector<std::vector<float>> y32(4, std::vector<float>(static_cast<size_t>(std::max<int64_t>(n, 1))));
+    std::vector<std::vector<double>> y64(7, std::vector<double>(static_cast<size_t>(std::max<int64_t>(n, 1))));
+    std::vector<std::vector<float>> y32(5, std::vector<float>(static_cast<size_t>(std::max<int64_t>(n, 1))));
     const int all = cfg.threads;
     std::vector<int> threadCounts = {1};
     if (all > 1)
       threadCounts.push_back(all);
     const std::string name = spec.name;
+    const std::string &name_of_a = name;
+    const int32_t *cols_of_a = cols;
+    spl_spmv_kernels_f64 kernels64 = {spl_spmv_csr_f64, spl_spmv_sell_rows_f64, spl_spmv_sell_rows_wide_f64, kSellLanesF64,
+                                      kSellWindow * kSellLanesF64, kSellWindowWide * kSellLanesF64};
+    spl_spmv_kernels_f32 kernels32 = {spl_spmv_csr_f32, spl_spmv_sell_rows_f32, spl_spmv_sell_rows_wide_f32, kSellLanesF32,
+                                      kSellWindow * kSellLanesF32, kSellWindowWide * kSellLanesF32};
+    // "spl-plan": the kernel a plan (runtime spl_spmv_plan_*, issue 25) chose for this matrix and
+    // thread count among stdlib's CSR and SELL-C-sigma kernels, for kPlanCalls expected calls;
+    // its planning time (inspection, timings, conversion) goes in the note.
+    auto planned = [&](auto kernels, auto plan, auto runFn, const auto *vals, const auto *x, auto *y, const char *prec, int t,
+                       std::unique_ptr<spl_plan, void (*)(spl_plan *)> &owned, std::string &note) {
+      setThreads(t);
+      spl_plan *p = nullptr;
+      const auto c0 = std::chrono::steady_clock::now();
+      if (plan(n, mcols, offs.data(), cols_of_a, vals, kPlanCalls, &kernels, &p) != SPL_OK)
+        die("%s: spl_spmv_plan_%s failed", name_of_a.c_str(), prec);
+      const double planning = seconds(std::chrono::steady_clock::now() - c0);
+      owned.reset(p);
+      char text[160];
+      std::snprintf(text, sizeof text, "chose %s, planned in %.1f ms", spl_plan_kernel(p), planning * 1e3);
+      note = text;
+      return [&, p, runFn, x, y, prec] {
+        if (runFn(p, x, y) != SPL_OK)
+          die("%s: spl_spmv_run_%s failed", name_of_a.c_str(), prec);
+      };
+    };
 
     // ---- CSR f64
     spl_csc csc{};
@@ -537,6 +575,11 @@ struct Bench {
       }));
       impls.push_back(impl(chk, "csr", "f64", "eigen", t, y64[1].data(), n, nnz,
                            [&] { eigen_spmv_f64(n, mcols, nnz, offs.data(), cols, v64, x64.data(), y64[1].data()); }));
+      std::unique_ptr<spl_plan, void (*)(spl_plan *)> plan64(nullptr, spl_plan_free);
+      std::string planNote;
+      auto runPlanned = planned(kernels64, spl_spmv_plan_f64, spl_spmv_run_f64, v64, x64.data(), y64[6].data(), "f64", t, plan64,
+                                planNote);
+      impls.push_back(impl(chk, "csr", "f64", "spl-plan", t, y64[6].data(), n, nnz, runPlanned, planNote));
       void *r = rsb_bench_create(1, t, n, mcols, nnz, offs.data(), cols, v64);
       if (r)
         impls.push_back(impl(chk, "csr", "f64", "rsb", t, y64[2].data(), n, nnz, [&, r] {
@@ -582,6 +625,11 @@ struct Bench {
       impls.push_back(impl(chk, "csr", "f32", "eigen", t, y32[1].data(), n, nnz, [&] {
         eigen_spmv_f32(n, mcols, nnz, offs.data(), cols, v32.data(), x32.data(), y32[1].data());
       }));
+      std::unique_ptr<spl_plan, void (*)(spl_plan *)> plan32(nullptr, spl_plan_free);
+      std::string planNote;
+      auto runPlanned = planned(kernels32, spl_spmv_plan_f32, spl_spmv_run_f32, v32.data(), x32.data(), y32[4].data(), "f32", t,
+                                plan32, planNote);
+      impls.push_back(impl(chk, "csr", "f32", "spl-plan", t, y32[4].data(), n, nnz, runPlanned, planNote));
       void *r = rsb_bench_create(0, t, n, mcols, nnz, offs.data(), cols, v32.data());
       if (r)
         impls.push_back(impl(chk, "csr", "f32", "rsb", t, y32[2].data(), n, nnz, [&, r] {
@@ -957,7 +1005,7 @@ void writeMarkdown(const Config &cfg, const Machine &m, const Bench &b, const Tr
   f << "Method: every implementation's result is checked against a double-precision reference "
        "(per row: |y - ref| <= 4 eps (len + 2) sum |a x|) before it is timed; the run aborts on a mismatch. "
        "Each group (a matrix, format, precision and thread count) runs its implementations and a STREAM triad "
-       "of the same thread count interleaved, one sample of each per round in an order rotating from round to "
+       "of the same thread count interleaved, one sample of each per round in an order drawn anew each "
        "round, each sample right after one untimed call of the same implementation (none inherits a cache "
        "warmed or flushed by another), so that load from other processes hits them alike; times are medians of at least 5 rounds (each sample at least 1 ms of back-to-back "
        "calls, "
@@ -984,6 +1032,7 @@ void writeMarkdown(const Config &cfg, const Machine &m, const Bench &b, const Tr
   for (int t : all == 1 ? std::vector<int>{1} : std::vector<int>{1, all})
     for (const char *prec : {"f64", "f32"}) {
       configs.push_back({"csr", prec, t});
+      configs.push_back({"csr", prec, t, "spl-plan"});
       configs.push_back({"sell", prec, t});
       configs.push_back({"sell", prec, t, "spl-slices"});
     }
@@ -995,6 +1044,8 @@ void writeMarkdown(const Config &cfg, const Machine &m, const Bench &b, const Tr
     f << "| " << c.format << " " << c.prec << ", " << c.threads << (c.threads == 1 ? " thread" : " threads");
     if (std::string(c.format) == "sell")
       f << (std::string(c.impl) == "spl" ? ", y in row order" : ", y in slice order");
+    if (std::string(c.impl) == "spl-plan")
+      f << ", planned (the kernel a plan chose)";
     std::vector<double> fracs;
     for (const MatrixInfo &mi : b.infos)
       if (const Result *s = find(b, mi.spec.name, c.format, c.prec, c.impl, c.threads))
