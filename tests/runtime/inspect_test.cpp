@@ -5,6 +5,7 @@
 // the cases a plan tells apart (a band of equal rows against random lengths), and bad input.
 #include "spl_runtime.h"
 #include "spl_matrix.h"
+#include "csr_shapes.h"
 
 #include <gtest/gtest.h>
 
@@ -22,40 +23,28 @@ class Inspect : public ::testing::Test {
   void TearDown() override { spl_set_num_threads(0); }
 };
 
-struct Csr32 {
-  int64_t rows = 0, cols = 0;
-  std::vector<int32_t> offs, colIdx;
-};
-
-Csr32 narrow(const spl_csr &m, int32_t base = 0) {
-  Csr32 c;
-  c.rows = m.rows;
-  c.cols = m.cols;
-  for (int64_t i = 0; i <= m.rows; ++i) c.offs.push_back(static_cast<int32_t>(m.offs[i]) + base);
-  c.colIdx.assign(m.cols_idx, m.cols_idx + m.nnz);
-  c.colIdx.push_back(0);  // never empty
-  return c;
-}
+using spl_test::Csr32;
+using spl_test::narrow;
 
 Csr32 fromLengths(const std::vector<int32_t> &lengths, int64_t cols, int band) {
   Csr32 c;
   c.rows = static_cast<int64_t>(lengths.size());
-  c.cols = cols;
+  c.columns = cols;
   c.offs.push_back(0);
   for (size_t i = 0; i < lengths.size(); ++i) {
     for (int32_t k = 0; k < lengths[i]; ++k)
-      c.colIdx.push_back(static_cast<int32_t>(std::min<int64_t>(cols - 1, std::max<int64_t>(0, static_cast<int64_t>(i) - band + k))));
-    c.offs.push_back(static_cast<int32_t>(c.colIdx.size()));
+      c.cols.push_back(static_cast<int32_t>(std::min<int64_t>(cols - 1, std::max<int64_t>(0, static_cast<int64_t>(i) - band + k))));
+    c.offs.push_back(static_cast<int32_t>(c.cols.size()));
   }
-  c.colIdx.push_back(0);
+  c.cols.push_back(0);
   return c;
 }
 
 /// Every field of the profile, computed the obvious way.
 void expectAsReference(const Csr32 &c) {
   spl_csr_profile p;
-  ASSERT_EQ(spl_csr_inspect(c.rows, c.cols, c.offs.data(), c.colIdx.data(), &p), SPL_OK);
-  const int64_t n = c.rows, m = c.cols, base = c.offs[0];
+  ASSERT_EQ(spl_csr_inspect(c.rows, c.columns, c.offs.data(), c.cols.data(), &p), SPL_OK);
+  const int64_t n = c.rows, m = c.columns, base = c.offs[0];
   const int64_t entries = c.offs[static_cast<size_t>(n)] - base;
   EXPECT_EQ(p.rows, n);
   EXPECT_EQ(p.cols, m);
@@ -77,7 +66,7 @@ void expectAsReference(const Csr32 &c) {
     if (i > 0 && len != c.offs[static_cast<size_t>(i)] - c.offs[static_cast<size_t>(i - 1)]) ++changes;
     const int64_t diagonal = static_cast<int64_t>(static_cast<long double>(i) * m / n);
     for (int64_t k = c.offs[static_cast<size_t>(i)] - base; k < c.offs[static_cast<size_t>(i + 1)] - base; ++k) {
-      const int64_t d = std::llabs(static_cast<int64_t>(c.colIdx[static_cast<size_t>(k)]) - diagonal);
+      const int64_t d = std::llabs(static_cast<int64_t>(c.cols[static_cast<size_t>(k)]) - diagonal);
       band = std::max(band, d);
       scattered += d > near;
     }
@@ -100,21 +89,11 @@ void expectAsReference(const Csr32 &c) {
 }
 
 TEST_F(Inspect, EveryFieldMatchesTheReference) {
-  struct Shape {
-    const char *name;
-    int64_t rows, cols;
-    double density;
-    spl_random_kind kind;
-  };
-  const Shape shapes[] = {
-      {"uniform", 200, 150, 0.05, SPL_RANDOM_UNIFORM}, {"empty_rows", 301, 300, 0.03, SPL_RANDOM_EMPTY_ROWS},
-      {"skewed", 517, 400, 0.02, SPL_RANDOM_SKEWED},   {"row", 1, 1000, 0.3, SPL_RANDOM_UNIFORM},
-      {"col", 1000, 1, 0.3, SPL_RANDOM_UNIFORM},       {"nnz0", 50, 60, 0.0, SPL_RANDOM_UNIFORM},
-      {"dense", 40, 40, 1.0, SPL_RANDOM_UNIFORM},      {"none", 0, 10, 0.0, SPL_RANDOM_UNIFORM},
-      {"wide", 30, 3000, 0.1, SPL_RANDOM_UNIFORM},
-  };
+  std::vector<spl_test::RandomShape> shapes = spl_test::randomShapes();
+  shapes.push_back({"none", 0, 10, 0.0, SPL_RANDOM_UNIFORM});
+  shapes.push_back({"wide", 30, 3000, 0.1, SPL_RANDOM_UNIFORM});
   uint64_t seed = 5;
-  for (const Shape &s : shapes) {
+  for (const spl_test::RandomShape &s : shapes) {
     SCOPED_TRACE(s.name);
     spl_csr m{};
     ASSERT_EQ(spl_random_csr(s.rows, s.cols, s.density, seed++, s.kind, &m), SPL_MATRIX_OK);
@@ -130,12 +109,12 @@ TEST_F(Inspect, TheSameOnEveryThreadCount) {
   Csr32 c = narrow(m);
   spl_csr_profile one;
   spl_set_num_threads(1);
-  ASSERT_EQ(spl_csr_inspect(c.rows, c.cols, c.offs.data(), c.colIdx.data(), &one), SPL_OK);
+  ASSERT_EQ(spl_csr_inspect(c.rows, c.columns, c.offs.data(), c.cols.data(), &one), SPL_OK);
   expectAsReference(c);
   for (int threads : {2, 4}) {
     spl_set_num_threads(threads);
     spl_csr_profile p;
-    ASSERT_EQ(spl_csr_inspect(c.rows, c.cols, c.offs.data(), c.colIdx.data(), &p), SPL_OK);
+    ASSERT_EQ(spl_csr_inspect(c.rows, c.columns, c.offs.data(), c.cols.data(), &p), SPL_OK);
     p.threads = one.threads;
     EXPECT_EQ(0, std::memcmp(&p, &one, sizeof p)) << threads << " threads";
   }
@@ -147,7 +126,7 @@ TEST_F(Inspect, TheSameOnEveryThreadCount) {
 TEST_F(Inspect, EqualRowsAgainstRandomLengths) {
   spl_csr_profile p;
   Csr32 band = fromLengths(std::vector<int32_t>(5000, 5), 5000, 2);
-  ASSERT_EQ(spl_csr_inspect(band.rows, band.cols, band.offs.data(), band.colIdx.data(), &p), SPL_OK);
+  ASSERT_EQ(spl_csr_inspect(band.rows, band.columns, band.offs.data(), band.cols.data(), &p), SPL_OK);
   EXPECT_EQ(p.length_changes, 0.0);
   EXPECT_EQ(p.cv_row, 0.0);
   EXPECT_EQ(p.length_buckets[3], 5000);  // 5 in [4, 8)
@@ -160,7 +139,7 @@ TEST_F(Inspect, EqualRowsAgainstRandomLengths) {
     lengths.push_back(1 + static_cast<int32_t>((state >> 33) % 41));
   }
   Csr32 random = fromLengths(lengths, 5000, 20);
-  ASSERT_EQ(spl_csr_inspect(random.rows, random.cols, random.offs.data(), random.colIdx.data(), &p), SPL_OK);
+  ASSERT_EQ(spl_csr_inspect(random.rows, random.columns, random.offs.data(), random.cols.data(), &p), SPL_OK);
   EXPECT_GT(p.length_changes, 0.9);
   EXPECT_GT(p.cv_row, 0.5);
   EXPECT_EQ(p.min_row, 1);

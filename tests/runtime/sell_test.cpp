@@ -7,6 +7,7 @@
 // (spl_sell_convert_*) against the two calls.
 #include "spl_runtime.h"
 #include "spl_matrix.h"
+#include "csr_shapes.h"
 
 #include <gtest/gtest.h>
 
@@ -22,21 +23,8 @@ class Sell : public ::testing::Test {
   void TearDown() override { spl_set_num_threads(0); }
 };
 
-struct Csr32 {
-  std::vector<int32_t> offs, cols;
-  std::vector<double> vals;
-  std::vector<float> vals32;
-};
-
-Csr32 narrow(const spl_csr &m, int32_t base = 0) {
-  Csr32 c;
-  for (int64_t i = 0; i <= m.rows; ++i) c.offs.push_back(static_cast<int32_t>(m.offs[i]) + base);
-  c.cols.assign(m.cols_idx, m.cols_idx + m.nnz);
-  c.vals.assign(m.vals, m.vals + m.nnz);
-  for (double v : c.vals) c.vals32.push_back(static_cast<float>(v));
-  c.cols.push_back(0), c.vals.push_back(0), c.vals32.push_back(0);  // never empty
-  return c;
-}
+using spl_test::Csr32;
+using spl_test::narrow;
 
 /// Builds with the runtime and compares everything with the reference converter.
 void expectSameAsReference(const spl_csr &m, int64_t lanes, int64_t sigma, int32_t base = 0) {
@@ -75,20 +63,8 @@ void expectSameAsReference(const spl_csr &m, int64_t lanes, int64_t sigma, int32
 }
 
 TEST_F(Sell, MatchesTheReferenceConverter) {
-  struct Shape {
-    const char *name;
-    int64_t rows, cols;
-    double density;
-    spl_random_kind kind;
-  };
-  const Shape shapes[] = {
-      {"uniform", 200, 150, 0.05, SPL_RANDOM_UNIFORM}, {"empty_rows", 301, 300, 0.03, SPL_RANDOM_EMPTY_ROWS},
-      {"skewed", 517, 400, 0.02, SPL_RANDOM_SKEWED},   {"row", 1, 1000, 0.3, SPL_RANDOM_UNIFORM},
-      {"col", 1000, 1, 0.3, SPL_RANDOM_UNIFORM},       {"nnz0", 50, 60, 0.0, SPL_RANDOM_UNIFORM},
-      {"dense", 40, 40, 1.0, SPL_RANDOM_UNIFORM},
-  };
   uint64_t seed = 1;
-  for (const Shape &s : shapes) {
+  for (const spl_test::RandomShape &s : spl_test::randomShapes()) {
     SCOPED_TRACE(s.name);
     spl_csr m{};
     ASSERT_EQ(spl_random_csr(s.rows, s.cols, s.density, seed++, s.kind, &m), SPL_MATRIX_OK);
@@ -252,20 +228,10 @@ void expectConvertAsTwoCalls(const spl_csr &m, int64_t lanes, int64_t narrowRows
 }
 
 TEST_F(Sell, ConvertInOneCallMatchesTheTwoCalls) {
-  struct Shape {
-    const char *name;
-    int64_t rows, cols;
-    double density;
-    spl_random_kind kind;
-  };
-  const Shape shapes[] = {
-      {"uniform", 200, 150, 0.05, SPL_RANDOM_UNIFORM}, {"empty_rows", 301, 300, 0.03, SPL_RANDOM_EMPTY_ROWS},
-      {"skewed", 517, 400, 0.02, SPL_RANDOM_SKEWED},   {"row", 1, 1000, 0.3, SPL_RANDOM_UNIFORM},
-      {"col", 1000, 1, 0.3, SPL_RANDOM_UNIFORM},       {"nnz0", 50, 60, 0.0, SPL_RANDOM_UNIFORM},
-      {"dense", 40, 40, 1.0, SPL_RANDOM_UNIFORM},      {"none", 0, 10, 0.0, SPL_RANDOM_UNIFORM},
-  };
+  std::vector<spl_test::RandomShape> shapes = spl_test::randomShapes();
+  shapes.push_back({"none", 0, 10, 0.0, SPL_RANDOM_UNIFORM});
   uint64_t seed = 31;
-  for (const Shape &s : shapes) {
+  for (const spl_test::RandomShape &s : shapes) {
     SCOPED_TRACE(s.name);
     spl_csr m{};
     ASSERT_EQ(spl_random_csr(s.rows, s.cols, s.density, seed++, s.kind, &m), SPL_MATRIX_OK);
