@@ -215,7 +215,7 @@ tir::ExprP Checker::checkVar(const ast::Expr &e, const TypeP &expected) {
     lam->params.push_back(tir::Param{tir::Param::Value, x, {}});
     return lam;
   }
-  if (tunables_.count(e.text)) return natValue(Nat(tunables_[e.text]), e.loc);
+  if (auto t = env_->tunables.find(e.text); t != env_->tunables.end()) return natValue(Nat(t->second), e.loc);
   if (e.text == "inf") {  // the float literal infinity (`-inf` negates it), unless a binding shadows it
     ast::Expr lit = e;
     lit.op = ast::ExprOp::FloatLit;
@@ -483,7 +483,7 @@ tir::ExprP Checker::checkApp(const ast::Expr &e, const TypeP &expected) {
         tir::ExprP x = checkArg(flat[0], std::const_pointer_cast<const Type>(resolve(f->type))->params[0].type);
         return node(tir::ExprKind::App, head->loc, resolve(f->type)->elems[0], {f, x});
       }
-      if (tunables_.count(name)) fail(head->loc, "tunable '" + name + "' is a nat, not a function");
+      if (env_->tunables.count(name)) fail(head->loc, "tunable '" + name + "' is a nat, not a function");
       fail(head->loc, "unknown function '" + name + "'");
     }
     if (b->kind != Binding::Value) fail(head->loc, "'" + name + "' is not a function");

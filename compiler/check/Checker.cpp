@@ -230,6 +230,7 @@ ModuleEnv *Checker::importModule(const ast::ImportDecl &im, ModuleEnv &from) {
   envByPath_[found] = nullptr;  // guards against import cycles while loading
   ModuleEnv *env = loadModule(*importedAsts_.back(), dirOf(found));
   envByPath_[found] = env;
+  evaluateTunables(*env);
   return env;
 }
 
@@ -522,7 +523,7 @@ Nat Checker::resolveNatNode(const ast::NatSyn &n) {
           }
         }
       }
-      if (auto it = tunables_.find(n.name); it != tunables_.end()) {
+      if (auto it = env_->tunables.find(n.name); it != env_->tunables.end()) {
         usedTunables_.insert(n.name);
         return Nat(it->second);
       }
@@ -628,7 +629,7 @@ Nat Checker::exprToNatNode(const ast::Expr &e) {
           case Binding::DataVar: fail(e.loc, "'" + e.text + "' is a data type, not a nat");
         }
       }
-      if (auto it = tunables_.find(e.text); it != tunables_.end()) {
+      if (auto it = env_->tunables.find(e.text); it != env_->tunables.end()) {
         usedTunables_.insert(e.text);
         return Nat(it->second);
       }
@@ -1183,7 +1184,7 @@ tir::DefP Checker::checkDef(ModuleEnv &env, const ast::DefDecl &d) {
   def->loc = d.loc;
   try {
     push();
-    for (const auto &[name, value] : tunables_) {
+    for (const auto &[name, value] : env.tunables) {
       Binding b;
       b.kind = Binding::Tunable;
       b.tunable = value;
@@ -1269,22 +1270,16 @@ tir::DefP Checker::checkDef(ModuleEnv &env, const ast::DefDecl &d) {
   return def;
 }
 
-// ---- the program ------------------------------------------------------------------------------------
-
-std::optional<tir::Program> Checker::run(const ast::Module &main) {
-  unsigned errorsBefore = diags_.numErrors();
-  mainEnv_ = loadModule(main, dirOf(main.path));
-  env_ = mainEnv_;
-  tir::Program prog;
-
-  // Tunables, with -D overrides.
-  std::map<std::string, const ast::TunableDecl *> tunableDecls;
-  for (const ast::TunableDecl &t : main.tunables) {
-    if (tunableDecls.count(t.name)) {
+void Checker::evaluateTunables(ModuleEnv &env) {
+  ModuleEnv *savedEnv = env_;
+  env_ = &env;
+  std::set<std::string> declared;
+  for (const ast::TunableDecl &t : env.module->tunables) {
+    if (declared.count(t.name)) {
       diags_.error(t.loc, "tunable '" + t.name + "' is declared twice");
       continue;
     }
-    tunableDecls[t.name] = &t;
+    declared.insert(t.name);
     try {
       push();
       tir::Tunable tu;
@@ -1317,15 +1312,34 @@ std::optional<tir::Program> Checker::run(const ast::Module &main) {
         diags_.error(t.loc,
                      fmt::format("tunable '{}' = {} is not one of its values [{}]", t.name, tu.value, fmt::join(shown, ", ")));
       }
-      tunables_[t.name] = tu.value;
-      prog.tunables.push_back(tu);
+      env.tunables[t.name] = tu.value;
+      env.tunableList.push_back(tu);
     } catch (const DefFailed &) {
       scopes_.clear();
     }
   }
-  for (const auto &[name, v] : opts_.defines)
-    if (!tunableDecls.count(name))
-      diags_.error(SourceLoc{}, fmt::format("-D {}={}: there is no tunable named '{}'", name, v, name));
+  env_ = savedEnv;
+}
+
+// ---- the program ------------------------------------------------------------------------------------
+
+std::optional<tir::Program> Checker::run(const ast::Module &main) {
+  unsigned errorsBefore = diags_.numErrors();
+  mainEnv_ = loadModule(main, dirOf(main.path));
+  env_ = mainEnv_;
+  tir::Program prog;
+
+  // Tunables, with -D overrides: each module's own (an imported module's were evaluated as it
+  // was loaded); -D sets a tunable of that name in any of them.
+  evaluateTunables(*mainEnv_);
+  prog.tunables = mainEnv_->tunableList;
+  for (const auto &[name, v] : opts_.defines) {
+    bool declared = false;
+    for (const auto &env : envs_)
+      for (const ast::TunableDecl &t : env->module->tunables)
+        if (t.name == name) declared = true;
+    if (!declared) diags_.error(SourceLoc{}, fmt::format("-D {}={}: there is no tunable named '{}'", name, v, name));
+  }
 
   for (const auto &d : main.defs) {
     try {
@@ -1384,6 +1398,19 @@ std::optional<tir::Program> Checker::run(const ast::Module &main) {
       diags_.error(err.loc.valid() ? err.loc : e.loc, err.what());
     }
   }
+
+  // The header lists the tunables an export depends on from an imported module too (a C program
+  // sizes SELL-C-sigma operands by them); a main-file tunable of the same name comes first.
+  for (const tir::Export &ex : prog.exports)
+    for (const std::string &name : ex.def->tunables) {
+      bool listed = std::any_of(prog.tunables.begin(), prog.tunables.end(), [&](const tir::Tunable &t) { return t.name == name; });
+      for (const auto &env : envs_)
+        for (const tir::Tunable &t : env->tunableList)
+          if (!listed && t.name == name) {
+            prog.tunables.push_back(t);
+            listed = true;
+          }
+    }
 
   std::map<std::pair<std::string, std::string>, SourceLoc> scheduleSeen;  // (name, target) -> first block
   for (const ast::ScheduleDecl &s : main.schedules) {

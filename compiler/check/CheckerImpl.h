@@ -35,6 +35,10 @@ struct ModuleEnv {
   std::vector<ModuleEnv *> imports;
   std::map<std::string, tir::DefP> checked;
   std::set<std::string> inProgress;
+  /// Its tunables' values (-D applied), in scope in its own defs only: an imported def keeps the
+  /// values of its module's tunables, and a def of the importer sees its own.
+  std::map<std::string, int64_t> tunables;
+  std::vector<tir::Tunable> tunableList;  // the same, in declaration order, with their choices
 };
 
 /// What a name means in the current scope.
@@ -67,6 +71,9 @@ class Checker {
   void reportRecursiveAliases(const ModuleEnv &env);
   std::set<const ast::TypeDecl *> recursiveAliases_;  // found by reportRecursiveAliases
   ModuleEnv *loadModule(const ast::Module &m, const std::string &dir);
+  /// The values of env's tunables (its declarations, -D overriding), checked against their
+  /// lists and ranges, into env.tunables and env.tunableList.
+  void evaluateTunables(ModuleEnv &env);
   ModuleEnv *importModule(const ast::ImportDecl &im, ModuleEnv &from);
   tir::DefP checkDef(ModuleEnv &env, const ast::DefDecl &d);
   tir::DefP lookupDef(const std::string &name, SourceLoc loc, ModuleEnv **owner = nullptr);
@@ -207,7 +214,6 @@ class Checker {
   std::map<std::string, ModuleEnv *> envByPath_;
   ModuleEnv *env_ = nullptr;  // the module of the def being checked
   ModuleEnv *mainEnv_ = nullptr;
-  std::map<std::string, int64_t> tunables_;
   std::vector<std::vector<std::pair<std::string, Binding>>> scopes_;
 
   // per-def inference state
