@@ -416,7 +416,8 @@ std::string print(const StmtP &s, int indent) {
 
 std::string print(const Kernel &k) {
   TextOut out;
-  out("kernel {}{}{}\n", k.name, k.cuda ? " (cuda)" : "", k.sizeFunction ? " (sizes)" : "");
+  out("kernel {}{}{}{}{}\n", k.name, k.cuda ? " (cuda)" : "", k.sizeFunction ? " (sizes)" : "", k.planned ? " (planned)" : "",
+      k.internal ? " (internal)" : "");
   for (const KernelParam &p : k.params) {
     out("  param {} {}", p.abi.ctype, p.abi.name);
     if (p.tensor && (p.tensor->kind == Tensor::NatsInput || p.abi.role == tir::AbiParam::OutNats)) {

@@ -220,6 +220,12 @@ struct Kernel {
   SourceLoc loc;
   /// The let-bound arrays computed into temporaries for `precompute` (their names).
   std::set<std::string> precomputed;
+  /// Set by a schedule's plan() (poly/UserSchedule, once the kernel is recognised as a CSR
+  /// SpMV): the object also defines NAME_plan and NAME_run (docs/plans.md).
+  bool planned = false;
+  /// A kernel the object needs but does not export (a plan's candidates): internal linkage, no
+  /// prototype in the header.
+  bool internal = false;
 };
 
 /// The walks of CIN (support/IrWalk.h, shared with the loop IR): does `pred` hold for `s` (or

@@ -31,7 +31,8 @@ class CpuGen : public LoopCodeGen {
     for (llvm::Type *&t : params)
       if (!t) throw InternalError("codegen: a parameter of " + f.name + " has no type");
     auto *ft = llvm::FunctionType::get(b_.getInt32Ty(), params, false);
-    llvm::Function *lf = llvm::Function::Create(ft, llvm::GlobalValue::ExternalLinkage, f.name, m_);
+    llvm::Function *lf = llvm::Function::Create(ft, f.internal ? llvm::GlobalValue::InternalLinkage : llvm::GlobalValue::ExternalLinkage,
+                                                f.name, m_);
     lf->addFnAttr(llvm::Attribute::NoUnwind);
     for (const Buffer &buf : f.buffers) {
       if (!buf.isParam) continue;
@@ -305,6 +306,48 @@ class CpuGen : public LoopCodeGen {
   std::set<int> stackTemps_;  // temporaries on the stack (allocStmt): never freed
 };
 
+/// A plan's entry points (loopir::PlanEntry): a constant table of its kernels in the layout of
+/// spl_spmv_kernels_f64/f32 (spl_runtime.h), and
+///   int NAME_plan(i64 n, i64 m, ptr offs, ptr cols, ptr vals, i64 calls, ptr plan)
+///     = spl_spmv_plan_T(n, m, offs, cols, vals, calls, &table, plan)
+///   int NAME_run(ptr plan, ptr x, ptr y) = spl_spmv_run_T(plan, x, y)
+void addPlanEntries(llvm::Module &mod, const std::vector<PlanEntry> &plans) {
+  llvm::LLVMContext &ctx = mod.getContext();
+  llvm::Type *ptr = llvm::PointerType::getUnqual(ctx), *i64 = llvm::Type::getInt64Ty(ctx), *i32 = llvm::Type::getInt32Ty(ctx);
+  auto *tableTy = llvm::StructType::get(ctx, {ptr, ptr, ptr, i64, i64, i64});
+  for (const PlanEntry &p : plans) {
+    auto kernel = [&](const std::string &name) {
+      llvm::Function *f = mod.getFunction(name);
+      if (!f) throw InternalError("codegen: the plan of " + p.name + " names a kernel the object lacks: " + name);
+      return f;
+    };
+    auto *table = new llvm::GlobalVariable(
+        mod, tableTy, /*isConstant=*/true, llvm::GlobalValue::InternalLinkage,
+        llvm::ConstantStruct::get(tableTy, {kernel(p.csr), kernel(p.sellNarrow), kernel(p.sellWide), llvm::ConstantInt::get(i64, p.lanes),
+                                            llvm::ConstantInt::get(i64, p.narrowRows), llvm::ConstantInt::get(i64, p.wideRows)}),
+        p.name + ".plan.kernels");
+    const std::string elem = p.f64 ? "f64" : "f32";
+    auto define = [&](const std::string &name, std::vector<llvm::Type *> params) {
+      llvm::Function *f = llvm::Function::Create(llvm::FunctionType::get(i32, params, false), llvm::GlobalValue::ExternalLinkage, name, mod);
+      f->addFnAttr(llvm::Attribute::NoUnwind);
+      return f;
+    };
+    llvm::Function *plan = define(p.name + "_plan", {i64, i64, ptr, ptr, ptr, i64, ptr});
+    {
+      llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", plan));
+      llvm::FunctionCallee rt = mod.getOrInsertFunction("spl_spmv_plan_" + elem, llvm::FunctionType::get(i32, {i64, i64, ptr, ptr, ptr, i64, ptr, ptr}, false));
+      b.CreateRet(b.CreateCall(rt, {plan->getArg(0), plan->getArg(1), plan->getArg(2), plan->getArg(3), plan->getArg(4), plan->getArg(5), table,
+                                    plan->getArg(6)}));
+    }
+    llvm::Function *run = define(p.name + "_run", {ptr, ptr, ptr});
+    {
+      llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", run));
+      llvm::FunctionCallee rt = mod.getOrInsertFunction("spl_spmv_run_" + elem, llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false));
+      b.CreateRet(b.CreateCall(rt, {run->getArg(0), run->getArg(1), run->getArg(2)}));
+    }
+  }
+}
+
 }  // namespace
 
 void addCpuFunctions(llvm::Module &mod, const loopir::Module &m, const CodeGenOptions &opts) {
@@ -320,6 +363,7 @@ bool compileCpu(const loopir::Module &m, const std::string &moduleName, const Co
   auto mod = std::make_unique<llvm::Module>(moduleName, ctx);
   if (!prepareModule(*mod, opts, error)) return false;
   addCpuFunctions(*mod, m, opts);
+  addPlanEntries(*mod, m.plans);
   if (!addCudaStubs(*mod, m, opts, error)) return false;
   std::string verifyErrors;
   llvm::raw_string_ostream vs(verifyErrors);

@@ -1,6 +1,7 @@
 /// \file Header.cpp: text of the generated C header (see Header.h).
 #include "codegen/Header.h"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 
@@ -62,6 +63,17 @@ std::string writeHeader(const std::string &sourcePath, const std::string &header
     for (const std::string &t : e.abi.structTypedefs)
       if (typedefs.insert(t).second) out("{}\n", t);
   if (!typedefs.empty()) out("\n");
+  // The plan type and its functions (libsplrt), under the guard spl_runtime.h uses: either
+  // header may come first.
+  if (std::any_of(entries.begin(), entries.end(), [](const HeaderEntry &e) { return e.planned; }))
+    out("#ifndef SPL_PLAN_DECLARED\n#define SPL_PLAN_DECLARED\n"
+        "/* A plan: an SpMV kernel chosen once per matrix (docs/plans.md; in libsplrt). */\n"
+        "typedef struct spl_plan spl_plan;\n"
+        "const char *spl_plan_explain(const spl_plan *plan);\n"
+        "const char *spl_plan_kernel(const spl_plan *plan);\n"
+        "int64_t spl_plan_bytes(const spl_plan *plan);\n"
+        "void spl_plan_free(spl_plan *plan);\n"
+        "#endif\n\n");
   for (const HeaderEntry &e : entries) {
     const tir::Def &d = *e.ex->def;
     out("/* {} : {}", d.name, types::str(d.result));
@@ -71,6 +83,18 @@ std::string writeHeader(const std::string &sourcePath, const std::string &header
     if (e.cpu) {
       out("{};\n", tir::prototype(*e.ex, e.abi, false, false));
       if (e.abi.hasSizeFunction) out("{};\n", tir::prototype(*e.ex, e.abi, false, true));
+      if (e.planned) {
+        // The parameters are a CSR SpMV's (cin/SpmvPattern.h): n, m, offs, cols, vals, x, out.
+        const std::vector<tir::AbiParam> &p = e.abi.params;
+        const std::string &name = e.ex->cname;
+        out("/* Its plan (docs/plans.md): _plan inspects the matrix once and chooses this kernel or a\n"
+            "   SELL-C-sigma one for about expected_calls calls (the arrays must outlive the plan); _run\n"
+            "   computes {} = A {} with the choice; spl_plan_explain says why, spl_plan_free frees it. */\n",
+            p[6].name, p[5].name);
+        out("int {}_plan(int64_t {}, int64_t {}, {}{}, {}{}, {}{}, int64_t expected_calls, spl_plan **plan);\n", name, p[0].name,
+            p[1].name, p[2].ctype, p[2].name, p[3].ctype, p[3].name, p[4].ctype, p[4].name);
+        out("int {}_run(const spl_plan *plan, {}{}, {}{});\n", name, p[5].ctype, p[5].name, p[6].ctype, p[6].name);
+      }
     }
     if (e.cuda) {
       out("{};\n", tir::prototype(*e.ex, e.abi, true, false));

@@ -18,6 +18,7 @@ struct HeaderEntry {
   const tir::Export *ex;
   tir::Abi abi;
   bool cpu = false, cuda = false;
+  bool planned = false;  // NAME_plan and NAME_run too (a schedule's plan(), docs/plans.md)
 };
 
 /// A tunable NAME becomes `#define SPL_<STEM>_<NAME> value`, STEM being the header's file name

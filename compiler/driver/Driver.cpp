@@ -36,6 +36,7 @@
 #include "poly/UserSchedule.h"
 #include "codegen/CodeGen.h"
 #include "codegen/Header.h"
+#include "driver/Plans.h"
 
 namespace spl {
 namespace {
@@ -85,7 +86,8 @@ bool writeDepfile(const Options &opts, const SourceManager &sm, std::ostream &er
     return out;
   };
   std::string text = escaped(opts.output) + ":";
-  for (uint32_t f = 0; f < sm.numFiles(); ++f) text += " \\\n  " + escaped(sm.path(f));
+  for (uint32_t f = 1; f <= sm.numFiles(); ++f)
+    if (!sm.generated(f)) text += " \\\n  " + escaped(sm.path(f));
   text += "\n";
   std::string path = opts.depfilePath.empty() ? opts.output + ".d" : opts.depfilePath;
   std::ofstream out(path, std::ios::binary);
@@ -140,6 +142,42 @@ class StageTimes {
   std::vector<std::pair<std::string, double>> times_;
 };
 
+/// One export for one target (its C function, or with sizeFunction its NAME_size), lowered to
+/// CIN and scheduled: a user schedule of the program (for this export and target) first, then
+/// the target's default. False when a user schedule failed (diags says why).
+bool lowerAndSchedule(const tir::Program &program, const tir::Export &ex, const tir::Abi &abi, bool cuda, bool sizeFunction,
+                      const Options &opts, Diagnostics &diags, cin::Kernel &out) {
+  cin::LowerOptions lo;
+  lo.cuda = cuda;
+  lo.sizeFunction = sizeFunction;
+  lo.indexBits = opts.indexBits;
+  lo.checked = opts.checked;
+  // precompute(name) acts during lowering (which arrays it fuses); the other commands
+  // transform the lowered kernel.
+  lo.precompute = cin::precomputeNames(program, ex, cuda);
+  // An inspector's schedule block is its conversion script, read by the lowering.
+  bool inspector = cin::isInspector(ex);
+  if (inspector)
+    for (const tir::Schedule &sch : program.schedules)
+      if (cin::scheduleApplies(sch, ex, cuda)) lo.inspectScript = &sch;
+  static const poly::IslInspectorPlanner islInspector;
+  lo.inspector = &islInspector;
+  cin::Kernel k = cin::lowerExport(ex, abi, lo);
+  if (opts.verifyEach) cin::verifyAfter(k, "lowering");
+  auto afterCommand = [&](const cin::Kernel &scheduled, const tir::CommandBase &c) {
+    if (opts.verifyEach) cin::verifyAfter(scheduled, ("schedule command " + c.name + " (line " + std::to_string(c.loc.line) + ")").c_str());
+  };
+  bool ok = true;
+  if (!lo.sizeFunction && !inspector)
+    for (const tir::Schedule &sch : program.schedules)
+      if (cin::scheduleApplies(sch, ex, cuda) && !poly::applyUserSchedule(k, sch, diags, afterCommand)) ok = false;
+  k.body = cuda ? cin::defaultGpuSchedule(k.body) : cin::defaultCpuSchedule(k.body);
+  // The end of the CIN stage: what poly and the loop IR get.
+  if (ok) cin::verifyAfter(k, "the schedules");
+  out = std::move(k);
+  return ok;
+}
+
 }  // namespace
 
 int runCompiler(const Options &opts, std::ostream &err) {
@@ -189,43 +227,32 @@ int runCompiler(const Options &opts, std::ostream &err) {
         if (!named || !selected) continue;
         (cuda ? he.cuda : he.cpu) = true;
         for (int sizeFn = 0; sizeFn < (abi.hasSizeFunction ? 2 : 1); ++sizeFn) {
-          cin::LowerOptions lo;
-          lo.cuda = cuda;
-          lo.sizeFunction = sizeFn == 1;
-          lo.indexBits = opts.indexBits;
-          lo.checked = opts.checked;
-          // precompute(name) acts during lowering (which arrays it fuses); the other commands
-          // transform the lowered kernel.
-          lo.precompute = cin::precomputeNames(*program, ex, cuda);
-          // An inspector's schedule block is its conversion script, read by the lowering.
-          bool inspector = cin::isInspector(ex);
-          if (inspector)
-            for (const tir::Schedule &sch : program->schedules)
-              if (cin::scheduleApplies(sch, ex, cuda)) lo.inspectScript = &sch;
-          static const poly::IslInspectorPlanner islInspector;
-          lo.inspector = &islInspector;
-          cin::Kernel k = cin::lowerExport(ex, abi, lo);
-          if (opts.verifyEach) cin::verifyAfter(k, "lowering");
-          // A user schedule (for this export and target) first, then the target's default.
-          auto afterCommand = [&](const cin::Kernel &scheduled, const tir::CommandBase &c) {
-            if (opts.verifyEach) cin::verifyAfter(scheduled, ("schedule command " + c.name + " (line " + std::to_string(c.loc.line) + ")").c_str());
-          };
-          if (!lo.sizeFunction && !inspector)
-            for (const tir::Schedule &sch : program->schedules)
-              if (cin::scheduleApplies(sch, ex, cuda) && !poly::applyUserSchedule(k, sch, diags, afterCommand)) scheduleFailed = true;
-          k.body = cuda ? cin::defaultGpuSchedule(k.body) : cin::defaultCpuSchedule(k.body);
-          // The end of the CIN stage: what poly and the loop IR get.
-          if (!scheduleFailed) cin::verifyAfter(k, "the schedules");
+          cin::Kernel k;
+          if (!lowerAndSchedule(*program, ex, abi, cuda, sizeFn == 1, opts, diags, k)) scheduleFailed = true;
+          he.planned = he.planned || k.planned;
           kernels.push_back(std::move(k));
         }
       }
       if (he.cpu || he.cuda) headerEntries.push_back(he);
     }
-    times.done("lower to CIN + schedules");
     if (scheduleFailed) {
       diags.flush(err);
       return 1;
     }
+    // Plans (a schedule's plan()): each planned kernel's candidates, internal to the object,
+    // and the entry points codegen adds.
+    PlanSources planSources;
+    std::vector<loopir::PlanEntry> plans;
+    std::vector<std::string> exportNames;
+    for (const tir::Export &ex : program->exports) exportNames.push_back(ex.cname);
+    auto lowerCpu = [&](const tir::Program &p, const tir::Export &ex, cin::Kernel &k) {
+      return lowerAndSchedule(p, ex, tir::computeAbi(ex, opts.indexBits, opts.checked), false, false, opts, diags, k);
+    };
+    if (!addPlanCandidates(kernels, plans, planSources, exportNames, sm, diags, copts, lowerCpu)) {
+      diags.flush(err);
+      return 1;
+    }
+    times.done("lower to CIN + schedules");
     // Nothing to compile is an error, not an empty object, header or PTX: a file without
     // exports (--emit=types checks a module), or no export for the targets asked (PTX needs a
     // cuda one). The stage dumps (cin, isl, loopir) print what there is.
@@ -265,6 +292,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
       return writeText(opts, text, err) ? 0 : 1;
     }
     loopir::Module lm;
+    lm.plans = plans;
     // poly/: the loops of the loop IR are isl's (whole kernels, region by region).
     if (opts.islCodegen) {
       for (cin::Kernel &k : kernels) {
@@ -307,6 +335,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
     if (opts.emit == Emit::LoopIr) {
       std::string text;
       for (const loopir::Function &f : lm.functions) text += loopir::print(f) + "\n";
+      for (const loopir::PlanEntry &p : lm.plans) text += loopir::print(p);
       return writeText(opts, text, err) ? 0 : 1;
     }
     codegen::CodeGenOptions cg;

@@ -42,6 +42,7 @@ class Flattener : public cin::Visitor {
   Function run() {
     fn_.name = k_.name;
     fn_.cuda = k_.cuda;
+    fn_.internal = k_.internal;
     fn_.loc = k_.loc;
     fn_.numParams = static_cast<int>(k_.params.size());
     for (const cin::TensorP &t : k_.tensors) tensors_[t->id] = t;

@@ -641,9 +641,14 @@ class StmtPrinter : public Visitor {
 
 }  // namespace
 
+std::string print(const PlanEntry &p) {
+  return fmt::format("plan {} ({}): csr {}, sell {} ({} rows a window) and {} ({} rows), {} lanes\n", p.name, p.f64 ? "f64" : "f32",
+                     p.csr, p.sellNarrow, p.narrowRows, p.sellWide, p.wideRows, p.lanes);
+}
+
 std::string print(const Function &f) {
   TextOut out;
-  out("function {}{}\n", f.name, f.cuda ? " (cuda)" : "");
+  out("function {}{}{}\n", f.name, f.cuda ? " (cuda)" : "", f.internal ? " (internal)" : "");
   for (const ScalarParam &p : f.scalars) out("  param {}: v{} {}: {}\n", p.paramIndex, p.var, p.name, tyName(p.type));
   for (const Buffer &b : f.buffers) {
     out("  buffer b{} {}: ", b.id, b.name);

@@ -267,6 +267,7 @@ struct ScalarParam {
 struct Function {
   std::string name;
   bool cuda = false;
+  bool internal = false;  // needed by the object, not exported (a plan's candidates)
   int numParams = 0;
   std::vector<ScalarParam> scalars;
   std::vector<Buffer> buffers;
@@ -279,11 +280,26 @@ struct Function {
   int freshBufferId() const;
 };
 
+/// A plan's entry points (schedule command plan(), docs/plans.md): NAME_plan inspects a CSR
+/// matrix once and chooses among the kernels named here, NAME_run runs the choice. Codegen
+/// emits them as calls of the runtime's spl_spmv_plan_* and spl_spmv_run_* with a constant
+/// table of the kernels.
+struct PlanEntry {
+  std::string name;                    // the export's C name
+  bool f64 = true;                     // else f32
+  std::string csr;                     // the export's own kernel
+  std::string sellNarrow, sellWide;    // SELL-C-sigma row kernels of the two windows
+  int64_t lanes = 0;                   // C
+  int64_t narrowRows = 0, wideRows = 0;  // the windows, in rows
+};
+
 struct Module {
   std::vector<Function> functions;
+  std::vector<PlanEntry> plans;
 };
 
 std::string print(const Function &f);
+std::string print(const PlanEntry &p);
 std::string print(const ExprP &e);
 std::string print(const Expr &e);
 

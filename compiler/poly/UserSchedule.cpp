@@ -63,6 +63,7 @@
 #include <variant>
 
 #include "cin/Schedule.h"
+#include "cin/SpmvPattern.h"
 #include "cin/Visitor.h"
 #include "poly/Dependences.h"
 #include "poly/Fuse.h"
@@ -258,6 +259,17 @@ class Scheduler {
     if (!k_.precomputed.count(c.array.text))
       return error(c.array.loc, "precompute: no array named '" + c.array.text + "' is bound by a let in " + k_.name +
                                     " (a let of a scalar or a tuple is computed once already)");
+  }
+
+  /// plan(): the driver generates the plan's entry points and candidates; here the export is
+  /// checked to be what they run in its place, a CSR SpMV.
+  void apply(const tir::Plan &c) {
+    if (c.arity != 0) return error(c.loc, "plan() takes no arguments");
+    if (k_.cuda) return error(c.loc, "plan(): plans are for cpu schedules (a GPU export has no plan yet)");
+    std::string whyNot;
+    if (!cin::recogniseCsrSpmv(k_, whyNot))
+      return error(c.loc, "plan(): " + k_.name + " is not a CSR SpMV that a plan can run in other kernels: " + whyNot);
+    k_.planned = true;
   }
 
   void apply(const tir::Unsupported &c) { error(c.loc, "schedule command '" + c.name + "' is not supported yet"); }

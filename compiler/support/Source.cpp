@@ -14,8 +14,9 @@ bool readWholeFile(const std::string &path, std::string &text) {
   return !in.bad();
 }
 
-uint32_t SourceManager::addFile(std::string path, std::string text) {
+uint32_t SourceManager::addFile(std::string path, std::string text, bool generated) {
   File f;
+  f.generated = generated;
   f.path = std::move(path);
   f.text = std::move(text);
   f.lineStarts.push_back(0);
@@ -24,6 +25,8 @@ uint32_t SourceManager::addFile(std::string path, std::string text) {
   files_.push_back(std::move(f));
   return static_cast<uint32_t>(files_.size());
 }
+
+bool SourceManager::generated(uint32_t file) const { return files_.at(file - 1).generated; }
 
 const std::string &SourceManager::path(uint32_t file) const {
   static const std::string none = "<unknown>";

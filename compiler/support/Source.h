@@ -27,8 +27,10 @@ bool readWholeFile(const std::string &path, std::string &text);
 
 class SourceManager {
  public:
-  /// Adds a file with its text; returns its id (>= 1).
-  uint32_t addFile(std::string path, std::string text);
+  /// Adds a file with its text; returns its id (>= 1). A `generated` one was written by the
+  /// compiler (a plan's candidates, driver/Plans.h): no file on disk, so no dependency.
+  uint32_t addFile(std::string path, std::string text, bool generated = false);
+  bool generated(uint32_t file) const;
   const std::string &path(uint32_t file) const;
   const std::string &text(uint32_t file) const;
   /// The text of line `line` (1-based) without its newline; empty if out of range.
@@ -42,6 +44,7 @@ class SourceManager {
     std::string path;
     std::string text;
     std::vector<size_t> lineStarts;  // byte offset of each line's first byte
+    bool generated = false;
   };
   std::vector<File> files_;
 };

@@ -160,6 +160,8 @@ ScheduleCommand gpuMerge(const ast::ScheduleCmd &c) {
   return g;
 }
 
+ScheduleCommand plan(const ast::ScheduleCmd &c) { return based<Plan>(c); }
+
 ScheduleCommand unsupported(const ast::ScheduleCmd &c) { return based<Unsupported>(c); }
 
 /// The primitives, one line each: the name a block writes and how its arguments are read.
@@ -176,6 +178,7 @@ const std::vector<std::pair<const char *, ScheduleCommand (*)(const ast::Schedul
       {"precompute", precompute},
       {"gpu_rows", gpuRows},
       {"gpu_merge", gpuMerge},
+      {"plan", plan},
       {"bound", unsupported},
   };
   return commands;
@@ -267,7 +270,7 @@ const CommandBase &commandBase(const ScheduleCommand &c) {
 }
 
 std::string scheduleCommandNames() {
-  // "split, tile, ..., gpu_rows and gpu_merge": the commands that do something.
+  // "split, tile, ..., gpu_merge and plan": the commands that do something.
   std::vector<std::string> names;
   for (const auto &[name, build] : registry())
     if (build != unsupported) names.push_back(name);

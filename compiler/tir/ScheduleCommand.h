@@ -2,9 +2,9 @@
 /// Takes:      a block's commands as parsed (ast::ScheduleCmd: a name and expressions).
 /// Gives:      one ScheduleCommand per command, built once after type checking
 ///             (check/Checker.cpp): a struct per primitive (Split, Reorder, Fuse, Parallelize,
-///             Vectorize, Unroll, Precompute, Pos, Tile, GpuRows, GpuMerge) whose fields are its
+///             Vectorize, Unroll, Precompute, Pos, Tile, GpuRows, GpuMerge, Plan) whose fields are its
 ///             arguments read by kind: a loop or a new name (NameArg), a positive count
-///             (CountArg), a parallel kind, a race strategy, a row mapping. The later stages
+///             (CountArg), a parallel kind, a race strategy, a row mapping. Plan takes none. The later stages
 ///             receive these, never names to dispatch on: poly/UserSchedule applies each by its
 ///             type (std::visit, so a primitive without an apply does not compile). An argument of
 ///             the wrong kind is kept as such (its `ok` false, where it stood) and reported when
@@ -121,13 +121,18 @@ struct GpuMerge : CommandBase {
   int blocks = 0;
   SourceLoc blocksLoc;
 };
+/// plan(): the export also runs through a plan chosen per matrix at run time (docs/plans.md):
+/// NAME_plan and NAME_run beside NAME, choosing between NAME and SELL-C-sigma kernels of the
+/// same product compiled into the object. The driver generates them; the apply checks that the
+/// export is a CSR SpMV (cin/SpmvPattern.h).
+struct Plan : CommandBase {};
 /// A command the language names but the compiler does not do yet (bound).
 struct Unsupported : CommandBase {};
 /// A name that is no command.
 struct UnknownCommand : CommandBase {};
 
 using ScheduleCommand = std::variant<Split, Reorder, Fuse, Parallelize, Vectorize, Unroll, Precompute, Pos, Tile, GpuRows, GpuMerge,
-                                     Unsupported, UnknownCommand>;
+                                     Plan, Unsupported, UnknownCommand>;
 
 /// The typed command of one parsed command (the registry in ScheduleCommand.cpp).
 ScheduleCommand typedCommand(const ast::ScheduleCmd &c);

@@ -182,7 +182,10 @@ typedef struct {
   spl_sell_spmv_f32_fn sell_narrow, sell_wide;
   int64_t lanes, narrow, wide;
 } spl_spmv_kernels_f32;
+#ifndef SPL_PLAN_DECLARED /* also declared by an splc header with a plan */
+#define SPL_PLAN_DECLARED
 typedef struct spl_plan spl_plan;
+#endif
 int spl_spmv_plan_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals, int64_t hint_calls,
                       const spl_spmv_kernels_f64 *kernels, spl_plan **plan);
 int spl_spmv_plan_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals, int64_t hint_calls,

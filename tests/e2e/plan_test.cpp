@@ -3,12 +3,14 @@
 // double-precision reference on the real and random matrices (empty rows, skewed rows, 1 x N,
 // N x 1, nnz = 0) and on a matrix whose row lengths vary at random, in f64 and f32, with few and
 // many expected calls; a plan with few expected calls or no other kernel runs CSR and holds no
-// copy; the explanation names the choice and its reasons; bad input is refused.
+// copy; the explanation names the choice and its reasons; bad input is refused. The same through
+// the entry points splc generates for a user's SpMV with plan() (plan_user.spl).
 #include <cstdlib>
 #include <string>
 
 #include "e2e_support.h"
 #include "spl_runtime.h"
+#include "plan_user.h"
 #include "spmv.h"
 
 namespace {
@@ -108,6 +110,49 @@ TEST_P(Plan, EveryChoiceComputesAx) {
 
 INSTANTIATE_TEST_SUITE_P(Matrices, Plan, ::testing::Range<size_t>(0, spl_e2e::kNumTestMatrices), spl_e2e::matrixParamName);
 
+/// The entry points splc generates for plan_user.spl's SpMV (its schedule's plan()): the same
+/// plan over the kernels compiled into that object, without naming them.
+void generatedPlanAndCheck(const std::string &name, const spl_csr &a, int64_t calls) {
+  SCOPED_TRACE(name + ", " + std::to_string(calls) + " calls expected (generated entry points)");
+  Csr32 c = narrow(a);
+  std::vector<double> x(static_cast<size_t>(a.cols) + 1), want(static_cast<size_t>(a.rows) + 1);
+  spl_random_vector(7, a.cols, x.data());
+  spl_ref_spmv(&a, x.data(), want.data());
+  spl_plan *p = nullptr;
+  ASSERT_EQ(plan_spmv_f64_plan(a.rows, a.cols, c.offs.data(), c.cols.data(), c.vals.data(), calls, &p), SPL_OK);
+  for (int round = 0; round < 2; ++round) {
+    std::vector<double> y(static_cast<size_t>(a.rows) + 1, -555.0);
+    EXPECT_EQ(plan_spmv_f64_run(p, x.data(), y.data()), SPL_OK);
+    EXPECT_LT(spl_rel_error_f64(y.data(), want.data(), a.rows), kF64Tolerance) << spl_plan_explain(p);
+    EXPECT_EQ(y[static_cast<size_t>(a.rows)], -555.0);
+  }
+  EXPECT_NE(std::string(spl_plan_explain(p)).find("spmv plan (f64)"), std::string::npos);
+  if (calls == 0) EXPECT_STREQ(spl_plan_kernel(p), "csr");
+  float dummy = 0;
+  EXPECT_EQ(plan_spmv_f32_run(p, &dummy, &dummy), SPL_ERR_BAD_INPUT);  // an f64 plan
+  spl_plan_free(p);
+
+  std::vector<float> x32(x.begin(), x.end());
+  std::vector<double> x32d(x32.begin(), x32.end()), want32(static_cast<size_t>(a.rows) + 1);
+  spl_ref_spmv(&a, x32d.data(), want32.data());
+  spl_plan *q = nullptr;
+  ASSERT_EQ(plan_spmv_f32_plan(a.rows, a.cols, c.offs.data(), c.cols.data(), c.vals32.data(), calls, &q), SPL_OK);
+  std::vector<float> y(static_cast<size_t>(a.rows) + 1, -555.0f);
+  EXPECT_EQ(plan_spmv_f32_run(q, x32.data(), y.data()), SPL_OK);
+  EXPECT_LT(spl_e2e::relError(y.data(), want32.data(), a.rows), kF32Tolerance) << spl_plan_explain(q);
+  EXPECT_EQ(y[static_cast<size_t>(a.rows)], -555.0f);
+  spl_plan_free(q);
+}
+
+class GeneratedPlan : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(GeneratedPlan, ComputesAxWithWhicheverKernelItChose) {
+  const spl_e2e::NamedMatrix &nm = spl_e2e::testMatrices()[GetParam()];
+  for (int64_t calls : {0, 1000000}) generatedPlanAndCheck(nm.name, nm.m, calls);
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrices, GeneratedPlan, ::testing::Range<size_t>(0, spl_e2e::kNumTestMatrices), spl_e2e::matrixParamName);
+
 /// Rows of 1 to 41 entries drawn at random, in a band (the irregular class of issue 25).
 spl_csr randomLengths(int64_t n, uint64_t seed) {
   std::vector<int64_t> rows, cols;
@@ -149,6 +194,12 @@ TEST(PlanChoice, FewCallsOrNoOtherKernelKeepCsr) {
   spl_plan_free(p);
   // Many calls: a conversion is tried and kept only if faster; either way y is right.
   planAndCheck("random lengths", m, 1000000);
+  generatedPlanAndCheck("random lengths", m, 1000000);
+  // The generated entry points try the conversion too (whether it is kept depends on timing).
+  spl_plan *g = nullptr;
+  ASSERT_EQ(plan_spmv_f64_plan(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1000000, &g), SPL_OK);
+  EXPECT_NE(std::string(spl_plan_explain(g)).find("SELL-C-sigma (C = 8, window"), std::string::npos) << spl_plan_explain(g);
+  spl_plan_free(g);
   spl_csr_free(&m);
 }
 

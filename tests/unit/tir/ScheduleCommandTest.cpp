@@ -23,6 +23,7 @@ export rowsums as typed_rows for cpu, cuda;
 schedule typed_rows for cpu {
   split(i, io, ii, 8); tile(i, j, 0, 4); parallelize(io, cpu_threads, atomics); parallelize(k, warp_drive);
   unroll(ii, 2); precompute(t); pos(k, c, 16); gpu_rows(i, vector, 4); gpu_merge(i, 3); interleave(i); bound(i, 4);
+  plan(); plan(i);
 }
 )";
 
@@ -44,7 +45,7 @@ std::vector<tir::ScheduleCommand> commands() {
 
 TEST(TirScheduleCommand, EachCommandIsItsPrimitivesStruct) {
   std::vector<tir::ScheduleCommand> c = commands();
-  ASSERT_EQ(c.size(), 11u);
+  ASSERT_EQ(c.size(), 13u);
   const auto &split = std::get<tir::Split>(c[0]);
   EXPECT_TRUE(split.loop.ok && split.outer.ok && split.inner.ok && split.factor.ok);
   EXPECT_EQ(split.loop.text, "i");
@@ -76,11 +77,16 @@ TEST(TirScheduleCommand, EachCommandIsItsPrimitivesStruct) {
   EXPECT_EQ(tir::commandBase(c[9]).name, "interleave");
   EXPECT_TRUE(std::holds_alternative<tir::UnknownCommand>(c[9]));
   EXPECT_TRUE(std::holds_alternative<tir::Unsupported>(c[10]));
+  // plan() takes no arguments: its apply refuses plan(i) by the arity kept here.
+  ASSERT_TRUE(std::holds_alternative<tir::Plan>(c[11]));
+  EXPECT_EQ(tir::commandBase(c[11]).arity, 0u);
+  ASSERT_TRUE(std::holds_alternative<tir::Plan>(c[12]));
+  EXPECT_EQ(tir::commandBase(c[12]).arity, 1u);
 }
 
 TEST(TirScheduleCommand, TheRegistryNamesTheCommands) {
   EXPECT_EQ(tir::scheduleCommandNames(),
-            "split, tile, pos, reorder, fuse, parallelize, vectorize, unroll, precompute, gpu_rows and gpu_merge");
+            "split, tile, pos, reorder, fuse, parallelize, vectorize, unroll, precompute, gpu_rows, gpu_merge and plan");
 }
 
 }  // namespace

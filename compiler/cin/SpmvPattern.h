@@ -1,0 +1,29 @@
+/// \file SpmvPattern.h: recognises a CSR sparse matrix-vector product, y = A x, in a kernel.
+/// Takes:      a lowered CPU kernel (cin/Lower.h), before or after its schedules: the loop
+///             kinds, a row loop's balance and Block nesting do not matter.
+/// Gives:      where its operands stand among the C parameters, when the kernel computes for
+///             each row i of a CSR matrix (offsets, column indices, values) the sum over its
+///             entries of value * x[column], written to out[i]; otherwise why it does not. A plan
+///             (`plan()`, docs/plans.md) runs other kernels of the same product in the kernel's
+///             place, so what it takes is exactly the runtime's CSR kernel signature
+///             (spl_runtime.h's spl_csr_spmv_f64_fn): n, m, offs, cols, vals, x, out, in that
+///             order, 32-bit indices, f32 or f64.
+/// Assumes:    the row loop's segment is recognised (Stmt::segment, cin/Cin.h); reassociation
+///             of the sum is allowed (a `reduce`, not a `fold`).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "cin/Cin.h"
+
+namespace spl::cin {
+
+struct CsrSpmv {
+  Scalar elem = Scalar::F64;  // of vals, x and out
+};
+
+/// The product's description, or nullopt with `whyNot` saying what differs (for a diagnostic).
+std::optional<CsrSpmv> recogniseCsrSpmv(const Kernel &k, std::string &whyNot);
+
+}  // namespace spl::cin

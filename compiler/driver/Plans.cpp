@@ -1,0 +1,85 @@
+/// \file Plans.cpp: a planned export's candidates and entry points (see the header).
+#include "driver/Plans.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "parse/Parser.h"
+#include "support/Error.h"
+
+namespace spl {
+namespace {
+
+/// The candidates' module for kernel `name` in `elem` (f32 or f64): stdlib spmv's row kernels
+/// of both windows under names of the kernel's own, with the schedules stdlib gives them.
+std::string candidateModule(const std::string &name, const std::string &elem) {
+  return fmt::format(
+      "// The candidates of {0}'s plan (splc, driver/Plans.cpp): SELL-C-sigma row kernels of both windows.\n"
+      "import spmv;\n"
+      "export spmv_sell_rows_{1} as {0}__sell_narrow for cpu;\n"
+      "export spmv_sell_rows_wide_{1} as {0}__sell_wide for cpu;\n"
+      "schedule spmv_sell_rows_{1} for cpu {{ precompute(ys); }}\n"
+      "schedule spmv_sell_rows_wide_{1} for cpu {{ precompute(ys); }}\n",
+      name, elem);
+}
+
+int64_t tunable(const tir::Program &p, const std::string &name) {
+  for (const tir::Tunable &t : p.tunables)
+    if (t.name == name) return t.value;
+  throw InternalError("plan: stdlib spmv has no tunable " + name);
+}
+
+}  // namespace
+
+bool addPlanCandidates(std::vector<cin::Kernel> &kernels, std::vector<loopir::PlanEntry> &plans, PlanSources &sources,
+                       const std::vector<std::string> &exportNames, SourceManager &sm, Diagnostics &diags,
+                       const CheckOptions &checkOptions, const LowerCpuExport &lower) {
+  std::vector<const cin::Kernel *> planned;
+  for (const cin::Kernel &k : kernels)
+    if (k.planned) planned.push_back(&k);
+  std::vector<cin::Kernel> added;
+  for (const cin::Kernel *k : planned) {
+    // NAME_plan and NAME_run are the object's too: no export may have those names.
+    for (const char *suffix : {"_plan", "_run"})
+      if (std::count(exportNames.begin(), exportNames.end(), k->name + suffix)) {
+        diags.error(k->loc, fmt::format("the plan of '{0}' defines '{0}{1}', which another export is named", k->name, suffix));
+        return false;
+      }
+    const bool f64 = k->params.back().abi.elem == ScalarKind::F64;
+    const std::string elem = f64 ? "f64" : "f32";
+    // The module stands in the stdlib's folder, so that `import spmv` finds stdlib's whatever
+    // the user's folder holds. Its tunables keep their defaults: -D names the main file's.
+    std::string path = checkOptions.stdlibDir + "/<plan of " + k->name + ">.spl";
+    uint32_t file = sm.addFile(path, candidateModule(k->name, elem), /*generated=*/true);
+    std::optional<ast::Module> module = parseFile(sm, file, diags);
+    if (!module) throw InternalError("plan: the candidates' module of " + k->name + " does not parse");
+    sources.modules.push_back(std::make_unique<ast::Module>(std::move(*module)));
+    CheckOptions own = checkOptions;
+    own.defines.clear();
+    std::optional<tir::Program> program = checkProgram(*sources.modules.back(), sm, diags, own);
+    if (!program) return false;  // a stdlib that does not check (diags says where)
+    sources.programs.push_back(std::make_unique<tir::Program>(std::move(*program)));
+    const tir::Program &p = *sources.programs.back();
+    for (const tir::Export &ex : p.exports) {
+      cin::Kernel c;
+      if (!lower(p, ex, c)) return false;
+      c.internal = true;
+      added.push_back(std::move(c));
+    }
+    loopir::PlanEntry e;
+    e.name = k->name;
+    e.f64 = f64;
+    e.csr = k->name;
+    e.sellNarrow = k->name + "__sell_narrow";
+    e.sellWide = k->name + "__sell_wide";
+    e.lanes = tunable(p, f64 ? "SELL_LANES_F64" : "SELL_LANES_F32");
+    e.narrowRows = tunable(p, "SELL_WINDOW") * e.lanes;
+    e.wideRows = tunable(p, "SELL_WINDOW_WIDE") * e.lanes;
+    plans.push_back(e);
+  }
+  for (cin::Kernel &c : added) kernels.push_back(std::move(c));
+  return true;
+}
+
+}  // namespace spl
