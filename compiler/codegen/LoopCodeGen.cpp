@@ -470,10 +470,8 @@ void LoopCodeGen::prefetch(const loopir::Stmt &s) {
   llvm::Value *base = bufferPtr(s.buffer), *idx = expr(s.a);
   llvm::Value *p = s.field >= 0 ? b_.CreateGEP(structOf(b), base, {idx, b_.getInt32(s.field)})
                                 : b_.CreateGEP(memTy(b.elem), base, idx);
-  // read, no temporal locality (prefetchnta: the streams are read once), data. With locality 3
-  // (prefetcht0) rows of 53 entries ran 10% slower than without prefetches; nta is neutral
-  // there and as fast as t0 on short rows (see loopir/StreamPrefetch.h).
-  b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {p->getType()}, {p, b_.getInt32(0), b_.getInt32(0), b_.getInt32(1)});
+  // read, the statement's locality (loopir/StreamPrefetch.h says which and why), data.
+  b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {p->getType()}, {p, b_.getInt32(0), b_.getInt32(s.locality), b_.getInt32(1)});
 }
 
 void LoopCodeGen::whileLoop(const std::function<llvm::Value *()> &cond, const std::function<void()> &body) {

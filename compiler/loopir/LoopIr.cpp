@@ -303,11 +303,12 @@ StmtP ifThen(ExprP c, StmtP then, StmtP otherwise) {
   return s;
 }
 
-StmtP prefetch(int buffer, ExprP index, int field) {
+StmtP prefetch(int buffer, ExprP index, int field, int locality) {
   auto s = mks(StmtKind::Prefetch);
   s->buffer = buffer;
   s->a = std::move(index);
   s->field = field;
+  s->locality = locality;
   return s;
 }
 
@@ -609,7 +610,9 @@ class StmtPrinter : public Visitor {
   }
   void visitReturn(const Stmt &s) override { out_("{}return {}\n", pad(), s.code); }
   void visitBarrier(const Stmt &) override { out_("{}barrier\n", pad()); }
-  void visitPrefetch(const Stmt &s) override { out_("{}prefetch b{}[{}]\n", pad(), s.buffer, print(s.a)); }
+  void visitPrefetch(const Stmt &s) override {
+    out_("{}prefetch{} b{}[{}]\n", pad(), s.locality ? fmt::format(".t{}", 3 - s.locality) : "", s.buffer, print(s.a));
+  }
   void visitWarpReduce(const Stmt &s) override {
     out_("{}warp_reduce v{} = {} over {} lanes (v{}: another lane's v{})\n", pad(), s.var, print(s.b), print(s.a), s.partner,
          s.var);

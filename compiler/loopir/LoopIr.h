@@ -197,6 +197,9 @@ struct Stmt {
   int unroll = 0;            // For: a user's unroll factor
   int vectorWidth = 0;       // For: SIMD width to use (1: keep scalar; 0: LLVM's choice)
   int interleave = 0;        // For: partial sums / copies to interleave (0: LLVM's choice)
+  /// Prefetch: how long the line should stay in the caches, as LLVM's locality: 0 non-temporal
+  /// (prefetchnta) to 3 (prefetcht0).
+  int locality = 0;
 };
 
 StmtP block(std::vector<StmtP> s);
@@ -206,7 +209,7 @@ StmtP atomicUpdate(int buffer, ExprP index, AtomicOp op, ExprP value);
 StmtP decl(int var, std::string name, Ty t, ExprP init);
 StmtP assignVar(int var, ExprP value);
 StmtP ifThen(ExprP c, StmtP then, StmtP otherwise = nullptr);
-StmtP prefetch(int buffer, ExprP index, int field = -1);
+StmtP prefetch(int buffer, ExprP index, int field = -1, int locality = 0);
 /// A temporary buffer of `count` elements, and its release.
 StmtP allocBuffer(int buffer, ExprP count);
 StmtP freeBuffer(int buffer);

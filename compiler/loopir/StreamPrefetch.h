@@ -7,6 +7,7 @@
 ///             the segment's first one:
 ///
 ///               if (hi - lo < 16) { prefetch vals[start + lo + 2048 / 8]; prefetch cols[start + lo + 2048 / 4] }
+///               (both with the hint the row sample below chose)
 ///               for k in [lo, hi) reduction { ... vals[start + k] * x[cols[start + k]] ... }
 ///
 ///             Why: with short rows (stencils, road networks: 2 to 7 entries) the nonzero
@@ -14,10 +15,24 @@
 ///             prefetchers fall behind: on the 2-core AMD EPYC, a 5-point stencil with 5 million
 ///             entries (f64, 1 thread) took 4.7 ms plain and 3.7 ms with these prefetches, 2 KB
 ///             ahead (1 KB: 4.1 ms; values only: 3.9 ms; columns only: 4.6 ms); rows of 7: 3.5
-///             and 2.8 ms. They are non-temporal (prefetchnta): with prefetcht0 rows of 53 entries
-///             ran 10% slower than without prefetches (3.9 against 3.5 ms), with nta the same.
-///             Long rows do not want them: pwtk (53 entries a row, blocks) took 4.2 ms with them
-///             on every row and 3.0 ms without, so rows of 16 entries or more skip them.
+///             and 2.8 ms. Long rows do not want them: pwtk (53 entries a row, blocks) took 4.2 ms
+///             with them on every row and 3.0 ms without, so rows of 16 entries or more skip
+///             them. Which hint depends on the rows, which the row loop samples before it runs:
+///
+///               regular = false
+///               if (n >= 4096) { 64 rows r evenly spaced: count len(r) == len(r + 1);
+///                                regular = at least half of them }
+///               for i ... { if (len < 16) { if (regular) prefetcht0 ... else prefetchnta ... } ...
+///
+///             Rows of like lengths (stencils, structured FEM) take prefetcht0: on a 2-core Xeon
+///             with a 260 MiB L3 (2026-11-28), prefetchnta kept a matrix that fits in the cache
+///             out of it (ecology1 at half scale, 5-entry rows, f64, one thread: 4.6 ms with nta,
+///             2.3 with t0, 2.4 with none) and on a 5-point stencil of 42M entries, far larger
+///             than the cache, nta took 62 ms, none 59, t0 46. Rows of random lengths keep
+///             prefetchnta, as before: there t0 was the slowest (1 to 41 entries a row: 16M
+///             entries 30 ms against 25 with nta and 25.5 with none; 63M entries, beyond the
+///             cache, 130 ms against 103 and 108). The sample reads 192 offsets, once a call;
+///             below 4096 rows it is skipped (nta).
 /// Assumes:    nothing: a prefetch has no effect on results and never faults (an address past
 ///             the end of a buffer is allowed).
 /// Guarantees: only CPU functions; struct (packed) buffers are not prefetched.
@@ -31,6 +46,9 @@ namespace spl::loopir {
 constexpr int64_t kPrefetchBytes = 2048;
 /// Segments at least this long are not prefetched.
 constexpr int64_t kPrefetchBelow = 16;
+/// The row sample: how many pairs of neighbouring rows, from how many rows on.
+constexpr int64_t kSamples = 64;
+constexpr int64_t kSampleRowsFrom = 4096;
 
 /// Inserts the prefetches into `f`. Returns how many segment loops got them.
 int insertStreamPrefetches(Function &f);

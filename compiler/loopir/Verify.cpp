@@ -259,6 +259,7 @@ class Verifier : public Visitor {
   void visitPrefetch(const Stmt &s) override {
     element(s.buffer, s.field, "a prefetch");
     integer(s.a, "a prefetch's index");
+    if (s.locality < 0 || s.locality > 3) fail(fmt::format("a prefetch's locality is {}, not 0 to 3", s.locality));
   }
   void visitReturn(const Stmt &) override {}
   void visitBarrier(const Stmt &) override {}
