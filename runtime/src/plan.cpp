@@ -7,12 +7,14 @@
  *   2. the CSR kernel is timed (best of two calls on x = 1);
  *   3. a conversion is tried only when hint_calls could repay it: rows whose lengths change
  *      from row to row (length_changes >= kVaryingRows: the CSR row loop's exit mispredicts)
- *      are expected to run kVaryingGain times faster in SELL, other rows kRegularGain times, and
+ *      and are short (mean under kShortRows) are expected to run kVaryingGain times faster in
+ *      SELL, other rows kRegularGain times, and
  *      the conversion is expected to cost kConversionSpmvs CSR calls (measured: 3-13 on the
  *      irregular classes, benchmarks/results/2026-11-28-intel-xeon-2c-cpu-varied.md);
- *   4. the converted kernel and CSR are timed in turn (kComparisonRounds rounds, each kernel's
- *      best counting) and the converted one kept only if it is faster by kKeepMargin; otherwise
- *      the copy is freed and CSR runs.
+ *   4. the converted kernel and CSR are timed in turn (up to kComparisonRounds rounds, each
+ *      kernel's best counting, fewer when one is clear or planning would pass kBudgetSpmvs CSR
+ *      calls) and the converted one kept only if it is faster by kKeepMargin; otherwise the
+ *      copy is freed and CSR runs.
  * Every step is recorded in the explanation (spl_plan_explain; printed to stderr at planning
  * when SPL_PLAN_EXPLAIN is set). Timing inside the plan makes the choice the machine's own.
  *
@@ -48,10 +50,13 @@ namespace spl_rt {
 namespace {
 
 constexpr double kVaryingRows = 0.3;     /* length_changes at which row exits mispredict */
-constexpr double kVaryingGain = 1.3;     /* SELL over CSR expected there */
+constexpr double kShortRows = 32;        /* mean row under which a mispredicted exit weighs */
+constexpr double kVaryingGain = 1.3;     /* SELL over CSR expected on short rows of changing length */
 constexpr double kRegularGain = 1.05;    /* and on rows of predictable length */
 constexpr double kConversionSpmvs = 10;  /* a conversion in CSR calls, expected */
 constexpr double kKeepMargin = 0.97;     /* SELL kept when it takes at most this much of CSR */
+constexpr double kBudgetSpmvs = 20;      /* planning's whole cost, in CSR calls, at most (issue 25) */
+constexpr double kClearGap = 0.15;       /* a comparison round this decisive ends the comparison */
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -75,7 +80,9 @@ template <typename Call> double best_of_two(const Call &call) {
 /* Rounds of the comparison: one call of each kernel in turn, so that a disturbance of the
  * machine (other processes, a frequency change) hits both alike; each kernel's best counts. A
  * best of two calls taken one kernel after the other decided wrongly on a noisy 2-core VM
- * (SELL-C-sigma measured within 3% of CSR where it ran 1.65x faster in the benchmark). */
+ * (SELL-C-sigma measured within 3% of CSR where it ran 1.65x faster in the benchmark). At most
+ * kComparisonRounds, fewer when a round leaves no doubt (kClearGap) or the next would take
+ * planning past kBudgetSpmvs CSR calls. */
 constexpr int kComparisonRounds = 3;
 
 template <typename T> struct Kernels;
@@ -124,9 +131,11 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
   *out = nullptr;
   if (kernels == nullptr || kernels->csr == nullptr || hint_calls < 0)
     return SPL_ERR_BAD_INPUT;
+  const auto plan_t0 = std::chrono::steady_clock::now();
   spl_csr_profile prof;
   if (int rc = spl_csr_inspect(n, m, offs, cols, &prof); rc != SPL_OK)
     return rc;
+  const double inspect_time = seconds_since(plan_t0);
   if (prof.entries > 0 && vals == nullptr)
     return SPL_ERR_BAD_INPUT;
   spl_plan *p = new (std::nothrow) spl_plan;
@@ -143,10 +152,10 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
     p->csr = reinterpret_cast<void *>(kernels->csr);
     std::snprintf(line, sizeof line,
                   "spmv plan (%s): %lld x %lld, %lld entries; rows %lld..%lld long (mean %.1f, cv %.2f), length changes "
-                  "at %.0f%% of rows, %.1f%% of entries scattered; %d threads\n",
+                  "at %.0f%% of rows, %.1f%% of entries scattered; %d threads; inspected in %.3f ms\n",
                   K::name, (long long)n, (long long)m, (long long)prof.entries, (long long)prof.min_row,
                   (long long)prof.max_row, prof.mean_row, prof.cv_row, 100 * prof.length_changes, 100 * prof.scattered,
-                  prof.threads);
+                  prof.threads, inspect_time * 1e3);
     p->explanation = line;
     const bool sell_available = kernels->sell_narrow != nullptr && kernels->sell_wide != nullptr;
     auto decide_csr = [&](const char *why) {
@@ -164,11 +173,16 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         delete p;
         return SPL_ERR_BAD_INPUT;
       }
-      const bool varying = prof.length_changes >= kVaryingRows;
+      /* A mispredicted row exit costs about as much as a few entries: it weighs on short rows
+       * (cant's rows of 20 to 111 entries change length at 31% of rows, and SELL-C-sigma ran
+       * 1.2x slower than CSR there). */
+      const bool changing = prof.length_changes >= kVaryingRows;
+      const bool varying = changing && prof.mean_row < kShortRows;
       const double gain = varying ? kVaryingGain : kRegularGain;
       const double repay_calls = kConversionSpmvs / (1 - 1 / gain);
       std::snprintf(line, sizeof line, "CSR: %.3f ms a call; rows %s: SELL-C-sigma expected %.2fx, a conversion repaid after about %.0f calls\n",
-                    csr_time * 1e3, varying ? "of changing length" : "of steady length", gain, repay_calls);
+                    csr_time * 1e3, varying ? "of changing length" : changing ? "of changing but long length" : "of steady length",
+                    gain, repay_calls);
       p->explanation += line;
       if (static_cast<double>(hint_calls) < repay_calls) {
         std::snprintf(line, sizeof line, "%lld expected calls would not repay a conversion", (long long)hint_calls);
@@ -187,16 +201,25 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         p->kernel = spl_plan::Sell;
         std::vector<T> y_sell(static_cast<size_t>(n));
         double sell_time = -1;
-        for (int round = 0; round < kComparisonRounds && !(round > 0 && sell_time < 0); ++round) {
+        int rounds = 0;
+        for (; rounds < kComparisonRounds; ++rounds) {
+          if (rounds > 0) {
+            /* Clearly faster, or slower by twice the margin (a first call that ran slow for
+             * the machine's reasons must not decide alone). */
+            const bool clear = sell_time < (1 - kClearGap) * csr_time || sell_time > (1 + 2 * kClearGap) * csr_time;
+            const bool over_budget = seconds_since(plan_t0) + sell_time + csr_time > kBudgetSpmvs * csr_time;
+            if (sell_time < 0 || clear || over_budget)
+              break;
+          }
           const double s_time = timed([&] { return run<T>(p, x.data(), y_sell.data()); });
           sell_time = s_time < 0 ? -1 : (sell_time < 0 ? s_time : std::min(sell_time, s_time));
           if (const double c_time = timed(csr_call); c_time >= 0) csr_time = std::min(csr_time, c_time);
         }
         std::snprintf(line, sizeof line,
                       "SELL-C-sigma (C = %lld, window %lld rows, %.2f slots an entry): converted in %.3f ms (%.1f CSR calls), "
-                      "%.3f ms a call against CSR's %.3f in the same rounds\n",
+                      "%.3f ms a call against CSR's %.3f in the same rounds (%d)\n",
                       (long long)s.lanes, (long long)s.sigma, static_cast<double>(s.slots * s.lanes) / prof.entries,
-                      convert_time * 1e3, convert_time / csr_time, sell_time * 1e3, csr_time * 1e3);
+                      convert_time * 1e3, convert_time / csr_time, sell_time * 1e3, csr_time * 1e3, rounds);
         p->explanation += line;
         if (sell_time >= 0 && sell_time <= kKeepMargin * csr_time) {
           p->bytes = s.bytes + static_cast<int64_t>(p->scratch.size());
@@ -219,6 +242,8 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
     delete p;
     return SPL_ERR_ALLOC;
   }
+  std::snprintf(line, sizeof line, "planning took %.3f ms\n", seconds_since(plan_t0) * 1e3);
+  p->explanation += line;
   if (std::getenv("SPL_PLAN_EXPLAIN") != nullptr)
     std::fputs(p->explanation.c_str(), stderr);
   *out = p;
