@@ -1,5 +1,8 @@
 // End to end: ../shared/spec/examples/spmv_csr.spl compiled for the CPU, linked, and checked
 // against a double-precision reference on the real and random matrices.
+#include <functional>
+#include <string>
+
 #include "e2e_support.h"
 #include "spmv_csr.h"
 
@@ -82,6 +85,47 @@ TEST(SpmvCsr, EveryRowLengthAcrossTheLoopVersions) {
     for (int32_t k = offs[i]; k < offs[i + 1]; ++k) want += static_cast<double>(vals[k]) * x[colIdx[k]];
     EXPECT_EQ(y[i], static_cast<float>(want)) << "row of " << i << " entries";
   }
+}
+
+/// y = A x for rows whose lengths `length(i)` gives (columns spread, small integers: every sum
+/// is exact in f32), offsets starting at `first`.
+void checkRowsOfLengths(int64_t rows, int32_t first, const std::function<int64_t(int64_t)> &length) {
+  const int64_t cols = 97;
+  std::vector<int32_t> offs{first}, colIdx;
+  std::vector<float> vals;
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t k = 0; k < length(i); ++k) {
+      colIdx.push_back(static_cast<int32_t>((i + 13 * k) % cols));
+      vals.push_back(static_cast<float>((i + k) % 5) - 2.0f);
+    }
+    offs.push_back(first + static_cast<int32_t>(colIdx.size()));
+  }
+  colIdx.push_back(0), vals.push_back(0.0f);  // never empty
+  std::vector<float> x(cols);
+  for (int64_t j = 0; j < cols; ++j) x[j] = static_cast<float>(j % 9) - 4.0f;
+  std::vector<float> y(static_cast<size_t>(rows) + 1, -777.0f);
+  ASSERT_EQ(spl_spmv_csr(rows, cols, offs.data(), colIdx.data(), vals.data(), x.data(), y.data()), SPL_OK);
+  int wrong = 0;
+  for (int64_t i = 0; i < rows; ++i) {
+    double want = 0;
+    for (int32_t k = offs[i] - first; k < offs[i + 1] - first; ++k) want += static_cast<double>(vals[k]) * x[colIdx[k]];
+    if (y[i] != static_cast<float>(want) && ++wrong < 5) ADD_FAILURE() << "row " << i << " of " << rows;
+  }
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(y[static_cast<size_t>(rows)], -777.0f);
+}
+
+TEST(SpmvCsr, BothPrefetchCopiesOfTheRowLoop) {
+  // loopir/StreamPrefetch samples 64 pairs of neighbouring rows from 4096 rows on and runs a
+  // copy of the row loop with temporal prefetches where at least half have like lengths, another
+  // with non-temporal ones otherwise: rows of 5 (a stencil's), rows of 1 to 15 drawn from a
+  // hash, each on 4095 rows (no sample), 4096 and 6400 rows, offsets from 0 and from 3.
+  for (int64_t rows : {4095, 4096, 6400})
+    for (int32_t first : {0, 3}) {
+      SCOPED_TRACE("rows " + std::to_string(rows) + ", offsets from " + std::to_string(first));
+      checkRowsOfLengths(rows, first, [](int64_t) { return int64_t{5}; });
+      checkRowsOfLengths(rows, first, [](int64_t i) { return 1 + static_cast<int64_t>((i * 2654435761u) % 15); });
+    }
 }
 
 TEST(SpmvCsr, ZeroRows) {
