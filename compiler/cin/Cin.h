@@ -223,6 +223,9 @@ struct Kernel {
   /// Set by a schedule's plan() (poly/UserSchedule, once the kernel is recognised as a CSR
   /// SpMV): the object also defines NAME_plan and NAME_run (docs/plans.md).
   bool planned = false;
+  /// For a planned kernel: its parameter carrying each argument of the runtime's CSR kernel
+  /// type, in that type's order (n, m, offs, cols, vals, x, out; cin/SpmvPattern.h).
+  std::vector<int> planParams;
   /// A kernel the object needs but does not export (a plan's candidates): internal linkage, no
   /// prototype in the header.
   bool internal = false;

@@ -70,21 +70,29 @@ std::optional<CsrSpmv> recogniseCsrSpmv(const Kernel &k, std::string &whyNot) {
     return no("under --checked its C function takes element counts, and a plan's kernels take none (plans run unchecked)");
   if (p.size() != 7)
     return no(fmt::format("its C function takes {} parameters, where a CSR SpMV takes 7 (n, m, offs, cols, vals, x, out)", p.size()));
-  const Scalar elem = p[6].abi.elem;
-  bool shapeOk = p[0].abi.role == Role::Nat && p[1].abi.role == Role::Nat &&
-                 (p[2].abi.role == Role::Buffer || p[2].abi.role == Role::Nats) && p[2].abi.ctype == "const int32_t *" &&
-                 p[3].abi.role == Role::Buffer && p[3].abi.isIndex && p[3].abi.ctype == "const int32_t *" &&
-                 p[4].abi.role == Role::Buffer && p[5].abi.role == Role::Buffer && p[6].abi.role == Role::OutBuffer &&
-                 (elem == Scalar::F32 || elem == Scalar::F64) && p[4].abi.elem == elem && p[5].abi.elem == elem;
-  if (!shapeOk)
-    return no("its C parameters are not those of a CSR SpMV: n, m (nats), offs (i32), cols (32-bit indices), vals, x and "
-              "the result, all three f32 or all three f64, in that order");
+  // Each operand's parameter is read off the body below: the parameter of an access's tensor
+  // and tuple component (csr64's values and columns are two components of one array).
+  auto paramOf = [&](const ExprP &e) {
+    for (size_t q = 0; q < p.size(); ++q)
+      if (e && e->kind == ExprKind::Access && e->tensor && p[q].tensor && p[q].tensor->id == e->tensor->id && p[q].abi.path == e->leaf)
+        return static_cast<int>(q);
+    return -1;
+  };
+  const Scalar elem = [&] {
+    for (const KernelParam &q : p)
+      if (q.abi.role == Role::OutBuffer) return q.abi.elem;
+    return Scalar::Bool;
+  }();
+  if (elem != Scalar::F32 && elem != Scalar::F64) return no("its result is not an array of f32 or f64");
 
   // forall i in [0, n)
   std::vector<const Stmt *> top = flat(k.body);
   if (top.size() != 1 || top[0]->kind != StmtKind::Forall) return no("its body is not one loop over the rows");
   const Stmt &rows = *top[0];
-  if (!rows.lo.isZero() || !isLoopVar(rows.hi, p[0].natVar)) return no("its outer loop does not run over the n rows");
+  int nParam = -1;
+  for (size_t q = 0; q < p.size(); ++q)
+    if (p[q].abi.role == Role::Nat && isLoopVar(rows.hi, p[q].natVar)) nParam = static_cast<int>(q);
+  if (!rows.lo.isZero() || nParam < 0) return no("its outer loop does not run over the n rows");
   const int64_t i = rows.var;
 
   // local acc = 0; forall k in segment(offs @ i) { ... }; out[i] = acc
@@ -95,13 +103,17 @@ std::optional<CsrSpmv> recogniseCsrSpmv(const Kernel &k, std::string &whyNot) {
   const int64_t acc = row[0]->local;
   if (row[0]->type != elem || !isZero(row[0]->value)) return no("a row's sum does not start at 0");
   const Stmt &entries = *row[1];
-  bool rowSegment = entries.segment && entries.segment->whole && !entries.segment->lengths &&
-                    p[2].tensor && entries.segment->array.id == p[2].tensor->id && isLoopVar(entries.segment->parent, i);
+  int offsParam = -1;
+  for (size_t q = 0; q < p.size(); ++q)
+    if (entries.segment && p[q].tensor && p[q].tensor->id == entries.segment->array.id) offsParam = static_cast<int>(q);
+  bool rowSegment = entries.segment && entries.segment->whole && !entries.segment->lengths && offsParam >= 0 &&
+                    isLoopVar(entries.segment->parent, i);
   if (!rowSegment) return no("the inner loop does not run over row i's entries (offs@i to offs@(i+1))");
   if (entries.forall != ForallKind::Reduction && entries.forall != ForallKind::Vector)
     return no("the row's sum is a fold, not a reduce (its order of additions is part of the result)");
   const Stmt &store = *row[2];
-  if (store.compound || !accessAtLoops(store.lhs, k, 6, {i}) || !isLocal(store.value, acc))
+  const int outParam = paramOf(store.lhs);
+  if (store.compound || outParam < 0 || !accessAtLoops(store.lhs, k, outParam, {i}) || !isLocal(store.value, acc))
     return no("a row's sum is not written to out[i]");
 
   // local j = cols[i, k]; acc = acc + vals[i, k] * x[j]
@@ -109,7 +121,8 @@ std::optional<CsrSpmv> recogniseCsrSpmv(const Kernel &k, std::string &whyNot) {
   if (body.size() != 2 || body[0]->kind != StmtKind::DeclLocal || body[1]->kind != StmtKind::SetLocal)
     return no("an entry's term is not value * x[column]");
   const int64_t kv = entries.var, j = body[0]->local;
-  if (!accessAtLoops(body[0]->value, k, 3, {i, kv})) return no("an entry's column is not cols[i, k]");
+  const int colsParam = paramOf(body[0]->value);
+  if (colsParam < 0 || !accessAtLoops(body[0]->value, k, colsParam, {i, kv})) return no("an entry's column is not cols[i, k]");
   const Stmt &add = *body[1];
   const ExprP &sum = add.value;
   if (add.local != acc || !sum || sum->kind != ExprKind::Binary || sum->binop != ast::BinOp::Add)
@@ -117,10 +130,33 @@ std::optional<CsrSpmv> recogniseCsrSpmv(const Kernel &k, std::string &whyNot) {
   ExprP term = isLocal(sum->args[0], acc) ? sum->args[1] : isLocal(sum->args[1], acc) ? sum->args[0] : nullptr;
   if (!term || term->kind != ExprKind::Binary || term->binop != ast::BinOp::Mul)
     return no("an entry's term is not value * x[column]");
-  bool product = (accessAtLoops(term->args[0], k, 4, {i, kv}) && accessAtLocal(term->args[1], k, 5, j)) ||
-                 (accessAtLoops(term->args[1], k, 4, {i, kv}) && accessAtLocal(term->args[0], k, 5, j));
-  if (!product) return no("an entry's term is not value * x[column]");
-  return CsrSpmv{elem};
+  int valsParam = -1, xParam = -1;
+  for (int side = 0; side < 2 && valsParam < 0; ++side) {
+    const ExprP &a = term->args[side], &b = term->args[1 - side];
+    const int va = paramOf(a), xb = paramOf(b);
+    if (va >= 0 && xb >= 0 && accessAtLoops(a, k, va, {i, kv}) && accessAtLocal(b, k, xb, j)) valsParam = va, xParam = xb;
+  }
+  if (valsParam < 0) return no("an entry's term is not value * x[column]");
+  int mParam = -1;
+  for (size_t q = 0; q < p.size(); ++q)
+    if (p[q].abi.role == Role::Nat && static_cast<int>(q) != nParam) mParam = static_cast<int>(q);
+  CsrSpmv r;
+  r.elem = elem;
+  r.paramOf = {nParam, mParam, offsParam, colsParam, valsParam, xParam, outParam};
+  // The runtime's kernel type: nats by value, offsets and columns as 32-bit indices, the
+  // values, x and the result in the element type; each parameter once.
+  auto is = [&](int q, Role role, const char *ctype) { return q >= 0 && p[q].abi.role == role && (!ctype || p[q].abi.ctype == ctype); };
+  bool types = is(nParam, Role::Nat, nullptr) && is(mParam, Role::Nat, nullptr) &&
+               (is(offsParam, Role::Buffer, "const int32_t *") || is(offsParam, Role::Nats, "const int32_t *")) &&
+               is(colsParam, Role::Buffer, "const int32_t *") && p[colsParam].abi.isIndex && is(valsParam, Role::Buffer, nullptr) &&
+               is(xParam, Role::Buffer, nullptr) && is(outParam, Role::OutBuffer, nullptr) && p[valsParam].abi.elem == elem &&
+               p[xParam].abi.elem == elem;
+  std::array<int, 7> sorted = r.paramOf;
+  std::sort(sorted.begin(), sorted.end());
+  if (!types || std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    return no("its C parameters are not those of a CSR SpMV: n and m (nats), offs (i32), cols (32-bit indices), and vals, x "
+              "and the result all three f32 or all three f64");
+  return r;
 }
 
 }  // namespace spl::cin

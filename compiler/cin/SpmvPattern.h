@@ -5,13 +5,15 @@
 ///             each row i of a CSR matrix (offsets, column indices, values) the sum over its
 ///             entries of value * x[column], written to out[i]; otherwise why it does not. A plan
 ///             (`plan()`, docs/plans.md) runs other kernels of the same product in the kernel's
-///             place, so what it takes is exactly the runtime's CSR kernel signature
-///             (spl_runtime.h's spl_csr_spmv_f64_fn): n, m, offs, cols, vals, x, out, in that
-///             order, 32-bit indices, f32 or f64.
+///             place: it takes the seven parameters of the runtime's CSR kernel type
+///             (spl_runtime.h's spl_csr_spmv_f64_fn: n, m, offs, cols, vals, x, out), in any
+///             order (stdlib formats' `csr64` puts the values before the columns), 32-bit
+///             indices, f32 or f64.
 /// Assumes:    the row loop's segment is recognised (Stmt::segment, cin/Cin.h); reassociation
 ///             of the sum is allowed (a `reduce`, not a `fold`).
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 
@@ -21,6 +23,9 @@ namespace spl::cin {
 
 struct CsrSpmv {
   Scalar elem = Scalar::F64;  // of vals, x and out
+  /// The kernel's parameter that carries each argument of the runtime's CSR kernel type, in
+  /// its order: n, m, offs, cols, vals, x, out.
+  std::array<int, 7> paramOf{};
 };
 
 /// The product's description, or nullopt with `whyNot` saying what differs (for a diagnostic).

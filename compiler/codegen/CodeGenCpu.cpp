@@ -308,38 +308,64 @@ class CpuGen : public LoopCodeGen {
 
 /// A plan's entry points (loopir::PlanEntry): a constant table of its kernels in the layout of
 /// spl_spmv_kernels_f64/f32 (spl_runtime.h), and
-///   int NAME_plan(i64 n, i64 m, ptr offs, ptr cols, ptr vals, i64 calls, ptr plan)
+///   int NAME_plan(the export's parameters but x and out, i64 calls, ptr plan)
 ///     = spl_spmv_plan_T(n, m, offs, cols, vals, calls, &table, plan)
-///   int NAME_run(ptr plan, ptr x, ptr y) = spl_spmv_run_T(plan, x, y)
+///   int NAME_run(ptr plan, ptr x, ptr out) = spl_spmv_run_T(plan, x, out)
+/// When the export's parameters are not in the runtime kernel type's order (n, m, offs, cols,
+/// vals, x, out), the table's CSR kernel is an internal adapter that calls the export.
 void addPlanEntries(llvm::Module &mod, const std::vector<PlanEntry> &plans) {
   llvm::LLVMContext &ctx = mod.getContext();
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx), *i64 = llvm::Type::getInt64Ty(ctx), *i32 = llvm::Type::getInt32Ty(ctx);
   auto *tableTy = llvm::StructType::get(ctx, {ptr, ptr, ptr, i64, i64, i64});
+  const std::vector<llvm::Type *> csrParams{i64, i64, ptr, ptr, ptr, ptr, ptr};  // n, m, offs, cols, vals, x, out
   for (const PlanEntry &p : plans) {
     auto kernel = [&](const std::string &name) {
       llvm::Function *f = mod.getFunction(name);
       if (!f) throw InternalError("codegen: the plan of " + p.name + " names a kernel the object lacks: " + name);
       return f;
     };
-    auto *table = new llvm::GlobalVariable(
-        mod, tableTy, /*isConstant=*/true, llvm::GlobalValue::InternalLinkage,
-        llvm::ConstantStruct::get(tableTy, {kernel(p.csr), kernel(p.sellNarrow), kernel(p.sellWide), llvm::ConstantInt::get(i64, p.lanes),
-                                            llvm::ConstantInt::get(i64, p.narrowRows), llvm::ConstantInt::get(i64, p.wideRows)}),
-        p.name + ".plan.kernels");
-    const std::string elem = p.f64 ? "f64" : "f32";
-    auto define = [&](const std::string &name, std::vector<llvm::Type *> params) {
-      llvm::Function *f = llvm::Function::Create(llvm::FunctionType::get(i32, params, false), llvm::GlobalValue::ExternalLinkage, name, mod);
+    if (p.paramOf.size() != csrParams.size()) throw InternalError("codegen: the plan of " + p.name + " has no parameter map");
+    auto define = [&](const std::string &name, std::vector<llvm::Type *> params, llvm::GlobalValue::LinkageTypes linkage) {
+      llvm::Function *f = llvm::Function::Create(llvm::FunctionType::get(i32, params, false), linkage, name, mod);
       f->addFnAttr(llvm::Attribute::NoUnwind);
       return f;
     };
-    llvm::Function *plan = define(p.name + "_plan", {i64, i64, ptr, ptr, ptr, i64, ptr});
+    llvm::Function *csr = kernel(p.csr);
+    bool inOrder = true;
+    for (size_t r = 0; r < p.paramOf.size(); ++r) inOrder = inOrder && p.paramOf[r] == static_cast<int>(r);
+    if (!inOrder) {
+      llvm::Function *adapter = define(p.name + ".plan.csr", csrParams, llvm::GlobalValue::InternalLinkage);
+      llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", adapter));
+      std::vector<llvm::Value *> args(csrParams.size());
+      for (size_t r = 0; r < csrParams.size(); ++r) args[static_cast<size_t>(p.paramOf[r])] = adapter->getArg(static_cast<unsigned>(r));
+      b.CreateRet(b.CreateCall(csr, args));
+      csr = adapter;
+    }
+    auto *table = new llvm::GlobalVariable(
+        mod, tableTy, /*isConstant=*/true, llvm::GlobalValue::InternalLinkage,
+        llvm::ConstantStruct::get(tableTy, {csr, kernel(p.sellNarrow), kernel(p.sellWide), llvm::ConstantInt::get(i64, p.lanes),
+                                            llvm::ConstantInt::get(i64, p.narrowRows), llvm::ConstantInt::get(i64, p.wideRows)}),
+        p.name + ".plan.kernels");
+    const std::string elem = p.f64 ? "f64" : "f32";
+    // NAME_plan's parameters: the export's but x and out, in its order; where each one lands.
+    std::vector<llvm::Type *> planParams;
+    std::vector<int> planArgOfParam(csrParams.size(), -1);
+    for (int q = 0; q < static_cast<int>(csrParams.size()); ++q) {
+      if (q == p.paramOf[5] || q == p.paramOf[6]) continue;
+      planArgOfParam[static_cast<size_t>(q)] = static_cast<int>(planParams.size());
+      planParams.push_back(q == p.paramOf[0] || q == p.paramOf[1] ? i64 : ptr);
+    }
+    const unsigned calls = static_cast<unsigned>(planParams.size());
+    planParams.push_back(i64);
+    planParams.push_back(ptr);
+    llvm::Function *plan = define(p.name + "_plan", planParams, llvm::GlobalValue::ExternalLinkage);
     {
       llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", plan));
+      auto arg = [&](int role) { return plan->getArg(static_cast<unsigned>(planArgOfParam[static_cast<size_t>(p.paramOf[static_cast<size_t>(role)])])); };
       llvm::FunctionCallee rt = mod.getOrInsertFunction("spl_spmv_plan_" + elem, llvm::FunctionType::get(i32, {i64, i64, ptr, ptr, ptr, i64, ptr, ptr}, false));
-      b.CreateRet(b.CreateCall(rt, {plan->getArg(0), plan->getArg(1), plan->getArg(2), plan->getArg(3), plan->getArg(4), plan->getArg(5), table,
-                                    plan->getArg(6)}));
+      b.CreateRet(b.CreateCall(rt, {arg(0), arg(1), arg(2), arg(3), arg(4), plan->getArg(calls), table, plan->getArg(calls + 1)}));
     }
-    llvm::Function *run = define(p.name + "_run", {ptr, ptr, ptr});
+    llvm::Function *run = define(p.name + "_run", {ptr, ptr, ptr}, llvm::GlobalValue::ExternalLinkage);
     {
       llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", run));
       llvm::FunctionCallee rt = mod.getOrInsertFunction("spl_spmv_run_" + elem, llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false));

@@ -65,7 +65,7 @@ std::string writeHeader(const std::string &sourcePath, const std::string &header
   if (!typedefs.empty()) out("\n");
   // The plan type and its functions (libsplrt), under the guard spl_runtime.h uses: either
   // header may come first.
-  if (std::any_of(entries.begin(), entries.end(), [](const HeaderEntry &e) { return e.planned; }))
+  if (std::any_of(entries.begin(), entries.end(), [](const HeaderEntry &e) { return !e.planParams.empty(); }))
     out("#ifndef SPL_PLAN_DECLARED\n#define SPL_PLAN_DECLARED\n"
         "/* A plan: an SpMV kernel chosen once per matrix (docs/plans.md; in libsplrt). */\n"
         "typedef struct spl_plan spl_plan;\n"
@@ -83,17 +83,21 @@ std::string writeHeader(const std::string &sourcePath, const std::string &header
     if (e.cpu) {
       out("{};\n", tir::prototype(*e.ex, e.abi, false, false));
       if (e.abi.hasSizeFunction) out("{};\n", tir::prototype(*e.ex, e.abi, false, true));
-      if (e.planned) {
-        // The parameters are a CSR SpMV's (cin/SpmvPattern.h): n, m, offs, cols, vals, x, out.
+      if (!e.planParams.empty()) {
+        // NAME_plan takes the export's parameters but x and the result, in its order.
         const std::vector<tir::AbiParam> &p = e.abi.params;
+        const tir::AbiParam &x = p[e.planParams[5]], &result = p[e.planParams[6]];
         const std::string &name = e.ex->cname;
+        auto param = [](const tir::AbiParam &a) { return a.ctype + (a.ctype.back() == '*' ? "" : " ") + a.name; };
+        std::string matrix;
+        for (size_t q = 0; q < p.size(); ++q)
+          if (static_cast<int>(q) != e.planParams[5] && static_cast<int>(q) != e.planParams[6]) matrix += param(p[q]) + ", ";
         out("/* Its plan (docs/plans.md): _plan inspects the matrix once and chooses this kernel or a\n"
             "   SELL-C-sigma one for about expected_calls calls (the arrays must outlive the plan); _run\n"
             "   computes {} = A {} with the choice; spl_plan_explain says why, spl_plan_free frees it. */\n",
-            p[6].name, p[5].name);
-        out("int {}_plan(int64_t {}, int64_t {}, {}{}, {}{}, {}{}, int64_t expected_calls, spl_plan **plan);\n", name, p[0].name,
-            p[1].name, p[2].ctype, p[2].name, p[3].ctype, p[3].name, p[4].ctype, p[4].name);
-        out("int {}_run(const spl_plan *plan, {}{}, {}{});\n", name, p[5].ctype, p[5].name, p[6].ctype, p[6].name);
+            result.name, x.name);
+        out("int {}_plan({}int64_t expected_calls, spl_plan **plan);\n", name, matrix);
+        out("int {}_run(const spl_plan *plan, {}, {});\n", name, param(x), param(result));
       }
     }
     if (e.cuda) {

@@ -18,7 +18,10 @@ struct HeaderEntry {
   const tir::Export *ex;
   tir::Abi abi;
   bool cpu = false, cuda = false;
-  bool planned = false;  // NAME_plan and NAME_run too (a schedule's plan(), docs/plans.md)
+  /// Not empty: NAME_plan and NAME_run too (a schedule's plan(), docs/plans.md), with the
+  /// parameter carrying each argument of the runtime's CSR kernel type (n, m, offs, cols, vals,
+  /// x, out).
+  std::vector<int> planParams;
 };
 
 /// A tunable NAME becomes `#define SPL_<STEM>_<NAME> value`, STEM being the header's file name

@@ -219,7 +219,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
     bool scheduleFailed = false;
     for (const tir::Export &ex : program->exports) {
       tir::Abi abi = tir::computeAbi(ex, opts.indexBits, opts.checked);
-      codegen::HeaderEntry he{&ex, abi, false, false};
+      codegen::HeaderEntry he{&ex, abi, false, false, {}};
       for (int target = 0; target < 2; ++target) {
         bool cuda = target == 1;
         bool named = cuda ? ex.cuda : ex.cpu;
@@ -229,7 +229,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
         for (int sizeFn = 0; sizeFn < (abi.hasSizeFunction ? 2 : 1); ++sizeFn) {
           cin::Kernel k;
           if (!lowerAndSchedule(*program, ex, abi, cuda, sizeFn == 1, opts, diags, k)) scheduleFailed = true;
-          he.planned = he.planned || k.planned;
+          if (k.planned) he.planParams = k.planParams;
           kernels.push_back(std::move(k));
         }
       }

@@ -71,6 +71,7 @@ bool addPlanCandidates(std::vector<cin::Kernel> &kernels, std::vector<loopir::Pl
     e.name = k->name;
     e.f64 = f64;
     e.csr = k->name;
+    e.paramOf = k->planParams;
     e.sellNarrow = k->name + "__sell_narrow";
     e.sellWide = k->name + "__sell_wide";
     e.lanes = tunable(p, f64 ? "SELL_LANES_F64" : "SELL_LANES_F32");

@@ -267,9 +267,10 @@ class Scheduler {
     if (c.arity != 0) return error(c.loc, "plan() takes no arguments");
     if (k_.cuda) return error(c.loc, "plan(): plans are for cpu schedules (a GPU export has no plan yet)");
     std::string whyNot;
-    if (!cin::recogniseCsrSpmv(k_, whyNot))
-      return error(c.loc, "plan(): " + k_.name + " is not a CSR SpMV that a plan can run in other kernels: " + whyNot);
+    std::optional<cin::CsrSpmv> spmv = cin::recogniseCsrSpmv(k_, whyNot);
+    if (!spmv) return error(c.loc, "plan(): " + k_.name + " is not a CSR SpMV that a plan can run in other kernels: " + whyNot);
     k_.planned = true;
+    k_.planParams.assign(spmv->paramOf.begin(), spmv->paramOf.end());
   }
 
   void apply(const tir::Unsupported &c) { error(c.loc, "schedule command '" + c.name + "' is not supported yet"); }

@@ -144,11 +144,35 @@ void generatedPlanAndCheck(const std::string &name, const spl_csr &a, int64_t ca
   spl_plan_free(q);
 }
 
+/// The exports whose parameters stand in other orders (csr64's values before its columns; x
+/// first): their plans reach the kernel through an adapter, and take the matrix in the export's
+/// own order.
+void otherOrdersPlanAndCheck(const std::string &name, const spl_csr &a, int64_t calls) {
+  SCOPED_TRACE(name + ", " + std::to_string(calls) + " calls expected (parameters in other orders)");
+  Csr32 c = narrow(a);
+  std::vector<double> x(static_cast<size_t>(a.cols) + 1), want(static_cast<size_t>(a.rows) + 1);
+  spl_random_vector(11, a.cols, x.data());
+  spl_ref_spmv(&a, x.data(), want.data());
+  spl_plan *pair = nullptr, *xFirst = nullptr;
+  ASSERT_EQ(plan_pair_f64_plan(a.rows, a.cols, c.offs.data(), c.vals.data(), c.cols.data(), calls, &pair), SPL_OK);
+  ASSERT_EQ(plan_x_first_f64_plan(a.rows, a.cols, c.offs.data(), c.cols.data(), c.vals.data(), calls, &xFirst), SPL_OK);
+  for (spl_plan *p : {pair, xFirst}) {
+    std::vector<double> y(static_cast<size_t>(a.rows) + 1, -555.0);
+    EXPECT_EQ((p == pair ? plan_pair_f64_run : plan_x_first_f64_run)(p, x.data(), y.data()), SPL_OK);
+    EXPECT_LT(spl_rel_error_f64(y.data(), want.data(), a.rows), kF64Tolerance) << spl_plan_explain(p);
+    EXPECT_EQ(y[static_cast<size_t>(a.rows)], -555.0);
+    spl_plan_free(p);
+  }
+}
+
 class GeneratedPlan : public ::testing::TestWithParam<size_t> {};
 
 TEST_P(GeneratedPlan, ComputesAxWithWhicheverKernelItChose) {
   const spl_e2e::NamedMatrix &nm = spl_e2e::testMatrices()[GetParam()];
-  for (int64_t calls : {0, 1000000}) generatedPlanAndCheck(nm.name, nm.m, calls);
+  for (int64_t calls : {0, 1000000}) {
+    generatedPlanAndCheck(nm.name, nm.m, calls);
+    otherOrdersPlanAndCheck(nm.name, nm.m, calls);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrices, GeneratedPlan, ::testing::Range<size_t>(0, spl_e2e::kNumTestMatrices), spl_e2e::matrixParamName);
@@ -195,6 +219,7 @@ TEST(PlanChoice, FewCallsOrNoOtherKernelKeepCsr) {
   // Many calls: a conversion is tried and kept only if faster; either way y is right.
   planAndCheck("random lengths", m, 1000000);
   generatedPlanAndCheck("random lengths", m, 1000000);
+  otherOrdersPlanAndCheck("random lengths", m, 1000000);
   // The generated entry points try the conversion too (whether it is kept depends on timing).
   spl_plan *g = nullptr;
   ASSERT_EQ(plan_spmv_f64_plan(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1000000, &g), SPL_OK);
