@@ -347,7 +347,7 @@ namespace {
 /// Writes statements in --emit=cin's syntax, one per line, nested bodies indented.
 class StmtPrinter : public Visitor {
  public:
-  StmtPrinter(TextOut &out, int indent) : out_(out), indent_(indent) {}
+  StmtPrinter(TextOut &out, int indent) : out_(out), w_(out, indent, [this](const StmtP &s) { visit(s); }) {}
 
  protected:
   void visitBlock(const Stmt &s) override {
@@ -363,9 +363,7 @@ class StmtPrinter : public Visitor {
     out_.append(s.knobs.str());
     if (s.vectorize) out_(" vectorize");
     if (s.unroll) out_(" unroll({})", s.unroll);
-    out_(" {{\n");
-    nested(s.body[0]);
-    out_("{}}}\n", pad());
+    w_.braced(s.body[0]);
   }
   void visitAssign(const Stmt &s) override {
     out_("{}{} {}", pad(), print(s.lhs), s.atomic ? "atomic " : "");
@@ -377,33 +375,19 @@ class StmtPrinter : public Visitor {
   }
   void visitSetLocal(const Stmt &s) override { out_("{}%{} = {}\n", pad(), s.local, print(s.value)); }
   void visitIf(const Stmt &s) override {
-    out_("{}if {} {{\n", pad(), print(s.value));
-    nested(s.body[0]);
-    out_("{}}}", pad());
-    if (s.body[1]) {
-      out_(" else {{\n");
-      nested(s.body[1]);
-      out_("{}}}", pad());
-    }
-    out_("\n");
+    w_.ifElse(print(s.value), s.body[0], s.body[1]);
   }
   void visitAlloc(const Stmt &s) override {
-    out_("{}where {}: {} {{\n", pad(), s.tensor->name, types::str(s.tensor->type));
-    nested(s.body[0]);
-    out_("{}}}\n", pad());
+    out_("{}where {}: {}", pad(), s.tensor->name, types::str(s.tensor->type));
+    w_.braced(s.body[0]);
   }
   void visitFail(const Stmt &s) override { out_("{}fail {}\n", pad(), s.code); }
   void visitBarrier(const Stmt &) override { out_("{}barrier\n", pad()); }
 
  private:
-  std::string pad() const { return std::string(indent_ * 2, ' '); }
-  void nested(const StmtP &body) {
-    ++indent_;
-    visit(body);
-    --indent_;
-  }
+  std::string pad() const { return w_.pad(); }
   TextOut &out_;
-  int indent_;
+  NestedWriter<StmtP> w_;
 };
 
 }  // namespace

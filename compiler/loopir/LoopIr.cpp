@@ -558,7 +558,7 @@ const char *loopName(LoopKind k) {
 /// Writes statements in --emit=loopir's syntax, one per line, nested bodies indented.
 class StmtPrinter : public Visitor {
  public:
-  StmtPrinter(TextOut &out, int indent) : out_(out), indent_(indent) {}
+  StmtPrinter(TextOut &out, int indent) : out_(out), w_(out, indent, [this](const StmtP &s) { visit(s); }) {}
 
  protected:
   void visitBlock(const Stmt &s) override {
@@ -580,9 +580,7 @@ class StmtPrinter : public Visitor {
     if (s.vectorWidth) out_(" width={}", s.vectorWidth);
     if (s.interleave) out_(" interleave={}", s.interleave);
     if (s.unroll) out_(" unroll={}", s.unroll);
-    out_(" {{\n");
-    nested(s.body[0]);
-    out_("{}}}\n", pad());
+    w_.braced(s.body[0]);
   }
   void visitStore(const Stmt &s) override {
     out_("{}b{}[{}]{}{}= {}\n", pad(), s.buffer, print(s.a), s.field >= 0 ? fmt::format(".f{}", s.field) : "",
@@ -593,15 +591,7 @@ class StmtPrinter : public Visitor {
   }
   void visitAssign(const Stmt &s) override { out_("{}v{} = {}\n", pad(), s.var, print(s.a)); }
   void visitIf(const Stmt &s) override {
-    out_("{}if {} {{\n", pad(), print(s.a));
-    nested(s.body[0]);
-    out_("{}}}", pad());
-    if (s.body[1]) {
-      out_(" else {{\n");
-      nested(s.body[1]);
-      out_("{}}}", pad());
-    }
-    out_("\n");
+    w_.ifElse(print(s.a), s.body[0], s.body[1]);
   }
   void visitAlloc(const Stmt &s) override { out_("{}alloc b{}[{}]\n", pad(), s.buffer, print(s.a)); }
   void visitFree(const Stmt &s) override { out_("{}free b{}\n", pad(), s.buffer); }
@@ -618,28 +608,21 @@ class StmtPrinter : public Visitor {
          s.var);
   }
   void visitGpuKernel(const Stmt &s) override {
-    out_("{}gpu.kernel ({}) rows={}{} threads {} block {} {{\n", pad(), s.name, ast::gpuRowMappingName(s.rows), s.knobs.str(),
+    out_("{}gpu.kernel ({}) rows={}{} threads {} block {}", pad(), s.name, ast::gpuRowMappingName(s.rows), s.knobs.str(),
          s.a ? print(s.a) : "resident", print(s.b));
-    nested(s.body[0]);
-    out_("{}}}\n", pad());
+    w_.braced(s.body[0]);
   }
   void visitWhile(const Stmt &s) override {
-    out_("{}while {} {{\n", pad(), print(s.a));
-    nested(s.body[0]);
-    out_("{}}}\n", pad());
+    out_("{}while {}", pad(), print(s.a));
+    w_.braced(s.body[0]);
   }
   void visitFence(const Stmt &) override { out_("{}fence\n", pad()); }
   void visitArrive(const Stmt &s) override { out_("{}v{} = arrive b{}[{}]\n", pad(), s.var, s.buffer, print(s.a)); }
 
  private:
-  std::string pad() const { return std::string(indent_ * 2, ' '); }
-  void nested(const StmtP &body) {
-    ++indent_;
-    visit(body);
-    --indent_;
-  }
+  std::string pad() const { return w_.pad(); }
   TextOut &out_;
-  int indent_;
+  NestedWriter<StmtP> w_;
 };
 
 }  // namespace
