@@ -316,7 +316,7 @@ class CpuGen : public LoopCodeGen {
 void addPlanEntries(llvm::Module &mod, const std::vector<PlanEntry> &plans) {
   llvm::LLVMContext &ctx = mod.getContext();
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx), *i64 = llvm::Type::getInt64Ty(ctx), *i32 = llvm::Type::getInt32Ty(ctx);
-  auto *tableTy = llvm::StructType::get(ctx, {ptr, ptr, ptr, i64, i64, i64});
+  auto *tableTy = llvm::StructType::get(ctx, {ptr, ptr, ptr, i64, i64, i64, ptr});
   const std::vector<llvm::Type *> csrParams{i64, i64, ptr, ptr, ptr, ptr, ptr};  // n, m, offs, cols, vals, x, out
   for (const PlanEntry &p : plans) {
     auto kernel = [&](const std::string &name) {
@@ -344,7 +344,8 @@ void addPlanEntries(llvm::Module &mod, const std::vector<PlanEntry> &plans) {
     auto *table = new llvm::GlobalVariable(
         mod, tableTy, /*isConstant=*/true, llvm::GlobalValue::InternalLinkage,
         llvm::ConstantStruct::get(tableTy, {csr, kernel(p.sellNarrow), kernel(p.sellWide), llvm::ConstantInt::get(i64, p.lanes),
-                                            llvm::ConstantInt::get(i64, p.narrowRows), llvm::ConstantInt::get(i64, p.wideRows)}),
+                                            llvm::ConstantInt::get(i64, p.narrowRows), llvm::ConstantInt::get(i64, p.wideRows),
+                                            kernel(p.dia)}),
         p.name + ".plan.kernels");
     const std::string elem = p.f64 ? "f64" : "f32";
     // NAME_plan's parameters: the export's but x and out, in its order; where each one lands.

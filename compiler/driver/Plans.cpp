@@ -11,14 +11,16 @@
 namespace spl {
 namespace {
 
-/// The candidates' module for kernel `name` in `elem` (f32 or f64): stdlib spmv's row kernels
-/// of both windows under names of the kernel's own, with the schedules stdlib gives them.
+/// The candidates' module for kernel `name` in `elem` (f32 or f64): stdlib spmv's SELL-C-sigma
+/// row kernels of both windows and its DIA kernel under names of the kernel's own, with the
+/// schedules stdlib gives them.
 std::string candidateModule(const std::string &name, const std::string &elem) {
   return fmt::format(
-      "// The candidates of {0}'s plan (splc, driver/Plans.cpp): SELL-C-sigma row kernels of both windows.\n"
+      "// The candidates of {0}'s plan (splc, driver/Plans.cpp): SELL-C-sigma row kernels of both windows, DIA.\n"
       "import spmv;\n"
       "export spmv_sell_rows_{1} as {0}__sell_narrow for cpu;\n"
       "export spmv_sell_rows_wide_{1} as {0}__sell_wide for cpu;\n"
+      "export spmv_dia(T = {1}) as {0}__dia for cpu;\n"
       "schedule spmv_sell_rows_{1} for cpu {{ precompute(ys); }}\n"
       "schedule spmv_sell_rows_wide_{1} for cpu {{ precompute(ys); }}\n",
       name, elem);
@@ -77,6 +79,7 @@ bool addPlanCandidates(std::vector<cin::Kernel> &kernels, std::vector<loopir::Pl
     e.lanes = tunable(p, f64 ? "SELL_LANES_F64" : "SELL_LANES_F32");
     e.narrowRows = tunable(p, "SELL_WINDOW") * e.lanes;
     e.wideRows = tunable(p, "SELL_WINDOW_WIDE") * e.lanes;
+    e.dia = k->name + "__dia";
     plans.push_back(e);
   }
   for (cin::Kernel &c : added) kernels.push_back(std::move(c));

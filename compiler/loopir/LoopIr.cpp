@@ -628,8 +628,8 @@ class StmtPrinter : public Visitor {
 }  // namespace
 
 std::string print(const PlanEntry &p) {
-  return fmt::format("plan {} ({}): csr {}, sell {} ({} rows a window) and {} ({} rows), {} lanes\n", p.name, p.f64 ? "f64" : "f32",
-                     p.csr, p.sellNarrow, p.narrowRows, p.sellWide, p.wideRows, p.lanes);
+  return fmt::format("plan {} ({}): csr {}, sell {} ({} rows a window) and {} ({} rows), {} lanes, dia {}\n", p.name,
+                     p.f64 ? "f64" : "f32", p.csr, p.sellNarrow, p.narrowRows, p.sellWide, p.wideRows, p.lanes, p.dia);
 }
 
 std::string print(const Function &f) {

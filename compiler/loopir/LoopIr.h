@@ -294,6 +294,7 @@ struct PlanEntry {
   std::string sellNarrow, sellWide;    // SELL-C-sigma row kernels of the two windows
   int64_t lanes = 0;                   // C
   int64_t narrowRows = 0, wideRows = 0;  // the windows, in rows
+  std::string dia;                     // the DIA kernel
   /// The export's parameter carrying each argument of the runtime's CSR kernel type (n, m,
   /// offs, cols, vals, x, out): NAME_plan takes the export's parameters but x and out in the
   /// export's order, and where that order is not the type's, the table holds an adapter.

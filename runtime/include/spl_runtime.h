@@ -128,6 +128,29 @@ int spl_sell_convert_f64(int64_t n, const int32_t *offs, const int32_t *cols, co
                          int64_t narrow, int64_t wide, spl_sell_operands *out);
 void spl_sell_operands_free(spl_sell_operands *s);
 
+/* DIA operands of stdlib/spmv.spl's spmv_dia from a CSR matrix (the conversion of a plan, and
+ * for callers of spl_spmv_dia_*): the diagonals holding an entry whose column lies in [0, m), in
+ * increasing offset (j - i), each stored whole (n values, 0 where the diagonal has no entry:
+ * diags[k * n + i] = A(i, i + offsets[k])); duplicate entries add up; entries with a column
+ * outside [0, m) are left out, as spmv_dia ignores them. Memory: diagonals x n values, however
+ * few entries a diagonal holds, so count them first: spl_csr_diagonals sets *count to the number
+ * of diagonals holding such entries, or to limit + 1 as soon as it passes limit (a scattered
+ * matrix costs a few rows). Both take one pass on the pool. SPL_ERR_BAD_INPUT for
+ * bad sizes (n and m at most INT32_MAX), null pointers or decreasing offsets, SPL_ERR_ALLOC when
+ * memory runs out; on error nothing stays allocated. Release with spl_dia_operands_free. */
+int spl_csr_diagonals(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, int64_t limit, int64_t *count);
+typedef struct {
+  int64_t rows, cols, diagonals;
+  int32_t *offsets; /* diagonals (at least 1) */
+  void *diags;      /* diagonals * rows values of the converted precision (at least 1) */
+  int64_t bytes;
+} spl_dia_operands;
+int spl_dia_convert_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals,
+                        spl_dia_operands *out);
+int spl_dia_convert_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
+                        spl_dia_operands *out);
+void spl_dia_operands_free(spl_dia_operands *d);
+
 /* ---- What a plan reads of a matrix (issue 25, docs/plans.md) ------------------------------- */
 /* spl_csr_inspect: one pass over a CSR matrix's offsets and columns (on the pool; the result
  * does not depend on the thread count). Row lengths: their extremes, mean, coefficient of
@@ -157,13 +180,14 @@ int spl_csr_inspect(int64_t n, int64_t m, const int32_t *offs, const int32_t *co
  * compiled: a CSR SpMV (stdlib/spmv.spl's spmv_csr: spl_spmv_csr_f64 and the like) and,
  * optionally, the SELL-C-sigma row kernels of the narrow and the wide window (spmv_sell_rows,
  * spmv_sell_rows_wide) with their lanes and windows in rows (SPL_SPMV_SELL_LANES_F64, and
- * SPL_SPMV_SELL_WINDOW / _WINDOW_WIDE times the lanes). The plan inspects the matrix
- * (spl_csr_inspect), times the CSR kernel, converts to SELL-C-sigma only when hint_calls could
- * repay it, keeps the conversion only if it runs faster here, and explains its choice
+ * SPL_SPMV_SELL_WINDOW / _WINDOW_WIDE times the lanes), and the DIA kernel (spmv_dia:
+ * spl_spmv_dia_f64/f32); a NULL kernel is not a candidate. The plan inspects the matrix
+ * (spl_csr_inspect), times the CSR kernel, converts to DIA or SELL-C-sigma only when hint_calls
+ * could repay it, keeps a conversion only if it runs faster here, and explains its choice
  * (spl_plan_explain; also on stderr at planning when SPL_PLAN_EXPLAIN is set). spl_spmv_run_*
  * computes y = A x (y: n entries) with the chosen kernel. The CSR arrays must outlive the plan
  * and stay unchanged; one run at a time per plan. spl_plan_bytes: the memory the plan holds
- * beyond the caller's arrays (a converted copy); spl_plan_kernel: "csr" or "sell". */
+ * beyond the caller's arrays (a converted copy); spl_plan_kernel: "csr", "sell" or "dia". */
 typedef int (*spl_csr_spmv_f64_fn)(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
                                    const double *x, double *y);
 typedef int (*spl_csr_spmv_f32_fn)(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals,
@@ -172,15 +196,21 @@ typedef int (*spl_sell_spmv_f64_fn)(int64_t slices, int64_t m, const int32_t *so
                                     const double *svals, const int32_t *wpos, const double *x, double *y);
 typedef int (*spl_sell_spmv_f32_fn)(int64_t slices, int64_t m, const int32_t *soffs, const int32_t *scols,
                                     const float *svals, const int32_t *wpos, const float *x, float *y);
+typedef int (*spl_dia_spmv_f64_fn)(int64_t n, int64_t m, int64_t d, const int32_t *offsets, const double *diags,
+                                   const double *x, double *y);
+typedef int (*spl_dia_spmv_f32_fn)(int64_t n, int64_t m, int64_t d, const int32_t *offsets, const float *diags,
+                                   const float *x, float *y);
 typedef struct {
   spl_csr_spmv_f64_fn csr;                       /* required */
   spl_sell_spmv_f64_fn sell_narrow, sell_wide;   /* optional (both or neither) */
   int64_t lanes, narrow, wide;                   /* C, and the windows in rows */
+  spl_dia_spmv_f64_fn dia;                       /* optional */
 } spl_spmv_kernels_f64;
 typedef struct {
   spl_csr_spmv_f32_fn csr;
   spl_sell_spmv_f32_fn sell_narrow, sell_wide;
   int64_t lanes, narrow, wide;
+  spl_dia_spmv_f32_fn dia;
 } spl_spmv_kernels_f32;
 #ifndef SPL_PLAN_DECLARED /* also declared by an splc header with a plan */
 #define SPL_PLAN_DECLARED

@@ -2,25 +2,30 @@
  * an SpMV kernel chosen once per matrix (issue 25, docs/plans.md).
  *
  * The caller gives the CSR arrays and the kernels it has compiled (a CSR SpMV and, optionally,
- * stdlib's SELL-C-sigma row kernels with their lanes and windows). Planning:
+ * stdlib's SELL-C-sigma row kernels with their lanes and windows, and its DIA kernel). Planning:
  *   1. spl_csr_inspect reads the matrix (about one SpMV);
  *   2. the CSR kernel is timed (best of two calls on x = 1);
- *   3. a conversion is tried only when hint_calls could repay it: rows whose lengths change
- *      from row to row (length_changes >= kVaryingRows: the CSR row loop's exit mispredicts)
- *      and are short (mean under kShortRows) are expected to run kVaryingGain times faster in
- *      SELL, other rows kRegularGain times, and
- *      the conversion is expected to cost kConversionSpmvs CSR calls (measured: 3-13 on the
- *      irregular classes, benchmarks/results/2026-11-28-intel-xeon-2c-cpu-varied.md);
- *   4. the converted kernel and CSR are timed in turn (up to kComparisonRounds rounds, each
- *      kernel's best counting, fewer when one is clear or planning would pass kBudgetSpmvs CSR
- *      calls) and the converted one kept only if it is faster by kKeepMargin; otherwise the
- *      copy is freed and CSR runs.
+ *   3. the candidates get an expected gain over CSR: DIA the bytes CSR moves over the bytes of
+ *      the diagonals (tried from kDiaMinGain: stencils and banded matrices of full diagonals);
+ *      SELL-C-sigma kVaryingGain on rows whose lengths change from row to row
+ *      (length_changes >= kVaryingRows: the CSR row loop's exit mispredicts) and are short
+ *      (mean under kShortRows), kRegularGain on other rows;
+ *   4. in order of that gain, a candidate is converted only when hint_calls could repay its
+ *      conversion (kDiaConversionSpmvs, kConversionSpmvs CSR calls expected; SELL measured 3-13
+ *      on the irregular classes, benchmarks/results/2026-11-28-intel-xeon-2c-cpu-varied.md) and
+ *      planning has time left for it; the converted kernel and CSR are then timed in turn (up
+ *      to kComparisonRounds rounds, each kernel's best counting, fewer when one is clear or
+ *      planning would pass kBudgetSpmvs CSR calls, or kBudgetFloor on a matrix of microsecond
+ *      calls) and the conversion kept only if it is
+ *      faster by kKeepMargin; otherwise the copy is freed and the next candidate tried. CSR
+ *      runs when none is kept.
  * Every step is recorded in the explanation (spl_plan_explain; printed to stderr at planning
  * when SPL_PLAN_EXPLAIN is set). Timing inside the plan makes the choice the machine's own.
  *
  * Assumes: the CSR arrays outlive the plan and do not change (the plan keeps pointers to them,
  * as a sparse handle does); one spl_spmv_run_* at a time per plan (SELL writes its padded result
- * into the plan's scratch before copying y).
+ * into the plan's scratch before copying y). Nothing here assumes the CPU but the timing of the
+ * kernels on the calling thread: a GPU plan would time its launches the same way.
  */
 #include "export.h"
 
@@ -33,17 +38,29 @@
 #include <vector>
 
 struct spl_plan {
-  enum Kernel { Csr, Sell } kernel = Csr;
+  enum Kernel { Csr, Sell, Dia } kernel = Csr;
   size_t element = 0; /* sizeof the precision planned for: a run in the other one is refused */
   int64_t n = 0, m = 0;
   const int32_t *offs = nullptr, *cols = nullptr;
   const void *vals = nullptr;
   void *csr = nullptr;  /* the caller's kernels, as untyped function pointers */
   void *sell = nullptr; /* the SELL kernel of the window chosen */
+  void *dia = nullptr;
   spl_sell_operands operands{};
+  spl_dia_operands diagonals{};
   std::vector<char> scratch; /* SELL's padded output (slices * lanes elements) */
   int64_t bytes = 0;
   std::string explanation;
+
+  /* Drops a conversion that was not kept. */
+  void release() {
+    spl_sell_operands_free(&operands);
+    spl_dia_operands_free(&diagonals);
+    scratch.clear();
+    scratch.shrink_to_fit();
+    sell = dia = nullptr;
+    kernel = Csr;
+  }
 };
 
 namespace spl_rt {
@@ -53,10 +70,18 @@ constexpr double kVaryingRows = 0.3;     /* length_changes at which row exits mi
 constexpr double kShortRows = 32;        /* mean row under which a mispredicted exit weighs */
 constexpr double kVaryingGain = 1.3;     /* SELL over CSR expected on short rows of changing length */
 constexpr double kRegularGain = 1.05;    /* and on rows of predictable length */
-constexpr double kConversionSpmvs = 10;  /* a conversion in CSR calls, expected */
-constexpr double kKeepMargin = 0.97;     /* SELL kept when it takes at most this much of CSR */
+constexpr double kConversionSpmvs = 10;  /* a SELL conversion in CSR calls, expected */
+constexpr double kDiaMinGain = 1.15;     /* DIA tried when CSR moves this many times its bytes */
+constexpr double kDiaConversionSpmvs = 6;/* a DIA conversion in CSR calls, expected (count, mark, fill) */
+constexpr double kKeepMargin = 0.97;     /* a conversion kept when it takes at most this much of CSR */
 constexpr double kBudgetSpmvs = 20;      /* planning's whole cost, in CSR calls, at most (issue 25) */
+constexpr double kBudgetFloor = 5e-4;    /* but never less than this many seconds: on a matrix whose
+                                          * call takes microseconds, the pool's and the allocator's
+                                          * fixed costs would leave no time to try anything */
 constexpr double kClearGap = 0.15;       /* a comparison round this decisive ends the comparison */
+
+/* Planning's time budget in seconds, given one CSR call's. */
+double budget(double csr_time) { return std::max(kBudgetSpmvs * csr_time, kBudgetFloor); }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -82,28 +107,66 @@ template <typename Call> double best_of_two(const Call &call) {
  * best of two calls taken one kernel after the other decided wrongly on a noisy 2-core VM
  * (SELL-C-sigma measured within 3% of CSR where it ran 1.65x faster in the benchmark). At most
  * kComparisonRounds, fewer when a round leaves no doubt (kClearGap) or the next would take
- * planning past kBudgetSpmvs CSR calls. */
+ * planning past its budget (kBudgetSpmvs CSR calls, at least kBudgetFloor). */
 constexpr int kComparisonRounds = 3;
+
+struct Comparison {
+  double candidate = -1; /* its best time, negative when it failed */
+  int rounds = 0;
+};
+
+template <typename Candidate, typename Csr>
+Comparison compare(const Candidate &candidate, const Csr &csr_call, double &csr_time,
+                   std::chrono::steady_clock::time_point plan_t0) {
+  Comparison c;
+  for (; c.rounds < kComparisonRounds; ++c.rounds) {
+    if (c.rounds > 0) {
+      /* Clearly faster, or slower by twice the margin (a first call that ran slow for the
+       * machine's reasons must not decide alone). */
+      const bool clear = c.candidate < (1 - kClearGap) * csr_time || c.candidate > (1 + 2 * kClearGap) * csr_time;
+      const bool over_budget = seconds_since(plan_t0) + c.candidate + csr_time > budget(csr_time);
+      if (c.candidate < 0 || clear || over_budget)
+        break;
+    }
+    const double t = timed(candidate);
+    c.candidate = t < 0 ? -1 : (c.candidate < 0 ? t : std::min(c.candidate, t));
+    if (const double c_time = timed(csr_call); c_time >= 0)
+      csr_time = std::min(csr_time, c_time);
+  }
+  return c;
+}
 
 template <typename T> struct Kernels;
 template <> struct Kernels<double> {
   using Set = spl_spmv_kernels_f64;
   using CsrFn = spl_csr_spmv_f64_fn;
   using SellFn = spl_sell_spmv_f64_fn;
-  static int convert(int64_t n, const int32_t *offs, const int32_t *cols, const double *vals, int64_t lanes, int64_t narrow,
-                     int64_t wide, spl_sell_operands *out) {
+  using DiaFn = spl_dia_spmv_f64_fn;
+  static int convert_sell(int64_t n, const int32_t *offs, const int32_t *cols, const double *vals, int64_t lanes,
+                          int64_t narrow, int64_t wide, spl_sell_operands *out) {
     return spl_sell_convert_f64(n, offs, cols, vals, lanes, narrow, wide, out);
   }
+  static int convert_dia(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
+                         spl_dia_operands *out) {
+    return spl_dia_convert_f64(n, m, offs, cols, vals, out);
+  }
+  static int64_t csr_bytes(const spl_csr_profile &p) { return p.spmv_bytes_f64; }
   static constexpr const char *name = "f64";
 };
 template <> struct Kernels<float> {
   using Set = spl_spmv_kernels_f32;
   using CsrFn = spl_csr_spmv_f32_fn;
   using SellFn = spl_sell_spmv_f32_fn;
-  static int convert(int64_t n, const int32_t *offs, const int32_t *cols, const float *vals, int64_t lanes, int64_t narrow,
-                     int64_t wide, spl_sell_operands *out) {
+  using DiaFn = spl_dia_spmv_f32_fn;
+  static int convert_sell(int64_t n, const int32_t *offs, const int32_t *cols, const float *vals, int64_t lanes,
+                          int64_t narrow, int64_t wide, spl_sell_operands *out) {
     return spl_sell_convert_f32(n, offs, cols, vals, lanes, narrow, wide, out);
   }
+  static int convert_dia(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals,
+                         spl_dia_operands *out) {
+    return spl_dia_convert_f32(n, m, offs, cols, vals, out);
+  }
+  static int64_t csr_bytes(const spl_csr_profile &p) { return p.spmv_bytes_f32; }
   static constexpr const char *name = "f32";
 };
 
@@ -111,8 +174,16 @@ template <typename T> int run(const spl_plan *p, const T *x, T *y) {
   using K = Kernels<T>;
   if (p == nullptr || p->element != sizeof(T) || (p->n > 0 && y == nullptr) || (p->m > 0 && x == nullptr))
     return SPL_ERR_BAD_INPUT;
-  if (p->kernel == spl_plan::Csr)
+  switch (p->kernel) {
+  case spl_plan::Csr:
     return reinterpret_cast<typename K::CsrFn>(p->csr)(p->n, p->m, p->offs, p->cols, static_cast<const T *>(p->vals), x, y);
+  case spl_plan::Dia: {
+    const spl_dia_operands &d = p->diagonals;
+    return reinterpret_cast<typename K::DiaFn>(p->dia)(p->n, p->m, d.diagonals, d.offsets, static_cast<const T *>(d.diags), x, y);
+  }
+  case spl_plan::Sell:
+    break;
+  }
   const spl_sell_operands &s = p->operands;
   T *padded = reinterpret_cast<T *>(const_cast<char *>(p->scratch.data()));
   int rc = reinterpret_cast<typename K::SellFn>(p->sell)(s.slices, p->m, s.soffs, s.scols, static_cast<const T *>(s.svals),
@@ -121,6 +192,15 @@ template <typename T> int run(const spl_plan *p, const T *x, T *y) {
     std::copy(padded, padded + p->n, y);
   return rc;
 }
+
+/* A conversion the plan may try: what it expects, and how to make it. */
+struct Candidate {
+  spl_plan::Kernel kernel;
+  const char *name;
+  double gain;            /* over CSR, expected */
+  double conversion;      /* in CSR calls, expected */
+  std::string expectation; /* why that gain */
+};
 
 template <typename T>
 int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T *vals, int64_t hint_calls,
@@ -158,12 +238,13 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
                   prof.threads, inspect_time * 1e3);
     p->explanation = line;
     const bool sell_available = kernels->sell_narrow != nullptr && kernels->sell_wide != nullptr;
-    auto decide_csr = [&](const char *why) {
+    const bool dia_available = kernels->dia != nullptr;
+    auto decide_csr = [&](const std::string &why) {
       p->kernel = spl_plan::Csr;
-      p->explanation += std::string("chose CSR: ") + why + "\n";
+      p->explanation += "chose CSR: " + why + "\n";
     };
-    if (!sell_available || n == 0 || prof.entries == 0) {
-      decide_csr(!sell_available ? "no other kernel was given" : "nothing to convert");
+    if ((!sell_available && !dia_available) || n == 0 || prof.entries == 0) {
+      decide_csr(!sell_available && !dia_available ? "no other kernel was given" : "nothing to convert");
     } else {
       /* One CSR call's time, on x = 1 (and a y the plan owns). */
       std::vector<T> x(static_cast<size_t>(std::max<int64_t>(m, 1)), T(1)), y(static_cast<size_t>(n));
@@ -173,72 +254,122 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         delete p;
         return SPL_ERR_BAD_INPUT;
       }
-      /* A mispredicted row exit costs about as much as a few entries: it weighs on short rows
-       * (cant's rows of 20 to 111 entries change length at 31% of rows, and SELL-C-sigma ran
-       * 1.2x slower than CSR there). */
-      const bool changing = prof.length_changes >= kVaryingRows;
-      const bool varying = changing && prof.mean_row < kShortRows;
-      const double gain = varying ? kVaryingGain : kRegularGain;
-      const double repay_calls = kConversionSpmvs / (1 - 1 / gain);
-      std::snprintf(line, sizeof line, "CSR: %.3f ms a call; rows %s: SELL-C-sigma expected %.2fx, a conversion repaid after about %.0f calls\n",
-                    csr_time * 1e3, varying ? "of changing length" : changing ? "of changing but long length" : "of steady length",
-                    gain, repay_calls);
+      std::snprintf(line, sizeof line, "CSR: %.3f ms a call\n", csr_time * 1e3);
       p->explanation += line;
-      if (static_cast<double>(hint_calls) < repay_calls) {
-        std::snprintf(line, sizeof line, "%lld expected calls would not repay a conversion", (long long)hint_calls);
-        decide_csr(line);
-      } else {
-        const auto c0 = std::chrono::steady_clock::now();
-        int rc = K::convert(n, offs, cols, vals, kernels->lanes, kernels->narrow, kernels->wide, &p->operands);
-        const double convert_time = seconds_since(c0);
-        if (rc != SPL_OK) {
+
+      std::vector<Candidate> candidates;
+      /* DIA reads its diagonals whole (padding included) and no column, so the bytes decide:
+       * it is tried when CSR moves kDiaMinGain times the diagonals' bytes, which bounds their
+       * number. Counting them takes a pass over the columns (stopped soon after the bound),
+       * made only for rows of steady length, as full diagonals make them (a stencil's far
+       * diagonals count as scattered entries: that share does not tell). */
+      if (dia_available && prof.length_changes < kVaryingRows && n <= INT32_MAX && m <= INT32_MAX) {
+        const double vector_bytes = static_cast<double>(n + m) * sizeof(T);
+        const int64_t bound = static_cast<int64_t>(
+            std::max(0.0, (static_cast<double>(K::csr_bytes(prof)) / kDiaMinGain - vector_bytes) / (static_cast<double>(n) * sizeof(T))));
+        const auto d0 = std::chrono::steady_clock::now();
+        int64_t diagonals = 0;
+        if (int rc = spl_csr_diagonals(n, m, offs, cols, bound, &diagonals); rc != SPL_OK) {
           delete p;
           return rc;
         }
-        const spl_sell_operands &s = p->operands;
-        p->sell = reinterpret_cast<void *>(s.sigma == kernels->narrow ? kernels->sell_narrow : kernels->sell_wide);
-        p->scratch.resize(static_cast<size_t>(std::max<int64_t>(s.slices * s.lanes, 1)) * sizeof(T));
-        p->kernel = spl_plan::Sell;
-        std::vector<T> y_sell(static_cast<size_t>(n));
-        double sell_time = -1;
-        int rounds = 0;
-        for (; rounds < kComparisonRounds; ++rounds) {
-          if (rounds > 0) {
-            /* Clearly faster, or slower by twice the margin (a first call that ran slow for
-             * the machine's reasons must not decide alone). */
-            const bool clear = sell_time < (1 - kClearGap) * csr_time || sell_time > (1 + 2 * kClearGap) * csr_time;
-            const bool over_budget = seconds_since(plan_t0) + sell_time + csr_time > kBudgetSpmvs * csr_time;
-            if (sell_time < 0 || clear || over_budget)
-              break;
-          }
-          const double s_time = timed([&] { return run<T>(p, x.data(), y_sell.data()); });
-          sell_time = s_time < 0 ? -1 : (sell_time < 0 ? s_time : std::min(sell_time, s_time));
-          if (const double c_time = timed(csr_call); c_time >= 0) csr_time = std::min(csr_time, c_time);
-        }
-        std::snprintf(line, sizeof line,
-                      "SELL-C-sigma (C = %lld, window %lld rows, %.2f slots an entry): converted in %.3f ms (%.1f CSR calls), "
-                      "%.3f ms a call against CSR's %.3f in the same rounds (%d)\n",
-                      (long long)s.lanes, (long long)s.sigma, static_cast<double>(s.slots * s.lanes) / prof.entries,
-                      convert_time * 1e3, convert_time / csr_time, sell_time * 1e3, csr_time * 1e3, rounds);
-        p->explanation += line;
-        if (sell_time >= 0 && sell_time <= kKeepMargin * csr_time) {
-          p->bytes = s.bytes + static_cast<int64_t>(p->scratch.size());
-          const double saved = csr_time - sell_time;
-          std::snprintf(line, sizeof line, "chose SELL-C-sigma: %.2fx CSR's speed; its conversion is repaid after %.0f calls; "
-                        "it holds %.1f MB\n",
-                        csr_time / sell_time, convert_time / saved, p->bytes / 1e6);
+        const double count_time = seconds_since(d0);
+        if (diagonals > bound) {
+          std::snprintf(line, sizeof line, "DIA not tried: over %lld diagonals, which would move more than CSR's bytes / %.2f "
+                        "(counted in %.3f ms)\n", (long long)bound, kDiaMinGain, count_time * 1e3);
           p->explanation += line;
-        } else {
-          spl_sell_operands_free(&p->operands);
-          p->scratch.clear();
-          p->scratch.shrink_to_fit();
-          p->sell = nullptr;
-          decide_csr(sell_time < 0 ? "the SELL kernel failed on this matrix" : "SELL-C-sigma was not faster here (the copy is freed)");
+        } else if (diagonals > 0) {
+          const double dia_bytes = static_cast<double>(diagonals) * n * sizeof(T) + vector_bytes;
+          std::snprintf(line, sizeof line, "%lld diagonals (counted in %.3f ms) store %.2f slots an entry and move %.0f%% of CSR's bytes",
+                        (long long)diagonals, count_time * 1e3, static_cast<double>(diagonals) * n / prof.entries,
+                        100 * dia_bytes / K::csr_bytes(prof));
+          candidates.push_back({spl_plan::Dia, "DIA", K::csr_bytes(prof) / dia_bytes, kDiaConversionSpmvs, line});
         }
       }
+      if (sell_available) {
+        /* A mispredicted row exit costs about as much as a few entries: it weighs on short rows
+         * (cant's rows of 20 to 111 entries change length at 31% of rows, and SELL-C-sigma ran
+         * 1.2x slower than CSR there). */
+        const bool changing = prof.length_changes >= kVaryingRows;
+        const bool varying = changing && prof.mean_row < kShortRows;
+        candidates.push_back({spl_plan::Sell, "SELL-C-sigma", varying ? kVaryingGain : kRegularGain, kConversionSpmvs,
+                              std::string("rows ") + (varying    ? "of changing length"
+                                                      : changing ? "of changing but long length"
+                                                                 : "of steady length")});
+      }
+      std::stable_sort(candidates.begin(), candidates.end(),
+                       [](const Candidate &a, const Candidate &b) { return a.gain > b.gain; });
+      std::string declined;
+      for (const Candidate &c : candidates) {
+        const double repay_calls = c.conversion / (1 - 1 / c.gain);
+        std::snprintf(line, sizeof line, "%s: %s: expected %.2fx, a conversion repaid after about %.0f calls\n", c.name,
+                      c.expectation.c_str(), c.gain, repay_calls);
+        p->explanation += line;
+        if (static_cast<double>(hint_calls) < repay_calls) {
+          std::snprintf(line, sizeof line, "%lld expected calls would not repay a conversion to %s", (long long)hint_calls,
+                        c.name);
+          declined += declined.empty() ? line : std::string("; ") + line;
+          continue;
+        }
+        /* The conversion and a call of each kernel must fit the budget. */
+        if (seconds_since(plan_t0) + (c.conversion + 2) * csr_time > budget(csr_time)) {
+          std::snprintf(line, sizeof line, "no planning time left to try %s", c.name);
+          declined += declined.empty() ? line : std::string("; ") + line;
+          continue;
+        }
+        const auto c0 = std::chrono::steady_clock::now();
+        int rc;
+        if (c.kernel == spl_plan::Dia) {
+          rc = K::convert_dia(n, m, offs, cols, vals, &p->diagonals);
+          p->dia = reinterpret_cast<void *>(kernels->dia);
+        } else {
+          rc = K::convert_sell(n, offs, cols, vals, kernels->lanes, kernels->narrow, kernels->wide, &p->operands);
+          const spl_sell_operands &s = p->operands;
+          p->sell = reinterpret_cast<void *>(s.sigma == kernels->narrow ? kernels->sell_narrow : kernels->sell_wide);
+          if (rc == SPL_OK)
+            p->scratch.resize(static_cast<size_t>(std::max<int64_t>(s.slices * s.lanes, 1)) * sizeof(T));
+        }
+        const double convert_time = seconds_since(c0);
+        if (rc != SPL_OK) {
+          p->release();
+          delete p;
+          return rc;
+        }
+        p->kernel = c.kernel;
+        std::vector<T> y_candidate(static_cast<size_t>(n));
+        const Comparison cmp =
+            compare([&] { return run<T>(p, x.data(), y_candidate.data()); }, csr_call, csr_time, plan_t0);
+        char form[160];
+        if (c.kernel == spl_plan::Dia)
+          std::snprintf(form, sizeof form, "%lld diagonals", (long long)p->diagonals.diagonals);
+        else
+          std::snprintf(form, sizeof form, "C = %lld, window %lld rows, %.2f slots an entry", (long long)p->operands.lanes,
+                        (long long)p->operands.sigma,
+                        static_cast<double>(p->operands.slots * p->operands.lanes) / prof.entries);
+        std::snprintf(line, sizeof line,
+                      "%s (%s): converted in %.3f ms (%.1f CSR calls), %.3f ms a call against CSR's %.3f in the same rounds (%d)\n",
+                      c.name, form, convert_time * 1e3, convert_time / csr_time, cmp.candidate * 1e3, csr_time * 1e3,
+                      cmp.rounds);
+        p->explanation += line;
+        if (cmp.candidate >= 0 && cmp.candidate <= kKeepMargin * csr_time) {
+          p->bytes = (c.kernel == spl_plan::Dia ? p->diagonals.bytes : p->operands.bytes) +
+                     static_cast<int64_t>(p->scratch.size());
+          std::snprintf(line, sizeof line, "chose %s: %.2fx CSR's speed; its conversion is repaid after %.0f calls; "
+                        "it holds %.1f MB\n",
+                        c.name, csr_time / cmp.candidate, convert_time / (csr_time - cmp.candidate), p->bytes / 1e6);
+          p->explanation += line;
+          break;
+        }
+        p->release();
+        std::snprintf(line, sizeof line, cmp.candidate < 0 ? "the %s kernel failed on this matrix"
+                                                           : "%s was not faster here (the copy is freed)", c.name);
+        declined += declined.empty() ? line : std::string("; ") + line;
+      }
+      if (p->kernel == spl_plan::Csr)
+        decide_csr(declined.empty() ? "no other kernel fits this matrix" : declined);
     }
   } catch (...) {
-    spl_sell_operands_free(&p->operands);
+    p->release();
     delete p;
     return SPL_ERR_ALLOC;
   }
@@ -274,12 +405,12 @@ int64_t spl_plan_bytes(const spl_plan *plan) { return plan ? plan->bytes : 0; }
 const char *spl_plan_kernel(const spl_plan *plan) {
   if (!plan)
     return "";
-  return plan->kernel == spl_plan::Sell ? "sell" : "csr";
+  return plan->kernel == spl_plan::Sell ? "sell" : plan->kernel == spl_plan::Dia ? "dia" : "csr";
 }
 
 void spl_plan_free(spl_plan *plan) {
   if (!plan)
     return;
-  spl_sell_operands_free(&plan->operands);
+  plan->release();
   delete plan;
 }

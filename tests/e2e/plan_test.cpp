@@ -1,10 +1,12 @@
 // End to end: a plan per matrix (issue 25; runtime spl_spmv_plan_*, docs/plans.md) over
-// stdlib/spmv.spl's CSR and SELL-C-sigma kernels: whatever kernel it chooses, y = A x against the
+// stdlib/spmv.spl's CSR, SELL-C-sigma and DIA kernels: whatever kernel it chooses, y = A x against the
 // double-precision reference on the real and random matrices (empty rows, skewed rows, 1 x N,
 // N x 1, nnz = 0) and on a matrix whose row lengths vary at random, in f64 and f32, with few and
 // many expected calls; a plan with few expected calls or no other kernel runs CSR and holds no
 // copy; the explanation names the choice and its reasons; bad input is refused. The same through
-// the entry points splc generates for a user's SpMV with plan() (plan_user.spl).
+// the entry points splc generates for a user's SpMV with plan() (plan_user.spl). DIA: the
+// runtime's conversion with stdlib's kernel on every test matrix, and stencils, where the plan
+// counts their diagonals and tries DIA.
 #include <cstdlib>
 #include <string>
 
@@ -18,16 +20,18 @@ namespace {
 using spl_e2e::kF32Tolerance;
 using spl_e2e::kF64Tolerance;
 
-spl_spmv_kernels_f64 kernelsF64(bool withSell = true) {
+/// stdlib's kernels; without `others`, CSR alone.
+spl_spmv_kernels_f64 kernelsF64(bool others = true) {
   spl_spmv_kernels_f64 k{};
   k.csr = spl_spmv_csr_f64;
-  if (withSell) {
+  if (others) {
     k.sell_narrow = spl_spmv_sell_rows_f64;
     k.sell_wide = spl_spmv_sell_rows_wide_f64;
   }
   k.lanes = SPL_SPMV_SELL_LANES_F64;
   k.narrow = SPL_SPMV_SELL_WINDOW * SPL_SPMV_SELL_LANES_F64;
   k.wide = SPL_SPMV_SELL_WINDOW_WIDE * SPL_SPMV_SELL_LANES_F64;
+  if (others) k.dia = spl_spmv_dia_f64;
   return k;
 }
 
@@ -39,6 +43,7 @@ spl_spmv_kernels_f32 kernelsF32() {
   k.lanes = SPL_SPMV_SELL_LANES_F32;
   k.narrow = SPL_SPMV_SELL_WINDOW * SPL_SPMV_SELL_LANES_F32;
   k.wide = SPL_SPMV_SELL_WINDOW_WIDE * SPL_SPMV_SELL_LANES_F32;
+  k.dia = spl_spmv_dia_f32;
   return k;
 }
 
@@ -79,7 +84,8 @@ std::string planAndCheck(const std::string &name, const spl_csr &a, int64_t call
   }
   const std::string why = spl_plan_explain(p);
   EXPECT_NE(why.find("spmv plan (f64)"), std::string::npos) << why;
-  EXPECT_NE(why.find(kernel == "sell" ? "chose SELL-C-sigma" : "chose CSR"), std::string::npos) << why;
+  EXPECT_NE(why.find(kernel == "sell" ? "chose SELL-C-sigma" : kernel == "dia" ? "chose DIA" : "chose CSR"), std::string::npos)
+      << why;
   if (kernel == "csr") EXPECT_EQ(spl_plan_bytes(p), 0);
   else EXPECT_GT(spl_plan_bytes(p), 0);
   float dummy = 0;
@@ -198,6 +204,86 @@ spl_csr randomLengths(int64_t n, uint64_t seed) {
   std::vector<int32_t> r32(rows.begin(), rows.end()), c32(cols.begin(), cols.end());
   EXPECT_EQ(spl_csr_from_coo(n, n, static_cast<int64_t>(rows.size()), r32.data(), c32.data(), vals.data(), &m), SPL_MATRIX_OK);
   return m;
+}
+
+/// The runtime's DIA conversion and stdlib's spmv_dia: y = A x on every test matrix (a matrix
+/// whose diagonals would pass 2^25 slots is only counted).
+class DiaKernel : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(DiaKernel, ConvertedMatricesComputeAx) {
+  const spl_e2e::NamedMatrix &nm = spl_e2e::testMatrices()[GetParam()];
+  const spl_csr &a = nm.m;
+  Csr32 c = narrow(a);
+  int64_t diagonals = 0;
+  ASSERT_EQ(spl_csr_diagonals(a.rows, a.cols, c.offs.data(), c.cols.data(), a.rows + a.cols, &diagonals), SPL_OK);
+  if (diagonals * a.rows > (int64_t{1} << 25)) GTEST_SKIP() << diagonals << " diagonals: too many slots for a test";
+  std::vector<double> x(static_cast<size_t>(a.cols) + 1), want(static_cast<size_t>(a.rows) + 1);
+  spl_random_vector(5, a.cols, x.data());
+  spl_ref_spmv(&a, x.data(), want.data());
+  spl_dia_operands d;
+  ASSERT_EQ(spl_dia_convert_f64(a.rows, a.cols, c.offs.data(), c.cols.data(), c.vals.data(), &d), SPL_OK);
+  EXPECT_EQ(d.diagonals, diagonals);
+  std::vector<double> y(static_cast<size_t>(a.rows) + 1, -555.0);
+  EXPECT_EQ(spl_spmv_dia_f64(a.rows, a.cols, d.diagonals, d.offsets, static_cast<const double *>(d.diags), x.data(), y.data()), SPL_OK);
+  EXPECT_LT(spl_rel_error_f64(y.data(), want.data(), a.rows), kF64Tolerance);
+  EXPECT_EQ(y[static_cast<size_t>(a.rows)], -555.0);
+  spl_dia_operands_free(&d);
+
+  std::vector<float> x32(x.begin(), x.end());
+  std::vector<double> x32d(x32.begin(), x32.end()), want32(static_cast<size_t>(a.rows) + 1);
+  spl_ref_spmv(&a, x32d.data(), want32.data());
+  ASSERT_EQ(spl_dia_convert_f32(a.rows, a.cols, c.offs.data(), c.cols.data(), c.vals32.data(), &d), SPL_OK);
+  std::vector<float> y32(static_cast<size_t>(a.rows) + 1, -555.0f);
+  EXPECT_EQ(spl_spmv_dia_f32(a.rows, a.cols, d.diagonals, d.offsets, static_cast<const float *>(d.diags), x32.data(), y32.data()), SPL_OK);
+  EXPECT_LT(spl_e2e::relError(y32.data(), want32.data(), a.rows), kF32Tolerance);
+  spl_dia_operands_free(&d);
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrices, DiaKernel, ::testing::Range<size_t>(0, spl_e2e::kNumTestMatrices), spl_e2e::matrixParamName);
+
+/// A 5-point stencil on a g x h grid (rows of g points), its operator's values varying by row.
+spl_csr stencil(int64_t g, int64_t h) {
+  std::vector<int64_t> rows, cols;
+  std::vector<double> vals;
+  const int64_t n = g * h;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j : {i - g, i - 1, i, i + 1, i + g}) {
+      if (j < 0 || j >= n || (j == i - 1 && i % g == 0) || (j == i + 1 && i % g == g - 1)) continue;
+      rows.push_back(i);
+      cols.push_back(j);
+      vals.push_back(j == i ? 4.0 + static_cast<double>(i % 3) : -1.0 - static_cast<double>(j % 5) / 10);
+    }
+  std::vector<int32_t> r32(rows.begin(), rows.end()), c32(cols.begin(), cols.end());
+  spl_csr m{};
+  EXPECT_EQ(spl_csr_from_coo(n, n, static_cast<int64_t>(rows.size()), r32.data(), c32.data(), vals.data(), &m), SPL_MATRIX_OK);
+  return m;
+}
+
+// A stencil's rows keep their length and its entries lie on 5 diagonals: the plan counts them
+// and, with calls enough, tries DIA (kept if faster here); y = A x whatever it keeps, through
+// the runtime and the generated entry points.
+TEST(PlanChoice, StencilsTryDia) {
+  spl_csr m = stencil(300, 200);
+  Csr32 c = narrow(m);
+  for (int64_t calls : {0, 1000000}) {
+    spl_spmv_kernels_f64 k = kernelsF64();
+    spl_plan *p = nullptr;
+    ASSERT_EQ(spl_spmv_plan_f64(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), calls, &k, &p), SPL_OK);
+    const std::string why = spl_plan_explain(p);
+    EXPECT_NE(why.find("DIA: 5 diagonals (counted in"), std::string::npos) << why;
+    if (calls == 0) {
+      EXPECT_STREQ(spl_plan_kernel(p), "csr");
+      EXPECT_NE(why.find("0 expected calls would not repay a conversion to DIA"), std::string::npos) << why;
+    } else {
+      EXPECT_NE(why.find("DIA (5 diagonals): converted in"), std::string::npos) << why;
+      if (std::string(spl_plan_kernel(p)) == "dia") EXPECT_EQ(spl_plan_bytes(p), 5 * (m.rows * 8 + 4));
+    }
+    spl_plan_free(p);
+    planAndCheck("stencil", m, calls);
+    generatedPlanAndCheck("stencil", m, calls);
+    otherOrdersPlanAndCheck("stencil", m, calls);
+  }
+  spl_csr_free(&m);
 }
 
 TEST(PlanChoice, FewCallsOrNoOtherKernelKeepCsr) {

@@ -1,0 +1,218 @@
+/* dia.cpp: spl_dia_convert_*, a CSR matrix turned into the DIA operands of stdlib/spmv.spl's
+ * spmv_dia (the diagonals that hold entries, each stored whole), the conversion a plan makes
+ * for stencils and banded matrices of full diagonals (issue 25, docs/plans.md).
+ *
+ * Two passes over row chunks on the pool: the first marks the diagonals in one set
+ * (dia.h), then their offsets are listed in increasing order with a table from offset to
+ * diagonal over the span they cover; the second zeroes each chunk's part of every diagonal and
+ * adds its entries in (a duplicate entry adds up, as the CSR kernels sum it). Chunks own
+ * disjoint rows, so they write disjoint slots.
+ *
+ * Assumes: offs has n + 1 entries; cols and vals hold the entries offs[0] .. offs[n] (row i at
+ * offs[i] - offs[0] + k, as the CSR kernels read them). Checked: sizes within int32 (the kernel
+ * computes i + offset in 32 bits), pointers, monotone offsets (SPL_ERR_BAD_INPUT); memory
+ * (SPL_ERR_ALLOC). An entry whose column lies outside [0, m) is left out, as spmv_dia ignores it.
+ */
+#include "export.h"
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <vector>
+
+#include "dia.h"
+
+namespace spl_rt {
+namespace {
+
+constexpr int64_t kRowsPerChunk = 1 << 14;
+
+/* A chunk's entries are marked first in a byte map of its own over kLocalSpan offsets around
+ * its first entry's (a band's or a stencil's diagonals all fall in it): a plain store of a byte
+ * per entry, where or-ing bits into words made chains of stores to one word and ran at half
+ * the speed. Entries outside the window mark the shared set directly. Every kCheckRows rows the
+ * chunk counts its map, so that it stops soon after the count passes the limit. */
+constexpr int64_t kLocalSpan = 1 << 14;
+constexpr int64_t kCheckRows = 2048;
+
+struct Marking {
+  const int32_t *offs, *cols;
+  int64_t n, m, limit;
+  DiagonalSet *set;
+  std::atomic<int64_t> marked{0}; /* diagonals in the shared set so far, by all chunks */
+
+  static void run(void *closure, int64_t begin, int64_t end) {
+    Marking &mk = *static_cast<Marking *>(closure);
+    for (int64_t c = begin; c < end; ++c)
+      mk.chunk(c);
+  }
+
+  void chunk(int64_t c) {
+    if (marked.load(std::memory_order_relaxed) > limit)
+      return;
+    const int64_t r0 = c * kRowsPerChunk, r1 = std::min(n, r0 + kRowsPerChunk), base = offs[0];
+    const uint64_t columns = static_cast<uint64_t>(m);
+    std::vector<uint8_t> seen(static_cast<size_t>(kLocalSpan), 0);
+    /* The window: centred on the chunk's first entry's offset (0 for a chunk without entries). */
+    int64_t low = -kLocalSpan / 2;
+    for (int64_t i = r0; i < r1; ++i)
+      if (offs[i + 1] > offs[i]) {
+        low = cols[offs[i] - base] - i - kLocalSpan / 2;
+        break;
+      }
+    int64_t added = 0;
+    for (int64_t i = r0; i < r1; ++i) {
+      for (int64_t p = offs[i] - base, end = offs[i + 1] - base; p < end; ++p) {
+        const int64_t j = cols[p];
+        if (static_cast<uint64_t>(j) >= columns)
+          continue;
+        const uint64_t at = static_cast<uint64_t>(j - i - low);
+        if (at < static_cast<uint64_t>(kLocalSpan))
+          seen[at] = 1;
+        else
+          added += set->mark_offset(j - i);
+      }
+      if ((i - r0) % kCheckRows == kCheckRows - 1) {
+        int64_t local = added;
+        for (uint8_t b : seen)
+          local += b;
+        if (local > limit || marked.load(std::memory_order_relaxed) > limit) {
+          marked.fetch_add(limit + 1, std::memory_order_relaxed);
+          return;
+        }
+      }
+    }
+    for (int64_t at = 0; at < kLocalSpan; ++at)
+      if (seen[static_cast<size_t>(at)])
+        added += set->mark_offset(low + at);
+    marked.fetch_add(added, std::memory_order_relaxed);
+  }
+};
+
+template <typename T> struct Filling {
+  const int32_t *offs, *cols;
+  const T *vals;
+  int64_t n, m, diagonals, low; /* low: the smallest offset, where `index` starts */
+  const int32_t *index;         /* offset - low -> its diagonal */
+  T *diags;
+
+  static void run(void *closure, int64_t begin, int64_t end) {
+    Filling &f = *static_cast<Filling *>(closure);
+    for (int64_t c = begin; c < end; ++c)
+      f.chunk(c);
+  }
+
+  void chunk(int64_t c) {
+    const int64_t r0 = c * kRowsPerChunk, r1 = std::min(n, r0 + kRowsPerChunk);
+    for (int64_t k = 0; k < diagonals; ++k)
+      std::fill(diags + k * n + r0, diags + k * n + r1, T(0));
+    const int32_t base = offs[0];
+    for (int64_t i = r0; i < r1; ++i)
+      for (int64_t p = static_cast<int64_t>(offs[i]) - base; p < static_cast<int64_t>(offs[i + 1]) - base; ++p) {
+        const int64_t j = cols[p];
+        if (j < 0 || j >= m)
+          continue;
+        diags[index[j - i - low] * n + i] += vals[p];
+      }
+  }
+};
+
+void run_chunks(int64_t n, spl_range_fn fn, void *closure) {
+  const int64_t chunks = (n + kRowsPerChunk - 1) / kRowsPerChunk;
+  if (chunks <= 1 || spl_num_threads() == 1)
+    fn(closure, 0, chunks);
+  else
+    spl_parallel_for(0, chunks, 1, fn, closure);
+}
+
+bool valid(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols) {
+  if (n < 0 || m < 0 || n > INT32_MAX || m > INT32_MAX || offs == nullptr)
+    return false;
+  for (int64_t i = 0; i < n; ++i)
+    if (offs[i + 1] < offs[i])
+      return false;
+  return offs[n] == offs[0] || cols != nullptr;
+}
+
+template <typename T>
+int convert(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T *vals, spl_dia_operands *out) {
+  if (out == nullptr)
+    return SPL_ERR_BAD_INPUT;
+  std::memset(out, 0, sizeof *out);
+  if (!valid(n, m, offs, cols) || (offs[n] != offs[0] && vals == nullptr))
+    return SPL_ERR_BAD_INPUT;
+  std::vector<int32_t> offsets, index;
+  try {
+    DiagonalSet set(n, m);
+    Marking marking{offs, cols, n, m, INT64_MAX - 1, &set};
+    run_chunks(n, &Marking::run, &marking);
+    set.each([&](int64_t offset) { offsets.push_back(static_cast<int32_t>(offset)); });
+    if (!offsets.empty()) {
+      index.assign(static_cast<size_t>(offsets.back() - offsets.front() + 1), -1);
+      for (size_t k = 0; k < offsets.size(); ++k)
+        index[static_cast<size_t>(offsets[k] - offsets.front())] = static_cast<int32_t>(k);
+    }
+  } catch (const std::bad_alloc &) {
+    return SPL_ERR_ALLOC;
+  }
+  const int64_t diagonals = static_cast<int64_t>(offsets.size());
+  out->rows = n;
+  out->cols = m;
+  out->diagonals = diagonals;
+  if (diagonals > 0 && n > PTRDIFF_MAX / static_cast<int64_t>(sizeof(T)) / diagonals)
+    return SPL_ERR_ALLOC;
+  out->offsets = static_cast<int32_t *>(std::malloc(static_cast<size_t>(std::max<int64_t>(diagonals, 1)) * sizeof(int32_t)));
+  out->diags = std::malloc(static_cast<size_t>(std::max<int64_t>(diagonals * n, 1)) * sizeof(T));
+  if (out->offsets == nullptr || out->diags == nullptr) {
+    spl_dia_operands_free(out);
+    return SPL_ERR_ALLOC;
+  }
+  std::copy(offsets.begin(), offsets.end(), out->offsets);
+  Filling<T> filling{offs, cols, vals, n, m, diagonals, offsets.empty() ? 0 : offsets.front(), index.data(),
+                     static_cast<T *>(out->diags)};
+  run_chunks(n, &Filling<T>::run, &filling);
+  out->bytes = diagonals * (n * static_cast<int64_t>(sizeof(T)) + static_cast<int64_t>(sizeof(int32_t)));
+  return SPL_OK;
+}
+
+} // namespace
+} // namespace spl_rt
+
+int spl_csr_diagonals(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, int64_t limit, int64_t *count) {
+  if (count == nullptr)
+    return SPL_ERR_BAD_INPUT;
+  *count = 0;
+  if (!spl_rt::valid(n, m, offs, cols) || limit < 0 || limit == INT64_MAX)
+    return SPL_ERR_BAD_INPUT;
+  try {
+    spl_rt::DiagonalSet set(n, m);
+    spl_rt::Marking marking{offs, cols, n, m, limit, &set};
+    spl_rt::run_chunks(n, &spl_rt::Marking::run, &marking);
+    *count = std::min(marking.marked.load(), limit + 1);
+  } catch (const std::bad_alloc &) {
+    return SPL_ERR_ALLOC;
+  }
+  return SPL_OK;
+}
+
+int spl_dia_convert_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals,
+                        spl_dia_operands *out) {
+  return spl_rt::convert<float>(n, m, offs, cols, vals, out);
+}
+
+int spl_dia_convert_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
+                        spl_dia_operands *out) {
+  return spl_rt::convert<double>(n, m, offs, cols, vals, out);
+}
+
+void spl_dia_operands_free(spl_dia_operands *d) {
+  if (d == nullptr)
+    return;
+  std::free(d->offsets);
+  std::free(d->diags);
+  std::memset(d, 0, sizeof *d);
+}
