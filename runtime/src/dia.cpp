@@ -138,19 +138,26 @@ bool valid(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols) {
   return offs[n] == offs[0] || cols != nullptr;
 }
 
+/* The diagonals' offsets in increasing order, or false when there are more than limit. */
+bool diagonals_within(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, int64_t limit,
+                      std::vector<int32_t> *offsets) {
+  DiagonalSet set(n, m);
+  Marking marking{offs, cols, n, m, limit, &set};
+  run_chunks(n, &Marking::run, &marking);
+  if (marking.marked.load() > limit)
+    return false;
+  if (offsets != nullptr) {
+    offsets->clear();
+    set.each([&](int64_t offset) { offsets->push_back(static_cast<int32_t>(offset)); });
+  }
+  return true;
+}
+
 template <typename T>
-int convert(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T *vals, spl_dia_operands *out) {
-  if (out == nullptr)
-    return SPL_ERR_BAD_INPUT;
-  std::memset(out, 0, sizeof *out);
-  if (!valid(n, m, offs, cols) || (offs[n] != offs[0] && vals == nullptr))
-    return SPL_ERR_BAD_INPUT;
-  std::vector<int32_t> offsets, index;
+int convert_listed(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T *vals,
+                   const std::vector<int32_t> &offsets, spl_dia_operands *out) {
+  std::vector<int32_t> index;
   try {
-    DiagonalSet set(n, m);
-    Marking marking{offs, cols, n, m, INT64_MAX - 1, &set};
-    run_chunks(n, &Marking::run, &marking);
-    set.each([&](int64_t offset) { offsets.push_back(static_cast<int32_t>(offset)); });
     if (!offsets.empty()) {
       index.assign(static_cast<size_t>(offsets.back() - offsets.front() + 1), -1);
       for (size_t k = 0; k < offsets.size(); ++k)
@@ -165,8 +172,8 @@ int convert(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, cons
   out->diagonals = diagonals;
   if (diagonals > 0 && n > PTRDIFF_MAX / static_cast<int64_t>(sizeof(T)) / diagonals)
     return SPL_ERR_ALLOC;
-  out->offsets = static_cast<int32_t *>(std::malloc(static_cast<size_t>(std::max<int64_t>(diagonals, 1)) * sizeof(int32_t)));
-  out->diags = std::malloc(static_cast<size_t>(std::max<int64_t>(diagonals * n, 1)) * sizeof(T));
+  out->offsets = static_cast<int32_t *>(spl_alloc(static_cast<size_t>(std::max<int64_t>(diagonals, 1)) * sizeof(int32_t)));
+  out->diags = spl_alloc(static_cast<size_t>(std::max<int64_t>(diagonals * n, 1)) * sizeof(T));
   if (out->offsets == nullptr || out->diags == nullptr) {
     spl_dia_operands_free(out);
     return SPL_ERR_ALLOC;
@@ -179,23 +186,59 @@ int convert(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, cons
   return SPL_OK;
 }
 
+template <typename T>
+int convert(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T *vals, spl_dia_operands *out) {
+  if (out == nullptr)
+    return SPL_ERR_BAD_INPUT;
+  std::memset(out, 0, sizeof *out);
+  if (!valid(n, m, offs, cols) || (offs[n] != offs[0] && vals == nullptr))
+    return SPL_ERR_BAD_INPUT;
+  std::vector<int32_t> offsets;
+  try {
+    diagonals_within(n, m, offs, cols, INT64_MAX - 1, &offsets);
+  } catch (const std::bad_alloc &) {
+    return SPL_ERR_ALLOC;
+  }
+  return convert_listed(n, m, offs, cols, vals, offsets, out);
+}
+
 } // namespace
+
+int list_diagonals(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, int64_t limit,
+                   std::vector<int32_t> &offsets, bool &within) {
+  if (!valid(n, m, offs, cols) || limit < 0 || limit == INT64_MAX)
+    return SPL_ERR_BAD_INPUT;
+  try {
+    within = diagonals_within(n, m, offs, cols, limit, &offsets);
+  } catch (const std::bad_alloc &) {
+    return SPL_ERR_ALLOC;
+  }
+  return SPL_OK;
+}
+
+int convert_listed_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals,
+                       const std::vector<int32_t> &offsets, spl_dia_operands *out) {
+  std::memset(out, 0, sizeof *out);
+  return convert_listed(n, m, offs, cols, vals, offsets, out);
+}
+
+int convert_listed_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
+                       const std::vector<int32_t> &offsets, spl_dia_operands *out) {
+  std::memset(out, 0, sizeof *out);
+  return convert_listed(n, m, offs, cols, vals, offsets, out);
+}
+
 } // namespace spl_rt
 
 int spl_csr_diagonals(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, int64_t limit, int64_t *count) {
   if (count == nullptr)
     return SPL_ERR_BAD_INPUT;
   *count = 0;
-  if (!spl_rt::valid(n, m, offs, cols) || limit < 0 || limit == INT64_MAX)
-    return SPL_ERR_BAD_INPUT;
-  try {
-    spl_rt::DiagonalSet set(n, m);
-    spl_rt::Marking marking{offs, cols, n, m, limit, &set};
-    spl_rt::run_chunks(n, &spl_rt::Marking::run, &marking);
-    *count = std::min(marking.marked.load(), limit + 1);
-  } catch (const std::bad_alloc &) {
-    return SPL_ERR_ALLOC;
-  }
+  std::vector<int32_t> offsets;
+  bool within = false;
+  if (int rc = spl_rt::list_diagonals(n, m, offs, cols, limit, offsets, within); rc != SPL_OK)
+    return rc;
+  *count = within ? static_cast<int64_t>(offsets.size()) : limit + 1;
   return SPL_OK;
 }
 
@@ -212,7 +255,7 @@ int spl_dia_convert_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t
 void spl_dia_operands_free(spl_dia_operands *d) {
   if (d == nullptr)
     return;
-  std::free(d->offsets);
-  std::free(d->diags);
+  spl_free(d->offsets);
+  spl_free(d->diags);
   std::memset(d, 0, sizeof *d);
 }

@@ -1,5 +1,5 @@
-/* dia.h: the set of a matrix's diagonals (the distinct j - i of its entries), shared by the
- * inspector (spl_csr_inspect counts them) and the DIA conversion (dia.cpp, which lists them).
+/* dia.h: the set of a matrix's diagonals (the distinct j - i of its entries), which dia.cpp
+ * marks from row chunks on the pool, and the internal calls a plan makes (plan.cpp).
  *
  * A bit per possible diagonal, -(n - 1) .. m - 1, set with atomics so that row chunks on the
  * pool mark one set: a bit is read before it is set, so the cache lines of a banded matrix's few
@@ -13,6 +13,9 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <vector>
+
+#include "export.h"
 
 namespace spl_rt {
 
@@ -50,6 +53,17 @@ private:
   int64_t n_, m_, words_;
   std::unique_ptr<std::atomic<uint64_t>[]> bits_;
 };
+
+/* What a plan calls (dia.cpp): the diagonals listed once, then the conversion with that list
+ * (spl_dia_convert_* lists them itself). list_diagonals sets `within` to whether there are at
+ * most `limit`, and then lists them in increasing offset; it checks its input as
+ * spl_csr_diagonals does. convert_listed_* take the list of the same matrix. */
+int list_diagonals(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, int64_t limit,
+                   std::vector<int32_t> &offsets, bool &within);
+int convert_listed_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals,
+                       const std::vector<int32_t> &offsets, spl_dia_operands *out);
+int convert_listed_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
+                       const std::vector<int32_t> &offsets, spl_dia_operands *out);
 
 } // namespace spl_rt
 

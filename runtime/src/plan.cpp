@@ -29,6 +29,8 @@
  */
 #include "export.h"
 
+#include "dia.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -147,8 +149,8 @@ template <> struct Kernels<double> {
     return spl_sell_convert_f64(n, offs, cols, vals, lanes, narrow, wide, out);
   }
   static int convert_dia(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
-                         spl_dia_operands *out) {
-    return spl_dia_convert_f64(n, m, offs, cols, vals, out);
+                         const std::vector<int32_t> &offsets, spl_dia_operands *out) {
+    return convert_listed_f64(n, m, offs, cols, vals, offsets, out);
   }
   static int64_t csr_bytes(const spl_csr_profile &p) { return p.spmv_bytes_f64; }
   static constexpr const char *name = "f64";
@@ -163,8 +165,8 @@ template <> struct Kernels<float> {
     return spl_sell_convert_f32(n, offs, cols, vals, lanes, narrow, wide, out);
   }
   static int convert_dia(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals,
-                         spl_dia_operands *out) {
-    return spl_dia_convert_f32(n, m, offs, cols, vals, out);
+                         const std::vector<int32_t> &offsets, spl_dia_operands *out) {
+    return convert_listed_f32(n, m, offs, cols, vals, offsets, out);
   }
   static int64_t csr_bytes(const spl_csr_profile &p) { return p.spmv_bytes_f32; }
   static constexpr const char *name = "f32";
@@ -258,6 +260,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
       p->explanation += line;
 
       std::vector<Candidate> candidates;
+      std::vector<int32_t> dia_offsets; /* the diagonals, once counted */
       /* DIA reads its diagonals whole (padding included) and no column, so the bytes decide:
        * it is tried when CSR moves kDiaMinGain times the diagonals' bytes, which bounds their
        * number. Counting them takes a pass over the columns (stopped soon after the bound),
@@ -268,13 +271,14 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         const int64_t bound = static_cast<int64_t>(
             std::max(0.0, (static_cast<double>(K::csr_bytes(prof)) / kDiaMinGain - vector_bytes) / (static_cast<double>(n) * sizeof(T))));
         const auto d0 = std::chrono::steady_clock::now();
-        int64_t diagonals = 0;
-        if (int rc = spl_csr_diagonals(n, m, offs, cols, bound, &diagonals); rc != SPL_OK) {
+        bool within = false;
+        if (int rc = list_diagonals(n, m, offs, cols, bound, dia_offsets, within); rc != SPL_OK) {
           delete p;
           return rc;
         }
         const double count_time = seconds_since(d0);
-        if (diagonals > bound) {
+        const int64_t diagonals = static_cast<int64_t>(dia_offsets.size());
+        if (!within) {
           std::snprintf(line, sizeof line, "DIA not tried: over %lld diagonals, which would move more than CSR's bytes / %.2f "
                         "(counted in %.3f ms)\n", (long long)bound, kDiaMinGain, count_time * 1e3);
           p->explanation += line;
@@ -320,7 +324,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         const auto c0 = std::chrono::steady_clock::now();
         int rc;
         if (c.kernel == spl_plan::Dia) {
-          rc = K::convert_dia(n, m, offs, cols, vals, &p->diagonals);
+          rc = K::convert_dia(n, m, offs, cols, vals, dia_offsets, &p->diagonals);
           p->dia = reinterpret_cast<void *>(kernels->dia);
         } else {
           rc = K::convert_sell(n, offs, cols, vals, kernels->lanes, kernels->narrow, kernels->wide, &p->operands);
@@ -336,9 +340,8 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           return rc;
         }
         p->kernel = c.kernel;
-        std::vector<T> y_candidate(static_cast<size_t>(n));
         const Comparison cmp =
-            compare([&] { return run<T>(p, x.data(), y_candidate.data()); }, csr_call, csr_time, plan_t0);
+            compare([&] { return run<T>(p, x.data(), y.data()); }, csr_call, csr_time, plan_t0); /* y: scratch */
         char form[160];
         if (c.kernel == spl_plan::Dia)
           std::snprintf(form, sizeof form, "%lld diagonals", (long long)p->diagonals.diagonals);
