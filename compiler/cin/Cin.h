@@ -226,6 +226,8 @@ struct Kernel {
   /// For a planned kernel: its parameter carrying each argument of the runtime's CSR kernel
   /// type, in that type's order (n, m, offs, cols, vals, x, out; cin/SpmvPattern.h).
   std::vector<int> planParams;
+  /// For a planned kernel: it computes y = A^T x (the runtime's transposed plan).
+  bool planTransposed = false;
   /// A kernel the object needs but does not export (a plan's candidates): internal linkage, no
   /// prototype in the header.
   bool internal = false;

@@ -4,6 +4,9 @@
 /// accumulator on either side of +):
 ///   forall i in [0, n) { local acc = 0; forall k in segment(offs @ i) { local j = cols[i, k];
 ///   acc = acc + vals[i, k] * x[j] }; out[i] = acc }
+/// and, for the transposed product, what it makes of an einsum y[j] = A[i, j] * x[i]:
+///   forall z in [0, m) { out[z] = 0 }; forall i in [0, n) { forall k in segment(offs @ i) {
+///   local j = cols[i, k]; out[j] = out[j] + vals[i, k] * x[i] } }
 #include "cin/SpmvPattern.h"
 
 #include <fmt/format.h>
@@ -56,6 +59,109 @@ bool accessAtLocal(const ExprP &e, const Kernel &k, size_t param, int64_t j) {
   return e->tensor->id == k.params[param].tensor->id && e->indices.size() == 1 && e->indices[0] == Nat::value(NatVarId{j, ""});
 }
 
+/// The kernel parameter whose tensor (and tuple component: csr64's values and columns are two
+/// components of one array) an access reads or writes; -1 if none.
+int paramOfAccess(const Kernel &k, const ExprP &e) {
+  const std::vector<KernelParam> &p = k.params;
+  for (size_t q = 0; q < p.size(); ++q)
+    if (e && e->kind == ExprKind::Access && e->tensor && p[q].tensor && p[q].tensor->id == e->tensor->id && p[q].abi.path == e->leaf)
+      return static_cast<int>(q);
+  return -1;
+}
+
+/// The seven parameters of r stand for the runtime's kernel type.
+std::optional<CsrSpmv> checkParameters(const Kernel &k, const CsrSpmv &r, std::string &whyNot) {
+  const std::vector<KernelParam> &p = k.params;
+  using Role = tir::AbiParam::Role;
+  const auto [nParam, mParam, offsParam, colsParam, valsParam, xParam, outParam] = r.paramOf;
+  const Scalar elem = r.elem;
+  // The runtime's kernel type: nats by value, offsets and columns as 32-bit indices, the
+  // values, x and the result in the element type; each parameter once.
+  auto is = [&](int q, Role role, const char *ctype) { return q >= 0 && p[q].abi.role == role && (!ctype || p[q].abi.ctype == ctype); };
+  bool types = is(nParam, Role::Nat, nullptr) && is(mParam, Role::Nat, nullptr) &&
+               (is(offsParam, Role::Buffer, "const int32_t *") || is(offsParam, Role::Nats, "const int32_t *")) &&
+               is(colsParam, Role::Buffer, "const int32_t *") && p[colsParam].abi.isIndex && is(valsParam, Role::Buffer, nullptr) &&
+               is(xParam, Role::Buffer, nullptr) && is(outParam, Role::OutBuffer, nullptr) && p[valsParam].abi.elem == elem &&
+               p[xParam].abi.elem == elem;
+  std::array<int, 7> sorted = r.paramOf;
+  std::sort(sorted.begin(), sorted.end());
+  if (!types || std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    whyNot = "its C parameters are not those of a CSR SpMV: n and m (nats), offs (i32), cols (32-bit indices), and vals, x "
+             "and the result all three f32 or all three f64";
+    return std::nullopt;
+  }
+  return r;
+}
+
+/// y = A^T x: `zeroing` is forall z in [0, m) { out[z] = 0 }, `rows` forall i in [0, n) {
+/// forall k in segment(offs @ i) { local j = cols[i, k]; out[j] = out[j] + vals[i, k] * x[i] } }
+/// (either order of the factors, out[j] on either side of +).
+std::optional<CsrSpmv> recogniseTransposed(const Kernel &k, const Stmt &zeroing, const Stmt &rows, Scalar elem,
+                                           std::string &whyNot) {
+  auto no = [&](std::string why) -> std::optional<CsrSpmv> {
+    whyNot = std::move(why);
+    return std::nullopt;
+  };
+  const std::vector<KernelParam> &p = k.params;
+  using Role = tir::AbiParam::Role;
+  auto natParamOf = [&](const Nat &hi) {
+    for (size_t q = 0; q < p.size(); ++q)
+      if (p[q].abi.role == Role::Nat && isLoopVar(hi, p[q].natVar)) return static_cast<int>(q);
+    return -1;
+  };
+  // forall z in [0, m) { out[z] = 0 }
+  std::vector<const Stmt *> zero = flat(zeroing.body.empty() ? nullptr : zeroing.body[0]);
+  const int mParam = natParamOf(zeroing.hi);
+  if (!zeroing.lo.isZero() || mParam < 0 || zero.size() != 1 || zero[0]->kind != StmtKind::Assign || zero[0]->compound ||
+      !isZero(zero[0]->value))
+    return no("its body is not one loop over the rows (nor the zeroing of a transposed product's result and then one)");
+  const int outParam = paramOfAccess(k, zero[0]->lhs);
+  if (outParam < 0 || !accessAtLoops(zero[0]->lhs, k, static_cast<size_t>(outParam), {zeroing.var}))
+    return no("the transposed product's first loop does not zero its result");
+  // forall i in [0, n) { forall k in segment(offs @ i) { ... } }
+  const int nParam = natParamOf(rows.hi);
+  if (!rows.lo.isZero() || nParam < 0) return no("the transposed product's second loop does not run over the n rows");
+  const int64_t i = rows.var;
+  std::vector<const Stmt *> row = flat(rows.body.empty() ? nullptr : rows.body[0]);
+  if (row.size() != 1 || row[0]->kind != StmtKind::Forall) return no("a row of the transposed product is not one loop over its entries");
+  const Stmt &entries = *row[0];
+  int offsParam = -1;
+  for (size_t q = 0; q < p.size(); ++q)
+    if (entries.segment && p[q].tensor && p[q].tensor->id == entries.segment->array.id) offsParam = static_cast<int>(q);
+  if (!(entries.segment && entries.segment->whole && !entries.segment->lengths && offsParam >= 0 &&
+        isLoopVar(entries.segment->parent, i)))
+    return no("the inner loop does not run over row i's entries (offs@i to offs@(i+1))");
+  // local j = cols[i, k]; out[j] = out[j] + vals[i, k] * x[i]
+  std::vector<const Stmt *> body = flat(entries.body.empty() ? nullptr : entries.body[0]);
+  if (body.size() != 2 || body[0]->kind != StmtKind::DeclLocal || body[1]->kind != StmtKind::Assign)
+    return no("an entry's term is not added to out[column]");
+  const int64_t kv = entries.var, j = body[0]->local;
+  const int colsParam = paramOfAccess(k, body[0]->value);
+  if (colsParam < 0 || !accessAtLoops(body[0]->value, k, static_cast<size_t>(colsParam), {i, kv}))
+    return no("an entry's column is not cols[i, k]");
+  const Stmt &add = *body[1];
+  if (add.compound || paramOfAccess(k, add.lhs) != outParam || !accessAtLocal(add.lhs, k, static_cast<size_t>(outParam), j))
+    return no("an entry's term is not added to out[column]");
+  const ExprP &sum = add.value;
+  if (!sum || sum->kind != ExprKind::Binary || sum->binop != ast::BinOp::Add) return no("an entry's term is not added to out[column]");
+  auto isOutJ = [&](const ExprP &e) { return paramOfAccess(k, e) == outParam && accessAtLocal(e, k, static_cast<size_t>(outParam), j); };
+  const ExprP term = isOutJ(sum->args[0]) ? sum->args[1] : isOutJ(sum->args[1]) ? sum->args[0] : nullptr;
+  if (!term || term->kind != ExprKind::Binary || term->binop != ast::BinOp::Mul) return no("an entry's term is not value * x[row]");
+  int valsParam = -1, xParam = -1;
+  for (int side = 0; side < 2 && valsParam < 0; ++side) {
+    const ExprP &a = term->args[side], &b = term->args[1 - side];
+    const int va = paramOfAccess(k, a), xb = paramOfAccess(k, b);
+    if (va >= 0 && xb >= 0 && accessAtLoops(a, k, static_cast<size_t>(va), {i, kv}) && accessAtLoops(b, k, static_cast<size_t>(xb), {i}))
+      valsParam = va, xParam = xb;
+  }
+  if (valsParam < 0) return no("an entry's term is not value * x[row]");
+  CsrSpmv r;
+  r.elem = elem;
+  r.transposed = true;
+  r.paramOf = {nParam, mParam, offsParam, colsParam, valsParam, xParam, outParam};
+  return checkParameters(k, r, whyNot);
+}
+
 }  // namespace
 
 std::optional<CsrSpmv> recogniseCsrSpmv(const Kernel &k, std::string &whyNot) {
@@ -70,14 +176,8 @@ std::optional<CsrSpmv> recogniseCsrSpmv(const Kernel &k, std::string &whyNot) {
     return no("under --checked its C function takes element counts, and a plan's kernels take none (plans run unchecked)");
   if (p.size() != 7)
     return no(fmt::format("its C function takes {} parameters, where a CSR SpMV takes 7 (n, m, offs, cols, vals, x, out)", p.size()));
-  // Each operand's parameter is read off the body below: the parameter of an access's tensor
-  // and tuple component (csr64's values and columns are two components of one array).
-  auto paramOf = [&](const ExprP &e) {
-    for (size_t q = 0; q < p.size(); ++q)
-      if (e && e->kind == ExprKind::Access && e->tensor && p[q].tensor && p[q].tensor->id == e->tensor->id && p[q].abi.path == e->leaf)
-        return static_cast<int>(q);
-    return -1;
-  };
+  // Each operand's parameter is read off the body below (paramOfAccess).
+  auto paramOf = [&](const ExprP &e) { return paramOfAccess(k, e); };
   const Scalar elem = [&] {
     for (const KernelParam &q : p)
       if (q.abi.role == Role::OutBuffer) return q.abi.elem;
@@ -85,8 +185,10 @@ std::optional<CsrSpmv> recogniseCsrSpmv(const Kernel &k, std::string &whyNot) {
   }();
   if (elem != Scalar::F32 && elem != Scalar::F64) return no("its result is not an array of f32 or f64");
 
-  // forall i in [0, n)
+  // forall i in [0, n), or the transposed product's zeroing and then that loop
   std::vector<const Stmt *> top = flat(k.body);
+  if (top.size() == 2 && top[0]->kind == StmtKind::Forall && top[1]->kind == StmtKind::Forall)
+    return recogniseTransposed(k, *top[0], *top[1], elem, whyNot);
   if (top.size() != 1 || top[0]->kind != StmtKind::Forall) return no("its body is not one loop over the rows");
   const Stmt &rows = *top[0];
   int nParam = -1;
@@ -143,20 +245,7 @@ std::optional<CsrSpmv> recogniseCsrSpmv(const Kernel &k, std::string &whyNot) {
   CsrSpmv r;
   r.elem = elem;
   r.paramOf = {nParam, mParam, offsParam, colsParam, valsParam, xParam, outParam};
-  // The runtime's kernel type: nats by value, offsets and columns as 32-bit indices, the
-  // values, x and the result in the element type; each parameter once.
-  auto is = [&](int q, Role role, const char *ctype) { return q >= 0 && p[q].abi.role == role && (!ctype || p[q].abi.ctype == ctype); };
-  bool types = is(nParam, Role::Nat, nullptr) && is(mParam, Role::Nat, nullptr) &&
-               (is(offsParam, Role::Buffer, "const int32_t *") || is(offsParam, Role::Nats, "const int32_t *")) &&
-               is(colsParam, Role::Buffer, "const int32_t *") && p[colsParam].abi.isIndex && is(valsParam, Role::Buffer, nullptr) &&
-               is(xParam, Role::Buffer, nullptr) && is(outParam, Role::OutBuffer, nullptr) && p[valsParam].abi.elem == elem &&
-               p[xParam].abi.elem == elem;
-  std::array<int, 7> sorted = r.paramOf;
-  std::sort(sorted.begin(), sorted.end());
-  if (!types || std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
-    return no("its C parameters are not those of a CSR SpMV: n and m (nats), offs (i32), cols (32-bit indices), and vals, x "
-              "and the result all three f32 or all three f64");
-  return r;
+  return checkParameters(k, r, whyNot);
 }
 
 }  // namespace spl::cin

@@ -1,4 +1,5 @@
-/// \file SpmvPattern.h: recognises a CSR sparse matrix-vector product, y = A x, in a kernel.
+/// \file SpmvPattern.h: recognises a CSR sparse matrix-vector product, y = A x or y = A^T x, in
+/// a kernel.
 /// Takes:      a lowered CPU kernel (cin/Lower.h), before or after its schedules: the loop
 ///             kinds, a row loop's balance and Block nesting do not matter.
 /// Gives:      where its operands stand among the C parameters, when the kernel computes for
@@ -8,7 +9,10 @@
 ///             place: it takes the seven parameters of the runtime's CSR kernel type
 ///             (spl_runtime.h's spl_csr_spmv_f64_fn: n, m, offs, cols, vals, x, out), in any
 ///             order (stdlib formats' `csr64` puts the values before the columns), 32-bit
-///             indices, f32 or f64.
+///             indices, f32 or f64. The transposed product: out zeroed over its m entries, then
+///             for each row i and each of its entries out[column] += value * x[i] (an einsum
+///             `y[j] = A[i, j] * x[i]` over a CSR matrix), the same seven parameters with x of n
+///             entries and out of m.
 /// Assumes:    the row loop's segment is recognised (Stmt::segment, cin/Cin.h); reassociation
 ///             of the sum is allowed (a `reduce`, not a `fold`).
 #pragma once
@@ -23,6 +27,7 @@ namespace spl::cin {
 
 struct CsrSpmv {
   Scalar elem = Scalar::F64;  // of vals, x and out
+  bool transposed = false;    // y = A^T x
   /// The kernel's parameter that carries each argument of the runtime's CSR kernel type, in
   /// its order: n, m, offs, cols, vals, x, out.
   std::array<int, 7> paramOf{};

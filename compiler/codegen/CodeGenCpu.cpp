@@ -307,9 +307,9 @@ class CpuGen : public LoopCodeGen {
 };
 
 /// A plan's entry points (loopir::PlanEntry): a constant table of its kernels in the layout of
-/// spl_spmv_kernels_f64/f32 (spl_runtime.h), and
+/// spl_spmv_kernels_f64/f32 (spl_runtime.h; spl_spmv_t_kernels_T for y = A^T x), and
 ///   int NAME_plan(the export's parameters but x and out, i64 calls, ptr plan)
-///     = spl_spmv_plan_T(n, m, offs, cols, vals, calls, &table, plan)
+///     = spl_spmv_plan_T(n, m, offs, cols, vals, calls, &table, plan)   (spl_spmv_t_plan_T)
 ///   int NAME_run(ptr plan, ptr x, ptr out) = spl_spmv_run_T(plan, x, out)
 /// When the export's parameters are not in the runtime kernel type's order (n, m, offs, cols,
 /// vals, x, out), the table's CSR kernel is an internal adapter that calls the export.
@@ -317,6 +317,7 @@ void addPlanEntries(llvm::Module &mod, const std::vector<PlanEntry> &plans) {
   llvm::LLVMContext &ctx = mod.getContext();
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx), *i64 = llvm::Type::getInt64Ty(ctx), *i32 = llvm::Type::getInt32Ty(ctx);
   auto *tableTy = llvm::StructType::get(ctx, {ptr, ptr, ptr, i64, i64, i64, ptr});
+  auto *transposedTableTy = llvm::StructType::get(ctx, {ptr, ptr});
   const std::vector<llvm::Type *> csrParams{i64, i64, ptr, ptr, ptr, ptr, ptr};  // n, m, offs, cols, vals, x, out
   for (const PlanEntry &p : plans) {
     auto kernel = [&](const std::string &name) {
@@ -341,12 +342,16 @@ void addPlanEntries(llvm::Module &mod, const std::vector<PlanEntry> &plans) {
       b.CreateRet(b.CreateCall(csr, args));
       csr = adapter;
     }
-    auto *table = new llvm::GlobalVariable(
-        mod, tableTy, /*isConstant=*/true, llvm::GlobalValue::InternalLinkage,
-        llvm::ConstantStruct::get(tableTy, {csr, kernel(p.sellNarrow), kernel(p.sellWide), llvm::ConstantInt::get(i64, p.lanes),
-                                            llvm::ConstantInt::get(i64, p.narrowRows), llvm::ConstantInt::get(i64, p.wideRows),
-                                            kernel(p.dia)}),
-        p.name + ".plan.kernels");
+    // spl_spmv_kernels_T, or spl_spmv_t_kernels_T for y = A^T x (the export and the CSR kernel
+    // the runtime runs over the transpose).
+    llvm::StructType *ty = p.transposed ? transposedTableTy : tableTy;
+    llvm::Constant *init =
+        p.transposed ? llvm::ConstantStruct::get(ty, {csr, kernel(p.gather)})
+                     : llvm::ConstantStruct::get(ty, {csr, kernel(p.sellNarrow), kernel(p.sellWide), llvm::ConstantInt::get(i64, p.lanes),
+                                                      llvm::ConstantInt::get(i64, p.narrowRows),
+                                                      llvm::ConstantInt::get(i64, p.wideRows), kernel(p.dia)});
+    auto *table = new llvm::GlobalVariable(mod, ty, /*isConstant=*/true, llvm::GlobalValue::InternalLinkage, init,
+                                           p.name + ".plan.kernels");
     const std::string elem = p.f64 ? "f64" : "f32";
     // NAME_plan's parameters: the export's but x and out, in its order; where each one lands.
     std::vector<llvm::Type *> planParams;
@@ -363,7 +368,8 @@ void addPlanEntries(llvm::Module &mod, const std::vector<PlanEntry> &plans) {
     {
       llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", plan));
       auto arg = [&](int role) { return plan->getArg(static_cast<unsigned>(planArgOfParam[static_cast<size_t>(p.paramOf[static_cast<size_t>(role)])])); };
-      llvm::FunctionCallee rt = mod.getOrInsertFunction("spl_spmv_plan_" + elem, llvm::FunctionType::get(i32, {i64, i64, ptr, ptr, ptr, i64, ptr, ptr}, false));
+      llvm::FunctionCallee rt = mod.getOrInsertFunction((p.transposed ? "spl_spmv_t_plan_" : "spl_spmv_plan_") + elem,
+                                                        llvm::FunctionType::get(i32, {i64, i64, ptr, ptr, ptr, i64, ptr, ptr}, false));
       b.CreateRet(b.CreateCall(rt, {arg(0), arg(1), arg(2), arg(3), arg(4), plan->getArg(calls), table, plan->getArg(calls + 1)}));
     }
     llvm::Function *run = define(p.name + "_run", {ptr, ptr, ptr}, llvm::GlobalValue::ExternalLinkage);

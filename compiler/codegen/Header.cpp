@@ -92,10 +92,17 @@ std::string writeHeader(const std::string &sourcePath, const std::string &header
         std::string matrix;
         for (size_t q = 0; q < p.size(); ++q)
           if (static_cast<int>(q) != e.planParams[5] && static_cast<int>(q) != e.planParams[6]) matrix += param(p[q]) + ", ";
-        out("/* Its plan (docs/plans.md): _plan inspects the matrix once and chooses this kernel or a\n"
-            "   SELL-C-sigma one for about expected_calls calls (the arrays must outlive the plan); _run\n"
-            "   computes {} = A {} with the choice; spl_plan_explain says why, spl_plan_free frees it. */\n",
-            result.name, x.name);
+        if (e.planTransposed)
+          out("/* Its plan (docs/plans.md): _plan times this kernel once and chooses it or a CSR SpMV over\n"
+              "   the matrix's transpose, converted once, for about expected_calls calls (the arrays must\n"
+              "   outlive the plan); _run computes {} = A^T {} with the choice; spl_plan_explain says why,\n"
+              "   spl_plan_free frees it. */\n",
+              result.name, x.name);
+        else
+          out("/* Its plan (docs/plans.md): _plan inspects the matrix once and chooses this kernel or a\n"
+              "   SELL-C-sigma or DIA one for about expected_calls calls (the arrays must outlive the plan);\n"
+              "   _run computes {} = A {} with the choice; spl_plan_explain says why, spl_plan_free frees it. */\n",
+              result.name, x.name);
         out("int {}_plan({}int64_t expected_calls, spl_plan **plan);\n", name, matrix);
         out("int {}_run(const spl_plan *plan, {}, {});\n", name, param(x), param(result));
       }

@@ -22,6 +22,7 @@ struct HeaderEntry {
   /// parameter carrying each argument of the runtime's CSR kernel type (n, m, offs, cols, vals,
   /// x, out).
   std::vector<int> planParams;
+  bool planTransposed = false;  // the plan computes out = A^T x
 };
 
 /// A tunable NAME becomes `#define SPL_<STEM>_<NAME> value`, STEM being the header's file name

@@ -13,8 +13,15 @@ namespace {
 
 /// The candidates' module for kernel `name` in `elem` (f32 or f64): stdlib spmv's SELL-C-sigma
 /// row kernels of both windows and its DIA kernel under names of the kernel's own, with the
-/// schedules stdlib gives them.
-std::string candidateModule(const std::string &name, const std::string &elem) {
+/// schedules stdlib gives them; for a transposed product, stdlib's CSR kernel (run over the
+/// transpose).
+std::string candidateModule(const std::string &name, const std::string &elem, bool transposed) {
+  if (transposed)
+    return fmt::format(
+        "// The candidate of {0}'s plan (splc, driver/Plans.cpp), y = A^T x: a CSR SpMV over the transpose.\n"
+        "import spmv;\n"
+        "export spmv_csr(T = {1}) as {0}__csr for cpu;\n",
+        name, elem);
   return fmt::format(
       "// The candidates of {0}'s plan (splc, driver/Plans.cpp): SELL-C-sigma row kernels of both windows, DIA.\n"
       "import spmv;\n"
@@ -53,7 +60,7 @@ bool addPlanCandidates(std::vector<cin::Kernel> &kernels, std::vector<loopir::Pl
     // The module stands in the stdlib's folder, so that `import spmv` finds stdlib's whatever
     // the user's folder holds. Its tunables keep their defaults: -D names the main file's.
     std::string path = checkOptions.stdlibDir + "/<plan of " + k->name + ">.spl";
-    uint32_t file = sm.addFile(path, candidateModule(k->name, elem), /*generated=*/true);
+    uint32_t file = sm.addFile(path, candidateModule(k->name, elem, k->planTransposed), /*generated=*/true);
     std::optional<ast::Module> module = parseFile(sm, file, diags);
     if (!module) throw InternalError("plan: the candidates' module of " + k->name + " does not parse");
     sources.modules.push_back(std::make_unique<ast::Module>(std::move(*module)));
@@ -74,12 +81,17 @@ bool addPlanCandidates(std::vector<cin::Kernel> &kernels, std::vector<loopir::Pl
     e.f64 = f64;
     e.csr = k->name;
     e.paramOf = k->planParams;
-    e.sellNarrow = k->name + "__sell_narrow";
-    e.sellWide = k->name + "__sell_wide";
-    e.lanes = tunable(p, f64 ? "SELL_LANES_F64" : "SELL_LANES_F32");
-    e.narrowRows = tunable(p, "SELL_WINDOW") * e.lanes;
-    e.wideRows = tunable(p, "SELL_WINDOW_WIDE") * e.lanes;
-    e.dia = k->name + "__dia";
+    if (k->planTransposed) {
+      e.transposed = true;
+      e.gather = k->name + "__csr";
+    } else {
+      e.sellNarrow = k->name + "__sell_narrow";
+      e.sellWide = k->name + "__sell_wide";
+      e.lanes = tunable(p, f64 ? "SELL_LANES_F64" : "SELL_LANES_F32");
+      e.narrowRows = tunable(p, "SELL_WINDOW") * e.lanes;
+      e.wideRows = tunable(p, "SELL_WINDOW_WIDE") * e.lanes;
+      e.dia = k->name + "__dia";
+    }
     plans.push_back(e);
   }
   for (cin::Kernel &c : added) kernels.push_back(std::move(c));

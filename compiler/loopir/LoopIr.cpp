@@ -628,6 +628,8 @@ class StmtPrinter : public Visitor {
 }  // namespace
 
 std::string print(const PlanEntry &p) {
+  if (p.transposed)
+    return fmt::format("plan {} ({}, transposed): csr^T {}, csr over the transpose {}\n", p.name, p.f64 ? "f64" : "f32", p.csr, p.gather);
   return fmt::format("plan {} ({}): csr {}, sell {} ({} rows a window) and {} ({} rows), {} lanes, dia {}\n", p.name,
                      p.f64 ? "f64" : "f32", p.csr, p.sellNarrow, p.narrowRows, p.sellWide, p.wideRows, p.lanes, p.dia);
 }

@@ -295,6 +295,10 @@ struct PlanEntry {
   int64_t lanes = 0;                   // C
   int64_t narrowRows = 0, wideRows = 0;  // the windows, in rows
   std::string dia;                     // the DIA kernel
+  /// y = A^T x: csr is the export's transposed kernel, gather a CSR SpMV the runtime runs over
+  /// A's transpose (spl_spmv_t_plan_*); the SELL and DIA fields are unused.
+  bool transposed = false;
+  std::string gather;
   /// The export's parameter carrying each argument of the runtime's CSR kernel type (n, m,
   /// offs, cols, vals, x, out): NAME_plan takes the export's parameters but x and out in the
   /// export's order, and where that order is not the type's, the table holds an adapter.

@@ -262,7 +262,7 @@ class Scheduler {
   }
 
   /// plan(): the driver generates the plan's entry points and candidates; here the export is
-  /// checked to be what they run in its place, a CSR SpMV.
+  /// checked to be what they run in its place, a CSR SpMV (y = A x or y = A^T x).
   void apply(const tir::Plan &c) {
     if (c.arity != 0) return error(c.loc, "plan() takes no arguments");
     if (k_.cuda) return error(c.loc, "plan(): plans are for cpu schedules (a GPU export has no plan yet)");
@@ -271,6 +271,7 @@ class Scheduler {
     if (!spmv) return error(c.loc, "plan(): " + k_.name + " is not a CSR SpMV that a plan can run in other kernels: " + whyNot);
     k_.planned = true;
     k_.planParams.assign(spmv->paramOf.begin(), spmv->paramOf.end());
+    k_.planTransposed = spmv->transposed;
   }
 
   void apply(const tir::Unsupported &c) { error(c.loc, "schedule command '" + c.name + "' is not supported yet"); }

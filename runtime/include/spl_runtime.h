@@ -151,6 +151,26 @@ int spl_dia_convert_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t
                         spl_dia_operands *out);
 void spl_dia_operands_free(spl_dia_operands *d);
 
+/* A CSR matrix's transpose in CSR form (the matrix in CSC; the conversion of a plan for
+ * y = A^T x): offs (m + 1 entries), for each column of A the rows holding an entry in increasing
+ * row (rows_idx) and their values, so that a CSR SpMV over (m, n, offs, rows_idx, vals) computes
+ * A^T x, adding each column's terms in increasing row. SPL_ERR_BAD_INPUT for bad sizes (n at most
+ * INT32_MAX, m below it), null pointers, decreasing offsets or a column outside [0, m);
+ * SPL_ERR_ALLOC when memory runs out; on error nothing stays allocated. Release with
+ * spl_csc_operands_free. */
+typedef struct {
+  int64_t rows, cols, entries; /* of A: n, m, nnz */
+  int32_t *offs;               /* m + 1 */
+  int32_t *rows_idx;           /* entries (at least 1) */
+  void *vals;                  /* entries (at least 1) of the converted precision */
+  int64_t bytes;
+} spl_csc_operands;
+int spl_csc_convert_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals,
+                        spl_csc_operands *out);
+int spl_csc_convert_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
+                        spl_csc_operands *out);
+void spl_csc_operands_free(spl_csc_operands *c);
+
 /* ---- What a plan reads of a matrix (issue 25, docs/plans.md) ------------------------------- */
 /* spl_csr_inspect: one pass over a CSR matrix's offsets and columns (on the pool; the result
  * does not depend on the thread count). Row lengths: their extremes, mean, coefficient of
@@ -220,6 +240,23 @@ int spl_spmv_plan_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t *
                       const spl_spmv_kernels_f64 *kernels, spl_plan **plan);
 int spl_spmv_plan_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals, int64_t hint_calls,
                       const spl_spmv_kernels_f32 *kernels, spl_plan **plan);
+/* y = A^T x for the same CSR arrays (y: m entries, x: n), planned: `transposed` is the caller's
+ * kernel of that product over A's arrays (the C type of a CSR kernel: n, m, offs, cols, vals, x,
+ * y), `csr` (optional) a CSR SpMV, which the plan may run over A's transpose, converted once
+ * (spl_csc_convert_*) when hint_calls repay it and it runs faster here. spl_spmv_run_* runs
+ * either plan; spl_plan_kernel: "csr-t" (the caller's kernel) or "csc" (the copy). */
+typedef struct {
+  spl_csr_spmv_f64_fn transposed; /* required */
+  spl_csr_spmv_f64_fn csr;        /* optional */
+} spl_spmv_t_kernels_f64;
+typedef struct {
+  spl_csr_spmv_f32_fn transposed;
+  spl_csr_spmv_f32_fn csr;
+} spl_spmv_t_kernels_f32;
+int spl_spmv_t_plan_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
+                        int64_t hint_calls, const spl_spmv_t_kernels_f64 *kernels, spl_plan **plan);
+int spl_spmv_t_plan_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals,
+                        int64_t hint_calls, const spl_spmv_t_kernels_f32 *kernels, spl_plan **plan);
 int spl_spmv_run_f64(const spl_plan *plan, const double *x, double *y);
 int spl_spmv_run_f32(const spl_plan *plan, const float *x, float *y);
 const char *spl_plan_explain(const spl_plan *plan);

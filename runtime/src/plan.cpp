@@ -40,16 +40,21 @@
 #include <vector>
 
 struct spl_plan {
-  enum Kernel { Csr, Sell, Dia } kernel = Csr;
+  /* Csr, Sell, Dia: y = A x. Transposed: y = A^T x by the caller's kernel over A's arrays;
+   * Csc: the same by the caller's CSR kernel over A's transpose, converted once. */
+  enum Kernel { Csr, Sell, Dia, Transposed, Csc } kernel = Csr;
   size_t element = 0; /* sizeof the precision planned for: a run in the other one is refused */
   int64_t n = 0, m = 0;
+  bool transposed = false; /* a plan of y = A^T x: x has n entries, y m */
   const int32_t *offs = nullptr, *cols = nullptr;
   const void *vals = nullptr;
   void *csr = nullptr;  /* the caller's kernels, as untyped function pointers */
   void *sell = nullptr; /* the SELL kernel of the window chosen */
   void *dia = nullptr;
+  void *gather = nullptr; /* a transposed plan's CSR kernel, run over the transpose */
   spl_sell_operands operands{};
   spl_dia_operands diagonals{};
+  spl_csc_operands transpose{};
   std::vector<char> scratch; /* SELL's padded output (slices * lanes elements) */
   int64_t bytes = 0;
   std::string explanation;
@@ -58,10 +63,11 @@ struct spl_plan {
   void release() {
     spl_sell_operands_free(&operands);
     spl_dia_operands_free(&diagonals);
+    spl_csc_operands_free(&transpose);
     scratch.clear();
     scratch.shrink_to_fit();
-    sell = dia = nullptr;
-    kernel = Csr;
+    sell = dia = gather = nullptr;
+    kernel = transposed ? Transposed : Csr;
   }
 };
 
@@ -153,6 +159,11 @@ template <> struct Kernels<double> {
     return convert_listed_f64(n, m, offs, cols, vals, offsets, out);
   }
   static int64_t csr_bytes(const spl_csr_profile &p) { return p.spmv_bytes_f64; }
+  using TSet = spl_spmv_t_kernels_f64;
+  static int convert_csc(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
+                         spl_csc_operands *out) {
+    return spl_csc_convert_f64(n, m, offs, cols, vals, out);
+  }
   static constexpr const char *name = "f64";
 };
 template <> struct Kernels<float> {
@@ -169,16 +180,29 @@ template <> struct Kernels<float> {
     return convert_listed_f32(n, m, offs, cols, vals, offsets, out);
   }
   static int64_t csr_bytes(const spl_csr_profile &p) { return p.spmv_bytes_f32; }
+  using TSet = spl_spmv_t_kernels_f32;
+  static int convert_csc(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals,
+                         spl_csc_operands *out) {
+    return spl_csc_convert_f32(n, m, offs, cols, vals, out);
+  }
   static constexpr const char *name = "f32";
 };
 
 template <typename T> int run(const spl_plan *p, const T *x, T *y) {
   using K = Kernels<T>;
-  if (p == nullptr || p->element != sizeof(T) || (p->n > 0 && y == nullptr) || (p->m > 0 && x == nullptr))
+  if (p == nullptr || p->element != sizeof(T))
+    return SPL_ERR_BAD_INPUT;
+  const int64_t x_len = p->transposed ? p->n : p->m, y_len = p->transposed ? p->m : p->n;
+  if ((y_len > 0 && y == nullptr) || (x_len > 0 && x == nullptr))
     return SPL_ERR_BAD_INPUT;
   switch (p->kernel) {
   case spl_plan::Csr:
+  case spl_plan::Transposed: /* the same C type: the caller's kernel over A's arrays */
     return reinterpret_cast<typename K::CsrFn>(p->csr)(p->n, p->m, p->offs, p->cols, static_cast<const T *>(p->vals), x, y);
+  case spl_plan::Csc: {
+    const spl_csc_operands &c = p->transpose;
+    return reinterpret_cast<typename K::CsrFn>(p->gather)(p->m, p->n, c.offs, c.rows_idx, static_cast<const T *>(c.vals), x, y);
+  }
   case spl_plan::Dia: {
     const spl_dia_operands &d = p->diagonals;
     return reinterpret_cast<typename K::DiaFn>(p->dia)(p->n, p->m, d.diagonals, d.offsets, static_cast<const T *>(d.diags), x, y);
@@ -384,6 +408,116 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
   return SPL_OK;
 }
 
+/* A plan of y = A^T x. Over A's own arrays the product is a scatter into y (the compiler runs
+ * it on one thread: rows of A add into the same entries of y); over A's transpose, converted once
+ * (spl_csc_convert_*), it is a CSR SpMV, a gather that runs on the pool. So: the caller's
+ * transposed kernel is timed; with calls enough to repay the conversion (kCscGain expected,
+ * kCscConversionSpmvs calls of that kernel) and time left, the transpose is made and the CSR
+ * kernel over it compared in rounds, as plan() does, and kept if faster. */
+constexpr double kCscGain = 1.5;
+constexpr double kCscConversionSpmvs = 4;
+
+template <typename T>
+int plan_transposed(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T *vals, int64_t hint_calls,
+                    const typename Kernels<T>::TSet *kernels, spl_plan **out) {
+  using K = Kernels<T>;
+  if (out == nullptr)
+    return SPL_ERR_BAD_INPUT;
+  *out = nullptr;
+  if (kernels == nullptr || kernels->transposed == nullptr || hint_calls < 0 || n < 0 || m < 0 || offs == nullptr)
+    return SPL_ERR_BAD_INPUT;
+  for (int64_t i = 0; i < n; ++i)
+    if (offs[i + 1] < offs[i])
+      return SPL_ERR_BAD_INPUT;
+  const int64_t entries = static_cast<int64_t>(offs[n]) - offs[0];
+  if (entries > 0 && (cols == nullptr || vals == nullptr))
+    return SPL_ERR_BAD_INPUT;
+  const auto plan_t0 = std::chrono::steady_clock::now();
+  spl_plan *p = new (std::nothrow) spl_plan;
+  if (p == nullptr)
+    return SPL_ERR_ALLOC;
+  char line[512];
+  try {
+    p->element = sizeof(T);
+    p->n = n;
+    p->m = m;
+    p->transposed = true;
+    p->kernel = spl_plan::Transposed;
+    p->offs = offs;
+    p->cols = cols;
+    p->vals = vals;
+    p->csr = reinterpret_cast<void *>(kernels->transposed);
+    std::snprintf(line, sizeof line, "spmv^T plan (%s): y = A^T x for A %lld x %lld, %lld entries; %d threads\n", K::name,
+                  (long long)n, (long long)m, (long long)entries, spl_num_threads());
+    p->explanation = line;
+    auto decide_transposed = [&](const std::string &why) {
+      p->kernel = spl_plan::Transposed;
+      p->explanation += "chose A^T x over A: " + why + "\n";
+    };
+    if (kernels->csr == nullptr || n == 0 || m == 0 || entries == 0) {
+      decide_transposed(kernels->csr == nullptr ? "no CSR kernel was given for a transposed copy" : "nothing to convert");
+    } else {
+      std::vector<T> x(static_cast<size_t>(n), T(1)), y(static_cast<size_t>(m));
+      auto own_call = [&] { return kernels->transposed(n, m, offs, cols, vals, x.data(), y.data()); };
+      double own_time = best_of_two(own_call);
+      if (own_time < 0) {
+        delete p;
+        return SPL_ERR_BAD_INPUT;
+      }
+      const double repay_calls = kCscConversionSpmvs / (1 - 1 / kCscGain);
+      std::snprintf(line, sizeof line,
+                    "A^T x over A: %.3f ms a call; CSR over the transpose (CSC) expected %.2fx, a conversion repaid after "
+                    "about %.0f calls\n",
+                    own_time * 1e3, kCscGain, repay_calls);
+      p->explanation += line;
+      if (static_cast<double>(hint_calls) < repay_calls) {
+        std::snprintf(line, sizeof line, "%lld expected calls would not repay a conversion to CSC", (long long)hint_calls);
+        decide_transposed(line);
+      } else if (seconds_since(plan_t0) + (kCscConversionSpmvs + 2) * own_time > budget(own_time)) {
+        decide_transposed("no planning time left to try CSC");
+      } else {
+        const auto c0 = std::chrono::steady_clock::now();
+        if (int rc = K::convert_csc(n, m, offs, cols, vals, &p->transpose); rc != SPL_OK) {
+          p->release();
+          delete p;
+          return rc;
+        }
+        const double convert_time = seconds_since(c0);
+        p->gather = reinterpret_cast<void *>(kernels->csr);
+        p->kernel = spl_plan::Csc;
+        const Comparison cmp = compare([&] { return run<T>(p, x.data(), y.data()); }, own_call, own_time, plan_t0);
+        std::snprintf(line, sizeof line,
+                      "CSC: converted in %.3f ms (%.1f calls of A^T x over A), %.3f ms a call against %.3f in the same "
+                      "rounds (%d)\n",
+                      convert_time * 1e3, convert_time / own_time, cmp.candidate * 1e3, own_time * 1e3, cmp.rounds);
+        p->explanation += line;
+        if (cmp.candidate >= 0 && cmp.candidate <= kKeepMargin * own_time) {
+          p->bytes = p->transpose.bytes;
+          std::snprintf(line, sizeof line,
+                        "chose CSC: %.2fx the speed of A^T x over A; its conversion is repaid after %.0f calls; it holds "
+                        "%.1f MB\n",
+                        own_time / cmp.candidate, convert_time / (own_time - cmp.candidate), p->bytes / 1e6);
+          p->explanation += line;
+        } else {
+          p->release();
+          decide_transposed(cmp.candidate < 0 ? "the CSR kernel failed on the transpose"
+                                              : "CSR over the transpose was not faster here (the copy is freed)");
+        }
+      }
+    }
+  } catch (...) {
+    p->release();
+    delete p;
+    return SPL_ERR_ALLOC;
+  }
+  std::snprintf(line, sizeof line, "planning took %.3f ms\n", seconds_since(plan_t0) * 1e3);
+  p->explanation += line;
+  if (std::getenv("SPL_PLAN_EXPLAIN") != nullptr)
+    std::fputs(p->explanation.c_str(), stderr);
+  *out = p;
+  return SPL_OK;
+}
+
 } // namespace
 } // namespace spl_rt
 
@@ -397,6 +531,16 @@ int spl_spmv_plan_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t *
   return spl_rt::plan<float>(n, m, offs, cols, vals, hint_calls, kernels, plan);
 }
 
+int spl_spmv_t_plan_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
+                        int64_t hint_calls, const spl_spmv_t_kernels_f64 *kernels, spl_plan **plan) {
+  return spl_rt::plan_transposed<double>(n, m, offs, cols, vals, hint_calls, kernels, plan);
+}
+
+int spl_spmv_t_plan_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals,
+                        int64_t hint_calls, const spl_spmv_t_kernels_f32 *kernels, spl_plan **plan) {
+  return spl_rt::plan_transposed<float>(n, m, offs, cols, vals, hint_calls, kernels, plan);
+}
+
 int spl_spmv_run_f64(const spl_plan *plan, const double *x, double *y) { return spl_rt::run<double>(plan, x, y); }
 
 int spl_spmv_run_f32(const spl_plan *plan, const float *x, float *y) { return spl_rt::run<float>(plan, x, y); }
@@ -408,7 +552,14 @@ int64_t spl_plan_bytes(const spl_plan *plan) { return plan ? plan->bytes : 0; }
 const char *spl_plan_kernel(const spl_plan *plan) {
   if (!plan)
     return "";
-  return plan->kernel == spl_plan::Sell ? "sell" : plan->kernel == spl_plan::Dia ? "dia" : "csr";
+  switch (plan->kernel) {
+  case spl_plan::Sell: return "sell";
+  case spl_plan::Dia: return "dia";
+  case spl_plan::Transposed: return "csr-t";
+  case spl_plan::Csc: return "csc";
+  case spl_plan::Csr: break;
+  }
+  return "csr";
 }
 
 void spl_plan_free(spl_plan *plan) {

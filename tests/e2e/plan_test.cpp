@@ -6,7 +6,10 @@
 // copy; the explanation names the choice and its reasons; bad input is refused. The same through
 // the entry points splc generates for a user's SpMV with plan() (plan_user.spl). DIA: the
 // runtime's conversion with stdlib's kernel on every test matrix, and stencils, where the plan
-// counts their diagonals and tries DIA.
+// counts their diagonals and tries DIA. The transposed product y = A^T x: the plan over the
+// user's kernel (plan_user.spl's einsum) or stdlib's CSR kernel over the transpose, through the
+// runtime and the generated entry points, on every test matrix.
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -283,6 +286,109 @@ TEST(PlanChoice, StencilsTryDia) {
     generatedPlanAndCheck("stencil", m, calls);
     otherOrdersPlanAndCheck("stencil", m, calls);
   }
+  spl_csr_free(&m);
+}
+
+/// y = A^T x over A's own arrays, as a user's kernel computes it (the runtime's transposed
+/// kernel type), in the order the reference adds.
+template <typename T>
+int scatterTransposed(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T *vals, const T *x, T *y) {
+  std::fill(y, y + m, T(0));
+  for (int64_t i = 0; i < n; ++i)
+    for (int32_t p = offs[i] - offs[0]; p < offs[i + 1] - offs[0]; ++p) y[cols[p]] += vals[p] * x[i];
+  return SPL_OK;
+}
+
+/// Plans y = A^T x for `calls` expected calls, through the runtime (with the scatter above and
+/// stdlib's CSR kernel) and through the entry points splc generated for plan_user.spl's einsum,
+/// in f64 and f32, and checks y against the reference. Returns the runtime f64 plan's kernel.
+std::string transposedPlanAndCheck(const std::string &name, const spl_csr &a, int64_t calls) {
+  SCOPED_TRACE(name + ", " + std::to_string(calls) + " calls expected (y = A^T x)");
+  Csr32 c = narrow(a);
+  std::vector<double> x(static_cast<size_t>(a.rows) + 1), want(static_cast<size_t>(a.cols) + 1);
+  spl_random_vector(13, a.rows, x.data());
+  spl_ref_spmv_transposed(&a, x.data(), want.data());
+  spl_spmv_t_kernels_f64 k{scatterTransposed<double>, spl_spmv_csr_f64};
+  spl_plan *p = nullptr, *g = nullptr;
+  EXPECT_EQ(spl_spmv_t_plan_f64(a.rows, a.cols, c.offs.data(), c.cols.data(), c.vals.data(), calls, &k, &p), SPL_OK);
+  EXPECT_EQ(plan_t_f64_plan(a.rows, a.cols, c.offs.data(), c.vals.data(), c.cols.data(), calls, &g), SPL_OK);
+  if (!p || !g) return "";
+  const std::string kernel = spl_plan_kernel(p);
+  for (spl_plan *q : {p, g}) {
+    std::vector<double> y(static_cast<size_t>(a.cols) + 1, -555.0);
+    EXPECT_EQ(q == p ? spl_spmv_run_f64(q, x.data(), y.data()) : plan_t_f64_run(q, x.data(), y.data()), SPL_OK);
+    EXPECT_LT(spl_rel_error_f64(y.data(), want.data(), a.cols), kF64Tolerance) << spl_plan_explain(q);
+    EXPECT_EQ(y[static_cast<size_t>(a.cols)], -555.0);  // nothing written past y's m entries
+    const std::string why = spl_plan_explain(q), chosen = spl_plan_kernel(q);
+    EXPECT_TRUE(chosen == "csr-t" || chosen == "csc") << chosen;
+    EXPECT_NE(why.find("spmv^T plan (f64)"), std::string::npos) << why;
+    EXPECT_NE(why.find(chosen == "csc" ? "chose CSC" : "chose A^T x over A"), std::string::npos) << why;
+    if (chosen == "csc") EXPECT_EQ(spl_plan_bytes(q), 4 * (a.cols + 1) + 12 * a.nnz);
+    else EXPECT_EQ(spl_plan_bytes(q), 0);
+    if (calls == 0) EXPECT_EQ(chosen, "csr-t");
+  }
+  spl_plan_free(p);
+  spl_plan_free(g);
+
+  std::vector<float> x32(x.begin(), x.end());
+  std::vector<double> x32d(x32.begin(), x32.end()), want32(static_cast<size_t>(a.cols) + 1);
+  spl_ref_spmv_transposed(&a, x32d.data(), want32.data());
+  spl_spmv_t_kernels_f32 k32{scatterTransposed<float>, spl_spmv_csr_f32};
+  EXPECT_EQ(spl_spmv_t_plan_f32(a.rows, a.cols, c.offs.data(), c.cols.data(), c.vals32.data(), calls, &k32, &p), SPL_OK);
+  EXPECT_EQ(plan_t_f32_plan(a.rows, a.cols, c.offs.data(), c.vals32.data(), c.cols.data(), calls, &g), SPL_OK);
+  for (spl_plan *q : {p, g}) {
+    if (!q) continue;
+    std::vector<float> y(static_cast<size_t>(a.cols) + 1, -555.0f);
+    EXPECT_EQ(q == p ? spl_spmv_run_f32(q, x32.data(), y.data()) : plan_t_f32_run(q, x32.data(), y.data()), SPL_OK);
+    EXPECT_LT(spl_e2e::relError(y.data(), want32.data(), a.cols), kF32Tolerance) << spl_plan_explain(q);
+    EXPECT_EQ(y[static_cast<size_t>(a.cols)], -555.0f);
+    double dummy = 0;
+    EXPECT_EQ(spl_spmv_run_f64(q, &dummy, &dummy), SPL_ERR_BAD_INPUT);  // an f32 plan
+    spl_plan_free(q);
+  }
+  return kernel;
+}
+
+class TransposedPlan : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(TransposedPlan, ComputesATxWithWhicheverKernelItChose) {
+  const spl_e2e::NamedMatrix &nm = spl_e2e::testMatrices()[GetParam()];
+  for (int64_t calls : {0, 1000000}) transposedPlanAndCheck(nm.name, nm.m, calls);
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrices, TransposedPlan, ::testing::Range<size_t>(0, spl_e2e::kNumTestMatrices),
+                         spl_e2e::matrixParamName);
+
+// With calls enough the transpose is tried (and kept if faster); without a CSR kernel, or with
+// few calls, the user's kernel runs and nothing is held; bad input is refused.
+TEST(PlanChoice, TransposedTriesTheTransposeOnlyWhenItCanRepay) {
+  spl_csr m = randomLengths(30000, 8);
+  Csr32 c = narrow(m);
+  spl_plan *p = nullptr;
+  spl_spmv_t_kernels_f64 k{scatterTransposed<double>, spl_spmv_csr_f64};
+  ASSERT_EQ(spl_spmv_t_plan_f64(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1000000, &k, &p), SPL_OK);
+  EXPECT_NE(std::string(spl_plan_explain(p)).find("CSC: converted in"), std::string::npos) << spl_plan_explain(p);
+  spl_plan_free(p);
+  ASSERT_EQ(spl_spmv_t_plan_f64(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 3, &k, &p), SPL_OK);
+  EXPECT_STREQ(spl_plan_kernel(p), "csr-t");
+  EXPECT_NE(std::string(spl_plan_explain(p)).find("3 expected calls would not repay a conversion to CSC"), std::string::npos)
+      << spl_plan_explain(p);
+  spl_plan_free(p);
+  spl_spmv_t_kernels_f64 own{scatterTransposed<double>, nullptr};
+  ASSERT_EQ(spl_spmv_t_plan_f64(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1000000, &own, &p), SPL_OK);
+  EXPECT_STREQ(spl_plan_kernel(p), "csr-t");
+  EXPECT_NE(std::string(spl_plan_explain(p)).find("no CSR kernel was given"), std::string::npos) << spl_plan_explain(p);
+  EXPECT_EQ(spl_plan_bytes(p), 0);
+  spl_plan_free(p);
+  transposedPlanAndCheck("random lengths", m, 1000000);
+  const int32_t decreasing[] = {0, 2, 1}, cols[] = {0, 1};
+  const double vals[] = {1, 2};
+  p = reinterpret_cast<spl_plan *>(&k);
+  EXPECT_EQ(spl_spmv_t_plan_f64(2, 2, decreasing, cols, vals, 10, &k, &p), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(p, nullptr);
+  spl_spmv_t_kernels_f64 none{nullptr, spl_spmv_csr_f64};
+  EXPECT_EQ(spl_spmv_t_plan_f64(2, 2, decreasing + 0, cols, vals, 10, &none, &p), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_spmv_t_plan_f64(2, 2, c.offs.data(), cols, vals, -1, &k, &p), SPL_ERR_BAD_INPUT);
   spl_csr_free(&m);
 }
 
