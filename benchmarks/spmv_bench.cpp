@@ -1168,6 +1168,58 @@ void writeMarkdown(const Config &cfg, const Machine &m, const Bench &b, const Tr
         csrTable(format, prec, all);
     }
 
+  // The plans (issue 25): per matrix, precision and thread count, CSR and the planned kernel
+  // against Eigen, the kernel chosen and what planning cost (in ms and in calls of SPL's CSR
+  // kernel in the same group).
+  {
+    f << "\n## Plans: the kernel chosen per matrix (issue 25)\n\n"
+      << "`planned` is the kernel a plan (runtime `spl_spmv_plan_*`, told to expect " << kPlanCalls
+      << " calls) chose among stdlib's CSR, SELL-C-sigma and DIA kernels, run as the plan runs it; \"planning\" "
+         "is its whole cost (inspection, timings, conversions), also in calls of SPL's CSR kernel of the same "
+         "group. Ratios are Eigen's time over SPL's.\n\n"
+      << "| matrix | precision | threads | CSR vs Eigen | planned vs Eigen | chose | planning ms | = CSR calls |\n"
+      << "|---|---|---|---|---|---|---|---|\n";
+    GeoMean csrG, planG;
+    int atLeast = 0, configs = 0;
+    double fewest = 1e300, most = 0;
+    std::vector<int> threadCounts = {1};
+    if (all > 1)
+      threadCounts.push_back(all);
+    for (const MatrixInfo &mi : b.infos)
+      for (const char *prec : {"f64", "f32"})
+        for (int t : threadCounts) {
+          const Result *s = find(b, mi.spec.name, "csr", prec, "spl", t), *pl = find(b, mi.spec.name, "csr", prec, "spl-plan", t),
+                       *e = find(b, mi.spec.name, "csr", prec, "eigen", t);
+          if (!s || !pl || !e)
+            continue;
+          const double csr = e->t.median / s->t.median, planned = e->t.median / pl->t.median;
+          std::string chose = "-", planning = "-", calls = "-";
+          double ms = 0;
+          char word[32];
+          if (std::sscanf(pl->note.c_str(), "chose %31s planned in %lf ms", word, &ms) == 2) {
+            chose = std::string(word).substr(0, std::string(word).find(','));
+            planning = fmt("%.1f", ms);
+            const double c = ms / 1e3 / s->t.median;
+            calls = fmt("%.1f", c);
+            if (averaged(mi))
+              fewest = std::min(fewest, c), most = std::max(most, c);
+          }
+          if (averaged(mi)) {
+            csrG.add(csr);
+            planG.add(planned);
+            ++configs;
+            atLeast += planned >= 1.0;
+          }
+          f << "| " << mi.spec.name << (mi.fitsL3 ? "*" : "") << " | " << prec << " | " << t << " | " << fmt("%.2f", csr) << " | "
+            << fmt("%.2f", planned) << " | " << chose << " | " << planning << " | " << calls << " |\n";
+        }
+    if (configs > 0)
+      f << "\nOver the generated matrices: planned at or above Eigen in " << atLeast << " of " << configs
+        << " configurations; geometric mean against Eigen " << fmt("%.2f", std::exp(planG.logSum / planG.count))
+        << "x planned, " << fmt("%.2f", std::exp(csrG.logSum / csrG.count)) << "x CSR alone; planning "
+        << fmt("%.1f", fewest) << " to " << fmt("%.1f", most) << " CSR calls.\n";
+  }
+
   // Formats.
   f << "\n## ELL, DIA and BCSR (f32) against plain C loops of the same format\n\n"
        "Run where the format stores at most 3x the entries (DIA: square matrices only; BCSR: the block size "
