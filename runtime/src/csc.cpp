@@ -15,6 +15,8 @@
  */
 #include "export.h"
 
+#include "csr_arrays.h"
+
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -73,14 +75,9 @@ int convert(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, cons
   if (out == nullptr)
     return SPL_ERR_BAD_INPUT;
   std::memset(out, 0, sizeof *out);
-  if (n < 0 || m < 0 || n > INT32_MAX || m > INT32_MAX - 1 || offs == nullptr)
+  if (n > INT32_MAX || m > INT32_MAX - 1 || !valid_csr(n, m, offs, cols) || (offs[n] != offs[0] && vals == nullptr))
     return SPL_ERR_BAD_INPUT;
-  for (int64_t i = 0; i < n; ++i)
-    if (offs[i + 1] < offs[i])
-      return SPL_ERR_BAD_INPUT;
   const int64_t entries = static_cast<int64_t>(offs[n]) - offs[0];
-  if (entries > 0 && (cols == nullptr || vals == nullptr))
-    return SPL_ERR_BAD_INPUT;
   out->rows = n;
   out->cols = m;
   out->entries = entries;

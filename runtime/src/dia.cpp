@@ -24,6 +24,7 @@
 #include <new>
 #include <vector>
 
+#include "csr_arrays.h"
 #include "dia.h"
 
 namespace spl_rt {
@@ -34,10 +35,11 @@ constexpr int64_t kRowsPerChunk = 1 << 14;
 /* A chunk's entries are marked first in a byte map of its own over kLocalSpan offsets around
  * its first entry's (a band's or a stencil's diagonals all fall in it): a plain store of a byte
  * per entry, where or-ing bits into words made chains of stores to one word and ran at half
- * the speed. Entries outside the window mark the shared set directly. Every kCheckRows rows the
- * chunk counts its map, so that it stops soon after the count passes the limit. */
+ * the speed. Entries outside the window mark the shared set directly. Every kCheckEntries
+ * entries the chunk counts its map (by entries, not rows: a chunk of a few long rows must stop
+ * early too), so that it stops soon after the count passes the limit. */
 constexpr int64_t kLocalSpan = 1 << 14;
-constexpr int64_t kCheckRows = 2048;
+constexpr int64_t kCheckEntries = 1 << 15;
 
 struct Marking {
   const int32_t *offs, *cols;
@@ -64,7 +66,7 @@ struct Marking {
         low = cols[offs[i] - base] - i - kLocalSpan / 2;
         break;
       }
-    int64_t added = 0;
+    int64_t added = 0, next_check = kCheckEntries;
     for (int64_t i = r0; i < r1; ++i) {
       for (int64_t p = offs[i] - base, end = offs[i + 1] - base; p < end; ++p) {
         const int64_t j = cols[p];
@@ -76,7 +78,8 @@ struct Marking {
         else
           added += set->mark_offset(j - i);
       }
-      if ((i - r0) % kCheckRows == kCheckRows - 1) {
+      if (offs[i + 1] - offs[r0] >= next_check) {
+        next_check += kCheckEntries;
         int64_t local = added;
         for (uint8_t b : seen)
           local += b;
@@ -129,13 +132,9 @@ void run_chunks(int64_t n, spl_range_fn fn, void *closure) {
     spl_parallel_for(0, chunks, 1, fn, closure);
 }
 
+/* The CSR arrays, and sizes the kernel's 32-bit i + offset can hold. */
 bool valid(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols) {
-  if (n < 0 || m < 0 || n > INT32_MAX || m > INT32_MAX || offs == nullptr)
-    return false;
-  for (int64_t i = 0; i < n; ++i)
-    if (offs[i + 1] < offs[i])
-      return false;
-  return offs[n] == offs[0] || cols != nullptr;
+  return n <= INT32_MAX && m <= INT32_MAX && valid_csr(n, m, offs, cols);
 }
 
 /* The diagonals' offsets in increasing order, or false when there are more than limit. */

@@ -14,6 +14,8 @@
  */
 #include "export.h"
 
+#include "csr_arrays.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -121,11 +123,8 @@ int spl_csr_inspect(int64_t n, int64_t m, const int32_t *offs, const int32_t *co
   if (out == nullptr)
     return SPL_ERR_BAD_INPUT;
   std::memset(out, 0, sizeof *out);
-  if (n < 0 || m < 0 || offs == nullptr)
+  if (m < 0 || !spl_rt::monotone_offsets(n, offs))
     return SPL_ERR_BAD_INPUT;
-  for (int64_t i = 0; i < n; ++i)
-    if (offs[i + 1] < offs[i])
-      return SPL_ERR_BAD_INPUT;
   const int64_t entries = static_cast<int64_t>(offs[n]) - offs[0];
   if (entries > 0 && cols == nullptr)
     return SPL_ERR_BAD_INPUT;

@@ -1,5 +1,6 @@
-/* plan.cpp: spl_spmv_plan_*, spl_spmv_run_*, spl_plan_explain, spl_plan_bytes, spl_plan_free:
- * an SpMV kernel chosen once per matrix (issue 25, docs/plans.md).
+/* plan.cpp: spl_spmv_plan_*, spl_spmv_t_plan_*, spl_spmv_run_*, spl_plan_explain,
+ * spl_plan_kernel, spl_plan_bytes, spl_plan_free: an SpMV kernel chosen once per matrix (issue 25,
+ * docs/plans.md), for y = A x and (plan_transposed, below) for y = A^T x.
  *
  * The caller gives the CSR arrays and the kernels it has compiled (a CSR SpMV and, optionally,
  * stdlib's SELL-C-sigma row kernels with their lanes and windows, and its DIA kernel). Planning:
@@ -29,6 +30,7 @@
  */
 #include "export.h"
 
+#include "csr_arrays.h"
 #include "dia.h"
 
 #include <algorithm>
@@ -142,6 +144,17 @@ Comparison compare(const Candidate &candidate, const Csr &csr_call, double &csr_
       csr_time = std::min(csr_time, c_time);
   }
   return c;
+}
+
+/* The end of planning: its time in the explanation, which SPL_PLAN_EXPLAIN prints; the plan out. */
+int finish(spl_plan *p, std::chrono::steady_clock::time_point plan_t0, spl_plan **out) {
+  char line[64];
+  std::snprintf(line, sizeof line, "planning took %.3f ms\n", seconds_since(plan_t0) * 1e3);
+  p->explanation += line;
+  if (std::getenv("SPL_PLAN_EXPLAIN") != nullptr)
+    std::fputs(p->explanation.c_str(), stderr);
+  *out = p;
+  return SPL_OK;
 }
 
 template <typename T> struct Kernels;
@@ -400,12 +413,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
     delete p;
     return SPL_ERR_ALLOC;
   }
-  std::snprintf(line, sizeof line, "planning took %.3f ms\n", seconds_since(plan_t0) * 1e3);
-  p->explanation += line;
-  if (std::getenv("SPL_PLAN_EXPLAIN") != nullptr)
-    std::fputs(p->explanation.c_str(), stderr);
-  *out = p;
-  return SPL_OK;
+  return finish(p, plan_t0, out);
 }
 
 /* A plan of y = A^T x. Over A's own arrays the product is a scatter into y (the compiler runs
@@ -424,14 +432,10 @@ int plan_transposed(int64_t n, int64_t m, const int32_t *offs, const int32_t *co
   if (out == nullptr)
     return SPL_ERR_BAD_INPUT;
   *out = nullptr;
-  if (kernels == nullptr || kernels->transposed == nullptr || hint_calls < 0 || n < 0 || m < 0 || offs == nullptr)
+  if (kernels == nullptr || kernels->transposed == nullptr || hint_calls < 0 || !valid_csr(n, m, offs, cols) ||
+      (offs[n] != offs[0] && vals == nullptr))
     return SPL_ERR_BAD_INPUT;
-  for (int64_t i = 0; i < n; ++i)
-    if (offs[i + 1] < offs[i])
-      return SPL_ERR_BAD_INPUT;
   const int64_t entries = static_cast<int64_t>(offs[n]) - offs[0];
-  if (entries > 0 && (cols == nullptr || vals == nullptr))
-    return SPL_ERR_BAD_INPUT;
   const auto plan_t0 = std::chrono::steady_clock::now();
   spl_plan *p = new (std::nothrow) spl_plan;
   if (p == nullptr)
@@ -510,12 +514,7 @@ int plan_transposed(int64_t n, int64_t m, const int32_t *offs, const int32_t *co
     delete p;
     return SPL_ERR_ALLOC;
   }
-  std::snprintf(line, sizeof line, "planning took %.3f ms\n", seconds_since(plan_t0) * 1e3);
-  p->explanation += line;
-  if (std::getenv("SPL_PLAN_EXPLAIN") != nullptr)
-    std::fputs(p->explanation.c_str(), stderr);
-  *out = p;
-  return SPL_OK;
+  return finish(p, plan_t0, out);
 }
 
 } // namespace

@@ -22,6 +22,8 @@
  */
 #include "export.h"
 
+#include "csr_arrays.h"
+
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -35,13 +37,6 @@ constexpr int64_t kMaxLanes = 1024;
 
 bool valid_shape(int64_t n, const int32_t *offs, int64_t lanes, int64_t sigma) {
   return n >= 0 && offs != nullptr && lanes >= 1 && lanes <= kMaxLanes && sigma >= lanes && sigma % lanes == 0;
-}
-
-bool monotone(int64_t n, const int32_t *offs) {
-  for (int64_t i = 0; i < n; ++i)
-    if (offs[i + 1] < offs[i])
-      return false;
-  return true;
 }
 
 /* The widths of the slices of window [w0, w1): its lengths sorted longest first, every lanes-th. */
@@ -156,7 +151,7 @@ int build(int64_t n, const int32_t *offs, const int32_t *cols, const T *vals, in
           int32_t *soffs, int32_t *scols, T *svals, int32_t *wpos) {
   if (!valid_shape(n, offs, lanes, sigma) || soffs == nullptr || (n > 0 && wpos == nullptr))
     return SPL_ERR_BAD_INPUT;
-  if (!monotone(n, offs))
+  if (!monotone_offsets(n, offs))
     return SPL_ERR_BAD_INPUT;
   try {
     if (!slot_offsets(n, offs, lanes, sigma, soffs))
@@ -230,7 +225,7 @@ int convert(int64_t n, const int32_t *offs, const int32_t *cols, const T *vals, 
   *out = spl_sell_operands{};
   if (!valid_shape(n, offs, lanes, narrow) || !valid_shape(n, offs, lanes, wide) || wide % narrow != 0)
     return SPL_ERR_BAD_INPUT;
-  if (!monotone(n, offs) || (offs[n] > offs[0] && (cols == nullptr || vals == nullptr)))
+  if (!monotone_offsets(n, offs) || (offs[n] > offs[0] && (cols == nullptr || vals == nullptr)))
     return SPL_ERR_BAD_INPUT;
   spl_sell_operands s{};
   try {
@@ -289,7 +284,7 @@ int convert(int64_t n, const int32_t *offs, const int32_t *cols, const T *vals, 
 int spl_sell_sizes(int64_t n, const int32_t *offs, int64_t lanes, int64_t sigma, int64_t *slices, int64_t *slots) {
   if (!spl_rt::valid_shape(n, offs, lanes, sigma) || slices == nullptr || slots == nullptr)
     return SPL_ERR_BAD_INPUT;
-  if (!spl_rt::monotone(n, offs))
+  if (!spl_rt::monotone_offsets(n, offs))
     return SPL_ERR_BAD_INPUT;
   try {
     const int64_t ns = (n + lanes - 1) / lanes;
@@ -309,7 +304,7 @@ int spl_sell_pick_sigma(int64_t n, const int32_t *offs, int64_t lanes, int64_t n
     return SPL_ERR_BAD_INPUT;
   if (spl_rt::valid_shape(n, offs, lanes, narrow) && wide % narrow == 0) {
     /* Nested windows: both sized in one pass. */
-    if (!spl_rt::monotone(n, offs))
+    if (!spl_rt::monotone_offsets(n, offs))
       return SPL_ERR_BAD_INPUT;
     try {
       std::vector<int64_t> narrow_widths, wide_widths;
