@@ -69,6 +69,22 @@ int paramOfAccess(const Kernel &k, const ExprP &e) {
   return -1;
 }
 
+/// The nat parameter a loop's upper bound `hi` is (the rows' n, the columns' m); -1 if none.
+int natParamBounding(const Kernel &k, const Nat &hi) {
+  for (size_t q = 0; q < k.params.size(); ++q)
+    if (k.params[q].abi.role == tir::AbiParam::Role::Nat && isLoopVar(hi, k.params[q].natVar)) return static_cast<int>(q);
+  return -1;
+}
+
+/// The offsets parameter of `entries` when it runs over row i's whole segment (offs@i to
+/// offs@(i+1)); -1 otherwise.
+int rowSegmentParam(const Kernel &k, const Stmt &entries, int64_t i) {
+  if (!entries.segment || !entries.segment->whole || entries.segment->lengths || !isLoopVar(entries.segment->parent, i)) return -1;
+  for (size_t q = 0; q < k.params.size(); ++q)
+    if (k.params[q].tensor && k.params[q].tensor->id == entries.segment->array.id) return static_cast<int>(q);
+  return -1;
+}
+
 /// The seven parameters of r stand for the runtime's kernel type.
 std::optional<CsrSpmv> checkParameters(const Kernel &k, const CsrSpmv &r, std::string &whyNot) {
   const std::vector<KernelParam> &p = k.params;
@@ -102,16 +118,9 @@ std::optional<CsrSpmv> recogniseTransposed(const Kernel &k, const Stmt &zeroing,
     whyNot = std::move(why);
     return std::nullopt;
   };
-  const std::vector<KernelParam> &p = k.params;
-  using Role = tir::AbiParam::Role;
-  auto natParamOf = [&](const Nat &hi) {
-    for (size_t q = 0; q < p.size(); ++q)
-      if (p[q].abi.role == Role::Nat && isLoopVar(hi, p[q].natVar)) return static_cast<int>(q);
-    return -1;
-  };
   // forall z in [0, m) { out[z] = 0 }
   std::vector<const Stmt *> zero = flat(zeroing.body.empty() ? nullptr : zeroing.body[0]);
-  const int mParam = natParamOf(zeroing.hi);
+  const int mParam = natParamBounding(k, zeroing.hi);
   if (!zeroing.lo.isZero() || mParam < 0 || zero.size() != 1 || zero[0]->kind != StmtKind::Assign || zero[0]->compound ||
       !isZero(zero[0]->value))
     return no("its body is not one loop over the rows (nor the zeroing of a transposed product's result and then one)");
@@ -119,18 +128,14 @@ std::optional<CsrSpmv> recogniseTransposed(const Kernel &k, const Stmt &zeroing,
   if (outParam < 0 || !accessAtLoops(zero[0]->lhs, k, static_cast<size_t>(outParam), {zeroing.var}))
     return no("the transposed product's first loop does not zero its result");
   // forall i in [0, n) { forall k in segment(offs @ i) { ... } }
-  const int nParam = natParamOf(rows.hi);
+  const int nParam = natParamBounding(k, rows.hi);
   if (!rows.lo.isZero() || nParam < 0) return no("the transposed product's second loop does not run over the n rows");
   const int64_t i = rows.var;
   std::vector<const Stmt *> row = flat(rows.body.empty() ? nullptr : rows.body[0]);
   if (row.size() != 1 || row[0]->kind != StmtKind::Forall) return no("a row of the transposed product is not one loop over its entries");
   const Stmt &entries = *row[0];
-  int offsParam = -1;
-  for (size_t q = 0; q < p.size(); ++q)
-    if (entries.segment && p[q].tensor && p[q].tensor->id == entries.segment->array.id) offsParam = static_cast<int>(q);
-  if (!(entries.segment && entries.segment->whole && !entries.segment->lengths && offsParam >= 0 &&
-        isLoopVar(entries.segment->parent, i)))
-    return no("the inner loop does not run over row i's entries (offs@i to offs@(i+1))");
+  const int offsParam = rowSegmentParam(k, entries, i);
+  if (offsParam < 0) return no("the inner loop does not run over row i's entries (offs@i to offs@(i+1))");
   // local j = cols[i, k]; out[j] = out[j] + vals[i, k] * x[i]
   std::vector<const Stmt *> body = flat(entries.body.empty() ? nullptr : entries.body[0]);
   if (body.size() != 2 || body[0]->kind != StmtKind::DeclLocal || body[1]->kind != StmtKind::Assign)
@@ -191,9 +196,7 @@ std::optional<CsrSpmv> recogniseCsrSpmv(const Kernel &k, std::string &whyNot) {
     return recogniseTransposed(k, *top[0], *top[1], elem, whyNot);
   if (top.size() != 1 || top[0]->kind != StmtKind::Forall) return no("its body is not one loop over the rows");
   const Stmt &rows = *top[0];
-  int nParam = -1;
-  for (size_t q = 0; q < p.size(); ++q)
-    if (p[q].abi.role == Role::Nat && isLoopVar(rows.hi, p[q].natVar)) nParam = static_cast<int>(q);
+  const int nParam = natParamBounding(k, rows.hi);
   if (!rows.lo.isZero() || nParam < 0) return no("its outer loop does not run over the n rows");
   const int64_t i = rows.var;
 
@@ -205,12 +208,8 @@ std::optional<CsrSpmv> recogniseCsrSpmv(const Kernel &k, std::string &whyNot) {
   const int64_t acc = row[0]->local;
   if (row[0]->type != elem || !isZero(row[0]->value)) return no("a row's sum does not start at 0");
   const Stmt &entries = *row[1];
-  int offsParam = -1;
-  for (size_t q = 0; q < p.size(); ++q)
-    if (entries.segment && p[q].tensor && p[q].tensor->id == entries.segment->array.id) offsParam = static_cast<int>(q);
-  bool rowSegment = entries.segment && entries.segment->whole && !entries.segment->lengths && offsParam >= 0 &&
-                    isLoopVar(entries.segment->parent, i);
-  if (!rowSegment) return no("the inner loop does not run over row i's entries (offs@i to offs@(i+1))");
+  const int offsParam = rowSegmentParam(k, entries, i);
+  if (offsParam < 0) return no("the inner loop does not run over row i's entries (offs@i to offs@(i+1))");
   if (entries.forall != ForallKind::Reduction && entries.forall != ForallKind::Vector)
     return no("the row's sum is a fold, not a reduce (its order of additions is part of the result)");
   const Stmt &store = *row[2];

@@ -2,11 +2,12 @@
 /// Takes:      the main file's kernels, lowered and scheduled, some marked `planned` by their
 ///             schedule's plan() (poly/UserSchedule, which recognised a CSR SpMV in them).
 /// Gives:      for each planned kernel NAME, the candidates its plan chooses among at run time,
-///             internal to the object: stdlib spmv's SELL-C-sigma row kernels of both windows in
-///             the export's element type, checked and lowered from a module written here
-///             (`import spmv; export spmv_sell_rows_f64 as NAME__sell_narrow ...`, with their
-///             precompute schedules); and a loopir::PlanEntry, which codegen turns into
-///             NAME_plan and NAME_run.
+///             internal to the object: stdlib spmv's SELL-C-sigma row kernels of both windows
+///             and its DIA kernel in the export's element type (for y = A^T x, its CSR kernel,
+///             which the runtime runs over the transpose), checked and lowered from a module
+///             written here (`import spmv; export spmv_sell_rows_f64 as NAME__sell_narrow ...`,
+///             with their precompute schedules); and a loopir::PlanEntry, which codegen turns
+///             into NAME_plan and NAME_run.
 /// Assumes:    a planned kernel has the C parameters of the runtime's CSR kernel type
 ///             (cin/SpmvPattern.h), so the plan calls it as it is.
 #pragma once

@@ -157,47 +157,31 @@ int finish(spl_plan *p, std::chrono::steady_clock::time_point plan_t0, spl_plan 
   return SPL_OK;
 }
 
+/* Per precision: the kernel types and the conversions of the runtime (plain function pointers,
+ * so that the plans below are written once for both). */
 template <typename T> struct Kernels;
 template <> struct Kernels<double> {
   using Set = spl_spmv_kernels_f64;
+  using TSet = spl_spmv_t_kernels_f64;
   using CsrFn = spl_csr_spmv_f64_fn;
   using SellFn = spl_sell_spmv_f64_fn;
   using DiaFn = spl_dia_spmv_f64_fn;
-  static int convert_sell(int64_t n, const int32_t *offs, const int32_t *cols, const double *vals, int64_t lanes,
-                          int64_t narrow, int64_t wide, spl_sell_operands *out) {
-    return spl_sell_convert_f64(n, offs, cols, vals, lanes, narrow, wide, out);
-  }
-  static int convert_dia(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
-                         const std::vector<int32_t> &offsets, spl_dia_operands *out) {
-    return convert_listed_f64(n, m, offs, cols, vals, offsets, out);
-  }
+  static constexpr auto convert_sell = spl_sell_convert_f64;
+  static constexpr auto convert_dia = convert_listed_f64;
+  static constexpr auto convert_csc = spl_csc_convert_f64;
   static int64_t csr_bytes(const spl_csr_profile &p) { return p.spmv_bytes_f64; }
-  using TSet = spl_spmv_t_kernels_f64;
-  static int convert_csc(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
-                         spl_csc_operands *out) {
-    return spl_csc_convert_f64(n, m, offs, cols, vals, out);
-  }
   static constexpr const char *name = "f64";
 };
 template <> struct Kernels<float> {
   using Set = spl_spmv_kernels_f32;
+  using TSet = spl_spmv_t_kernels_f32;
   using CsrFn = spl_csr_spmv_f32_fn;
   using SellFn = spl_sell_spmv_f32_fn;
   using DiaFn = spl_dia_spmv_f32_fn;
-  static int convert_sell(int64_t n, const int32_t *offs, const int32_t *cols, const float *vals, int64_t lanes,
-                          int64_t narrow, int64_t wide, spl_sell_operands *out) {
-    return spl_sell_convert_f32(n, offs, cols, vals, lanes, narrow, wide, out);
-  }
-  static int convert_dia(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals,
-                         const std::vector<int32_t> &offsets, spl_dia_operands *out) {
-    return convert_listed_f32(n, m, offs, cols, vals, offsets, out);
-  }
+  static constexpr auto convert_sell = spl_sell_convert_f32;
+  static constexpr auto convert_dia = convert_listed_f32;
+  static constexpr auto convert_csc = spl_csc_convert_f32;
   static int64_t csr_bytes(const spl_csr_profile &p) { return p.spmv_bytes_f32; }
-  using TSet = spl_spmv_t_kernels_f32;
-  static int convert_csc(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals,
-                         spl_csc_operands *out) {
-    return spl_csc_convert_f32(n, m, offs, cols, vals, out);
-  }
   static constexpr const char *name = "f32";
 };
 
