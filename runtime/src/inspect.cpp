@@ -4,7 +4,8 @@
  * where the entries lie against the diagonal (bandwidth, the share of scattered entries), the
  * bytes an SpMV moves against the last-level cache, and the threads.
  *
- * One pass over the offsets and one over the columns, split into row chunks on the thread pool;
+ * One pass over the offsets and one over the columns, split into row chunks of about equal work
+ * (rows plus entries) on the thread pool;
  * each chunk keeps its own sums, merged in chunk order afterwards, so the result does not
  * depend on the thread count (floating-point sums are formed from integer counts at the end).
  *
@@ -15,6 +16,7 @@
 #include "export.h"
 
 #include "csr_arrays.h"
+#include "inspect.h"
 
 #include <unistd.h>
 
@@ -28,32 +30,34 @@
 namespace spl_rt {
 namespace {
 
-/* Rows per chunk: enough that the pool's overhead is nothing against the chunk's work. */
-constexpr int64_t kRowsPerChunk = 1 << 14;
+/* Work per chunk, in rows plus entries (spl_balance_rows' weight): enough that the pool's overhead
+ * is nothing against a chunk's work. Chunks of a fixed row count left a matrix of few long rows
+ * (dense2's 1414 rows of 1414 entries) in one chunk, inspected on one thread. */
+constexpr int64_t kWorkPerChunk = 1 << 16;
+
+/* v clamped to the int32 range (a band's edge past it excludes no column). */
+int32_t clamp32(int64_t v) { return static_cast<int32_t>(std::clamp<int64_t>(v, INT32_MIN, INT32_MAX)); }
 
 /* The bucket of a row length: 0 for empty rows, then 1 + floor(log2(len)). */
 int bucket_of(int64_t len) {
   if (len <= 0)
     return 0;
-  int b = 1;
-  while (len > 1 && b < SPL_CSR_LENGTH_BUCKETS - 1) {
-    len >>= 1;
-    ++b;
-  }
-  return b;
+  return std::min(64 - __builtin_clzll(static_cast<unsigned long long>(len)), SPL_CSR_LENGTH_BUCKETS - 1);
 }
 
 struct Partial {
   int64_t empty = 0, min_len = INT64_MAX, max_len = 0, changes = 0;
-  long double sum_sq = 0; /* of lengths; exact for lengths below 2^32 and fewer than 2^31 rows */
+  unsigned __int128 sum_sq = 0; /* of lengths, exact (a long double per row made the pass x87-bound) */
   int64_t buckets[SPL_CSR_LENGTH_BUCKETS] = {};
-  int64_t bandwidth = 0, scattered = 0;
+  int64_t bandwidth = 0, scattered = 0, sampled = 0; /* sampled: entries whose columns were read */
 };
 
 struct Inspection {
   int64_t n, m;
   const int32_t *offs, *cols;
   int64_t near; /* an entry with |j - i'| above this is scattered */
+  int64_t column_stride; /* the columns of every column_stride-th chunk are read */
+  std::vector<int64_t> bounds; /* chunk c: rows bounds[c] .. bounds[c + 1] */
   std::vector<Partial> parts;
 
   static void run(void *closure, int64_t begin, int64_t end) {
@@ -64,32 +68,50 @@ struct Inspection {
 
   void chunk(int64_t c) {
     Partial &p = parts[static_cast<size_t>(c)];
-    const int64_t r0 = c * kRowsPerChunk, r1 = std::min(n, r0 + kRowsPerChunk);
+    const int64_t r0 = bounds[static_cast<size_t>(c)], r1 = bounds[static_cast<size_t>(c) + 1];
     /* Columns are compared with the row's place scaled to the columns (i * m / n), so that a
      * rectangular matrix's diagonal runs corner to corner. */
     const long double scale = n > 0 ? static_cast<long double>(m) / static_cast<long double>(n) : 1.0L;
     /* In locals: kept in the chunk's Partial, each entry's update went through memory, a chain
      * of stores and loads that made the pass several times slower than an SpMV. */
-    int64_t bandwidth = 0, scattered = 0;
+    const bool columns = c % column_stride == 0;
+    int64_t bandwidth = 0, scattered = 0, empty = 0, min_len = INT64_MAX, max_len = 0, changes = 0;
+    unsigned __int128 sum_sq = 0;
     for (int64_t i = r0; i < r1; ++i) {
       const int64_t len = static_cast<int64_t>(offs[i + 1]) - offs[i];
-      p.empty += len == 0;
-      p.min_len = std::min(p.min_len, len);
-      p.max_len = std::max(p.max_len, len);
-      p.sum_sq += static_cast<long double>(len) * static_cast<long double>(len);
+      empty += len == 0;
+      min_len = std::min(min_len, len);
+      max_len = std::max(max_len, len);
+      sum_sq += static_cast<unsigned __int128>(static_cast<uint64_t>(len) * static_cast<uint64_t>(len));
       p.buckets[bucket_of(len)]++;
       if (i > 0 && len != static_cast<int64_t>(offs[i]) - offs[i - 1])
-        p.changes++;
+        changes++;
       const int64_t diagonal = n == m ? i : static_cast<int64_t>(static_cast<long double>(i) * scale); /* x87 only when needed */
-      const int64_t at = static_cast<int64_t>(offs[i]) - offs[0];
+      if (len == 0 || !columns)
+        continue;
+      /* Far from the diagonal: below lo or above hi. In 32 bits, with the row's smallest and
+       * largest column, so that the loop vectorises on the baseline x86-64 the library is built
+       * for (a 64-bit |j - i| per entry did not, and the pass took two SpMVs on dense rows). */
+      const int32_t lo = clamp32(diagonal - near), hi = clamp32(diagonal + near);
+      const int32_t *row = cols + (static_cast<int64_t>(offs[i]) - offs[0]);
+      int32_t smallest = INT32_MAX, largest = INT32_MIN, far = 0;
       for (int64_t k = 0; k < len; ++k) {
-        const int64_t distance = std::llabs(static_cast<int64_t>(cols[at + k]) - diagonal);
-        bandwidth = std::max(bandwidth, distance);
-        scattered += distance > near;
+        const int32_t j = row[k];
+        smallest = std::min(smallest, j);
+        largest = std::max(largest, j);
+        far += static_cast<int32_t>(j < lo) + static_cast<int32_t>(j > hi);
       }
+      bandwidth = std::max({bandwidth, diagonal - smallest, static_cast<int64_t>(largest) - diagonal});
+      scattered += far;
     }
     p.bandwidth = bandwidth;
     p.scattered = scattered;
+    p.empty = empty;
+    p.min_len = min_len;
+    p.max_len = max_len;
+    p.changes = changes;
+    p.sum_sq = sum_sq;
+    p.sampled = columns ? static_cast<int64_t>(offs[r1]) - offs[r0] : 0;
   }
 };
 
@@ -117,34 +139,37 @@ int64_t last_level_cache() {
 }
 
 } // namespace
-} // namespace spl_rt
 
-int spl_csr_inspect(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, spl_csr_profile *out) {
+int inspect_csr(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, int64_t column_stride,
+                spl_csr_profile *out) {
   if (out == nullptr)
     return SPL_ERR_BAD_INPUT;
   std::memset(out, 0, sizeof *out);
-  if (m < 0 || !spl_rt::monotone_offsets(n, offs))
+  if (m < 0 || !monotone_offsets(n, offs))
     return SPL_ERR_BAD_INPUT;
   const int64_t entries = static_cast<int64_t>(offs[n]) - offs[0];
   if (entries > 0 && cols == nullptr)
     return SPL_ERR_BAD_INPUT;
-  spl_rt::Inspection in{n, m, offs, cols, 0, {}};
+  Inspection in{n, m, offs, cols, 0, std::max<int64_t>(column_stride, 1), {}, {}};
   const double mean = n > 0 ? static_cast<double>(entries) / static_cast<double>(n) : 0.0;
   /* Scattered: farther from the diagonal than a band a few rows wide could reach. */
   in.near = static_cast<int64_t>(64 + 4 * std::ceil(mean));
-  const int64_t chunks = (n + spl_rt::kRowsPerChunk - 1) / spl_rt::kRowsPerChunk;
+  /* The chunks depend on the matrix only, so the merged sums do not depend on the threads. */
+  const int64_t chunks = std::max<int64_t>(1, (entries + n) / kWorkPerChunk);
   try {
+    in.bounds.resize(static_cast<size_t>(chunks) + 1);
+    spl_balance_rows_i32(offs, n, chunks, in.bounds.data());
     in.parts.resize(static_cast<size_t>(chunks));
   } catch (...) {
     return SPL_ERR_ALLOC;
   }
   if (chunks <= 1 || spl_num_threads() == 1)
-    spl_rt::Inspection::run(&in, 0, chunks);
+    Inspection::run(&in, 0, chunks);
   else
-    spl_parallel_for(0, chunks, 1, &spl_rt::Inspection::run, &in);
+    spl_parallel_for(0, chunks, 1, &Inspection::run, &in);
 
-  spl_rt::Partial all;
-  for (const spl_rt::Partial &p : in.parts) {
+  Partial all;
+  for (const Partial &p : in.parts) {
     all.empty += p.empty;
     all.min_len = std::min(all.min_len, p.min_len);
     all.max_len = std::max(all.max_len, p.max_len);
@@ -154,6 +179,7 @@ int spl_csr_inspect(int64_t n, int64_t m, const int32_t *offs, const int32_t *co
       all.buckets[b] += p.buckets[b];
     all.bandwidth = std::max(all.bandwidth, p.bandwidth);
     all.scattered += p.scattered;
+    all.sampled += p.sampled;
   }
   out->rows = n;
   out->cols = m;
@@ -163,18 +189,24 @@ int spl_csr_inspect(int64_t n, int64_t m, const int32_t *offs, const int32_t *co
   out->max_row = all.max_len;
   out->mean_row = mean;
   if (n > 0 && mean > 0) {
-    const long double variance = all.sum_sq / n - static_cast<long double>(mean) * mean;
+    const long double variance = static_cast<long double>(all.sum_sq) / n - static_cast<long double>(mean) * mean;
     out->cv_row = static_cast<double>(std::sqrt(std::max<long double>(variance, 0)) / mean);
   }
   out->length_changes = n > 1 ? static_cast<double>(all.changes) / static_cast<double>(n - 1) : 0.0;
   std::memcpy(out->length_buckets, all.buckets, sizeof all.buckets);
   out->bandwidth = all.bandwidth;
   out->near = in.near;
-  out->scattered = entries > 0 ? static_cast<double>(all.scattered) / static_cast<double>(entries) : 0.0;
+  out->scattered = all.sampled > 0 ? static_cast<double>(all.scattered) / static_cast<double>(all.sampled) : 0.0;
   /* An SpMV's compulsory traffic: values, columns, offsets, x and y once each. */
   out->spmv_bytes_f64 = entries * (8 + 4) + (n + 1) * 4 + m * 8 + n * 8;
   out->spmv_bytes_f32 = entries * (4 + 4) + (n + 1) * 4 + m * 4 + n * 4;
-  out->llc_bytes = spl_rt::last_level_cache();
+  out->llc_bytes = last_level_cache();
   out->threads = spl_num_threads();
   return SPL_OK;
+}
+
+} // namespace spl_rt
+
+int spl_csr_inspect(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, spl_csr_profile *out) {
+  return spl_rt::inspect_csr(n, m, offs, cols, 1, out);
 }

@@ -4,20 +4,25 @@
  *
  * The caller gives the CSR arrays and the kernels it has compiled (a CSR SpMV and, optionally,
  * stdlib's SELL-C-sigma row kernels with their lanes and windows, and its DIA kernel). Planning:
- *   1. spl_csr_inspect reads the matrix (about one SpMV);
+ *   1. inspect_csr reads the row lengths and, in one chunk of rows in kColumnSample, the
+ *      columns (a fraction of an SpMV: no choice below reads the columns' statistics, which the
+ *      explanation reports);
  *   2. the CSR kernel is timed (best of two calls on x = 1);
  *   3. the candidates get an expected gain over CSR: DIA the bytes CSR moves over the bytes of
  *      the diagonals (tried from kDiaMinGain: stencils and banded matrices of full diagonals);
  *      SELL-C-sigma kVaryingGain on rows whose lengths change from row to row
  *      (length_changes >= kVaryingRows: the CSR row loop's exit mispredicts) and are short
- *      (mean under kShortRows), kRegularGain on other rows;
+ *      (mean under kShortRows), kRegularGain on other rows but long rows of steady length
+ *      (mean from kLongSteadyRows), where it is not tried;
  *   4. in order of that gain, a candidate is converted only when hint_calls could repay its
  *      conversion (kDiaConversionSpmvs, kConversionSpmvs CSR calls expected; SELL measured 3-13
  *      on the irregular classes, benchmarks/results/2026-11-28-intel-xeon-2c-cpu-varied.md) and
- *      planning has time left for it; the converted kernel and CSR are then timed in turn (up
+ *      planning has time left for it (SELL-C-sigma, its slices sized first, is not filled when
+ *      it would pad past kMaxSellFill slots an entry, or when its fill, kSellSpmvsPerFill CSR calls
+ *      a slot an entry, would not fit); the converted kernel and CSR are then timed in turn (up
  *      to kComparisonRounds rounds, each kernel's best counting, fewer when one is clear or
  *      planning would pass kBudgetSpmvs CSR calls, or kBudgetFloor on a matrix of microsecond
- *      calls) and the conversion kept only if it is
+ *      calls, kReleaseSpmvs kept for freeing a copy) and the conversion kept only if it is
  *      faster by kKeepMargin; otherwise the copy is freed and the next candidate tried. CSR
  *      runs when none is kept.
  * Every step is recorded in the explanation (spl_plan_explain; printed to stderr at planning
@@ -32,6 +37,8 @@
 
 #include "csr_arrays.h"
 #include "dia.h"
+#include "inspect.h"
+#include "sell.h"
 
 #include <algorithm>
 #include <chrono>
@@ -76,6 +83,7 @@ struct spl_plan {
 namespace spl_rt {
 namespace {
 
+constexpr int64_t kColumnSample = 8;     /* the inspection reads the columns of one row chunk in this many */
 constexpr double kVaryingRows = 0.3;     /* length_changes at which row exits mispredict */
 constexpr double kShortRows = 32;        /* mean row under which a mispredicted exit weighs */
 constexpr double kVaryingGain = 1.3;     /* SELL over CSR expected on short rows of changing length */
@@ -83,6 +91,11 @@ constexpr double kRegularGain = 1.05;    /* and on rows of predictable length */
 constexpr double kConversionSpmvs = 10;  /* a SELL conversion in CSR calls, expected */
 constexpr double kDiaMinGain = 1.15;     /* DIA tried when CSR moves this many times its bytes */
 constexpr double kDiaConversionSpmvs = 6;/* a DIA conversion in CSR calls, expected (count, mark, fill) */
+constexpr double kLongSteadyRows = 256;  /* rows of steady length this long leave SELL nothing to gain */
+constexpr double kReleaseSpmvs = 1;      /* freeing a copy not kept, in CSR calls (munmap of ~50 MB: 2.6 ms) */
+constexpr double kSellSpmvsPerFill = 7; /* a SELL fill, in CSR calls per slot an entry (at most; 4.5-7 measured:
+                                          * roadNet-CA, webbase-1M, web-Google, kron_g500, dense-row) */
+constexpr double kMaxSellFill = 2.5;     /* SELL padded past this many slots an entry is not filled */
 constexpr double kKeepMargin = 0.97;     /* a conversion kept when it takes at most this much of CSR */
 constexpr double kBudgetSpmvs = 20;      /* planning's whole cost, in CSR calls, at most (issue 25) */
 constexpr double kBudgetFloor = 5e-4;    /* but never less than this many seconds: on a matrix whose
@@ -134,7 +147,7 @@ Comparison compare(const Candidate &candidate, const Csr &csr_call, double &csr_
       /* Clearly faster, or slower by twice the margin (a first call that ran slow for the
        * machine's reasons must not decide alone). */
       const bool clear = c.candidate < (1 - kClearGap) * csr_time || c.candidate > (1 + 2 * kClearGap) * csr_time;
-      const bool over_budget = seconds_since(plan_t0) + c.candidate + csr_time > budget(csr_time);
+      const bool over_budget = seconds_since(plan_t0) + c.candidate + (1 + kReleaseSpmvs) * csr_time > budget(csr_time);
       if (c.candidate < 0 || clear || over_budget)
         break;
     }
@@ -166,7 +179,6 @@ template <> struct Kernels<double> {
   using CsrFn = spl_csr_spmv_f64_fn;
   using SellFn = spl_sell_spmv_f64_fn;
   using DiaFn = spl_dia_spmv_f64_fn;
-  static constexpr auto convert_sell = spl_sell_convert_f64;
   static constexpr auto convert_dia = convert_listed_f64;
   static constexpr auto convert_csc = spl_csc_convert_f64;
   static int64_t csr_bytes(const spl_csr_profile &p) { return p.spmv_bytes_f64; }
@@ -178,7 +190,6 @@ template <> struct Kernels<float> {
   using CsrFn = spl_csr_spmv_f32_fn;
   using SellFn = spl_sell_spmv_f32_fn;
   using DiaFn = spl_dia_spmv_f32_fn;
-  static constexpr auto convert_sell = spl_sell_convert_f32;
   static constexpr auto convert_dia = convert_listed_f32;
   static constexpr auto convert_csc = spl_csc_convert_f32;
   static int64_t csr_bytes(const spl_csr_profile &p) { return p.spmv_bytes_f32; }
@@ -236,7 +247,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
     return SPL_ERR_BAD_INPUT;
   const auto plan_t0 = std::chrono::steady_clock::now();
   spl_csr_profile prof;
-  if (int rc = spl_csr_inspect(n, m, offs, cols, &prof); rc != SPL_OK)
+  if (int rc = inspect_csr(n, m, offs, cols, kColumnSample, &prof); rc != SPL_OK)
     return rc;
   const double inspect_time = seconds_since(plan_t0);
   if (prof.entries > 0 && vals == nullptr)
@@ -255,10 +266,11 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
     p->csr = reinterpret_cast<void *>(kernels->csr);
     std::snprintf(line, sizeof line,
                   "spmv plan (%s): %lld x %lld, %lld entries; rows %lld..%lld long (mean %.1f, cv %.2f), length changes "
-                  "at %.0f%% of rows, %.1f%% of entries scattered; %d threads; inspected in %.3f ms\n",
+                  "at %.0f%% of rows, %.1f%% of entries scattered (of the columns read in one chunk in %lld); %d threads; "
+                  "inspected in %.3f ms\n",
                   K::name, (long long)n, (long long)m, (long long)prof.entries, (long long)prof.min_row,
                   (long long)prof.max_row, prof.mean_row, prof.cv_row, 100 * prof.length_changes, 100 * prof.scattered,
-                  prof.threads, inspect_time * 1e3);
+                  (long long)kColumnSample, prof.threads, inspect_time * 1e3);
     p->explanation = line;
     const bool sell_available = kernels->sell_narrow != nullptr && kernels->sell_wide != nullptr;
     const bool dia_available = kernels->dia != nullptr;
@@ -311,12 +323,18 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           candidates.push_back({spl_plan::Dia, "DIA", K::csr_bytes(prof) / dia_bytes, kDiaConversionSpmvs, line});
         }
       }
-      if (sell_available) {
-        /* A mispredicted row exit costs about as much as a few entries: it weighs on short rows
-         * (cant's rows of 20 to 111 entries change length at 31% of rows, and SELL-C-sigma ran
-         * 1.2x slower than CSR there). */
-        const bool changing = prof.length_changes >= kVaryingRows;
-        const bool varying = changing && prof.mean_row < kShortRows;
+      /* A mispredicted row exit costs about as much as a few entries: it weighs on short rows
+       * (cant's rows of 20 to 111 entries change length at 31% of rows, and SELL-C-sigma ran
+       * 1.2x slower than CSR there), and not at all on long rows of one length, where CSR's row
+       * loop runs whole vectors (dense2's rows of 1414: SELL 2.6x slower, its conversion 13 of
+       * planning's 20 calls). */
+      const bool changing = prof.length_changes >= kVaryingRows;
+      const bool varying = changing && prof.mean_row < kShortRows;
+      if (sell_available && !changing && prof.mean_row >= kLongSteadyRows) {
+        std::snprintf(line, sizeof line, "SELL-C-sigma not tried: rows of steady length, %.0f entries on average\n",
+                      prof.mean_row);
+        p->explanation += line;
+      } else if (sell_available) {
         candidates.push_back({spl_plan::Sell, "SELL-C-sigma", varying ? kVaryingGain : kRegularGain, kConversionSpmvs,
                               std::string("rows ") + (varying    ? "of changing length"
                                                       : changing ? "of changing but long length"
@@ -337,7 +355,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           continue;
         }
         /* The conversion and a call of each kernel must fit the budget. */
-        if (seconds_since(plan_t0) + (c.conversion + 2) * csr_time > budget(csr_time)) {
+        if (seconds_since(plan_t0) + (c.conversion + 2 + kReleaseSpmvs) * csr_time > budget(csr_time)) {
           std::snprintf(line, sizeof line, "no planning time left to try %s", c.name);
           declined += declined.empty() ? line : std::string("; ") + line;
           continue;
@@ -348,7 +366,30 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           rc = K::convert_dia(n, m, offs, cols, vals, dia_offsets, &p->diagonals);
           p->dia = reinterpret_cast<void *>(kernels->dia);
         } else {
-          rc = K::convert_sell(n, offs, cols, vals, kernels->lanes, kernels->narrow, kernels->wide, &p->operands);
+          /* The padding is known before the fill: one long row in a window of short ones pads
+           * its slice to its length (dense-row's rows of 8 and one of 250,000: 3 slots an entry
+           * in f32, a conversion of 18-22 CSR calls that ran no faster). */
+          SellShape shape;
+          rc = sell_shape(n, offs, kernels->lanes, kernels->narrow, kernels->wide, shape);
+          const double fill = static_cast<double>(shape.slots * shape.lanes) / static_cast<double>(prof.entries);
+          if (rc == SPL_OK && fill > kMaxSellFill) {
+            std::snprintf(line, sizeof line, "SELL-C-sigma would store %.2f slots an entry (over %.1f), not converted", fill,
+                          kMaxSellFill);
+            declined += declined.empty() ? line : std::string("; ") + line;
+            continue;
+          }
+          /* The fill writes every slot: with the padding known, the budget is checked again. */
+          const double fill_calls = std::max(c.conversion, kSellSpmvsPerFill * fill);
+          if (rc == SPL_OK &&
+              seconds_since(plan_t0) + (fill_calls + 2 + kReleaseSpmvs) * csr_time > budget(csr_time)) {
+            std::snprintf(line, sizeof line,
+                          "no planning time left to fill SELL-C-sigma (%.2f slots an entry, about %.0f CSR calls)", fill,
+                          fill_calls);
+            declined += declined.empty() ? line : std::string("; ") + line;
+            continue;
+          }
+          if (rc == SPL_OK)
+            rc = sell_fill(n, offs, cols, vals, shape, &p->operands);
           const spl_sell_operands &s = p->operands;
           p->sell = reinterpret_cast<void *>(s.sigma == kernels->narrow ? kernels->sell_narrow : kernels->sell_wide);
           if (rc == SPL_OK)

@@ -23,6 +23,7 @@
 #include "export.h"
 
 #include "csr_arrays.h"
+#include "sell.h"
 
 #include <algorithm>
 #include <atomic>
@@ -39,26 +40,70 @@ bool valid_shape(int64_t n, const int32_t *offs, int64_t lanes, int64_t sigma) {
   return n >= 0 && offs != nullptr && lanes >= 1 && lanes <= kMaxLanes && sigma >= lanes && sigma % lanes == 0;
 }
 
+/* The rows of a window [w0, w1) in SELL-C-sigma's order: longest first, ties in row order (what
+ * a stable sort gives). A counting sort when the window's lengths span a range not much wider
+ * than its rows (the common case: comparison sorts were two thirds of a conversion on roadNet's
+ * rows of 1 to 12 entries), a comparison sort otherwise. Its buffers are reused across windows. */
+class WindowOrder {
+public:
+  /* Sorts [w0, w1); rows() and length(q) then give the q-th row and its length. */
+  void sort(const int32_t *offs, int64_t w0, int64_t w1) {
+    const size_t count = static_cast<size_t>(w1 - w0);
+    lens_.resize(count);
+    rows_.resize(count);
+    int64_t shortest = INT64_MAX, longest = 0;
+    for (size_t k = 0; k < count; ++k) { /* in 64 bits: offsets may span the whole int32 range */
+      const int64_t r = w0 + static_cast<int64_t>(k);
+      lens_[k] = static_cast<int64_t>(offs[r + 1]) - offs[r];
+      shortest = std::min(shortest, lens_[k]);
+      longest = std::max(longest, lens_[k]);
+    }
+    if (count == 0)
+      return;
+    const int64_t span = longest - shortest + 1;
+    if (span <= 4 * static_cast<int64_t>(count) + 64) {
+      /* by[d]: where the rows of length longest - d start, then fill. */
+      by_.assign(static_cast<size_t>(span) + 1, 0);
+      for (size_t k = 0; k < count; ++k)
+        ++by_[static_cast<size_t>(longest - lens_[k]) + 1];
+      for (size_t d = 1; d < by_.size(); ++d)
+        by_[d] += by_[d - 1];
+      for (size_t k = 0; k < count; ++k)
+        rows_[static_cast<size_t>(by_[static_cast<size_t>(longest - lens_[k])]++)] = w0 + static_cast<int64_t>(k);
+    } else {
+      std::iota(rows_.begin(), rows_.end(), w0);
+      std::sort(rows_.begin(), rows_.end(), [&](int64_t a, int64_t b) {
+        const int64_t la = lens_[static_cast<size_t>(a - w0)], lb = lens_[static_cast<size_t>(b - w0)];
+        return la != lb ? la > lb : a < b;
+      });
+    }
+    w0_ = w0;
+  }
+  const std::vector<int64_t> &rows() const { return rows_; }
+  int64_t length(size_t q) const { return lens_[static_cast<size_t>(rows_[q] - w0_)]; }
+
+private:
+  std::vector<int64_t> lens_, rows_, by_;
+  int64_t w0_ = 0;
+};
+
 /* The widths of the slices of window [w0, w1): its lengths sorted longest first, every lanes-th. */
-void window_widths(const int32_t *offs, int64_t w0, int64_t w1, int64_t lanes, std::vector<int64_t> &lens,
-                   int64_t *width_out) {
-  lens.clear();
-  for (int64_t i = w0; i < w1; ++i) /* in 64 bits: offsets may span the whole int32 range */
-    lens.push_back(static_cast<int64_t>(offs[i + 1]) - offs[i]);
-  std::sort(lens.begin(), lens.end(), [](int64_t a, int64_t b) { return a > b; });
-  for (size_t k = 0; k < lens.size(); k += static_cast<size_t>(lanes))
-    width_out[k / static_cast<size_t>(lanes)] = lens[k];
+void window_widths(const int32_t *offs, int64_t w0, int64_t w1, int64_t lanes, WindowOrder &order, int64_t *width_out) {
+  order.sort(offs, w0, w1);
+  for (size_t k = 0; k < order.rows().size(); k += static_cast<size_t>(lanes))
+    width_out[k / static_cast<size_t>(lanes)] = order.length(k);
 }
 
 /* Slot offsets of every slice into soffs (slices + 1 entries); false when they pass INT32_MAX. */
 bool slot_offsets(int64_t n, const int32_t *offs, int64_t lanes, int64_t sigma, int32_t *soffs) {
   const int64_t per_window = sigma / lanes;
-  std::vector<int64_t> lens, widths(static_cast<size_t>(per_window));
+  WindowOrder order;
+  std::vector<int64_t> widths(static_cast<size_t>(per_window));
   int64_t total = 0;
   soffs[0] = 0;
   for (int64_t w0 = 0, s = 0; w0 < n; w0 += sigma) {
     const int64_t w1 = std::min(n, w0 + sigma);
-    window_widths(offs, w0, w1, lanes, lens, widths.data());
+    window_widths(offs, w0, w1, lanes, order, widths.data());
     for (int64_t k = 0; k < (w1 - w0 + lanes - 1) / lanes; ++k, ++s) {
       total += widths[static_cast<size_t>(k)];
       if (total > INT32_MAX)
@@ -84,52 +129,59 @@ template <typename T> struct Build {
   static void run(void *closure, int64_t begin, int64_t end) {
     Build &b = *static_cast<Build *>(closure);
     try {
-      std::vector<int64_t> rows, start, length;
+      WindowOrder order;
+      std::vector<int64_t> place, length;
       for (int64_t w = begin; w < end; ++w)
-        b.window(w, rows, start, length);
+        b.window(w, order, place, length);
     } catch (...) {
       b.out_of_memory = true;
     }
   }
 
-  void window(int64_t w, std::vector<int64_t> &rows, std::vector<int64_t> &start, std::vector<int64_t> &length) const {
+  void window(int64_t w, WindowOrder &order, std::vector<int64_t> &place, std::vector<int64_t> &length) const {
     const int64_t w0 = w * sigma, w1 = std::min(n, w0 + sigma);
-    rows.resize(static_cast<size_t>(w1 - w0));
-    std::iota(rows.begin(), rows.end(), w0);
-    auto len = [&](int64_t r) { return static_cast<int64_t>(offs[r + 1]) - offs[r]; };
-    /* Longest first, ties in row order (what a stable sort gives, without its buffer). */
-    std::sort(rows.begin(), rows.end(), [&](int64_t a, int64_t b) {
-      const int64_t la = len(a), lb = len(b);
-      return la != lb ? la > lb : a < b;
-    });
-    /* Slice by slice, slot-major: each slot's lanes are written one after the other (the
-     * operands are written once, in order), reading the slice's rows side by side. */
     const int64_t rows_in_window = w1 - w0;
-    start.resize(static_cast<size_t>(lanes));
-    length.resize(static_cast<size_t>(lanes));
-    for (int64_t q0 = 0; q0 < rows_in_window; q0 += lanes) {
-      const int64_t s = (w0 + q0) / lanes, width = soffs[s + 1] - soffs[s];
-      for (int64_t l = 0; l < lanes; ++l) {
-        const int64_t q = q0 + l;
-        if (q < rows_in_window) {
-          const int64_t r = rows[static_cast<size_t>(q)];
-          start[static_cast<size_t>(l)] = static_cast<int64_t>(offs[r]) - offs[0];
-          length[static_cast<size_t>(l)] = len(r);
-          wpos[r] = static_cast<int32_t>(q);
-        } else {
-          start[static_cast<size_t>(l)] = 0;
-          length[static_cast<size_t>(l)] = 0;
-          wpos[w0 + q] = static_cast<int32_t>(q); /* a lane past the last row: its own place */
-        }
+    order.sort(offs, w0, w1);
+    auto len = [&](int64_t r) { return static_cast<int64_t>(offs[r + 1]) - offs[r]; };
+    /* Each row's place in the window (its lane counted from the window's first), and each
+     * place's row length (0 for the lanes past the last row). */
+    const int64_t places = (rows_in_window + lanes - 1) / lanes * lanes;
+    place.resize(static_cast<size_t>(rows_in_window));
+    length.assign(static_cast<size_t>(places), 0);
+    for (int64_t q = 0; q < places; ++q) {
+      if (q < rows_in_window) {
+        const int64_t r = order.rows()[static_cast<size_t>(q)];
+        place[static_cast<size_t>(r - w0)] = q;
+        length[static_cast<size_t>(q)] = order.length(static_cast<size_t>(q));
+        wpos[r] = static_cast<int32_t>(q);
+      } else {
+        wpos[w0 + q] = static_cast<int32_t>(q); /* a lane past the last row: its own place */
       }
-      T *sv = svals + static_cast<int64_t>(soffs[s] - soffs[0]) * lanes;
-      int32_t *sc = scols + static_cast<int64_t>(soffs[s] - soffs[0]) * lanes;
-      for (int64_t t = 0; t < width; ++t)
-        for (size_t l = 0; l < static_cast<size_t>(lanes); ++l, ++sv, ++sc) {
-          const bool stored = t < length[l]; /* padding: value 0, column 0 */
-          *sv = stored ? vals[start[l] + t] : T(0);
-          *sc = stored ? cols[start[l] + t] : 0;
-        }
+    }
+    /* The entries in the order they are stored in CSR (the window's rows are contiguous there:
+     * one stream read, where reading a slice's rows side by side missed the cache on every
+     * lane's load); each goes to its row's lane of its slot, within the window's slices, a block
+     * that stays in cache while it is written. */
+    const int64_t base = offs[0];
+    for (int64_t r = w0; r < w1; ++r) {
+      const int64_t q = place[static_cast<size_t>(r - w0)], s = (w0 + q) / lanes;
+      const int64_t first = static_cast<int64_t>(soffs[s] - soffs[0]) * lanes + q % lanes;
+      const int64_t start = static_cast<int64_t>(offs[r]) - base, count = len(r);
+      T *sv = svals + first;
+      int32_t *sc = scols + first;
+      for (int64_t t = 0; t < count; ++t) {
+        sv[t * lanes] = vals[start + t];
+        sc[t * lanes] = cols[start + t];
+      }
+    }
+    /* Padding: value 0, column 0, from each lane's length to its slice's width. */
+    for (int64_t q = 0; q < places; ++q) {
+      const int64_t s = (w0 + q) / lanes, width = soffs[s + 1] - soffs[s];
+      const int64_t first = static_cast<int64_t>(soffs[s] - soffs[0]) * lanes + q % lanes;
+      for (int64_t t = length[static_cast<size_t>(q)]; t < width; ++t) {
+        svals[first + t * lanes] = T(0);
+        scols[first + t * lanes] = 0;
+      }
     }
   }
 };
@@ -182,12 +234,12 @@ struct BothWidths {
   static void run(void *closure, int64_t begin, int64_t end) {
     BothWidths &z = *static_cast<BothWidths *>(closure);
     try {
-      std::vector<int64_t> lens;
+      WindowOrder order;
       for (int64_t w = begin; w < end; ++w) {
         const int64_t w0 = w * z.wide, w1 = std::min(z.n, w0 + z.wide);
         for (int64_t c0 = w0; c0 < w1; c0 += z.narrow)
-          window_widths(z.offs, c0, std::min(w1, c0 + z.narrow), z.lanes, lens, z.narrow_widths + c0 / z.lanes);
-        window_widths(z.offs, w0, w1, z.lanes, lens, z.wide_widths + w0 / z.lanes);
+          window_widths(z.offs, c0, std::min(w1, c0 + z.narrow), z.lanes, order, z.narrow_widths + c0 / z.lanes);
+        window_widths(z.offs, w0, w1, z.lanes, order, z.wide_widths + w0 / z.lanes);
       }
     } catch (...) {
       z.out_of_memory = true;
@@ -217,30 +269,43 @@ int64_t pick(int64_t narrow, int64_t wide, int64_t narrow_slots, int64_t wide_sl
   return static_cast<double>(narrow_slots) > SPL_SELL_WIDE_FILL * static_cast<double>(wide_slots) ? wide : narrow;
 }
 
-template <typename T>
-int convert(int64_t n, const int32_t *offs, const int32_t *cols, const T *vals, int64_t lanes, int64_t narrow,
-            int64_t wide, spl_sell_operands *out) {
-  if (out == nullptr)
-    return SPL_ERR_BAD_INPUT;
-  *out = spl_sell_operands{};
+} // namespace
+
+int sell_shape(int64_t n, const int32_t *offs, int64_t lanes, int64_t narrow, int64_t wide, SellShape &shape) {
   if (!valid_shape(n, offs, lanes, narrow) || !valid_shape(n, offs, lanes, wide) || wide % narrow != 0)
     return SPL_ERR_BAD_INPUT;
-  if (!monotone_offsets(n, offs) || (offs[n] > offs[0] && (cols == nullptr || vals == nullptr)))
+  if (!monotone_offsets(n, offs))
     return SPL_ERR_BAD_INPUT;
-  spl_sell_operands s{};
   try {
     std::vector<int64_t> narrow_widths, wide_widths;
     if (!both_widths(n, offs, lanes, narrow, wide, narrow_widths, wide_widths))
       return SPL_ERR_ALLOC;
-    const int64_t sigma = pick(narrow, wide, sum(narrow_widths), sum(wide_widths));
-    const std::vector<int64_t> &widths = sigma == narrow ? narrow_widths : wide_widths;
+    shape.lanes = lanes;
+    shape.sigma = pick(narrow, wide, sum(narrow_widths), sum(wide_widths));
+    shape.widths = std::move(shape.sigma == narrow ? narrow_widths : wide_widths);
+    shape.slots = sum(shape.widths);
+  } catch (...) {
+    return SPL_ERR_ALLOC;
+  }
+  return shape.slots > INT32_MAX ? SPL_ERR_ALLOC : SPL_OK;
+}
+
+template <typename T>
+int sell_fill(int64_t n, const int32_t *offs, const int32_t *cols, const T *vals, const SellShape &shape,
+              spl_sell_operands *out) {
+  if (out == nullptr)
+    return SPL_ERR_BAD_INPUT;
+  *out = spl_sell_operands{};
+  if (offs[n] > offs[0] && (cols == nullptr || vals == nullptr))
+    return SPL_ERR_BAD_INPUT;
+  const int64_t lanes = shape.lanes;
+  spl_sell_operands s{};
+  try {
     s.rows = n;
     s.lanes = lanes;
-    s.sigma = sigma;
-    s.slices = static_cast<int64_t>(widths.size());
-    s.slots = sum(widths);
-    if (s.slots > INT32_MAX)
-      return SPL_ERR_ALLOC;
+    s.sigma = shape.sigma;
+    s.slices = static_cast<int64_t>(shape.widths.size());
+    s.slots = shape.slots;
     /* Every slot and every lane's window position is written by the fill (padding included),
      * so the buffers are not cleared first; each window's are first touched by the thread that
      * fills it. At least one element each: the kernels take non-null pointers. */
@@ -258,10 +323,10 @@ int convert(int64_t n, const int32_t *offs, const int32_t *cols, const T *vals, 
     }
     s.soffs[0] = 0;
     for (int64_t k = 0; k < s.slices; ++k)
-      s.soffs[k + 1] = static_cast<int32_t>(s.soffs[k] + widths[static_cast<size_t>(k)]);
+      s.soffs[k + 1] = static_cast<int32_t>(s.soffs[k] + shape.widths[static_cast<size_t>(k)]);
     if (s.slices == 0)
       s.wpos[0] = 0;
-    Build<T> b{n, lanes, sigma, offs, cols, vals, s.soffs, s.scols, static_cast<T *>(s.svals), s.wpos};
+    Build<T> b{n, lanes, s.sigma, offs, cols, vals, s.soffs, s.scols, static_cast<T *>(s.svals), s.wpos};
     if (!fill_windows(b)) {
       spl_sell_operands_free(&s);
       return SPL_ERR_ALLOC;
@@ -276,6 +341,24 @@ int convert(int64_t n, const int32_t *offs, const int32_t *cols, const T *vals, 
   }
   *out = s;
   return SPL_OK;
+}
+
+template int sell_fill<float>(int64_t, const int32_t *, const int32_t *, const float *, const SellShape &, spl_sell_operands *);
+template int sell_fill<double>(int64_t, const int32_t *, const int32_t *, const double *, const SellShape &,
+                               spl_sell_operands *);
+
+namespace {
+
+template <typename T>
+int convert(int64_t n, const int32_t *offs, const int32_t *cols, const T *vals, int64_t lanes, int64_t narrow,
+            int64_t wide, spl_sell_operands *out) {
+  if (out == nullptr)
+    return SPL_ERR_BAD_INPUT;
+  *out = spl_sell_operands{};
+  SellShape shape;
+  if (int rc = sell_shape(n, offs, lanes, narrow, wide, shape); rc != SPL_OK)
+    return rc;
+  return sell_fill(n, offs, cols, vals, shape, out);
 }
 
 } // namespace

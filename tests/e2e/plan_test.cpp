@@ -266,7 +266,7 @@ spl_csr stencil(int64_t g, int64_t h) {
 // and, with calls enough, tries DIA (kept if faster here); y = A x whatever it keeps, through
 // the runtime and the generated entry points.
 TEST(PlanChoice, StencilsTryDia) {
-  spl_csr m = stencil(300, 200);
+  spl_csr m = stencil(600, 400);  // calls of about 0.5 ms: planning's budget well above its fixed costs
   Csr32 c = narrow(m);
   for (int64_t calls : {0, 1000000}) {
     spl_spmv_kernels_f64 k = kernelsF64();
@@ -418,6 +418,52 @@ TEST(PlanChoice, FewCallsOrNoOtherKernelKeepCsr) {
   EXPECT_NE(std::string(spl_plan_explain(g)).find("SELL-C-sigma (C = 8, window"), std::string::npos) << spl_plan_explain(g);
   spl_plan_free(g);
   spl_csr_free(&m);
+}
+
+// Long rows of one length (a dense block): CSR's row loop runs whole vectors, SELL-C-sigma is not
+// converted (dense2's rows of 1414 ran 2.6x slower in it), and DIA stores too many diagonals.
+TEST(PlanChoice, LongSteadyRowsKeepCsrWithoutConverting) {
+  spl_csr m{};
+  ASSERT_EQ(spl_random_csr(400, 300, 1.0, 9, SPL_RANDOM_UNIFORM, &m), SPL_MATRIX_OK);
+  ASSERT_EQ(m.nnz, 400 * 300);
+  Csr32 c = narrow(m);
+  spl_spmv_kernels_f64 k = kernelsF64();
+  spl_plan *p = nullptr;
+  ASSERT_EQ(spl_spmv_plan_f64(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1000000, &k, &p), SPL_OK);
+  const std::string why = spl_plan_explain(p);
+  EXPECT_STREQ(spl_plan_kernel(p), "csr");
+  EXPECT_EQ(spl_plan_bytes(p), 0);
+  EXPECT_NE(why.find("SELL-C-sigma not tried: rows of steady length, 300 entries on average"), std::string::npos) << why;
+  EXPECT_EQ(why.find("converted in"), std::string::npos) << why;
+  spl_plan_free(p);
+  planAndCheck("dense rows", m, 1000000);
+  spl_csr_free(&m);
+}
+
+// One long row in every wide window among rows of 2: either window pads the long row's slice to
+// its length, about 8 slots an entry, so SELL-C-sigma is sized and not filled.
+TEST(PlanChoice, SellPaddingPastTheLimitIsNotFilled) {
+  const int64_t rows = 16384, columns = 100000;
+  std::vector<int64_t> offs{0};
+  std::vector<int32_t> cols;
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t len = i % 512 == 0 ? columns : 2;
+    for (int64_t k = 0; k < len; ++k) cols.push_back(static_cast<int32_t>(len == 2 ? (i + k) % columns : k));
+    offs.push_back(static_cast<int64_t>(cols.size()));
+  }
+  std::vector<double> vals(cols.size(), 0.5);
+  spl_csr m{rows, columns, static_cast<int64_t>(cols.size()), offs.data(), cols.data(), vals.data()};
+  Csr32 c = narrow(m);
+  spl_spmv_kernels_f64 k = kernelsF64();
+  spl_plan *p = nullptr;
+  ASSERT_EQ(spl_spmv_plan_f64(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1000000, &k, &p), SPL_OK);
+  const std::string why = spl_plan_explain(p);
+  EXPECT_STREQ(spl_plan_kernel(p), "csr");
+  EXPECT_EQ(spl_plan_bytes(p), 0);
+  EXPECT_NE(why.find("SELL-C-sigma would store 7."), std::string::npos) << why;
+  EXPECT_NE(why.find("slots an entry (over 2.5), not converted"), std::string::npos) << why;
+  spl_plan_free(p);
+  planAndCheck("one long row a window", m, 1000000);
 }
 
 TEST(PlanChoice, RefusesBadInput) {

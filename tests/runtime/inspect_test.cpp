@@ -1,11 +1,14 @@
 // inspect_test.cpp: spl_csr_inspect (what a plan reads of a matrix, issue 25) against a
 // reference computed here row by row: every field on random matrices of every shape (empty
 // rows, skewed rows, 1 x N, N x 1, nnz = 0, no rows, rectangular), with offsets that do not
-// start at 0, and the same result on 1, 2 and 4 threads for a matrix of many row chunks; then
-// the cases a plan tells apart (a band of equal rows against random lengths), and bad input.
+// start at 0, and the same result on 1, 2 and 4 threads for a matrix of many row chunks; a
+// plan's inspection (spl_rt::inspect_csr reading the columns of a sample of chunks): exact row
+// statistics, the columns' share estimated; then the cases a plan tells apart (a band of equal
+// rows against random lengths), and bad input.
 #include "spl_runtime.h"
 #include "spl_matrix.h"
 #include "csr_shapes.h"
+#include "inspect.h"
 
 #include <gtest/gtest.h>
 
@@ -118,6 +121,37 @@ TEST_F(Inspect, TheSameOnEveryThreadCount) {
     p.threads = one.threads;
     EXPECT_EQ(0, std::memcmp(&p, &one, sizeof p)) << threads << " threads";
   }
+  spl_csr_free(&m);
+}
+
+// A plan reads the columns of one chunk in 8: the row statistics are those of the whole
+// inspection, bit for bit; the scattered share is the sample's (a matrix with the same share
+// everywhere: close to the whole one's) and the bandwidth at most the whole one's.
+TEST_F(Inspect, ASampleOfTheColumnsKeepsTheRowsExact) {
+  spl_csr m{};
+  ASSERT_EQ(spl_random_csr(400009, 400009, 0.00002, 23, SPL_RANDOM_UNIFORM, &m), SPL_MATRIX_OK);
+  Csr32 c = narrow(m);
+  spl_csr_profile all, sampled, one;
+  ASSERT_EQ(spl_csr_inspect(c.rows, c.columns, c.offs.data(), c.cols.data(), &all), SPL_OK);
+  ASSERT_EQ(spl_rt::inspect_csr(c.rows, c.columns, c.offs.data(), c.cols.data(), 1, &one), SPL_OK);
+  EXPECT_EQ(0, std::memcmp(&one, &all, sizeof one));
+  ASSERT_EQ(spl_rt::inspect_csr(c.rows, c.columns, c.offs.data(), c.cols.data(), 8, &sampled), SPL_OK);
+  EXPECT_EQ(sampled.entries, all.entries);
+  EXPECT_EQ(sampled.empty_rows, all.empty_rows);
+  EXPECT_EQ(sampled.min_row, all.min_row);
+  EXPECT_EQ(sampled.max_row, all.max_row);
+  EXPECT_EQ(sampled.cv_row, all.cv_row);
+  EXPECT_EQ(sampled.length_changes, all.length_changes);
+  EXPECT_EQ(0, std::memcmp(sampled.length_buckets, all.length_buckets, sizeof all.length_buckets));
+  EXPECT_EQ(sampled.spmv_bytes_f64, all.spmv_bytes_f64);
+  EXPECT_LE(sampled.bandwidth, all.bandwidth);
+  EXPECT_GT(all.scattered, 0.9);  // uniform columns: nearly all far from the diagonal
+  EXPECT_NEAR(sampled.scattered, all.scattered, 0.01);
+  // A band: no entry scattered, in the sample or not.
+  Csr32 band = fromLengths(std::vector<int32_t>(300000, 5), 300000, 2);
+  ASSERT_EQ(spl_rt::inspect_csr(band.rows, band.columns, band.offs.data(), band.cols.data(), 8, &sampled), SPL_OK);
+  EXPECT_EQ(sampled.scattered, 0.0);
+  EXPECT_EQ(sampled.bandwidth, 2);
   spl_csr_free(&m);
 }
 

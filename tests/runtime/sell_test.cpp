@@ -85,6 +85,31 @@ TEST_F(Sell, ParallelWindowsMatchTheReference) {
   spl_csr_free(&m);
 }
 
+// A window's rows are ordered by a counting sort when their lengths span a range not much wider
+// than the window, by a comparison sort otherwise: windows of both kinds side by side (rows of
+// 0-3 entries, then windows each with one row of 5000), ties among equal lengths included.
+TEST_F(Sell, BothOrdersOfAWindowMatchTheReference) {
+  spl_csr m{};
+  std::vector<int64_t> offs{0};
+  std::vector<int32_t> cols;
+  const int64_t rows = 1000, columns = 6000;
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t len = i >= 500 && i % 97 == 0 ? 5000 : (i * 7) % 4;
+    for (int64_t k = 0; k < len; ++k) cols.push_back(static_cast<int32_t>(k + (len < 4 ? i % 100 : 0)));
+    offs.push_back(static_cast<int64_t>(cols.size()));
+  }
+  std::vector<double> vals(cols.size());
+  for (size_t k = 0; k < vals.size(); ++k) vals[k] = 1.0 + static_cast<double>(k % 101);
+  m.rows = rows;
+  m.cols = columns;
+  m.nnz = static_cast<int64_t>(cols.size());
+  m.offs = offs.data();
+  m.cols_idx = cols.data();
+  m.vals = vals.data();
+  for (int64_t lanes : {4, 8})
+    for (int64_t windowSlices : {1, 8}) expectSameAsReference(m, lanes, lanes * windowSlices);
+}
+
 TEST_F(Sell, RejectsBadArguments) {
   const int32_t offs[] = {0, 2, 1, 3};
   const int32_t good[] = {0, 1, 2, 3};
