@@ -86,9 +86,9 @@ struct Inspection {
       p.buckets[bucket_of(len)]++;
       if (i > 0 && len != static_cast<int64_t>(offs[i]) - offs[i - 1])
         changes++;
-      const int64_t diagonal = n == m ? i : static_cast<int64_t>(static_cast<long double>(i) * scale); /* x87 only when needed */
       if (len == 0 || !columns)
         continue;
+      const int64_t diagonal = n == m ? i : static_cast<int64_t>(static_cast<long double>(i) * scale); /* x87 only when needed */
       /* Far from the diagonal: below lo or above hi. In 32 bits, with the row's smallest and
        * largest column, so that the loop vectorises on the baseline x86-64 the library is built
        * for (a 64-bit |j - i| per entry did not, and the pass took two SpMVs on dense rows). */
