@@ -15,15 +15,15 @@
  *      (mean under kShortRows), kRegularGain on other rows but long rows of steady length
  *      (mean from kLongSteadyRows), where it is not tried;
  *   4. in order of that gain, a candidate is converted only when hint_calls could repay its
- *      conversion (kDiaConversionSpmvs, kConversionSpmvs CSR calls expected; SELL measured 3-13
- *      on the irregular classes, benchmarks/results/2026-11-28-intel-xeon-2c-cpu-varied.md) and
+ *      conversion (kDiaConversionSpmvs, kConversionSpmvs CSR calls expected; SELL measured 3.6-10
+ *      over the suite since its counting sort, 2026-11-28) and
  *      planning has time left for it (SELL-C-sigma, its slices sized first, is not filled when
  *      it would pad past kMaxSellFill slots an entry, or when its fill, kSellSpmvsPerFill CSR calls
- *      a slot an entry, would not fit); after one untimed CSR call (the conversion leaves its
- *      copy in cache), the converted kernel and CSR are timed in turn (up
- *      to kComparisonRounds rounds, each kernel's best counting, fewer when one is clear or
- *      planning would pass kBudgetSpmvs CSR calls, or kBudgetFloor on a matrix of microsecond
- *      calls, kReleaseSpmvs kept for freeing a copy) and the conversion kept only if it is
+ *      a slot an entry, would not fit); after an untimed call of each (the conversion leaves its
+ *      copy in cache; a converted kernel's first calls run slow), they are timed in turn (up
+ *      to kComparisonRounds rounds, each kernel's best counting, fewer when one is clear after
+ *      two or planning would pass kBudgetSpmvs CSR calls, or kBudgetFloor on a matrix of
+ *      microsecond calls, kReleaseSpmvs kept for freeing a copy) and the conversion kept only if it is
  *      faster by kKeepMargin, or no slower where its expected gain is kVaryingGain or more;
  *      otherwise the copy is freed and the next candidate tried. CSR runs when none is kept.
  * Every step is recorded in the explanation (spl_plan_explain; printed to stderr at planning
@@ -89,12 +89,12 @@ constexpr double kVaryingRows = 0.3;     /* length_changes at which row exits mi
 constexpr double kShortRows = 32;        /* mean row under which a mispredicted exit weighs */
 constexpr double kVaryingGain = 1.3;     /* SELL over CSR expected on short rows of changing length */
 constexpr double kRegularGain = 1.05;    /* and on rows of predictable length */
-constexpr double kConversionSpmvs = 10;  /* a SELL conversion in CSR calls, expected */
+constexpr double kConversionSpmvs = 8;   /* a SELL conversion in CSR calls, expected before its sizing (3.6-10 measured) */
 constexpr double kDiaMinGain = 1.15;     /* DIA tried when CSR moves this many times its bytes */
 constexpr double kDiaConversionSpmvs = 6;/* a DIA conversion in CSR calls, expected (count, mark, fill) */
 constexpr double kLongSteadyRows = 256;  /* rows of steady length this long leave SELL nothing to gain */
 constexpr double kReleaseSpmvs = 1;      /* freeing a copy not kept, in CSR calls (munmap of ~50 MB: 2.6 ms) */
-constexpr double kSellSpmvsPerFill = 7; /* a SELL fill, in CSR calls per slot an entry (at most; 4.5-7 measured:
+constexpr double kSellSpmvsPerFill = 6; /* a SELL fill, in CSR calls per slot an entry (4.4-6.7 measured:
                                           * roadNet-CA, webbase-1M, web-Google, kron_g500, dense-row) */
 constexpr double kMaxSellFill = 2.5;     /* SELL padded past this many slots an entry is not filled */
 constexpr double kKeepMargin = 0.97;     /* a conversion kept when it takes at most this much of CSR */
@@ -130,7 +130,7 @@ template <typename Call> double best_of_two(const Call &call) {
  * machine (other processes, a frequency change) hits both alike; each kernel's best counts. A
  * best of two calls taken one kernel after the other decided wrongly on a noisy 2-core VM
  * (SELL-C-sigma measured within 3% of CSR where it ran 1.65x faster in the benchmark). At most
- * kComparisonRounds, fewer when a round leaves no doubt (kClearGap) or the next would take
+ * kComparisonRounds, fewer when two rounds leave no doubt (kClearGap) or the next would take
  * planning past its budget (kBudgetSpmvs CSR calls, at least kBudgetFloor). */
 constexpr int kComparisonRounds = 3;
 
@@ -145,9 +145,12 @@ Comparison compare(const Candidate &candidate, const Csr &csr_call, double &csr_
   Comparison c;
   for (; c.rounds < kComparisonRounds; ++c.rounds) {
     if (c.rounds > 0) {
-      /* Clearly faster, or slower by twice the margin (a first call that ran slow for the
-       * machine's reasons must not decide alone). */
-      const bool clear = c.candidate < (1 - kClearGap) * csr_time || c.candidate > (1 + 2 * kClearGap) * csr_time;
+      /* Clearly faster, or slower by twice the margin, after two rounds at least: a converted
+       * kernel's first calls run slower than its later ones (its copy settling in the cache:
+       * SELL-C-sigma on rma10 1.39, 1.39, 1.02, 0.77 ms in its first four calls against CSR's
+       * 1.0-1.2), so one round must not decide alone. */
+      const bool clear = c.rounds > 1 && (c.candidate < (1 - kClearGap) * csr_time ||
+                                          c.candidate > (1 + 2 * kClearGap) * csr_time);
       const bool over_budget = seconds_since(plan_t0) + c.candidate + (1 + kReleaseSpmvs) * csr_time > budget(csr_time);
       if (c.candidate < 0 || clear || over_budget)
         break;
@@ -355,8 +358,8 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           declined += declined.empty() ? line : std::string("; ") + line;
           continue;
         }
-        /* The conversion, the settling call and a call of each kernel must fit the budget. */
-        if (seconds_since(plan_t0) + (c.conversion + 3 + kReleaseSpmvs) * csr_time > budget(csr_time)) {
+        /* The conversion, the untimed calls and a round must fit the budget. */
+        if (seconds_since(plan_t0) + (c.conversion + 4 + kReleaseSpmvs) * csr_time > budget(csr_time)) {
           std::snprintf(line, sizeof line, "no planning time left to try %s", c.name);
           declined += declined.empty() ? line : std::string("; ") + line;
           continue;
@@ -379,10 +382,11 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
             declined += declined.empty() ? line : std::string("; ") + line;
             continue;
           }
-          /* The fill writes every slot: with the padding known, the budget is checked again. */
-          const double fill_calls = std::max(c.conversion, kSellSpmvsPerFill * fill);
+          /* The fill writes every slot: with the padding known, the budget is checked again,
+           * with the fill's own estimate in place of kConversionSpmvs. */
+          const double fill_calls = kSellSpmvsPerFill * fill;
           if (rc == SPL_OK &&
-              seconds_since(plan_t0) + (fill_calls + 3 + kReleaseSpmvs) * csr_time > budget(csr_time)) {
+              seconds_since(plan_t0) + (fill_calls + 4 + kReleaseSpmvs) * csr_time > budget(csr_time)) {
             std::snprintf(line, sizeof line,
                           "no planning time left to fill SELL-C-sigma (%.2f slots an entry, about %.0f CSR calls)", fill,
                           fill_calls);
@@ -403,11 +407,12 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           return rc;
         }
         p->kernel = c.kernel;
-        /* An untimed CSR call first: the conversion leaves the cache full of the copy it wrote,
-         * dirty, so the candidate's first call would find its operands in cache and CSR's
-         * would pay their write-back (thermal2's 510 MB mirror against this VM's 260 MiB L3:
-         * one round chose CSR on 2 threads where SELL ran 1.6x faster). */
-        csr_call();
+        /* An untimed call of each first. The conversion leaves the cache full of the copy it
+         * wrote, dirty: CSR's first call would pay its write-back (thermal2's 510 MB mirror
+         * against this VM's 260 MiB L3: one round chose CSR on 2 threads where SELL ran 1.6x
+         * faster); and the converted kernel's first calls run slower than its later ones. */
+        if (run<T>(p, x.data(), y.data()) == SPL_OK)
+          csr_call();
         const Comparison cmp =
             compare([&] { return run<T>(p, x.data(), y.data()); }, csr_call, csr_time, plan_t0); /* y: scratch */
         char form[160];
