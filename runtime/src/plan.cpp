@@ -19,8 +19,9 @@
  *      over the suite since its counting sort, 2026-11-28) and
  *      planning has time left for it (SELL-C-sigma, its slices sized first, is not filled when
  *      it would pad past kMaxSellFill slots an entry, or when its fill, kSellSpmvsPerFill CSR calls
- *      a slot an entry, would not fit); after an untimed call of each (the conversion leaves its
- *      copy in cache; a converted kernel's first calls run slow), they are timed in turn (up
+ *      a slot an entry, would not fit; a conversion that left less than two calls of budget
+ *      is dropped untimed); after an untimed call of each as the budget allows (the conversion
+ *      leaves its copy in cache; a converted kernel's first calls run slow), they are timed in turn (up
  *      to kComparisonRounds rounds, each kernel's best counting, fewer when one is clear after
  *      two or planning would pass kBudgetSpmvs CSR calls, or kBudgetFloor on a matrix of
  *      microsecond calls, kReleaseSpmvs kept for freeing a copy) and the conversion kept only if it is
@@ -358,7 +359,8 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           declined += declined.empty() ? line : std::string("; ") + line;
           continue;
         }
-        /* The conversion, the untimed calls and a round must fit the budget. */
+        /* The conversion, the untimed calls and a round should fit the budget (checked again
+         * after the conversion, whose time is then known). */
         if (seconds_since(plan_t0) + (c.conversion + 4 + kReleaseSpmvs) * csr_time > budget(csr_time)) {
           std::snprintf(line, sizeof line, "no planning time left to try %s", c.name);
           declined += declined.empty() ? line : std::string("; ") + line;
@@ -407,11 +409,24 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           return rc;
         }
         p->kernel = c.kernel;
-        /* An untimed call of each first. The conversion leaves the cache full of the copy it
-         * wrote, dirty: CSR's first call would pay its write-back (thermal2's 510 MB mirror
-         * against this VM's 260 MiB L3: one round chose CSR on 2 threads where SELL ran 1.6x
-         * faster); and the converted kernel's first calls run slower than its later ones. */
-        if (run<T>(p, x.data(), y.data()) == SPL_OK)
+        /* What the budget still holds once the conversion's real time is known, in CSR calls
+         * (a copy's release kept aside). Not a round: the copy is dropped untimed. */
+        const double calls_left = (budget(csr_time) - seconds_since(plan_t0)) / csr_time - kReleaseSpmvs;
+        if (calls_left < 2) {
+          p->release();
+          std::snprintf(line, sizeof line, "%s converted in %.3f ms (%.1f CSR calls), no planning time left to time it",
+                        c.name, convert_time * 1e3, convert_time / csr_time);
+          declined += declined.empty() ? line : std::string("; ") + line;
+          continue;
+        }
+        /* An untimed call of each first, as the budget allows. The conversion leaves the cache
+         * full of the copy it wrote, dirty: CSR's first call would pay its write-back
+         * (thermal2's 510 MB mirror against this VM's 260 MiB L3: one round chose CSR on 2
+         * threads where SELL ran 1.6x faster); and the converted kernel's first calls run
+         * slower than its later ones. */
+        if (calls_left >= 4)
+          run<T>(p, x.data(), y.data());
+        if (calls_left >= 3)
           csr_call();
         const Comparison cmp =
             compare([&] { return run<T>(p, x.data(), y.data()); }, csr_call, csr_time, plan_t0); /* y: scratch */
