@@ -452,9 +452,11 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         if (kept) {
           p->bytes = (c.kernel == spl_plan::Dia ? p->diagonals.bytes : p->operands.bytes) +
                      static_cast<int64_t>(p->scratch.size());
-          std::snprintf(line, sizeof line, "chose %s: %.2fx CSR's speed; its conversion is repaid after %.0f calls; "
-                        "it holds %.1f MB\n",
-                        c.name, csr_time / cmp.candidate, convert_time / (csr_time - cmp.candidate), p->bytes / 1e6);
+          char repaid[64] = "never by its timing here, kept for its expected gain";
+          if (cmp.candidate < csr_time)
+            std::snprintf(repaid, sizeof repaid, "after %.0f calls", convert_time / (csr_time - cmp.candidate));
+          std::snprintf(line, sizeof line, "chose %s: %.2fx CSR's speed; its conversion is repaid %s; it holds %.1f MB\n",
+                        c.name, csr_time / cmp.candidate, repaid, p->bytes / 1e6);
           p->explanation += line;
           break;
         }
