@@ -15,18 +15,19 @@
  *      (mean under kShortRows), kRegularGain on other rows but long rows of steady length
  *      (mean from kLongSteadyRows), where it is not tried;
  *   4. in order of that gain, a candidate is converted only when hint_calls could repay its
- *      conversion (kDiaConversionSpmvs, kConversionSpmvs CSR calls expected; SELL measured 3.6-10
- *      over the suite since its counting sort, 2026-11-28) and
- *      planning has time left for it (SELL-C-sigma, its slices sized first, is not filled when
- *      it would pad past kMaxSellFill slots an entry, or when its fill, kSellSpmvsPerFill CSR calls
- *      a slot an entry, would not fit; a conversion that left less than two calls of budget
- *      is dropped untimed); after an untimed call of each as the budget allows (the conversion
- *      leaves its copy in cache; a converted kernel's first calls run slow), they are timed in turn (up
- *      to kComparisonRounds rounds, each kernel's best counting, fewer when one is clear after
- *      two or planning would pass kBudgetSpmvs CSR calls, or kBudgetFloor on a matrix of
- *      microsecond calls, kReleaseSpmvs kept for freeing a copy) and the conversion kept only if it is
- *      faster by kKeepMargin, or no slower where its expected gain is kVaryingGain or more;
- *      otherwise the copy is freed and the next candidate tried. CSR runs when none is kept.
+ *      conversion (kDiaConversionSpmvs, kConversionSpmvs CSR calls expected; SELL measured
+ *      3.6-10 over the suite since its counting sort, 2026-11-28) and planning has time left
+ *      for it. SELL-C-sigma is sized first and not filled when it would pad past kMaxSellFill
+ *      slots an entry, whatever the time, its fill then estimated at kSellSpmvsPerFill CSR calls
+ *      a slot an entry. A conversion that left less than two calls of budget is dropped untimed.
+ *      After an untimed call of each kernel as the budget allows (the conversion leaves its copy
+ *      in cache; a converted kernel's first calls run slow), the converted kernel and CSR are
+ *      timed in turn, up to kComparisonRounds rounds, each kernel's best counting, fewer when
+ *      one is clear after two or planning would pass its budget (kBudgetSpmvs warm CSR calls,
+ *      at least kBudgetFloor on a matrix of microsecond calls, kReleaseSpmvs kept for freeing a
+ *      copy). The conversion is kept only if it is faster by kKeepMargin, or no slower where its
+ *      expected gain is kVaryingGain or more; otherwise the copy is freed and the next candidate
+ *      tried. CSR runs when none is kept.
  * Every step is recorded in the explanation (spl_plan_explain; printed to stderr at planning
  * when SPL_PLAN_EXPLAIN is set). Timing inside the plan makes the choice the machine's own.
  *
@@ -362,10 +363,39 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           declined += declined.empty() ? line : std::string("; ") + line;
           continue;
         }
+        /* SELL-C-sigma's padding is known before its fill (a sort of row lengths per window, a
+         * fraction of a call): one long row in a window of short ones pads its slice to its
+         * length (dense-row's rows of 8 and one of 250,000: 3 slots an entry in f32, a
+         * conversion of 18-22 CSR calls that ran no faster). Decided before the budget, so
+         * that what the structure rules out does not depend on the machine's timing. */
+        SellShape shape;
+        double conversion_calls = c.conversion;
+        if (c.kernel == spl_plan::Sell) {
+          if (int rc = sell_shape(n, offs, kernels->lanes, kernels->narrow, kernels->wide, shape); rc != SPL_OK) {
+            if (rc != SPL_ERR_ALLOC) {
+              p->release();
+              delete p;
+              return rc;
+            }
+            declined += declined.empty() ? "" : "; ";
+            declined += "SELL-C-sigma cannot hold this matrix (over 2^31 slots, or no memory to size it)";
+            continue;
+          }
+          const double fill = static_cast<double>(shape.slots * shape.lanes) / static_cast<double>(prof.entries);
+          if (fill > kMaxSellFill) {
+            std::snprintf(line, sizeof line, "SELL-C-sigma would store %.2f slots an entry (over %.1f), not converted", fill,
+                          kMaxSellFill);
+            declined += declined.empty() ? line : std::string("; ") + line;
+            continue;
+          }
+          /* The fill writes every slot: its own estimate in place of kConversionSpmvs. */
+          conversion_calls = kSellSpmvsPerFill * fill;
+        }
         /* The conversion and a round should fit the budget (checked again after the
          * conversion, whose time is then known, before the untimed calls). */
-        if (seconds_since(plan_t0) + (c.conversion + 2 + kReleaseSpmvs) * csr_time > budget(csr_time)) {
-          std::snprintf(line, sizeof line, "no planning time left to try %s", c.name);
+        if (seconds_since(plan_t0) + (conversion_calls + 2 + kReleaseSpmvs) * csr_time > budget(csr_time)) {
+          std::snprintf(line, sizeof line, "no planning time left to try %s (about %.0f CSR calls to convert)", c.name,
+                        conversion_calls);
           declined += declined.empty() ? line : std::string("; ") + line;
           continue;
         }
@@ -375,31 +405,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           rc = K::convert_dia(n, m, offs, cols, vals, dia_offsets, &p->diagonals);
           p->dia = reinterpret_cast<void *>(kernels->dia);
         } else {
-          /* The padding is known before the fill: one long row in a window of short ones pads
-           * its slice to its length (dense-row's rows of 8 and one of 250,000: 3 slots an entry
-           * in f32, a conversion of 18-22 CSR calls that ran no faster). */
-          SellShape shape;
-          rc = sell_shape(n, offs, kernels->lanes, kernels->narrow, kernels->wide, shape);
-          const double fill = static_cast<double>(shape.slots * shape.lanes) / static_cast<double>(prof.entries);
-          if (rc == SPL_OK && fill > kMaxSellFill) {
-            std::snprintf(line, sizeof line, "SELL-C-sigma would store %.2f slots an entry (over %.1f), not converted", fill,
-                          kMaxSellFill);
-            declined += declined.empty() ? line : std::string("; ") + line;
-            continue;
-          }
-          /* The fill writes every slot: with the padding known, the budget is checked again,
-           * with the fill's own estimate in place of kConversionSpmvs. */
-          const double fill_calls = kSellSpmvsPerFill * fill;
-          if (rc == SPL_OK &&
-              seconds_since(plan_t0) + (fill_calls + 2 + kReleaseSpmvs) * csr_time > budget(csr_time)) {
-            std::snprintf(line, sizeof line,
-                          "no planning time left to fill SELL-C-sigma (%.2f slots an entry, about %.0f CSR calls)", fill,
-                          fill_calls);
-            declined += declined.empty() ? line : std::string("; ") + line;
-            continue;
-          }
-          if (rc == SPL_OK)
-            rc = sell_fill(n, offs, cols, vals, shape, &p->operands);
+          rc = sell_fill(n, offs, cols, vals, shape, &p->operands);
           const spl_sell_operands &s = p->operands;
           p->sell = reinterpret_cast<void *>(s.sigma == kernels->narrow ? kernels->sell_narrow : kernels->sell_wide);
           if (rc == SPL_OK)
