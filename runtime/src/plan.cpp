@@ -236,6 +236,26 @@ template <typename T> int run(const spl_plan *p, const T *x, T *y) {
   return rc;
 }
 
+/* A plan of A's arrays running the caller's kernel (y = A x, or y = A^T x when transposed) until
+ * planning picks another; nullptr without memory. */
+template <typename T>
+spl_plan *new_plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T *vals, void *kernel,
+                   bool transposed) {
+  spl_plan *p = new (std::nothrow) spl_plan;
+  if (p == nullptr)
+    return nullptr;
+  p->element = sizeof(T);
+  p->n = n;
+  p->m = m;
+  p->transposed = transposed;
+  p->kernel = transposed ? spl_plan::Transposed : spl_plan::Csr;
+  p->offs = offs;
+  p->cols = cols;
+  p->vals = vals;
+  p->csr = kernel;
+  return p;
+}
+
 /* A conversion the plan may try: what it expects, and how to make it. */
 struct Candidate {
   spl_plan::Kernel kernel;
@@ -261,18 +281,11 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
   const double inspect_time = seconds_since(plan_t0);
   if (prof.entries > 0 && vals == nullptr)
     return SPL_ERR_BAD_INPUT;
-  spl_plan *p = new (std::nothrow) spl_plan;
+  spl_plan *p = new_plan(n, m, offs, cols, vals, reinterpret_cast<void *>(kernels->csr), false);
   if (p == nullptr)
     return SPL_ERR_ALLOC;
   char line[512];
   try {
-    p->element = sizeof(T);
-    p->n = n;
-    p->m = m;
-    p->offs = offs;
-    p->cols = cols;
-    p->vals = vals;
-    p->csr = reinterpret_cast<void *>(kernels->csr);
     std::snprintf(line, sizeof line,
                   "spmv plan (%s): %lld x %lld, %lld entries; rows %lld..%lld long (mean %.1f, cv %.2f), length changes "
                   "at %.0f%% of rows, %.1f%% of entries scattered (of the columns read in one chunk in %lld); %d threads; "
@@ -351,7 +364,8 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
       }
       std::stable_sort(candidates.begin(), candidates.end(),
                        [](const Candidate &a, const Candidate &b) { return a.gain > b.gain; });
-      std::string declined;
+      std::string declined; /* why each candidate was not kept, for the explanation */
+      auto decline = [&](const std::string &why) { declined += (declined.empty() ? "" : "; ") + why; };
       for (const Candidate &c : candidates) {
         const double repay_calls = c.conversion / (1 - 1 / c.gain);
         std::snprintf(line, sizeof line, "%s: %s: expected %.2fx, a conversion repaid after about %.0f calls\n", c.name,
@@ -360,7 +374,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         if (static_cast<double>(hint_calls) < repay_calls) {
           std::snprintf(line, sizeof line, "%lld expected calls would not repay a conversion to %s", (long long)hint_calls,
                         c.name);
-          declined += declined.empty() ? line : std::string("; ") + line;
+          decline(line);
           continue;
         }
         /* SELL-C-sigma's padding is known before its fill (a sort of row lengths per window, a
@@ -377,15 +391,14 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
               delete p;
               return rc;
             }
-            declined += declined.empty() ? "" : "; ";
-            declined += "SELL-C-sigma cannot hold this matrix (over 2^31 slots, or no memory to size it)";
+            decline("SELL-C-sigma cannot hold this matrix (over 2^31 slots, or no memory to size it)");
             continue;
           }
           const double fill = static_cast<double>(shape.slots * shape.lanes) / static_cast<double>(prof.entries);
           if (fill > kMaxSellFill) {
             std::snprintf(line, sizeof line, "SELL-C-sigma would store %.2f slots an entry (over %.1f), not converted", fill,
                           kMaxSellFill);
-            declined += declined.empty() ? line : std::string("; ") + line;
+            decline(line);
             continue;
           }
           /* The fill writes every slot: its own estimate in place of kConversionSpmvs. */
@@ -396,7 +409,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         if (seconds_since(plan_t0) + (conversion_calls + 2 + kReleaseSpmvs) * csr_time > budget(csr_time)) {
           std::snprintf(line, sizeof line, "no planning time left to try %s (about %.0f CSR calls to convert)", c.name,
                         conversion_calls);
-          declined += declined.empty() ? line : std::string("; ") + line;
+          decline(line);
           continue;
         }
         const auto c0 = std::chrono::steady_clock::now();
@@ -425,7 +438,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           p->release();
           std::snprintf(line, sizeof line, "%s converted in %.3f ms (%.1f CSR calls), no planning time left to time it",
                         c.name, convert_time * 1e3, convert_time / csr_time);
-          declined += declined.empty() ? line : std::string("; ") + line;
+          decline(line);
           continue;
         }
         /* An untimed call of each first, as the budget allows. The conversion leaves the cache
@@ -469,7 +482,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         p->release();
         std::snprintf(line, sizeof line, cmp.candidate < 0 ? "the %s kernel failed on this matrix"
                                                            : "%s was not faster here (the copy is freed)", c.name);
-        declined += declined.empty() ? line : std::string("; ") + line;
+        decline(line);
       }
       if (p->kernel == spl_plan::Csr)
         decide_csr(declined.empty() ? "no other kernel fits this matrix" : declined);
@@ -503,20 +516,11 @@ int plan_transposed(int64_t n, int64_t m, const int32_t *offs, const int32_t *co
     return SPL_ERR_BAD_INPUT;
   const int64_t entries = static_cast<int64_t>(offs[n]) - offs[0];
   const auto plan_t0 = std::chrono::steady_clock::now();
-  spl_plan *p = new (std::nothrow) spl_plan;
+  spl_plan *p = new_plan(n, m, offs, cols, vals, reinterpret_cast<void *>(kernels->transposed), true);
   if (p == nullptr)
     return SPL_ERR_ALLOC;
   char line[512];
   try {
-    p->element = sizeof(T);
-    p->n = n;
-    p->m = m;
-    p->transposed = true;
-    p->kernel = spl_plan::Transposed;
-    p->offs = offs;
-    p->cols = cols;
-    p->vals = vals;
-    p->csr = reinterpret_cast<void *>(kernels->transposed);
     std::snprintf(line, sizeof line, "spmv^T plan (%s): y = A^T x for A %lld x %lld, %lld entries; %d threads\n", K::name,
                   (long long)n, (long long)m, (long long)entries, spl_num_threads());
     p->explanation = line;
