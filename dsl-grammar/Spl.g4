@@ -62,7 +62,8 @@ scheduleCmd : ID '(' (expr (',' expr)*)? ')' ';' ;
 
 dataType
   : natAtom '.' dataType                                  # arrayType
-  | FLOAT '.' dataType                                    # floatArrayType   // 2.3.f32 lexes 2.3 as one token
+  | natAtom DOT_INT+ '.' dataType                         # dotIntArrayType  // n.2.f32 lexes .2 as one token
+  | FLOAT DOT_INT* '.' dataType                           # floatArrayType   // 2.3.f32 lexes 2.3 as one token
   | natAtom '..' '(' ID '=>' dataType ')'                 # depArrayType
   | 'packed' natAtom '.' dataType                         # packedArrayType
   | '(' ID ':' kw=('nat' | 'nats') '**' dataType ')'      # depPairType

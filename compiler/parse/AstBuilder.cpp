@@ -179,6 +179,34 @@ class Builder {
     return out;
   }
 
+  /// A literal array length (digits only), checked against the 64-bit range.
+  NatSynP lengthLiteral(const std::string &digits, SourceLoc l) {
+    auto n = std::make_shared<NatSyn>();
+    n->op = NatOp::Lit;
+    n->loc = l;
+    errno = 0;
+    unsigned long long v = std::strtoull(digits.c_str(), nullptr, 10);
+    if (errno == ERANGE || v > static_cast<unsigned long long>(INT64_MAX)) error(l, "array length '" + digits + "' is too large");
+    n->value = static_cast<int64_t>(v);
+    return n;
+  }
+
+  /// `out` made the array type lengths[0].lengths[1]. ... .elem (out keeps its own location).
+  TypeSynP nestArrays(const std::shared_ptr<TypeSyn> &out, const std::vector<std::pair<NatSynP, SourceLoc>> &lengths, TypeSynP elem) {
+    for (size_t k = lengths.size(); k-- > 1;) {
+      auto inner = std::make_shared<TypeSyn>();
+      inner->op = TypeOp::Array;
+      inner->loc = lengths[k].second;
+      inner->len = lengths[k].first;
+      inner->elems.push_back(elem);
+      elem = inner;
+    }
+    out->op = TypeOp::Array;
+    out->len = lengths[0].first;
+    out->elems.push_back(elem);
+    return out;
+  }
+
   TypeSynP type(P::DataTypeContext *t) {
     Depth guard(*this);
     auto out = std::make_shared<TypeSyn>();
@@ -192,8 +220,18 @@ class Builder {
       out->op = TypeOp::Array;
       out->len = natAtom(c->natAtom());
       out->elems.push_back(type(c->dataType()));
+    } else if (auto *c = dynamic_cast<P::DotIntArrayTypeContext *>(t)) {
+      // `n.2.f32` arrives as n, DOT_INT ".2", '.', f32: each DOT_INT is one more length.
+      std::vector<std::pair<NatSynP, SourceLoc>> lengths{{natAtom(c->natAtom()), loc(c->natAtom())}};
+      for (antlr4::tree::TerminalNode *d : c->DOT_INT()) {
+        SourceLoc l = loc(d);
+        l.col += 1;
+        lengths.push_back({lengthLiteral(d->getText().substr(1), l), l});
+      }
+      return nestArrays(out, lengths, type(c->dataType()));
     } else if (auto *c = dynamic_cast<P::FloatArrayTypeContext *>(t)) {
-      // `2.3.f32` arrives as FLOAT "2.3", '.', f32: split the float back into two lengths.
+      // `2.3.f32` arrives as FLOAT "2.3", '.', f32 (and `2.3.4.f32` with a DOT_INT ".4" between):
+      // split the float back into two lengths.
       std::string text = c->FLOAT()->getText();
       size_t dot = text.find('.');
       if (dot == std::string::npos || text.find_first_of("eE") != std::string::npos) {
@@ -202,27 +240,17 @@ class Builder {
         out->name = "f32";
         return out;
       }
-      auto lit = [&](const std::string &digits, SourceLoc l) {
-        auto n = std::make_shared<NatSyn>();
-        n->op = NatOp::Lit;
-        n->loc = l;
-        errno = 0;
-        unsigned long long v = std::strtoull(digits.c_str(), nullptr, 10);
-        if (errno == ERANGE || v > static_cast<unsigned long long>(INT64_MAX)) error(l, "array length '" + digits + "' is too large");
-        n->value = static_cast<int64_t>(v);
-        return n;
-      };
       SourceLoc l0 = loc(c->FLOAT());
       SourceLoc l1 = l0;
       l1.col += static_cast<uint32_t>(dot + 1);
-      auto inner = std::make_shared<TypeSyn>();
-      inner->op = TypeOp::Array;
-      inner->loc = l1;
-      inner->len = lit(text.substr(dot + 1), l1);
-      inner->elems.push_back(type(c->dataType()));
-      out->op = TypeOp::Array;
-      out->len = lit(text.substr(0, dot), l0);
-      out->elems.push_back(inner);
+      std::vector<std::pair<NatSynP, SourceLoc>> lengths{{lengthLiteral(text.substr(0, dot), l0), l0},
+                                                         {lengthLiteral(text.substr(dot + 1), l1), l1}};
+      for (antlr4::tree::TerminalNode *d : c->DOT_INT()) {
+        SourceLoc l = loc(d);
+        l.col += 1;
+        lengths.push_back({lengthLiteral(d->getText().substr(1), l), l});
+      }
+      return nestArrays(out, lengths, type(c->dataType()));
     } else if (auto *c = dynamic_cast<P::DepArrayTypeContext *>(t)) {
       out->op = TypeOp::DepArray;
       out->len = natAtom(c->natAtom());
