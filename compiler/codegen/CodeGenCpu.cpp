@@ -316,7 +316,12 @@ class CpuGen : public LoopCodeGen {
 void addPlanEntries(llvm::Module &mod, const std::vector<PlanEntry> &plans) {
   llvm::LLVMContext &ctx = mod.getContext();
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx), *i64 = llvm::Type::getInt64Ty(ctx), *i32 = llvm::Type::getInt32Ty(ctx);
-  auto *tableTy = llvm::StructType::get(ctx, {ptr, ptr, ptr, i64, i64, i64, ptr});
+  // spl_spmv_kernels_T: csr, sell_narrow, sell_wide, lanes, narrow, wide, dia, then
+  // bcsr[SPL_PLAN_BLOCK_SIZES] of {block, kernel}.
+  constexpr unsigned kBlockSizes = 4;
+  auto *blockTy = llvm::StructType::get(ctx, {i64, ptr});
+  auto *blocksTy = llvm::ArrayType::get(blockTy, kBlockSizes);
+  auto *tableTy = llvm::StructType::get(ctx, {ptr, ptr, ptr, i64, i64, i64, ptr, blocksTy});
   auto *transposedTableTy = llvm::StructType::get(ctx, {ptr, ptr});
   const std::vector<llvm::Type *> csrParams{i64, i64, ptr, ptr, ptr, ptr, ptr};  // n, m, offs, cols, vals, x, out
   for (const PlanEntry &p : plans) {
@@ -345,11 +350,18 @@ void addPlanEntries(llvm::Module &mod, const std::vector<PlanEntry> &plans) {
     // spl_spmv_kernels_T, or spl_spmv_t_kernels_T for y = A^T x (the export and the CSR kernel
     // the runtime runs over the transpose).
     llvm::StructType *ty = p.transposed ? transposedTableTy : tableTy;
+    if (p.bcsr.size() > kBlockSizes) throw InternalError("codegen: the plan of " + p.name + " has more BCSR kernels than the table holds");
+    std::vector<llvm::Constant *> blocks;
+    for (unsigned k = 0; k < kBlockSizes; ++k)
+      blocks.push_back(k < p.bcsr.size() ? llvm::ConstantStruct::get(blockTy, {llvm::ConstantInt::get(i64, p.bcsr[k].first),
+                                                                                 kernel(p.bcsr[k].second)})
+                                         : llvm::Constant::getNullValue(blockTy));
     llvm::Constant *init =
         p.transposed ? llvm::ConstantStruct::get(ty, {csr, kernel(p.gather)})
                      : llvm::ConstantStruct::get(ty, {csr, kernel(p.sellNarrow), kernel(p.sellWide), llvm::ConstantInt::get(i64, p.lanes),
                                                       llvm::ConstantInt::get(i64, p.narrowRows),
-                                                      llvm::ConstantInt::get(i64, p.wideRows), kernel(p.dia)});
+                                                      llvm::ConstantInt::get(i64, p.wideRows), kernel(p.dia),
+                                                      llvm::ConstantArray::get(blocksTy, blocks)});
     auto *table = new llvm::GlobalVariable(mod, ty, /*isConstant=*/true, llvm::GlobalValue::InternalLinkage, init,
                                            p.name + ".plan.kernels");
     const std::string elem = p.f64 ? "f64" : "f32";

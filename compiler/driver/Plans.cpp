@@ -12,9 +12,9 @@ namespace spl {
 namespace {
 
 /// The candidates' module for kernel `name` in `elem` (f32 or f64): stdlib spmv's SELL-C-sigma
-/// row kernels of both windows and its DIA kernel under names of the kernel's own, with the
-/// schedules stdlib gives them; for a transposed product, stdlib's CSR kernel (run over the
-/// transpose).
+/// row kernels of both windows, its DIA kernel and its BCSR kernels (kPlanBlocks) under names
+/// of the kernel's own, with the schedules stdlib gives them; for a transposed product,
+/// stdlib's CSR kernel (run over the transpose).
 std::string candidateModule(const std::string &name, const std::string &elem, bool transposed) {
   if (transposed)
     return fmt::format(
@@ -23,11 +23,13 @@ std::string candidateModule(const std::string &name, const std::string &elem, bo
         "export spmv_csr(T = {1}) as {0}__csr for cpu;\n",
         name, elem);
   return fmt::format(
-      "// The candidates of {0}'s plan (splc, driver/Plans.cpp): SELL-C-sigma row kernels of both windows, DIA.\n"
+      "// The candidates of {0}'s plan (splc, driver/Plans.cpp): SELL-C-sigma row kernels of both windows, DIA, BCSR.\n"
       "import spmv;\n"
       "export spmv_sell_rows_{1} as {0}__sell_narrow for cpu;\n"
       "export spmv_sell_rows_wide_{1} as {0}__sell_wide for cpu;\n"
       "export spmv_dia(T = {1}) as {0}__dia for cpu;\n"
+      "export spmv_bcsr2_{1} as {0}__bcsr2 for cpu;\n"
+      "export spmv_bcsr3_{1} as {0}__bcsr3 for cpu;\n"
       "schedule spmv_sell_rows_{1} for cpu {{ precompute(ys); }}\n"
       "schedule spmv_sell_rows_wide_{1} for cpu {{ precompute(ys); }}\n",
       name, elem);
@@ -91,6 +93,9 @@ bool addPlanCandidates(std::vector<cin::Kernel> &kernels, std::vector<loopir::Pl
       e.narrowRows = tunable(p, "SELL_WINDOW") * e.lanes;
       e.wideRows = tunable(p, "SELL_WINDOW_WIDE") * e.lanes;
       e.dia = k->name + "__dia";
+      // Blocks of 2 and 3 cover the usual FEM blocks (4 x 4 and 6 x 6 with the same fill):
+      // pwtk's 6 x 6 ran as fast with either as with 6 x 6 (2026-11-28).
+      for (int64_t b : {2, 3}) e.bcsr.push_back({b, fmt::format("{}__bcsr{}", k->name, b)});
     }
     plans.push_back(e);
   }

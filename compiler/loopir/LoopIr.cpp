@@ -630,8 +630,10 @@ class StmtPrinter : public Visitor {
 std::string print(const PlanEntry &p) {
   if (p.transposed)
     return fmt::format("plan {} ({}, transposed): csr^T {}, csr over the transpose {}\n", p.name, p.f64 ? "f64" : "f32", p.csr, p.gather);
-  return fmt::format("plan {} ({}): csr {}, sell {} ({} rows a window) and {} ({} rows), {} lanes, dia {}\n", p.name,
-                     p.f64 ? "f64" : "f32", p.csr, p.sellNarrow, p.narrowRows, p.sellWide, p.wideRows, p.lanes, p.dia);
+  std::string blocks;
+  for (const auto &[b, kernel] : p.bcsr) blocks += fmt::format(", bcsr {} ({}x{})", kernel, b, b);
+  return fmt::format("plan {} ({}): csr {}, sell {} ({} rows a window) and {} ({} rows), {} lanes, dia {}{}\n", p.name,
+                     p.f64 ? "f64" : "f32", p.csr, p.sellNarrow, p.narrowRows, p.sellWide, p.wideRows, p.lanes, p.dia, blocks);
 }
 
 std::string print(const Function &f) {

@@ -295,6 +295,8 @@ struct PlanEntry {
   int64_t lanes = 0;                   // C
   int64_t narrowRows = 0, wideRows = 0;  // the windows, in rows
   std::string dia;                     // the DIA kernel
+  /// BCSR kernels and their block sizes (at most SPL_PLAN_BLOCK_SIZES of spl_runtime.h: 4).
+  std::vector<std::pair<int64_t, std::string>> bcsr;
   /// y = A^T x: csr is the export's transposed kernel, gather a CSR SpMV the runtime runs over
   /// A's transpose (spl_spmv_t_plan_*); the SELL and DIA fields are unused.
   bool transposed = false;

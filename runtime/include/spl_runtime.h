@@ -151,6 +151,34 @@ int spl_dia_convert_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t
                         spl_dia_operands *out);
 void spl_dia_operands_free(spl_dia_operands *d);
 
+/* BCSR operands of stdlib/spmv.spl's spmv_bcsr2/3 kernels from a CSR matrix (the conversion of a
+ * plan, and for callers of spl_spmv_bcsr2/3_*): block_rows = ceil(n / b) block rows, block row I
+ * holding rows b*I .. b*I + b - 1; its blocks are the distinct block columns J = j / b of those
+ * rows' entries, in increasing J (bcols), and block k holds A(b*I + r, b*J + c) at
+ * vals[(k * b + r) * b + c], 0 where A has no entry. The kernels read x as block_cols * b
+ * entries (pad x with zeros where b does not divide m) and write block_rows * b entries of y.
+ * Duplicate entries add up; entries with a column outside [0, m) are left out. Memory: blocks
+ * x b x b values, so count the blocks first: spl_csr_blocks sets *blocks to their number (a
+ * pass over the columns; fill = blocks * b * b / entries). Both run on the pool.
+ * SPL_ERR_BAD_INPUT for b outside [1, 64], null pointers or decreasing offsets, SPL_ERR_ALLOC
+ * for a copy over 2^31 blocks or when memory runs out; on error nothing stays allocated.
+ * Release with spl_bcsr_operands_free. */
+int spl_csr_blocks(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, int64_t b, int64_t *blocks);
+typedef struct {
+  int64_t rows, cols, block;      /* n, m, b */
+  int64_t block_rows, block_cols; /* ceil(n / b), ceil(m / b) */
+  int64_t blocks;
+  int32_t *offs;  /* block_rows + 1, from 0 */
+  int32_t *bcols; /* blocks (at least 1) */
+  void *vals;     /* blocks * b * b values of the converted precision (at least 1) */
+  int64_t bytes;
+} spl_bcsr_operands;
+int spl_bcsr_convert_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals, int64_t b,
+                         spl_bcsr_operands *out);
+int spl_bcsr_convert_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals, int64_t b,
+                         spl_bcsr_operands *out);
+void spl_bcsr_operands_free(spl_bcsr_operands *b);
+
 /* A CSR matrix's transpose in CSR form (the matrix in CSC; the conversion of a plan for
  * y = A^T x): offs (m + 1 entries), for each column of A the rows holding an entry in increasing
  * row (rows_idx) and their values, so that a CSR SpMV over (m, n, offs, rows_idx, vals) computes
@@ -200,14 +228,15 @@ int spl_csr_inspect(int64_t n, int64_t m, const int32_t *offs, const int32_t *co
  * compiled: a CSR SpMV (stdlib/spmv.spl's spmv_csr: spl_spmv_csr_f64 and the like) and,
  * optionally, the SELL-C-sigma row kernels of the narrow and the wide window (spmv_sell_rows,
  * spmv_sell_rows_wide) with their lanes and windows in rows (SPL_SPMV_SELL_LANES_F64, and
- * SPL_SPMV_SELL_WINDOW / _WINDOW_WIDE times the lanes), and the DIA kernel (spmv_dia:
- * spl_spmv_dia_f64/f32); a NULL kernel is not a candidate. The plan inspects the matrix
- * (spl_csr_inspect), times the CSR kernel, converts to DIA or SELL-C-sigma only when hint_calls
+ * SPL_SPMV_SELL_WINDOW / _WINDOW_WIDE times the lanes), the DIA kernel (spmv_dia:
+ * spl_spmv_dia_f64/f32) and BCSR kernels with their block sizes (spmv_bcsr2/3:
+ * spl_spmv_bcsr2_f64 with block 2, ...); a NULL kernel is not a candidate. The plan inspects the
+ * matrix (spl_csr_inspect), times the CSR kernel, converts to DIA, BCSR or SELL-C-sigma only when hint_calls
  * could repay it, keeps a conversion only if it runs faster here, and explains its choice
  * (spl_plan_explain; also on stderr at planning when SPL_PLAN_EXPLAIN is set). spl_spmv_run_*
  * computes y = A x (y: n entries) with the chosen kernel. The CSR arrays must outlive the plan
  * and stay unchanged; one run at a time per plan. spl_plan_bytes: the memory the plan holds
- * beyond the caller's arrays (a converted copy); spl_plan_kernel: "csr", "sell" or "dia". */
+ * beyond the caller's arrays (a converted copy); spl_plan_kernel: "csr", "sell", "dia" or "bcsr". */
 typedef int (*spl_csr_spmv_f64_fn)(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
                                    const double *x, double *y);
 typedef int (*spl_csr_spmv_f32_fn)(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals,
@@ -220,17 +249,32 @@ typedef int (*spl_dia_spmv_f64_fn)(int64_t n, int64_t m, int64_t d, const int32_
                                    const double *x, double *y);
 typedef int (*spl_dia_spmv_f32_fn)(int64_t n, int64_t m, int64_t d, const int32_t *offsets, const float *diags,
                                    const float *x, float *y);
+typedef int (*spl_bcsr_spmv_f64_fn)(int64_t block_rows, int64_t block_cols, const int32_t *offs, const double *vals,
+                                    const int32_t *bcols, const double *x, double *y);
+typedef int (*spl_bcsr_spmv_f32_fn)(int64_t block_rows, int64_t block_cols, const int32_t *offs, const float *vals,
+                                    const int32_t *bcols, const float *x, float *y);
+typedef struct {
+  int64_t block; /* b: the kernel's blocks are b x b */
+  spl_bcsr_spmv_f64_fn kernel;
+} spl_bcsr_kernel_f64;
+typedef struct {
+  int64_t block;
+  spl_bcsr_spmv_f32_fn kernel;
+} spl_bcsr_kernel_f32;
+#define SPL_PLAN_BLOCK_SIZES 4
 typedef struct {
   spl_csr_spmv_f64_fn csr;                       /* required */
   spl_sell_spmv_f64_fn sell_narrow, sell_wide;   /* optional (both or neither) */
   int64_t lanes, narrow, wide;                   /* C, and the windows in rows */
   spl_dia_spmv_f64_fn dia;                       /* optional */
+  spl_bcsr_kernel_f64 bcsr[SPL_PLAN_BLOCK_SIZES]; /* optional: an entry of block 0 or no kernel is none */
 } spl_spmv_kernels_f64;
 typedef struct {
   spl_csr_spmv_f32_fn csr;
   spl_sell_spmv_f32_fn sell_narrow, sell_wide;
   int64_t lanes, narrow, wide;
   spl_dia_spmv_f32_fn dia;
+  spl_bcsr_kernel_f32 bcsr[SPL_PLAN_BLOCK_SIZES];
 } spl_spmv_kernels_f32;
 #ifndef SPL_PLAN_DECLARED /* also declared by an splc header with a plan */
 #define SPL_PLAN_DECLARED

@@ -38,6 +38,7 @@
  */
 #include "export.h"
 
+#include "bcsr.h"
 #include "csr_arrays.h"
 #include "dia.h"
 #include "inspect.h"
@@ -54,7 +55,7 @@
 struct spl_plan {
   /* Csr, Sell, Dia: y = A x. Transposed: y = A^T x by the caller's kernel over A's arrays;
    * Csc: the same by the caller's CSR kernel over A's transpose, converted once. */
-  enum Kernel { Csr, Sell, Dia, Transposed, Csc } kernel = Csr;
+  enum Kernel { Csr, Sell, Dia, Bcsr, Transposed, Csc } kernel = Csr;
   size_t element = 0; /* sizeof the precision planned for: a run in the other one is refused */
   int64_t n = 0, m = 0;
   bool transposed = false; /* a plan of y = A^T x: x has n entries, y m */
@@ -63,11 +64,14 @@ struct spl_plan {
   void *csr = nullptr;  /* the caller's kernels, as untyped function pointers */
   void *sell = nullptr; /* the SELL kernel of the window chosen */
   void *dia = nullptr;
+  void *bcsr = nullptr;   /* the BCSR kernel of the block size converted to */
   void *gather = nullptr; /* a transposed plan's CSR kernel, run over the transpose */
   spl_sell_operands operands{};
   spl_dia_operands diagonals{};
+  spl_bcsr_operands blocked{};
   spl_csc_operands transpose{};
-  std::vector<char> scratch; /* SELL's padded output (slices * lanes elements) */
+  std::vector<char> scratch; /* SELL's padded output (slices * lanes elements); BCSR's padded x
+                              * (block_cols * b elements) where b does not divide m */
   int64_t bytes = 0;
   std::string explanation;
 
@@ -75,10 +79,11 @@ struct spl_plan {
   void release() {
     spl_sell_operands_free(&operands);
     spl_dia_operands_free(&diagonals);
+    spl_bcsr_operands_free(&blocked);
     spl_csc_operands_free(&transpose);
     scratch.clear();
     scratch.shrink_to_fit();
-    sell = dia = gather = nullptr;
+    sell = dia = bcsr = gather = nullptr;
     kernel = transposed ? Transposed : Csr;
   }
 };
@@ -94,6 +99,12 @@ constexpr double kRegularGain = 1.05;    /* and on rows of predictable length */
 constexpr double kConversionSpmvs = 8;   /* a SELL conversion in CSR calls, expected before its sizing (3.6-10 measured) */
 constexpr double kDiaMinGain = 1.15;     /* DIA tried when CSR moves this many times its bytes */
 constexpr double kDiaConversionSpmvs = 6;/* a DIA conversion in CSR calls, expected (count, mark, fill) */
+constexpr double kBcsrMinGain = 1.15;    /* BCSR tried when CSR moves this many times its bytes */
+constexpr double kBcsrConversionSpmvs = 8;/* a BCSR conversion in CSR calls, expected (count, fill, first touch
+                                          * of the copy: pwtk 7.6-8.9 on 1 and 2 threads, 2026-11-28) */
+constexpr double kNoBlocksFill = 2;       /* blocks of a size under half full: larger sizes are not counted
+                                          * (3 x 3 dense blocks fill 2 x 2 ones at 1.78 at worst) */
+constexpr int64_t kMaxPlanBlock = 64;     /* a BCSR kernel's block at most (spl_bcsr_convert_*'s bound) */
 constexpr double kLongSteadyRows = 256;  /* rows of steady length this long leave SELL nothing to gain */
 constexpr double kReleaseSpmvs = 1;      /* freeing a copy not kept, in CSR calls (munmap of ~50 MB: 2.6 ms) */
 constexpr double kSellSpmvsPerFill = 6; /* a SELL fill, in CSR calls per slot an entry (4.4-6.7 measured:
@@ -188,7 +199,9 @@ template <> struct Kernels<double> {
   using CsrFn = spl_csr_spmv_f64_fn;
   using SellFn = spl_sell_spmv_f64_fn;
   using DiaFn = spl_dia_spmv_f64_fn;
+  using BcsrFn = spl_bcsr_spmv_f64_fn;
   static constexpr auto convert_dia = convert_listed_f64;
+  static constexpr auto convert_bcsr = spl_bcsr_convert_f64;
   static constexpr auto convert_csc = spl_csc_convert_f64;
   static int64_t csr_bytes(const spl_csr_profile &p) { return p.spmv_bytes_f64; }
   static constexpr const char *name = "f64";
@@ -199,11 +212,38 @@ template <> struct Kernels<float> {
   using CsrFn = spl_csr_spmv_f32_fn;
   using SellFn = spl_sell_spmv_f32_fn;
   using DiaFn = spl_dia_spmv_f32_fn;
+  using BcsrFn = spl_bcsr_spmv_f32_fn;
   static constexpr auto convert_dia = convert_listed_f32;
+  static constexpr auto convert_bcsr = spl_bcsr_convert_f32;
   static constexpr auto convert_csc = spl_csc_convert_f32;
   static int64_t csr_bytes(const spl_csr_profile &p) { return p.spmv_bytes_f32; }
   static constexpr const char *name = "f32";
 };
+
+/* BCSR over the whole block rows, from a padded copy of x where b does not divide m (the kernel
+ * reads block_cols * b entries); the rows past the last whole block row by the caller's CSR
+ * kernel over its own arrays, so that y needs no padding. */
+template <typename T> int run_bcsr(const spl_plan *p, const T *x, T *y) {
+  using K = Kernels<T>;
+  const spl_bcsr_operands &o = p->blocked;
+  const int64_t whole = p->n / o.block, rest = whole * o.block;
+  const T *x_read = x;
+  if (!p->scratch.empty()) {
+    T *padded = reinterpret_cast<T *>(const_cast<char *>(p->scratch.data()));
+    std::copy(x, x + p->m, padded);
+    x_read = padded;
+  }
+  int rc = SPL_OK;
+  if (whole > 0)
+    rc = reinterpret_cast<typename K::BcsrFn>(p->bcsr)(whole, o.block_cols, o.offs, static_cast<const T *>(o.vals), o.bcols,
+                                                       x_read, y);
+  if (rc == SPL_OK && rest < p->n) {
+    const int64_t first = static_cast<int64_t>(p->offs[rest]) - p->offs[0];
+    rc = reinterpret_cast<typename K::CsrFn>(p->csr)(p->n - rest, p->m, p->offs + rest, p->cols + first,
+                                                     static_cast<const T *>(p->vals) + first, x, y + rest);
+  }
+  return rc;
+}
 
 template <typename T> int run(const spl_plan *p, const T *x, T *y) {
   using K = Kernels<T>;
@@ -224,6 +264,8 @@ template <typename T> int run(const spl_plan *p, const T *x, T *y) {
     const spl_dia_operands &d = p->diagonals;
     return reinterpret_cast<typename K::DiaFn>(p->dia)(p->n, p->m, d.diagonals, d.offsets, static_cast<const T *>(d.diags), x, y);
   }
+  case spl_plan::Bcsr:
+    return run_bcsr(p, x, y);
   case spl_plan::Sell:
     break;
   }
@@ -256,6 +298,46 @@ spl_plan *new_plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *col
   return p;
 }
 
+/* SPL_PLAN_KERNEL: the kernel a plan takes whenever the matrix's structure allows it ("csr",
+ * "sell", "dia", "bcsr" for the block size that would move the fewest bytes, "bcsrB" for blocks
+ * of B), without regard to the expected calls, the budget or the timing: for tests that must
+ * run each kernel, and for comparing kernels on one's own matrices. The structure still rules:
+ * DIA within its bound of diagonals, SELL-C-sigma within kMaxSellFill. */
+struct Forced {
+  bool set = false, known = false;
+  spl_plan::Kernel kernel = spl_plan::Csr;
+  int64_t block = 0; /* bcsrB: B */
+  std::string text;
+};
+
+Forced forced_kernel() {
+  Forced f;
+  const char *env = std::getenv("SPL_PLAN_KERNEL");
+  if (env == nullptr || *env == 0)
+    return f;
+  f.set = true;
+  f.text = env;
+  f.known = true;
+  if (f.text == "csr")
+    f.kernel = spl_plan::Csr;
+  else if (f.text == "sell")
+    f.kernel = spl_plan::Sell;
+  else if (f.text == "dia")
+    f.kernel = spl_plan::Dia;
+  else if (f.text.rfind("bcsr", 0) == 0) {
+    f.kernel = spl_plan::Bcsr;
+    const std::string digits = f.text.substr(4);
+    if (!digits.empty()) {
+      f.known = digits.size() <= 2 && digits.find_first_not_of("0123456789") == std::string::npos;
+      f.block = f.known ? std::atoi(digits.c_str()) : 0;
+      f.known = f.known && f.block >= 1;
+    }
+  } else {
+    f.known = false;
+  }
+  return f;
+}
+
 /* A conversion the plan may try: what it expects, and how to make it. */
 struct Candidate {
   spl_plan::Kernel kernel;
@@ -263,6 +345,8 @@ struct Candidate {
   double gain;            /* over CSR, expected */
   double conversion;      /* in CSR calls, expected */
   std::string expectation; /* why that gain */
+  int64_t block = 0;      /* BCSR: b, and its kernel */
+  void *block_kernel = nullptr;
 };
 
 template <typename T>
@@ -274,6 +358,9 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
   *out = nullptr;
   if (kernels == nullptr || kernels->csr == nullptr || hint_calls < 0)
     return SPL_ERR_BAD_INPUT;
+  for (const auto &bk : kernels->bcsr)
+    if (bk.kernel != nullptr && (bk.block < 1 || bk.block > kMaxPlanBlock))
+      return SPL_ERR_BAD_INPUT;
   const auto plan_t0 = std::chrono::steady_clock::now();
   spl_csr_profile prof;
   if (int rc = inspect_csr(n, m, offs, cols, kColumnSample, &prof); rc != SPL_OK)
@@ -296,12 +383,21 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
     p->explanation = line;
     const bool sell_available = kernels->sell_narrow != nullptr && kernels->sell_wide != nullptr;
     const bool dia_available = kernels->dia != nullptr;
+    bool bcsr_available = false;
+    for (const auto &bk : kernels->bcsr)
+      bcsr_available = bcsr_available || (bk.kernel != nullptr && bk.block >= 1);
     auto decide_csr = [&](const std::string &why) {
       p->kernel = spl_plan::Csr;
       p->explanation += "chose CSR: " + why + "\n";
     };
-    if ((!sell_available && !dia_available) || n == 0 || prof.entries == 0) {
-      decide_csr(!sell_available && !dia_available ? "no other kernel was given" : "nothing to convert");
+    const Forced forced = forced_kernel();
+    if (forced.set && !forced.known)
+      p->explanation += "SPL_PLAN_KERNEL=" + forced.text + " names no kernel (csr, sell, dia, bcsr, bcsrB): ignored\n";
+    const bool forcing = forced.set && forced.known;
+    auto wanted = [&](spl_plan::Kernel k) { return !forcing || forced.kernel == k; };
+    const bool any_available = sell_available || dia_available || bcsr_available;
+    if (!any_available || n == 0 || prof.entries == 0) {
+      decide_csr(!any_available ? "no other kernel was given" : "nothing to convert");
     } else {
       /* One CSR call's time, on x = 1 (and a y the plan owns). */
       std::vector<T> x(static_cast<size_t>(std::max<int64_t>(m, 1)), T(1)), y(static_cast<size_t>(n));
@@ -316,13 +412,14 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
 
       std::vector<Candidate> candidates;
       std::vector<int32_t> dia_offsets; /* the diagonals, once counted */
+      const double vector_bytes = static_cast<double>(n + m) * sizeof(T);
       /* DIA reads its diagonals whole (padding included) and no column, so the bytes decide:
        * it is tried when CSR moves kDiaMinGain times the diagonals' bytes, which bounds their
        * number. Counting them takes a pass over the columns (stopped soon after the bound),
        * made only for rows of steady length, as full diagonals make them (a stencil's far
        * diagonals count as scattered entries: that share does not tell). */
-      if (dia_available && prof.length_changes < kVaryingRows && n <= INT32_MAX && m <= INT32_MAX) {
-        const double vector_bytes = static_cast<double>(n + m) * sizeof(T);
+      if (wanted(spl_plan::Dia) && dia_available && (forcing || prof.length_changes < kVaryingRows) && n <= INT32_MAX &&
+          m <= INT32_MAX) {
         const int64_t bound = static_cast<int64_t>(
             std::max(0.0, (static_cast<double>(K::csr_bytes(prof)) / kDiaMinGain - vector_bytes) / (static_cast<double>(n) * sizeof(T))));
         const auto d0 = std::chrono::steady_clock::now();
@@ -345,6 +442,69 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           candidates.push_back({spl_plan::Dia, "DIA", K::csr_bytes(prof) / dia_bytes, kDiaConversionSpmvs, line});
         }
       }
+      /* BCSR stores one column index a block of b x b values: on a matrix of dense blocks (a FEM
+       * matrix with several unknowns a node) it moves fewer bytes than CSR (pwtk's 6 x 6 blocks
+       * as 3 x 3 ones: 70% of CSR's bytes in f64, 1.2x CSR's speed on this Xeon, 2026-11-28),
+       * on any other many more (a block holds zeros). So the bytes decide, as for DIA: each
+       * block size given is counted on one run of block rows in kColumnSample (a fraction of a
+       * call: a small table a block row, no pass over x), its fill (values stored an entry)
+       * estimated from that, and the size that would move the fewest bytes is tried from
+       * kBcsrMinGain (the padded copy of x counted where b does not divide m). */
+      if (wanted(spl_plan::Bcsr) && bcsr_available) {
+        const auto b0 = std::chrono::steady_clock::now();
+        Candidate best{spl_plan::Bcsr, "BCSR", 0, kBcsrConversionSpmvs, ""};
+        std::string fills;
+        double smaller_fill = 0; /* the last size counted: over kNoBlocksFill, larger ones are not */
+        for (const auto &bk : kernels->bcsr) {
+          if (bk.kernel == nullptr || bk.block < 1 || bk.block > n || (forced.block != 0 && bk.block != forced.block))
+            continue;
+          if (!forcing && smaller_fill > kNoBlocksFill)
+            break;
+          /* The fill past which this size could not move kBcsrMinGain times fewer bytes than
+           * CSR: the count gives up once a cheap lower bound passes it. */
+          const double b = static_cast<double>(bk.block), per_value = sizeof(T) + sizeof(int32_t) / (b * b);
+          const double fixed_bytes = (static_cast<double>(n) / b + 1) * sizeof(int32_t) + vector_bytes +
+                                     (m % bk.block != 0 ? 2.0 * static_cast<double>(m) * sizeof(T) : 0.0);
+          const double useful_fill = (static_cast<double>(K::csr_bytes(prof)) / kBcsrMinGain - fixed_bytes) /
+                                     (per_value * static_cast<double>(prof.entries));
+          int64_t blocks = 0, sampled = 0;
+          bool at_least = false;
+          const int rc = sample_blocks(n, m, offs, cols, bk.block, kColumnSample, forcing ? 0.0 : std::max(useful_fill, 1e-9),
+                                       blocks, sampled, at_least);
+          if (rc == SPL_ERR_ALLOC)
+            continue;
+          if (rc != SPL_OK) {
+            delete p;
+            return rc;
+          }
+          if (sampled == 0)
+            continue;
+          const double fill = static_cast<double>(blocks) * b * b / static_cast<double>(sampled);
+          const double bytes = fill * static_cast<double>(prof.entries) * per_value + fixed_bytes;
+          const double gain = static_cast<double>(K::csr_bytes(prof)) / bytes;
+          smaller_fill = fill;
+          std::snprintf(line, sizeof line, "%s%lld x %lld: %s%.2f values an entry, %s%.0f%% of CSR's bytes", fills.empty() ? "" : "; ",
+                        (long long)bk.block, (long long)bk.block, at_least ? "at least " : "", fill, at_least ? "at least " : "",
+                        100 / gain);
+          fills += line;
+          if (gain > best.gain) {
+            best.gain = gain;
+            best.block = bk.block;
+            best.block_kernel = reinterpret_cast<void *>(bk.kernel);
+          }
+        }
+        const double count_time = seconds_since(b0);
+        if (best.block > 0 && (forcing || best.gain >= kBcsrMinGain)) {
+          std::snprintf(line, sizeof line, "blocks (counted in %.3f ms on the rows of one chunk in %lld): %s", count_time * 1e3,
+                        (long long)kColumnSample, fills.c_str());
+          best.expectation = line;
+          candidates.push_back(best);
+        } else if (best.block > 0) {
+          std::snprintf(line, sizeof line, "BCSR not tried: blocks (counted in %.3f ms on the rows of one chunk in %lld): %s\n",
+                        count_time * 1e3, (long long)kColumnSample, fills.c_str());
+          p->explanation += line;
+        }
+      }
       /* A mispredicted row exit costs about as much as a few entries: it weighs on short rows
        * (cant's rows of 20 to 111 entries change length at 31% of rows, and SELL-C-sigma ran
        * 1.2x slower than CSR there), and not at all on long rows of one length, where CSR's row
@@ -352,7 +512,8 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
        * planning's 20 calls). */
       const bool changing = prof.length_changes >= kVaryingRows;
       const bool varying = changing && prof.mean_row < kShortRows;
-      if (sell_available && !changing && prof.mean_row >= kLongSteadyRows) {
+      if (!wanted(spl_plan::Sell)) {
+      } else if (sell_available && !forcing && !changing && prof.mean_row >= kLongSteadyRows) {
         std::snprintf(line, sizeof line, "SELL-C-sigma not tried: rows of steady length, %.0f entries on average\n",
                       prof.mean_row);
         p->explanation += line;
@@ -371,7 +532,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         std::snprintf(line, sizeof line, "%s: %s: expected %.2fx, a conversion repaid after about %.0f calls\n", c.name,
                       c.expectation.c_str(), c.gain, repay_calls);
         p->explanation += line;
-        if (static_cast<double>(hint_calls) < repay_calls) {
+        if (!forcing && static_cast<double>(hint_calls) < repay_calls) {
           std::snprintf(line, sizeof line, "%lld expected calls would not repay a conversion to %s", (long long)hint_calls,
                         c.name);
           decline(line);
@@ -406,7 +567,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         }
         /* The conversion and a round should fit the budget (checked again after the
          * conversion, whose time is then known, before the untimed calls). */
-        if (seconds_since(plan_t0) + (conversion_calls + 2 + kReleaseSpmvs) * csr_time > budget(csr_time)) {
+        if (!forcing && seconds_since(plan_t0) + (conversion_calls + 2 + kReleaseSpmvs) * csr_time > budget(csr_time)) {
           std::snprintf(line, sizeof line, "no planning time left to try %s (about %.0f CSR calls to convert)", c.name,
                         conversion_calls);
           decline(line);
@@ -417,6 +578,16 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         if (c.kernel == spl_plan::Dia) {
           rc = K::convert_dia(n, m, offs, cols, vals, dia_offsets, &p->diagonals);
           p->dia = reinterpret_cast<void *>(kernels->dia);
+        } else if (c.kernel == spl_plan::Bcsr) {
+          rc = K::convert_bcsr(n, m, offs, cols, vals, c.block, &p->blocked);
+          p->bcsr = c.block_kernel;
+          if (rc == SPL_OK && m % c.block != 0) /* x padded with zeros, which the runs keep */
+            p->scratch.assign(static_cast<size_t>(p->blocked.block_cols * c.block) * sizeof(T), 0);
+          if (rc == SPL_ERR_ALLOC) {
+            p->release();
+            decline("BCSR cannot hold this matrix (over 2^31 blocks, or no memory for the copy)");
+            continue;
+          }
         } else {
           rc = sell_fill(n, offs, cols, vals, shape, &p->operands);
           const spl_sell_operands &s = p->operands;
@@ -434,7 +605,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         /* What the budget still holds once the conversion's real time is known, in CSR calls
          * (a copy's release kept aside). Not a round: the copy is dropped untimed. */
         const double calls_left = (budget(csr_time) - seconds_since(plan_t0)) / csr_time - kReleaseSpmvs;
-        if (calls_left < 2) {
+        if (!forcing && calls_left < 2) {
           p->release();
           std::snprintf(line, sizeof line, "%s converted in %.3f ms (%.1f CSR calls), no planning time left to time it",
                         c.name, convert_time * 1e3, convert_time / csr_time);
@@ -446,15 +617,24 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
          * (thermal2's 510 MB mirror against this VM's 260 MiB L3: one round chose CSR on 2
          * threads where SELL ran 1.6x faster); and the converted kernel's first calls run
          * slower than its later ones. */
-        if (calls_left >= 4)
+        if (!forcing && calls_left >= 4)
           run<T>(p, x.data(), y.data());
-        if (calls_left >= 3)
+        if (!forcing && calls_left >= 3)
           csr_call();
-        const Comparison cmp =
-            compare([&] { return run<T>(p, x.data(), y.data()); }, csr_call, csr_time, plan_t0); /* y: scratch */
+        /* Forced: one timed call, for the explanation (and to run the kernel once before the caller). */
+        Comparison cmp;
+        if (forcing) {
+          cmp.candidate = timed([&] { return run<T>(p, x.data(), y.data()); });
+          cmp.rounds = 1;
+        } else {
+          cmp = compare([&] { return run<T>(p, x.data(), y.data()); }, csr_call, csr_time, plan_t0); /* y: scratch */
+        }
         char form[160];
         if (c.kernel == spl_plan::Dia)
           std::snprintf(form, sizeof form, "%lld diagonals", (long long)p->diagonals.diagonals);
+        else if (c.kernel == spl_plan::Bcsr)
+          std::snprintf(form, sizeof form, "%lld x %lld blocks, %.2f values an entry", (long long)c.block, (long long)c.block,
+                        static_cast<double>(p->blocked.blocks * c.block * c.block) / prof.entries);
         else
           std::snprintf(form, sizeof form, "C = %lld, window %lld rows, %.2f slots an entry", (long long)p->operands.lanes,
                         (long long)p->operands.sigma,
@@ -466,13 +646,17 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         p->explanation += line;
         /* Kept when clearly faster, or when no slower where its gain is expected on the rows'
          * structure (a round of a noisy machine must not overrule a 1.3x expectation). */
-        const bool kept = cmp.candidate >= 0 && (cmp.candidate <= kKeepMargin * csr_time ||
+        const bool kept = cmp.candidate >= 0 && (forcing || cmp.candidate <= kKeepMargin * csr_time ||
                                                  (c.gain >= kVaryingGain && cmp.candidate <= csr_time));
         if (kept) {
-          p->bytes = (c.kernel == spl_plan::Dia ? p->diagonals.bytes : p->operands.bytes) +
+          p->bytes = (c.kernel == spl_plan::Dia    ? p->diagonals.bytes
+                      : c.kernel == spl_plan::Bcsr ? p->blocked.bytes
+                                                   : p->operands.bytes) +
                      static_cast<int64_t>(p->scratch.size());
-          char repaid[64] = "never by its timing here, kept for its expected gain";
-          if (cmp.candidate < csr_time)
+          char repaid[80] = "never by its timing here, kept for its expected gain";
+          if (forcing)
+            std::snprintf(repaid, sizeof repaid, "whenever it is (SPL_PLAN_KERNEL=%s)", forced.text.c_str());
+          else if (cmp.candidate < csr_time)
             std::snprintf(repaid, sizeof repaid, "after %.0f calls", convert_time / (csr_time - cmp.candidate));
           std::snprintf(line, sizeof line, "chose %s: %.2fx CSR's speed; its conversion is repaid %s; it holds %.1f MB\n",
                         c.name, csr_time / cmp.candidate, repaid, p->bytes / 1e6);
@@ -485,7 +669,10 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         decline(line);
       }
       if (p->kernel == spl_plan::Csr)
-        decide_csr(declined.empty() ? "no other kernel fits this matrix" : declined);
+        decide_csr((forcing ? "SPL_PLAN_KERNEL=" + forced.text + (forced.kernel == spl_plan::Csr ? "" : " does not fit here") +
+                                  (declined.empty() ? "" : ": ")
+                            : std::string()) +
+                   (declined.empty() ? (forcing ? "" : "no other kernel fits this matrix") : declined));
     }
   } catch (...) {
     p->release();
@@ -624,6 +811,7 @@ const char *spl_plan_kernel(const spl_plan *plan) {
   switch (plan->kernel) {
   case spl_plan::Sell: return "sell";
   case spl_plan::Dia: return "dia";
+  case spl_plan::Bcsr: return "bcsr";
   case spl_plan::Transposed: return "csr-t";
   case spl_plan::Csc: return "csc";
   case spl_plan::Csr: break;

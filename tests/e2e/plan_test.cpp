@@ -6,11 +6,16 @@
 // copy; the explanation names the choice and its reasons; bad input is refused. The same through
 // the entry points splc generates for a user's SpMV with plan() (plan_user.spl). DIA: the
 // runtime's conversion with stdlib's kernel on every test matrix, and stencils, where the plan
-// counts their diagonals and tries DIA. The transposed product y = A^T x: the plan over the
+// counts their diagonals and tries DIA. BCSR: the same with stdlib's kernels of 2 x 2 and 3 x 3
+// blocks, and matrices of dense blocks, where the plan counts their blocks and tries BCSR.
+// Each kernel taken by force (SPL_PLAN_KERNEL) on every test matrix, through the runtime and the
+// generated entry points: its runs (BCSR's padded x and CSR rows past the last block row, SELL's
+// padded y) compute y = A x whatever the timing would choose. The transposed product y = A^T x: the plan over the
 // user's kernel (plan_user.spl's einsum) or stdlib's CSR kernel over the transpose, through the
 // runtime and the generated entry points, on every test matrix.
 #include <algorithm>
 #include <cstdlib>
+#include <random>
 #include <string>
 
 #include "e2e_support.h"
@@ -34,7 +39,11 @@ spl_spmv_kernels_f64 kernelsF64(bool others = true) {
   k.lanes = SPL_SPMV_SELL_LANES_F64;
   k.narrow = SPL_SPMV_SELL_WINDOW * SPL_SPMV_SELL_LANES_F64;
   k.wide = SPL_SPMV_SELL_WINDOW_WIDE * SPL_SPMV_SELL_LANES_F64;
-  if (others) k.dia = spl_spmv_dia_f64;
+  if (others) {
+    k.dia = spl_spmv_dia_f64;
+    k.bcsr[0] = {2, spl_spmv_bcsr2_f64};
+    k.bcsr[1] = {3, spl_spmv_bcsr3_f64};
+  }
   return k;
 }
 
@@ -47,6 +56,8 @@ spl_spmv_kernels_f32 kernelsF32() {
   k.narrow = SPL_SPMV_SELL_WINDOW * SPL_SPMV_SELL_LANES_F32;
   k.wide = SPL_SPMV_SELL_WINDOW_WIDE * SPL_SPMV_SELL_LANES_F32;
   k.dia = spl_spmv_dia_f32;
+  k.bcsr[0] = {2, spl_spmv_bcsr2_f32};
+  k.bcsr[1] = {3, spl_spmv_bcsr3_f32};
   return k;
 }
 
@@ -87,7 +98,11 @@ std::string planAndCheck(const std::string &name, const spl_csr &a, int64_t call
   }
   const std::string why = spl_plan_explain(p);
   EXPECT_NE(why.find("spmv plan (f64)"), std::string::npos) << why;
-  EXPECT_NE(why.find(kernel == "sell" ? "chose SELL-C-sigma" : kernel == "dia" ? "chose DIA" : "chose CSR"), std::string::npos)
+  EXPECT_NE(why.find(kernel == "sell"   ? "chose SELL-C-sigma"
+                     : kernel == "dia"  ? "chose DIA"
+                     : kernel == "bcsr" ? "chose BCSR"
+                                        : "chose CSR"),
+            std::string::npos)
       << why;
   if (kernel == "csr") EXPECT_EQ(spl_plan_bytes(p), 0);
   else EXPECT_GT(spl_plan_bytes(p), 0);
@@ -287,6 +302,151 @@ TEST(PlanChoice, StencilsTryDia) {
     otherOrdersPlanAndCheck("stencil", m, calls);
   }
   spl_csr_free(&m);
+}
+
+/// The runtime's BCSR conversion and stdlib's kernels of 2 x 2 and 3 x 3 blocks: y = A x on
+/// every test matrix, x padded to the block columns, y written over whole block rows.
+class BcsrKernel : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(BcsrKernel, ConvertedMatricesComputeAx) {
+  const spl_e2e::NamedMatrix &nm = spl_e2e::testMatrices()[GetParam()];
+  const spl_csr &a = nm.m;
+  Csr32 c = narrow(a);
+  std::vector<double> x(static_cast<size_t>(a.cols) + 1), want(static_cast<size_t>(a.rows) + 1);
+  spl_random_vector(13, a.cols, x.data());
+  spl_ref_spmv(&a, x.data(), want.data());
+  std::vector<float> x32(x.begin(), x.end());
+  std::vector<double> x32d(x32.begin(), x32.end()), want32(static_cast<size_t>(a.rows) + 1);
+  spl_ref_spmv(&a, x32d.data(), want32.data());
+  for (int64_t b : {2, 3}) {
+    SCOPED_TRACE("blocks of " + std::to_string(b));
+    spl_bcsr_operands o;
+    ASSERT_EQ(spl_bcsr_convert_f64(a.rows, a.cols, c.offs.data(), c.cols.data(), c.vals.data(), b, &o), SPL_OK);
+    std::vector<double> xp(static_cast<size_t>(o.block_cols * b) + 1, 0.0), y(static_cast<size_t>(o.block_rows * b) + 1, -555.0);
+    std::copy(x.begin(), x.begin() + a.cols, xp.begin());
+    EXPECT_EQ((b == 2 ? spl_spmv_bcsr2_f64 : spl_spmv_bcsr3_f64)(o.block_rows, o.block_cols, o.offs, static_cast<const double *>(o.vals),
+                                                                   o.bcols, xp.data(), y.data()),
+              SPL_OK);
+    EXPECT_LT(spl_rel_error_f64(y.data(), want.data(), a.rows), kF64Tolerance);
+    EXPECT_EQ(y[static_cast<size_t>(o.block_rows * b)], -555.0);  // nothing past the block rows
+    spl_bcsr_operands_free(&o);
+
+    ASSERT_EQ(spl_bcsr_convert_f32(a.rows, a.cols, c.offs.data(), c.cols.data(), c.vals32.data(), b, &o), SPL_OK);
+    std::vector<float> xp32(static_cast<size_t>(o.block_cols * b) + 1, 0.0f), y32(static_cast<size_t>(o.block_rows * b) + 1, -555.0f);
+    std::copy(x32.begin(), x32.begin() + a.cols, xp32.begin());
+    EXPECT_EQ((b == 2 ? spl_spmv_bcsr2_f32 : spl_spmv_bcsr3_f32)(o.block_rows, o.block_cols, o.offs, static_cast<const float *>(o.vals),
+                                                                   o.bcols, xp32.data(), y32.data()),
+              SPL_OK);
+    EXPECT_LT(spl_e2e::relError(y32.data(), want32.data(), a.rows), kF32Tolerance);
+    spl_bcsr_operands_free(&o);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrices, BcsrKernel, ::testing::Range<size_t>(0, spl_e2e::kNumTestMatrices), spl_e2e::matrixParamName);
+
+/// SPL_PLAN_KERNEL set for the scope of one test.
+struct ForcedKernel {
+  explicit ForcedKernel(const char *kernel) { setenv("SPL_PLAN_KERNEL", kernel, 1); }
+  ~ForcedKernel() { unsetenv("SPL_PLAN_KERNEL"); }
+};
+
+/// Each kernel taken by force: where the matrix allows it (BCSR always; DIA within its bound of
+/// diagonals, SELL-C-sigma within its padding) the plan runs it, else CSR and says so; y = A x
+/// either way, in f64 and f32, through the runtime and the generated entry points.
+class ForcedPlan : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(ForcedPlan, EveryKernelComputesAx) {
+  const spl_e2e::NamedMatrix &nm = spl_e2e::testMatrices()[GetParam()];
+  const spl_csr &a = nm.m;
+  Csr32 c = narrow(a);
+  for (const char *kernel : {"csr", "sell", "dia", "bcsr", "bcsr2", "bcsr3"}) {
+    SCOPED_TRACE(std::string("SPL_PLAN_KERNEL=") + kernel);
+    ForcedKernel forced(kernel);
+    const std::string chosen = planAndCheck(nm.name, a, 0);  // few calls: forced all the same
+    const std::string family = std::string(kernel).substr(0, 4) == "bcsr" ? "bcsr" : kernel;
+    // BCSR fits any matrix of entries and at least a block's rows (3 here).
+    if (a.nnz > 0 && (family == "csr" || (family == "bcsr" && a.rows >= 3))) EXPECT_EQ(chosen, family);
+    if (chosen != family) EXPECT_TRUE(chosen == "csr") << chosen;
+    generatedPlanAndCheck(nm.name, a, 1);
+    spl_plan *p = nullptr;
+    ASSERT_EQ(plan_spmv_f64_plan(a.rows, a.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1, &p), SPL_OK);
+    const std::string why = spl_plan_explain(p);
+    EXPECT_EQ(std::string(spl_plan_kernel(p)), chosen) << why;  // the generated table holds the same kernels
+    if (chosen == "csr" && family != "csr" && a.nnz > 0)
+      EXPECT_NE(why.find(std::string("SPL_PLAN_KERNEL=") + kernel + " does not fit here"), std::string::npos) << why;
+    const std::string name(kernel);
+    if (chosen == "bcsr" && name != "bcsr")
+      EXPECT_NE(why.find("(" + name.substr(4) + " x " + name.substr(4) + " blocks"), std::string::npos) << why;
+    spl_plan_free(p);
+  }
+  ForcedKernel unknown("fast");
+  spl_plan *p = nullptr;
+  ASSERT_EQ(spl_spmv_plan_f64(a.rows, a.cols, c.offs.data(), c.cols.data(), c.vals.data(), 0, nullptr, &p), SPL_ERR_BAD_INPUT);
+  spl_spmv_kernels_f64 k = kernelsF64();
+  ASSERT_EQ(spl_spmv_plan_f64(a.rows, a.cols, c.offs.data(), c.cols.data(), c.vals.data(), 0, &k, &p), SPL_OK);
+  EXPECT_NE(std::string(spl_plan_explain(p)).find("SPL_PLAN_KERNEL=fast names no kernel"), std::string::npos) << spl_plan_explain(p);
+  spl_plan_free(p);
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrices, ForcedPlan, ::testing::Range<size_t>(0, spl_e2e::kNumTestMatrices), spl_e2e::matrixParamName);
+
+/// A matrix of dense 3 x 3 blocks on `nodes` nodes (each couples to a few nearby ones, rows in
+/// column order), cut by one row and two columns so that 3 divides neither n nor m.
+spl_csr denseBlocks(int64_t nodes) {
+  std::mt19937_64 rng(21);
+  std::vector<int32_t> rows, cols;
+  std::vector<double> vals;
+  const int64_t n = 3 * nodes - 1, m = 3 * nodes - 2;
+  for (int64_t I = 0; I < nodes; ++I) {
+    std::vector<int64_t> coupled;
+    for (int64_t J : {I - 9, I - 1, I, I + 1, I + 4, I + 30})
+      if (J >= 0 && J < nodes && (J == I || rng() % 4 != 0)) coupled.push_back(J);
+    for (int64_t i = 3 * I; i < 3 * I + 3 && i < n; ++i)
+      for (int64_t J : coupled)
+        for (int64_t j = 3 * J; j < 3 * J + 3 && j < m; ++j) {
+          rows.push_back(static_cast<int32_t>(i));
+          cols.push_back(static_cast<int32_t>(j));
+          vals.push_back(1.0 + static_cast<double>((i * 13 + j * 7) % 50) / 25);
+        }
+  }
+  spl_csr a{};
+  EXPECT_EQ(spl_csr_from_coo(n, m, static_cast<int64_t>(rows.size()), rows.data(), cols.data(), vals.data(), &a), SPL_MATRIX_OK);
+  return a;
+}
+
+// Dense blocks: the plan counts them (one value an entry in 3 x 3 blocks, more in 2 x 2) and,
+// with calls enough, tries BCSR of 3 x 3 when planning's budget allows (kept if faster here);
+// a matrix without blocks is not tried after a bound of its fill. y = A x whatever it keeps.
+TEST(PlanChoice, DenseBlocksTryBcsr) {
+  spl_csr m = denseBlocks(40000);
+  Csr32 c = narrow(m);
+  spl_spmv_kernels_f64 k = kernelsF64();
+  spl_plan *p = nullptr;
+  ASSERT_EQ(spl_spmv_plan_f64(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1000000, &k, &p), SPL_OK);
+  std::string why = spl_plan_explain(p);
+  EXPECT_NE(why.find("3 x 3: 1.00 values an entry"), std::string::npos) << why;
+  EXPECT_TRUE(why.find("BCSR (3 x 3 blocks, 1.00 values an entry): converted in") != std::string::npos ||
+              why.find("no planning time left to try BCSR") != std::string::npos)
+      << why;
+  if (std::string(spl_plan_kernel(p)) == "bcsr") EXPECT_GT(spl_plan_bytes(p), 0);
+  spl_plan_free(p);
+  ASSERT_EQ(spl_spmv_plan_f64(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 0, &k, &p), SPL_OK);
+  EXPECT_NE(std::string(spl_plan_explain(p)).find("0 expected calls would not repay a conversion to BCSR"), std::string::npos)
+      << spl_plan_explain(p);
+  spl_plan_free(p);
+  planAndCheck("dense blocks", m, 1000000);
+  generatedPlanAndCheck("dense blocks", m, 1000000);
+  spl_csr_free(&m);
+
+  spl_csr r{};  // scattered entries: under half of a 2 x 2 block is full, and the bound shows it
+  ASSERT_EQ(spl_random_csr(20000, 20000, 0.0005, 5, SPL_RANDOM_UNIFORM, &r), SPL_MATRIX_OK);
+  Csr32 rc = narrow(r);
+  ASSERT_EQ(spl_spmv_plan_f64(r.rows, r.cols, rc.offs.data(), rc.cols.data(), rc.vals.data(), 1000000, &k, &p), SPL_OK);
+  why = spl_plan_explain(p);
+  EXPECT_NE(why.find("BCSR not tried: blocks (counted in"), std::string::npos) << why;
+  EXPECT_NE(why.find("2 x 2: at least"), std::string::npos) << why;
+  spl_plan_free(p);
+  spl_csr_free(&r);
 }
 
 /// y = A^T x over A's own arrays, as a user's kernel computes it (the runtime's transposed
