@@ -32,8 +32,8 @@
  * when SPL_PLAN_EXPLAIN is set). Timing inside the plan makes the choice the machine's own.
  *
  * Assumes: the CSR arrays outlive the plan and do not change (the plan keeps pointers to them,
- * as a sparse handle does); one spl_spmv_run_* at a time per plan (SELL writes its padded result
- * into the plan's scratch before copying y). Nothing here assumes the CPU but the timing of the
+ * as a sparse handle does); one spl_spmv_run_* at a time per plan (SELL writes its last window,
+ * BCSR its padded x, into the plan's scratch). Nothing here assumes the CPU but the timing of the
  * kernels on the calling thread: a GPU plan would time its launches the same way.
  */
 #include "export.h"
@@ -70,7 +70,7 @@ struct spl_plan {
   spl_dia_operands diagonals{};
   spl_bcsr_operands blocked{};
   spl_csc_operands transpose{};
-  std::vector<char> scratch; /* SELL's padded output (slices * lanes elements); BCSR's padded x
+  std::vector<char> scratch; /* SELL's last window's output (a window of lanes); BCSR's padded x
                               * (block_cols * b elements) where b does not divide m */
   int64_t bytes = 0;
   std::string explanation;
@@ -245,6 +245,31 @@ template <typename T> int run_bcsr(const spl_plan *p, const T *x, T *y) {
   return rc;
 }
 
+/* SELL-C-sigma writes its rows in order first, then the lanes of the last slice past row n.
+ * Every window but the last writes straight into y (it holds only rows); the last window, which
+ * holds the padding, writes into the plan's scratch (a window's lanes at most), and its rows are
+ * copied. A copy of all of y cost a sixth of a call on thermal2's rows of 7 entries (2 x 8 bytes a
+ * row against CSR's 12 an entry read; benchmark 2026-11-28: the plan's SELL ran 15% slower than
+ * the same kernel writing its own padded vector). */
+template <typename T> int run_sell(const spl_plan *p, const T *x, T *y) {
+  using K = Kernels<T>;
+  const spl_sell_operands &s = p->operands;
+  const auto kernel = reinterpret_cast<typename K::SellFn>(p->sell);
+  const int64_t window = s.sigma / s.lanes, head = (s.slices - 1) / window * window; /* slices of the whole windows */
+  int rc = SPL_OK;
+  if (head > 0)
+    rc = kernel(head, p->m, s.soffs, s.scols, static_cast<const T *>(s.svals), s.wpos, x, y);
+  if (rc != SPL_OK || head == s.slices)
+    return rc;
+  T *padded = reinterpret_cast<T *>(const_cast<char *>(p->scratch.data()));
+  const int64_t first = (static_cast<int64_t>(s.soffs[head]) - s.soffs[0]) * s.lanes;
+  rc = kernel(s.slices - head, p->m, s.soffs + head, s.scols + first, static_cast<const T *>(s.svals) + first,
+              s.wpos + head * s.lanes, x, padded);
+  if (rc == SPL_OK)
+    std::copy(padded, padded + (p->n - head * s.lanes), y + head * s.lanes);
+  return rc;
+}
+
 template <typename T> int run(const spl_plan *p, const T *x, T *y) {
   using K = Kernels<T>;
   if (p == nullptr || p->element != sizeof(T))
@@ -269,13 +294,7 @@ template <typename T> int run(const spl_plan *p, const T *x, T *y) {
   case spl_plan::Sell:
     break;
   }
-  const spl_sell_operands &s = p->operands;
-  T *padded = reinterpret_cast<T *>(const_cast<char *>(p->scratch.data()));
-  int rc = reinterpret_cast<typename K::SellFn>(p->sell)(s.slices, p->m, s.soffs, s.scols, static_cast<const T *>(s.svals),
-                                                         s.wpos, x, padded);
-  if (rc == SPL_OK)
-    std::copy(padded, padded + p->n, y);
-  return rc;
+  return run_sell(p, x, y);
 }
 
 /* A plan of A's arrays running the caller's kernel (y = A x, or y = A^T x when transposed) until
@@ -593,7 +612,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           const spl_sell_operands &s = p->operands;
           p->sell = reinterpret_cast<void *>(s.sigma == kernels->narrow ? kernels->sell_narrow : kernels->sell_wide);
           if (rc == SPL_OK)
-            p->scratch.resize(static_cast<size_t>(std::max<int64_t>(s.slices * s.lanes, 1)) * sizeof(T));
+            p->scratch.resize(static_cast<size_t>(std::max<int64_t>(std::min(s.slices * s.lanes, s.sigma), 1)) * sizeof(T));
         }
         const double convert_time = seconds_since(c0);
         if (rc != SPL_OK) {
