@@ -100,8 +100,12 @@ constexpr double kConversionSpmvs = 8;   /* a SELL conversion in CSR calls, expe
 constexpr double kDiaMinGain = 1.15;     /* DIA tried when CSR moves this many times its bytes */
 constexpr double kDiaConversionSpmvs = 6;/* a DIA conversion in CSR calls, expected (count, mark, fill) */
 constexpr double kBcsrMinGain = 1.15;    /* BCSR tried when CSR moves this many times its bytes */
-constexpr double kBcsrConversionSpmvs = 8;/* a BCSR conversion in CSR calls, expected (count, fill, first touch
-                                          * of the copy: pwtk 7.6-8.9 on 1 and 2 threads, 2026-11-28) */
+constexpr double kBcsrConversionSpmvs = 10;/* a BCSR conversion in CSR calls, expected (count, fill, first touch
+                                          * of the copy: 6.0-11.6 over pwtk, cant, consph, pdb1HYS, dense2
+                                          * on 1 and 2 threads, 2026-11-28) */
+constexpr double kCachedBlockShare = 0.3; /* the share of BCSR's byte gain expected when CSR's bytes fit in
+                                          * the last-level cache (measured 1.0-1.3x there against a
+                                          * byte gain of 1.36-1.79; 1.28-1.44x beyond it, pwtk at scale 4) */
 constexpr double kNoBlocksFill = 2;       /* blocks of a size under half full: larger sizes are not counted
                                           * (3 x 3 dense blocks fill 2 x 2 ones at 1.78 at worst) */
 constexpr int64_t kMaxPlanBlock = 64;     /* a BCSR kernel's block at most (spl_bcsr_convert_*'s bound) */
@@ -474,6 +478,9 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         Candidate best{spl_plan::Bcsr, "BCSR", 0, kBcsrConversionSpmvs, ""};
         std::string fills;
         double smaller_fill = 0; /* the last size counted: over kNoBlocksFill, larger ones are not */
+        /* Held in the last-level cache, a matrix's bytes weigh less: BCSR's gain there comes from
+         * fewer index loads and unrolled blocks (kCachedBlockShare of the byte gain). */
+        const bool in_cache = prof.llc_bytes > 0 && K::csr_bytes(prof) <= prof.llc_bytes;
         for (const auto &bk : kernels->bcsr) {
           if (bk.kernel == nullptr || bk.block < 1 || bk.block > n || (forced.block != 0 && bk.block != forced.block))
             continue;
@@ -484,7 +491,8 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           const double b = static_cast<double>(bk.block), per_value = sizeof(T) + sizeof(int32_t) / (b * b);
           const double fixed_bytes = (static_cast<double>(n) / b + 1) * sizeof(int32_t) + vector_bytes +
                                      (m % bk.block != 0 ? 2.0 * static_cast<double>(m) * sizeof(T) : 0.0);
-          const double useful_fill = (static_cast<double>(K::csr_bytes(prof)) / kBcsrMinGain - fixed_bytes) /
+          const double min_byte_gain = in_cache ? 1 + (kBcsrMinGain - 1) / kCachedBlockShare : kBcsrMinGain;
+          const double useful_fill = (static_cast<double>(K::csr_bytes(prof)) / min_byte_gain - fixed_bytes) /
                                      (per_value * static_cast<double>(prof.entries));
           int64_t blocks = 0, sampled = 0;
           bool at_least = false;
@@ -500,11 +508,12 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
             continue;
           const double fill = static_cast<double>(blocks) * b * b / static_cast<double>(sampled);
           const double bytes = fill * static_cast<double>(prof.entries) * per_value + fixed_bytes;
-          const double gain = static_cast<double>(K::csr_bytes(prof)) / bytes;
+          const double byte_gain = static_cast<double>(K::csr_bytes(prof)) / bytes;
+          const double gain = in_cache ? 1 + (byte_gain - 1) * kCachedBlockShare : byte_gain;
           smaller_fill = fill;
           std::snprintf(line, sizeof line, "%s%lld x %lld: %s%.2f values an entry, %s%.0f%% of CSR's bytes", fills.empty() ? "" : "; ",
                         (long long)bk.block, (long long)bk.block, at_least ? "at least " : "", fill, at_least ? "at least " : "",
-                        100 / gain);
+                        100 / byte_gain);
           fills += line;
           if (gain > best.gain) {
             best.gain = gain;
@@ -514,13 +523,14 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         }
         const double count_time = seconds_since(b0);
         if (best.block > 0 && (forcing || best.gain >= kBcsrMinGain)) {
-          std::snprintf(line, sizeof line, "blocks (counted in %.3f ms on the rows of one chunk in %lld): %s", count_time * 1e3,
-                        (long long)kColumnSample, fills.c_str());
+          std::snprintf(line, sizeof line, "blocks (counted in %.3f ms on the rows of one chunk in %lld): %s%s", count_time * 1e3,
+                        (long long)kColumnSample, fills.c_str(), in_cache ? " (CSR's bytes fit in the last-level cache)" : "");
           best.expectation = line;
           candidates.push_back(best);
         } else if (best.block > 0) {
-          std::snprintf(line, sizeof line, "BCSR not tried: blocks (counted in %.3f ms on the rows of one chunk in %lld): %s\n",
-                        count_time * 1e3, (long long)kColumnSample, fills.c_str());
+          std::snprintf(line, sizeof line, "BCSR not tried: blocks (counted in %.3f ms on the rows of one chunk in %lld): %s%s\n",
+                        count_time * 1e3, (long long)kColumnSample, fills.c_str(),
+                        in_cache ? " (CSR's bytes fit in the last-level cache, where fewer bytes gain less)" : "");
           p->explanation += line;
         }
       }
