@@ -1176,7 +1176,7 @@ void writeMarkdown(const Config &cfg, const Machine &m, const Bench &b, const Tr
   {
     f << "\n## Plans: the kernel chosen per matrix (issue 25)\n\n"
       << "`planned` is the kernel a plan (runtime `spl_spmv_plan_*`, told to expect " << kPlanCalls
-      << " calls) chose among stdlib's CSR, SELL-C-sigma and DIA kernels, run as the plan runs it; \"planning\" "
+      << " calls) chose among stdlib's CSR, SELL-C-sigma, DIA and BCSR kernels, run as the plan runs it; \"planning\" "
          "is its whole cost (inspection, timings, conversions), also in calls of SPL's CSR kernel of the same "
          "group. Ratios are Eigen's time over SPL's.\n\n"
       << "| matrix | precision | threads | CSR vs Eigen | planned vs Eigen | chose | planning ms | = CSR calls |\n"
