@@ -23,6 +23,7 @@
 #include "export.h"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -290,19 +291,29 @@ struct Blocking {
   }
 };
 
-/* Runs body(part) for part in [0, parts) on the pool (inline with one thread or one part). */
+/* Runs body(part) for part in [0, parts) on the pool (inline with one thread or one part). A part
+ * that runs out of memory (its table) must not throw through the pool's C frames: it is noted
+ * and the caller throws std::bad_alloc once all parts are done. */
 template <typename Body> void on_pool(int64_t parts, const Body &body) {
   struct Closure {
     const Body *body;
+    std::atomic<bool> out_of_memory{false};
     static void run(void *c, int64_t begin, int64_t end) {
-      for (int64_t part = begin; part < end; ++part)
-        (*static_cast<Closure *>(c)->body)(part);
+      Closure &self = *static_cast<Closure *>(c);
+      try {
+        for (int64_t part = begin; part < end; ++part)
+          (*self.body)(part);
+      } catch (const std::bad_alloc &) {
+        self.out_of_memory.store(true);
+      }
     }
   } closure{&body};
   if (parts <= 1 || spl_num_threads() == 1)
     Closure::run(&closure, 0, parts);
   else
     spl_parallel_chunks(parts, &Closure::run, &closure);
+  if (closure.out_of_memory.load())
+    throw std::bad_alloc();
 }
 
 /* Block-row bounds of `parts` runs of about equal work (rows and entries), on whole block rows. */

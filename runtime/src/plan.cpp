@@ -3,19 +3,23 @@
  * docs/plans.md), for y = A x and (plan_transposed, below) for y = A^T x.
  *
  * The caller gives the CSR arrays and the kernels it has compiled (a CSR SpMV and, optionally,
- * stdlib's SELL-C-sigma row kernels with their lanes and windows, and its DIA kernel). Planning:
+ * stdlib's SELL-C-sigma row kernels with their lanes and windows, its DIA kernel and BCSR
+ * kernels with their block sizes). Planning:
  *   1. inspect_csr reads the row lengths and, in one chunk of rows in kColumnSample, the
  *      columns (a fraction of an SpMV: no choice below reads the columns' statistics, which the
  *      explanation reports);
  *   2. the CSR kernel is timed (best of two calls on x = 1);
  *   3. the candidates get an expected gain over CSR: DIA the bytes CSR moves over the bytes of
  *      the diagonals (tried from kDiaMinGain: stencils and banded matrices of full diagonals);
+ *      BCSR the bytes CSR moves over the blocks' bytes, their fill counted on a sample of block
+ *      rows after a cheap lower bound (tried from kBcsrMinGain: FEM matrices of dense blocks;
+ *      kCachedBlockShare of that gain where CSR's bytes fit in the last-level cache);
  *      SELL-C-sigma kVaryingGain on rows whose lengths change from row to row
  *      (length_changes >= kVaryingRows: the CSR row loop's exit mispredicts) and are short
  *      (mean under kShortRows), kRegularGain on other rows but long rows of steady length
  *      (mean from kLongSteadyRows), where it is not tried;
  *   4. in order of that gain, a candidate is converted only when hint_calls could repay its
- *      conversion (kDiaConversionSpmvs, kConversionSpmvs CSR calls expected; SELL measured
+ *      conversion (kDiaConversionSpmvs, kBcsrConversionSpmvs, kConversionSpmvs CSR calls expected; SELL measured
  *      3.6-10 over the suite since its counting sort, 2026-11-28) and planning has time left
  *      for it. SELL-C-sigma is sized first and not filled when it would pad past kMaxSellFill
  *      slots an entry, whatever the time, its fill then estimated at kSellSpmvsPerFill CSR calls
@@ -27,7 +31,8 @@
  *      at least kBudgetFloor on a matrix of microsecond calls, kReleaseSpmvs kept for freeing a
  *      copy). The conversion is kept only if it is faster by kKeepMargin, or no slower where its
  *      expected gain is kVaryingGain or more; otherwise the copy is freed and the next candidate
- *      tried. CSR runs when none is kept.
+ *      tried. CSR runs when none is kept. SPL_PLAN_KERNEL names a kernel to take whenever the
+ *      matrix's structure allows it, without the expected calls, the budget or the timing.
  * Every step is recorded in the explanation (spl_plan_explain; printed to stderr at planning
  * when SPL_PLAN_EXPLAIN is set). Timing inside the plan makes the choice the machine's own.
  *
@@ -494,6 +499,13 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           const double min_byte_gain = in_cache ? 1 + (kBcsrMinGain - 1) / kCachedBlockShare : kBcsrMinGain;
           const double useful_fill = (static_cast<double>(K::csr_bytes(prof)) / min_byte_gain - fixed_bytes) /
                                      (per_value * static_cast<double>(prof.entries));
+          if (!forcing && useful_fill < 1) { /* not even full blocks (fill 1): nothing to count */
+            const double best_bytes = static_cast<double>(prof.entries) * per_value + fixed_bytes;
+            std::snprintf(line, sizeof line, "%s%lld x %lld: full blocks would move %.0f%% of CSR's bytes", fills.empty() ? "" : "; ",
+                          (long long)bk.block, (long long)bk.block, 100 * best_bytes / static_cast<double>(K::csr_bytes(prof)));
+            fills += line;
+            continue;
+          }
           int64_t blocks = 0, sampled = 0;
           bool at_least = false;
           const int rc = sample_blocks(n, m, offs, cols, bk.block, kColumnSample, forcing ? 0.0 : std::max(useful_fill, 1e-9),
@@ -527,7 +539,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
                         (long long)kColumnSample, fills.c_str(), in_cache ? " (CSR's bytes fit in the last-level cache)" : "");
           best.expectation = line;
           candidates.push_back(best);
-        } else if (best.block > 0) {
+        } else if (!fills.empty()) {
           std::snprintf(line, sizeof line, "BCSR not tried: blocks (counted in %.3f ms on the rows of one chunk in %lld): %s%s\n",
                         count_time * 1e3, (long long)kColumnSample, fills.c_str(),
                         in_cache ? " (CSR's bytes fit in the last-level cache, where fewer bytes gain less)" : "");
@@ -541,12 +553,12 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
        * planning's 20 calls). */
       const bool changing = prof.length_changes >= kVaryingRows;
       const bool varying = changing && prof.mean_row < kShortRows;
-      if (!wanted(spl_plan::Sell)) {
-      } else if (sell_available && !forcing && !changing && prof.mean_row >= kLongSteadyRows) {
+      const bool sell_wanted = sell_available && wanted(spl_plan::Sell);
+      if (sell_wanted && !forcing && !changing && prof.mean_row >= kLongSteadyRows) {
         std::snprintf(line, sizeof line, "SELL-C-sigma not tried: rows of steady length, %.0f entries on average\n",
                       prof.mean_row);
         p->explanation += line;
-      } else if (sell_available) {
+      } else if (sell_wanted) {
         candidates.push_back({spl_plan::Sell, "SELL-C-sigma", varying ? kVaryingGain : kRegularGain, kConversionSpmvs,
                               std::string("rows ") + (varying    ? "of changing length"
                                                       : changing ? "of changing but long length"

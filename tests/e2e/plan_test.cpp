@@ -293,7 +293,10 @@ TEST(PlanChoice, StencilsTryDia) {
       EXPECT_STREQ(spl_plan_kernel(p), "csr");
       EXPECT_NE(why.find("0 expected calls would not repay a conversion to DIA"), std::string::npos) << why;
     } else {
-      EXPECT_NE(why.find("DIA (5 diagonals): converted in"), std::string::npos) << why;
+      // Tried when planning's budget allows (a loaded machine's counts can leave no time).
+      EXPECT_TRUE(why.find("DIA (5 diagonals): converted in") != std::string::npos ||
+                  why.find("no planning time left to try DIA") != std::string::npos)
+          << why;
       if (std::string(spl_plan_kernel(p)) == "dia") EXPECT_EQ(spl_plan_bytes(p), 5 * (m.rows * 8 + 4));
     }
     spl_plan_free(p);
@@ -448,13 +451,22 @@ TEST(PlanChoice, DenseBlocksTryBcsr) {
   generatedPlanAndCheck("dense blocks", m, 1000000);
   spl_csr_free(&m);
 
-  spl_csr r{};  // scattered entries: under half of a 2 x 2 block is full, and the bound shows it
+  // Scattered entries: under half of a 2 x 2 block is full, and the bound shows it (in f32,
+  // where full blocks would gain in or out of the cache); in f64 held in the cache, not even
+  // full blocks would, and nothing is counted.
+  spl_csr r{};
   ASSERT_EQ(spl_random_csr(20000, 20000, 0.0005, 5, SPL_RANDOM_UNIFORM, &r), SPL_MATRIX_OK);
   Csr32 rc = narrow(r);
-  ASSERT_EQ(spl_spmv_plan_f64(r.rows, r.cols, rc.offs.data(), rc.cols.data(), rc.vals.data(), 1000000, &k, &p), SPL_OK);
+  ASSERT_EQ(spl_spmv_plan_f32(r.rows, r.cols, rc.offs.data(), rc.cols.data(), rc.vals32.data(), 1000000, &k32, &p), SPL_OK);
   why = spl_plan_explain(p);
   EXPECT_NE(why.find("BCSR not tried: blocks (counted in"), std::string::npos) << why;
   EXPECT_NE(why.find("2 x 2: at least"), std::string::npos) << why;
+  spl_plan_free(p);
+  ASSERT_EQ(spl_spmv_plan_f64(r.rows, r.cols, rc.offs.data(), rc.cols.data(), rc.vals.data(), 1000000, &k, &p), SPL_OK);
+  why = spl_plan_explain(p);
+  EXPECT_NE(why.find("BCSR not tried: blocks"), std::string::npos) << why;
+  if (why.find("CSR's bytes fit in the last-level cache") != std::string::npos)
+    EXPECT_NE(why.find("2 x 2: full blocks would move"), std::string::npos) << why;
   spl_plan_free(p);
   spl_csr_free(&r);
 }
