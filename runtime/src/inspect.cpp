@@ -76,17 +76,30 @@ struct Inspection {
      * of stores and loads that made the pass several times slower than an SpMV. */
     const bool columns = c % column_stride == 0;
     int64_t bandwidth = 0, scattered = 0, empty = 0, min_len = INT64_MAX, max_len = 0, changes = 0;
-    unsigned __int128 sum_sq = 0;
+    /* A chunk's sum of squared lengths fits 64 bits: with 32-bit offsets its rows hold under
+     * 2^32 entries, and the sum is at most their count times the longest row, under 2^64. */
+    uint64_t sum_sq = 0;
+    /* Four histograms, taken in turn: rows of one length (a stencil's) hit one bucket, and a
+     * single histogram made every row wait for the previous row's increment to reach memory
+     * (a store-to-load chain). The row statistics take a loop of their own, apart from the
+     * columns' (which only every column_stride-th chunk reads): together, with more values
+     * live than registers, the compiler kept the change count in memory, another such chain
+     * (the inspection took as long as a CSR call on G3_circuit's rows of 5). */
+    int64_t buckets[4][SPL_CSR_LENGTH_BUCKETS] = {};
+    int64_t previous = r0 > 0 ? static_cast<int64_t>(offs[r0]) - offs[r0 - 1] : (r1 > r0 ? static_cast<int64_t>(offs[r0 + 1]) - offs[r0] : 0);
     for (int64_t i = r0; i < r1; ++i) {
       const int64_t len = static_cast<int64_t>(offs[i + 1]) - offs[i];
       empty += len == 0;
       min_len = std::min(min_len, len);
       max_len = std::max(max_len, len);
-      sum_sq += static_cast<unsigned __int128>(static_cast<uint64_t>(len) * static_cast<uint64_t>(len));
-      p.buckets[bucket_of(len)]++;
-      if (i > 0 && len != static_cast<int64_t>(offs[i]) - offs[i - 1])
-        changes++;
-      if (len == 0 || !columns)
+      sum_sq += static_cast<uint64_t>(len) * static_cast<uint64_t>(len);
+      buckets[i & 3][bucket_of(len)]++;
+      changes += len != previous;
+      previous = len;
+    }
+    for (int64_t i = r0; columns && i < r1; ++i) {
+      const int64_t len = static_cast<int64_t>(offs[i + 1]) - offs[i];
+      if (len == 0)
         continue;
       const int64_t diagonal = n == m ? i : static_cast<int64_t>(static_cast<long double>(i) * scale); /* x87 only when needed */
       /* Far from the diagonal: below lo or above hi. In 32 bits, with the row's smallest and
@@ -104,6 +117,8 @@ struct Inspection {
       bandwidth = std::max({bandwidth, diagonal - smallest, static_cast<int64_t>(largest) - diagonal});
       scattered += far;
     }
+    for (int b = 0; b < SPL_CSR_LENGTH_BUCKETS; ++b)
+      p.buckets[b] = buckets[0][b] + buckets[1][b] + buckets[2][b] + buckets[3][b];
     p.bandwidth = bandwidth;
     p.scattered = scattered;
     p.empty = empty;
