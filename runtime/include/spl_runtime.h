@@ -267,7 +267,10 @@ typedef struct {
   spl_sell_spmv_f64_fn sell_narrow, sell_wide;   /* optional (both or neither) */
   int64_t lanes, narrow, wide;                   /* C, and the windows in rows */
   spl_dia_spmv_f64_fn dia;                       /* optional */
-  spl_bcsr_kernel_f64 bcsr[SPL_PLAN_BLOCK_SIZES]; /* optional: an entry of block 0 or no kernel is none */
+  spl_bcsr_kernel_f64 bcsr[SPL_PLAN_BLOCK_SIZES]; /* optional, in increasing block size (blocks of a
+                                                   * size under half full stop the count of larger
+                                                   * ones); an entry of no kernel is none, a kernel
+                                                   * with a block outside [1, 64] is refused */
 } spl_spmv_kernels_f64;
 typedef struct {
   spl_csr_spmv_f32_fn csr;
