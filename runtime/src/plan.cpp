@@ -702,6 +702,8 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           std::snprintf(line, sizeof line, "chose %s: %.2fx CSR's speed; its conversion is repaid %s; it holds %.1f MB\n",
                         c.name, csr_time / cmp.candidate, repaid, p->bytes / 1e6);
           p->explanation += line;
+          if (!declined.empty()) /* what was passed over before it, as a plan of CSR says */
+            p->explanation += "passed over before it: " + declined + "\n";
           break;
         }
         p->release();

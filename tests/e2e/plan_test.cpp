@@ -418,7 +418,8 @@ spl_csr denseBlocks(int64_t nodes) {
 }
 
 // Dense blocks: the plan counts them (one value an entry in 3 x 3 blocks, more in 2 x 2) and,
-// with calls enough, tries BCSR of 3 x 3 when planning's budget allows (kept if faster here).
+// with calls enough, tries BCSR of 3 x 3 when planning's budget allows (kept if faster here),
+// or says it passed it over for lack of time (also when it keeps another kernel).
 // In f32, where BCSR moves 56% of CSR's bytes, whether or not the matrix fits in the last-level
 // cache; in f64 (70%) only beyond it, the explanation says which. A matrix without blocks is not
 // tried after a bound of its fill. y = A x whatever it keeps.
@@ -594,10 +595,16 @@ TEST(PlanChoice, FewCallsOrNoOtherKernelKeepCsr) {
   planAndCheck("random lengths", m, 1000000);
   generatedPlanAndCheck("random lengths", m, 1000000);
   otherOrdersPlanAndCheck("random lengths", m, 1000000);
-  // The generated entry points try the conversion too (whether it is kept depends on timing).
+  // The generated entry points try the conversion too (whether it is kept depends on timing),
+  // or say they had no time for it (a machine loaded by other processes: the CSR calls timed
+  // slow and the budget spent before the conversion).
   spl_plan *g = nullptr;
   ASSERT_EQ(plan_spmv_f64_plan(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1000000, &g), SPL_OK);
-  EXPECT_NE(std::string(spl_plan_explain(g)).find("SELL-C-sigma (C = 8, window"), std::string::npos) << spl_plan_explain(g);
+  const std::string generated = spl_plan_explain(g);
+  EXPECT_TRUE(generated.find("SELL-C-sigma (C = 8, window") != std::string::npos ||
+              generated.find("no planning time left to try SELL-C-sigma") != std::string::npos)
+      << generated;
+  EXPECT_NE(generated.find("SELL-C-sigma: rows of changing length: expected 1.30x"), std::string::npos) << generated;
   spl_plan_free(g);
   spl_csr_free(&m);
 }
