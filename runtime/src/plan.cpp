@@ -377,6 +377,91 @@ struct Candidate {
   void *block_kernel = nullptr;
 };
 
+/* BCSR stores one column index a block of b x b values: on a matrix of dense blocks (a FEM
+ * matrix with several unknowns a node) it moves fewer bytes than CSR (pwtk's 6 x 6 blocks as
+ * 3 x 3 ones: 70% of CSR's bytes in f64, 1.2x CSR's speed on this Xeon, 2026-11-28), on any
+ * other many more (a block holds zeros). So the bytes decide, as for DIA: each block size given
+ * is counted on one run of block rows in kColumnSample (a fraction of a call: a small table a
+ * block row, no pass over x), its fill (values stored an entry) estimated from that, and the
+ * size that would move the fewest bytes is tried from kBcsrMinGain (the padded copy of x counted
+ * where b does not divide m). Sets `best` (its gain, block and kernel; block 0 when no size is
+ * worth trying, which `not_tried` then explains, or nothing when no size was counted). Forcing,
+ * the best size is taken at any gain; forced_block (not 0) keeps that size only. Returns an
+ * error code only when a count refuses its input. */
+template <typename T>
+int bcsr_candidate(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const spl_csr_profile &prof,
+                   const typename Kernels<T>::Set &kernels, bool forcing, int64_t forced_block, double vector_bytes,
+                   Candidate &best, std::string &not_tried) {
+  using K = Kernels<T>;
+  char line[512];
+  const auto b0 = std::chrono::steady_clock::now();
+  std::string fills;
+  double smaller_fill = 0; /* the last size counted: over kNoBlocksFill, larger ones are not */
+  /* Held in the last-level cache, a matrix's bytes weigh less: BCSR's gain there comes from
+   * fewer index loads and unrolled blocks (kCachedBlockShare of the byte gain). */
+  const bool in_cache = prof.llc_bytes > 0 && K::csr_bytes(prof) <= prof.llc_bytes;
+  for (const auto &bk : kernels.bcsr) {
+    if (bk.kernel == nullptr || bk.block < 1 || bk.block > n || (forced_block != 0 && bk.block != forced_block))
+      continue;
+    if (!forcing && smaller_fill > kNoBlocksFill)
+      break;
+    /* The fill past which this size could not move kBcsrMinGain times fewer bytes than CSR: the
+     * count gives up once a cheap lower bound passes it. */
+    const double b = static_cast<double>(bk.block), per_value = sizeof(T) + sizeof(int32_t) / (b * b);
+    const double fixed_bytes = (static_cast<double>(n) / b + 1) * sizeof(int32_t) + vector_bytes +
+                               (m % bk.block != 0 ? 2.0 * static_cast<double>(m) * sizeof(T) : 0.0);
+    const double min_byte_gain = in_cache ? 1 + (kBcsrMinGain - 1) / kCachedBlockShare : kBcsrMinGain;
+    const double useful_fill = (static_cast<double>(K::csr_bytes(prof)) / min_byte_gain - fixed_bytes) /
+                               (per_value * static_cast<double>(prof.entries));
+    if (!forcing && useful_fill < 1) { /* not even full blocks (fill 1): nothing to count */
+      const double best_bytes = static_cast<double>(prof.entries) * per_value + fixed_bytes;
+      std::snprintf(line, sizeof line, "%s%lld x %lld: full blocks would move %.0f%% of CSR's bytes", fills.empty() ? "" : "; ",
+                    (long long)bk.block, (long long)bk.block, 100 * best_bytes / static_cast<double>(K::csr_bytes(prof)));
+      fills += line;
+      continue;
+    }
+    int64_t blocks = 0, sampled = 0;
+    bool at_least = false;
+    const int rc = sample_blocks(n, m, offs, cols, bk.block, kColumnSample, forcing ? 0.0 : std::max(useful_fill, 1e-9), blocks,
+                                 sampled, at_least);
+    if (rc == SPL_ERR_ALLOC)
+      continue;
+    if (rc != SPL_OK)
+      return rc;
+    if (sampled == 0)
+      continue;
+    const double fill = static_cast<double>(blocks) * b * b / static_cast<double>(sampled);
+    const double bytes = fill * static_cast<double>(prof.entries) * per_value + fixed_bytes;
+    const double byte_gain = static_cast<double>(K::csr_bytes(prof)) / bytes;
+    const double gain = in_cache ? 1 + (byte_gain - 1) * kCachedBlockShare : byte_gain;
+    smaller_fill = fill;
+    std::snprintf(line, sizeof line, "%s%lld x %lld: %s%.2f values an entry, %s%.0f%% of CSR's bytes", fills.empty() ? "" : "; ",
+                  (long long)bk.block, (long long)bk.block, at_least ? "at least " : "", fill, at_least ? "at least " : "",
+                  100 / byte_gain);
+    fills += line;
+    if (gain > best.gain) {
+      best.gain = gain;
+      best.block = bk.block;
+      best.block_kernel = reinterpret_cast<void *>(bk.kernel);
+    }
+  }
+  const double count_time = seconds_since(b0);
+  if (best.block > 0 && (forcing || best.gain >= kBcsrMinGain)) {
+    std::snprintf(line, sizeof line, "blocks (counted in %.3f ms on the rows of one chunk in %lld): %s%s", count_time * 1e3,
+                  (long long)kColumnSample, fills.c_str(), in_cache ? " (CSR's bytes fit in the last-level cache)" : "");
+    best.expectation = line;
+    return SPL_OK;
+  }
+  best.block = 0;
+  if (!fills.empty()) {
+    std::snprintf(line, sizeof line, "BCSR not tried: blocks (counted in %.3f ms on the rows of one chunk in %lld): %s%s\n",
+                  count_time * 1e3, (long long)kColumnSample, fills.c_str(),
+                  in_cache ? " (CSR's bytes fit in the last-level cache, where fewer bytes gain less)" : "");
+    not_tried = line;
+  }
+  return SPL_OK;
+}
+
 template <typename T>
 int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T *vals, int64_t hint_calls,
          const typename Kernels<T>::Set *kernels, spl_plan **out) {
@@ -470,81 +555,17 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           candidates.push_back({spl_plan::Dia, "DIA", K::csr_bytes(prof) / dia_bytes, kDiaConversionSpmvs, line});
         }
       }
-      /* BCSR stores one column index a block of b x b values: on a matrix of dense blocks (a FEM
-       * matrix with several unknowns a node) it moves fewer bytes than CSR (pwtk's 6 x 6 blocks
-       * as 3 x 3 ones: 70% of CSR's bytes in f64, 1.2x CSR's speed on this Xeon, 2026-11-28),
-       * on any other many more (a block holds zeros). So the bytes decide, as for DIA: each
-       * block size given is counted on one run of block rows in kColumnSample (a fraction of a
-       * call: a small table a block row, no pass over x), its fill (values stored an entry)
-       * estimated from that, and the size that would move the fewest bytes is tried from
-       * kBcsrMinGain (the padded copy of x counted where b does not divide m). */
       if (wanted(spl_plan::Bcsr) && bcsr_available) {
-        const auto b0 = std::chrono::steady_clock::now();
         Candidate best{spl_plan::Bcsr, "BCSR", 0, kBcsrConversionSpmvs, ""};
-        std::string fills;
-        double smaller_fill = 0; /* the last size counted: over kNoBlocksFill, larger ones are not */
-        /* Held in the last-level cache, a matrix's bytes weigh less: BCSR's gain there comes from
-         * fewer index loads and unrolled blocks (kCachedBlockShare of the byte gain). */
-        const bool in_cache = prof.llc_bytes > 0 && K::csr_bytes(prof) <= prof.llc_bytes;
-        for (const auto &bk : kernels->bcsr) {
-          if (bk.kernel == nullptr || bk.block < 1 || bk.block > n || (forced.block != 0 && bk.block != forced.block))
-            continue;
-          if (!forcing && smaller_fill > kNoBlocksFill)
-            break;
-          /* The fill past which this size could not move kBcsrMinGain times fewer bytes than
-           * CSR: the count gives up once a cheap lower bound passes it. */
-          const double b = static_cast<double>(bk.block), per_value = sizeof(T) + sizeof(int32_t) / (b * b);
-          const double fixed_bytes = (static_cast<double>(n) / b + 1) * sizeof(int32_t) + vector_bytes +
-                                     (m % bk.block != 0 ? 2.0 * static_cast<double>(m) * sizeof(T) : 0.0);
-          const double min_byte_gain = in_cache ? 1 + (kBcsrMinGain - 1) / kCachedBlockShare : kBcsrMinGain;
-          const double useful_fill = (static_cast<double>(K::csr_bytes(prof)) / min_byte_gain - fixed_bytes) /
-                                     (per_value * static_cast<double>(prof.entries));
-          if (!forcing && useful_fill < 1) { /* not even full blocks (fill 1): nothing to count */
-            const double best_bytes = static_cast<double>(prof.entries) * per_value + fixed_bytes;
-            std::snprintf(line, sizeof line, "%s%lld x %lld: full blocks would move %.0f%% of CSR's bytes", fills.empty() ? "" : "; ",
-                          (long long)bk.block, (long long)bk.block, 100 * best_bytes / static_cast<double>(K::csr_bytes(prof)));
-            fills += line;
-            continue;
-          }
-          int64_t blocks = 0, sampled = 0;
-          bool at_least = false;
-          const int rc = sample_blocks(n, m, offs, cols, bk.block, kColumnSample, forcing ? 0.0 : std::max(useful_fill, 1e-9),
-                                       blocks, sampled, at_least);
-          if (rc == SPL_ERR_ALLOC)
-            continue;
-          if (rc != SPL_OK) {
-            delete p;
-            return rc;
-          }
-          if (sampled == 0)
-            continue;
-          const double fill = static_cast<double>(blocks) * b * b / static_cast<double>(sampled);
-          const double bytes = fill * static_cast<double>(prof.entries) * per_value + fixed_bytes;
-          const double byte_gain = static_cast<double>(K::csr_bytes(prof)) / bytes;
-          const double gain = in_cache ? 1 + (byte_gain - 1) * kCachedBlockShare : byte_gain;
-          smaller_fill = fill;
-          std::snprintf(line, sizeof line, "%s%lld x %lld: %s%.2f values an entry, %s%.0f%% of CSR's bytes", fills.empty() ? "" : "; ",
-                        (long long)bk.block, (long long)bk.block, at_least ? "at least " : "", fill, at_least ? "at least " : "",
-                        100 / byte_gain);
-          fills += line;
-          if (gain > best.gain) {
-            best.gain = gain;
-            best.block = bk.block;
-            best.block_kernel = reinterpret_cast<void *>(bk.kernel);
-          }
+        std::string not_tried;
+        if (int rc = bcsr_candidate<T>(n, m, offs, cols, prof, *kernels, forcing, forced.block, vector_bytes, best, not_tried);
+            rc != SPL_OK) {
+          delete p;
+          return rc;
         }
-        const double count_time = seconds_since(b0);
-        if (best.block > 0 && (forcing || best.gain >= kBcsrMinGain)) {
-          std::snprintf(line, sizeof line, "blocks (counted in %.3f ms on the rows of one chunk in %lld): %s%s", count_time * 1e3,
-                        (long long)kColumnSample, fills.c_str(), in_cache ? " (CSR's bytes fit in the last-level cache)" : "");
-          best.expectation = line;
+        if (best.block > 0)
           candidates.push_back(best);
-        } else if (!fills.empty()) {
-          std::snprintf(line, sizeof line, "BCSR not tried: blocks (counted in %.3f ms on the rows of one chunk in %lld): %s%s\n",
-                        count_time * 1e3, (long long)kColumnSample, fills.c_str(),
-                        in_cache ? " (CSR's bytes fit in the last-level cache, where fewer bytes gain less)" : "");
-          p->explanation += line;
-        }
+        p->explanation += not_tried;
       }
       /* A mispredicted row exit costs about as much as a few entries: it weighs on short rows
        * (cant's rows of 20 to 111 entries change length at 31% of rows, and SELL-C-sigma ran
