@@ -1376,9 +1376,22 @@ std::optional<tir::Program> Checker::run(const ast::Module &main) {
         for (const tir::DefParam &p : def->params)
           if (p.name == a.name) param = &p;
         if (!param) fail(a.loc, "'" + e.def + "' has no parameter named '" + a.name + "'");
+        if (!given.insert(a.name).second) fail(a.loc, "the export fixes '" + a.name + "' twice");
+        if (param->sort == tir::DefParam::Nat) {
+          // A nat parameter fixed to a constant: a natural literal or an expression of literals
+          // and tunables (a name parses as a type here, so a tunable alone reads `(T)`).
+          if (!a.value.nat) fail(a.loc, "'" + a.name + "' is a nat parameter: fix it to a natural number, e.g. " + a.name + " = 4");
+          push();
+          Nat v = resolveNat(*a.value.nat);
+          pop();
+          std::optional<int64_t> c = v.asConst();
+          if (!c || *c < 0) fail(a.loc, "'" + a.name + "' must be fixed to a constant natural number, found `" + v.str() + "`");
+          ex.natArgs[param->natVar.id] = *c;
+          continue;
+        }
         if (param->sort != tir::DefParam::Data)
-          fail(a.loc, "only data parameters can be fixed by an export; '" + a.name + "' is a " +
-                          (param->sort == tir::DefParam::Value ? "value" : "nat") + " parameter");
+          fail(a.loc, "only data and nat parameters can be fixed by an export; '" + a.name + "' is a " +
+                          (param->sort == tir::DefParam::Value ? "value" : "nats") + " parameter");
         if (!a.value.type) fail(a.loc, "'" + a.name + "' must be given a scalar type (f32, f64, i32 or i64)");
         push();
         TypeP t = resolveType(*a.value.type);
@@ -1386,7 +1399,6 @@ std::optional<tir::Program> Checker::run(const ast::Module &main) {
         if (t->kind != TypeKind::Scalar || t->scalar == ScalarKind::Bool)
           fail(a.loc, "'" + a.name + "' must be f32, f64, i32 or i64, found `" + types::str(t) + "`");
         ex.typeArgs[param->typeVar->id] = t;
-        given.insert(a.name);
       }
       for (const tir::DefParam &p : def->params)
         if (p.sort == tir::DefParam::Data && !given.count(p.name))

@@ -73,7 +73,12 @@ Kernel Lowerer::run() {
       if (abi_.params[i].defParam == static_cast<int>(di)) mine.push_back(i);
     switch (dp.sort) {
       case tir::DefParam::Data: break;
-      case tir::DefParam::Nat: params[mine.at(0)].natVar = dp.natVar.id; break;
+      case tir::DefParam::Nat:
+        if (auto fixed = ex_.natArgs.find(dp.natVar.id); fixed != ex_.natArgs.end())
+          env.nats.vars[dp.natVar.id] = Nat(fixed->second);  // fixed by the export: no C parameter
+        else
+          params[mine.at(0)].natVar = dp.natVar.id;
+        break;
       case tir::DefParam::Nats: {
         auto t = makeTensor(Tensor::NatsInput, dp.natVar.id, dp.name, natsType());
         t->isIndexArray = true;

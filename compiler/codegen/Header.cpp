@@ -77,7 +77,7 @@ std::string writeHeader(const std::string &sourcePath, const std::string &header
   for (const HeaderEntry &e : entries) {
     const tir::Def &d = *e.ex->def;
     out("/* {} : {}", d.name, types::str(d.result));
-    if (!e.ex->typeArgs.empty()) out(" ({})", tir::typeArguments(*e.ex));
+    if (!e.ex->typeArgs.empty() || !e.ex->natArgs.empty()) out(" ({})", tir::typeArguments(*e.ex));
     out(" */\n");
     if (!d.tunables.empty()) out("/* depends on the tunables {} */\n", fmt::join(d.tunables, " "));
     if (e.cpu) {

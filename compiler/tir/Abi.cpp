@@ -53,7 +53,12 @@ struct Builder {
 
   std::string indexType() const { return indexBits == 64 ? "int64_t" : "int32_t"; }
 
-  TypeP inst(const TypeP &t) const { return substituteTypeVars(t, ex.typeArgs); }
+  /// t with the export's data and nat arguments in place of its parameters.
+  TypeP inst(const TypeP &t) const {
+    NatSubst fixed;
+    for (const auto &[id, v] : ex.natArgs) fixed.vars.emplace(id, Nat(v));
+    return substituteTypeVars(fixed.empty() ? t : types::substitute(t, fixed), ex.typeArgs);
+  }
 
   /// Leaves of a type below arrays: (path, leaf type).
   void leaves(const TypeP &t, std::vector<int> path, std::vector<std::pair<std::vector<int>, TypeP>> &out, SourceLoc loc) {
@@ -209,6 +214,7 @@ struct Builder {
       const DefParam &dp = d.params[i];
       switch (dp.sort) {
         case DefParam::Nat: {
+          if (ex.natArgs.count(dp.natVar.id)) break;  // fixed by the export: a constant, no parameter
           AbiParam p;
           p.role = AbiParam::Nat;
           p.name = dp.name;

@@ -196,6 +196,10 @@ struct Export {
   SourceLoc loc;
   DefP def;
   std::map<int64_t, TypeP> typeArgs;  // data parameter (rigid var id) -> scalar type
+  /// Nat parameters the export fixes (`export f(w = 4)`: nat var id -> value): they take no C
+  /// parameter and are constants in the kernel's types, so loops over them have known trip
+  /// counts (a row of 4 sums kept in registers).
+  std::map<int64_t, int64_t> natArgs;
   bool cpu = false, cuda = false;
 };
 

@@ -14,11 +14,13 @@ namespace spl::tir {
 
 std::string typeArguments(const Export &e) {
   std::vector<std::string> args;
-  if (e.typeArgs.empty()) return "";
+  if (e.typeArgs.empty() && e.natArgs.empty()) return "";
   for (const tir::DefParam &q : e.def->params)
     if (q.sort == tir::DefParam::Data) {
       auto it = e.typeArgs.find(q.typeVar->id);
       args.push_back(fmt::format("{} = {}", q.name, it != e.typeArgs.end() ? types::str(it->second) : "?"));
+    } else if (q.sort == tir::DefParam::Nat) {
+      if (auto it = e.natArgs.find(q.natVar.id); it != e.natArgs.end()) args.push_back(fmt::format("{} = {}", q.name, it->second));
     }
   return fmt::format("{}", fmt::join(args, ", "));
 }
@@ -57,7 +59,7 @@ std::string printTypes(const Program &p, const SourceManager &, int indexBits, b
   }
   for (const tir::Export &e : p.exports) {
     out("export {}", e.def->name);
-    if (!e.typeArgs.empty()) out("({})", typeArguments(e));
+    if (!e.typeArgs.empty() || !e.natArgs.empty()) out("({})", typeArguments(e));
     out(" as {} for{}{}\n", e.cname, e.cpu ? " cpu" : "", e.cuda ? " cuda" : "");
     if (!e.def->tunables.empty()) out("  tunables {}\n", fmt::join(e.def->tunables, " "));
     try {

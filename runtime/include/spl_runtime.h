@@ -236,7 +236,8 @@ int spl_csr_inspect(int64_t n, int64_t m, const int32_t *offs, const int32_t *co
  * (spl_plan_explain; also on stderr at planning when SPL_PLAN_EXPLAIN is set). spl_spmv_run_*
  * computes y = A x (y: n entries) with the chosen kernel. The CSR arrays must outlive the plan
  * and stay unchanged; one run at a time per plan. spl_plan_bytes: the memory the plan holds
- * beyond the caller's arrays (a converted copy); spl_plan_kernel: "csr", "sell", "dia" or "bcsr". */
+ * beyond the caller's arrays (a converted copy); spl_plan_kernel: "csr", "sell", "dia" or "bcsr".
+ * A plan is of one product: spl_spmv_run_* refuses an SpMM plan and spl_spmm_run_* an SpMV one. */
 typedef int (*spl_csr_spmv_f64_fn)(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
                                    const double *x, double *y);
 typedef int (*spl_csr_spmv_f32_fn)(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals,
@@ -304,6 +305,52 @@ int spl_spmv_t_plan_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t
                         int64_t hint_calls, const spl_spmv_t_kernels_f64 *kernels, spl_plan **plan);
 int spl_spmv_t_plan_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals,
                         int64_t hint_calls, const spl_spmv_t_kernels_f32 *kernels, spl_plan **plan);
+/* C = A B for the same CSR arrays and a dense B of k columns (m x k, row-major; C n x k),
+ * planned for that k (issue 25 item 4, docs/plans.md). The kernels take the operands in the
+ * order of stdlib/spmm.spl's einsums (the values before the columns): `csr` the caller's kernel
+ * for any k (spmm_csr_T: spl_spmm_csr_f64), and, optionally, for up to SPL_SPMM_WIDTHS widths,
+ * a CSR kernel of that fixed k (spmm_csr_w_T: spl_spmm_csr_w4_f64, which keeps a row's k sums in
+ * registers) and BCSR kernels of that k with their block sizes (spmm_bcsr2_w_T, spmm_bcsr3_w_T:
+ * block_rows, block_cols, offs, vals, bcols, B of block_cols * b rows, C of block_rows * b rows).
+ * Planning times the caller's kernel, then, when an entry's width is k, its CSR kernel (no
+ * conversion) and, where the blocks' bytes promise a gain that hint_calls repay, a BCSR copy
+ * (spl_bcsr_convert_*), keeping the fastest; spl_plan_explain says why. spl_spmm_run_* computes
+ * C = A B with the choice (B: m * k entries, C: n * k). spl_plan_kernel: "csr" (the caller's),
+ * "csr-w" (the CSR kernel of width k) or "bcsr". */
+typedef int (*spl_csr_spmm_f64_fn)(int64_t n, int64_t m, int64_t k, const int32_t *offs, const double *vals,
+                                   const int32_t *cols, const double *B, double *C);
+typedef int (*spl_csr_spmm_f32_fn)(int64_t n, int64_t m, int64_t k, const int32_t *offs, const float *vals,
+                                   const int32_t *cols, const float *B, float *C);
+typedef int (*spl_csr_spmm_width_f64_fn)(int64_t n, int64_t m, const int32_t *offs, const double *vals, const int32_t *cols,
+                                         const double *B, double *C);
+typedef int (*spl_csr_spmm_width_f32_fn)(int64_t n, int64_t m, const int32_t *offs, const float *vals, const int32_t *cols,
+                                         const float *B, float *C);
+#define SPL_SPMM_WIDTHS 8
+typedef struct {
+  int64_t width;                                  /* k of this entry's kernels (an entry of width 0 is none) */
+  spl_csr_spmm_width_f64_fn csr;                  /* optional */
+  spl_bcsr_kernel_f64 bcsr[SPL_PLAN_BLOCK_SIZES]; /* optional, as in spl_spmv_kernels_f64 (the kernel
+                                                   * type is an SpMV's: its x and y hold width columns) */
+} spl_spmm_width_f64;
+typedef struct {
+  int64_t width;
+  spl_csr_spmm_width_f32_fn csr;
+  spl_bcsr_kernel_f32 bcsr[SPL_PLAN_BLOCK_SIZES];
+} spl_spmm_width_f32;
+typedef struct {
+  spl_csr_spmm_f64_fn csr; /* required */
+  spl_spmm_width_f64 widths[SPL_SPMM_WIDTHS];
+} spl_spmm_kernels_f64;
+typedef struct {
+  spl_csr_spmm_f32_fn csr;
+  spl_spmm_width_f32 widths[SPL_SPMM_WIDTHS];
+} spl_spmm_kernels_f32;
+int spl_spmm_plan_f64(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_t *cols, const double *vals,
+                      int64_t hint_calls, const spl_spmm_kernels_f64 *kernels, spl_plan **plan);
+int spl_spmm_plan_f32(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_t *cols, const float *vals,
+                      int64_t hint_calls, const spl_spmm_kernels_f32 *kernels, spl_plan **plan);
+int spl_spmm_run_f64(const spl_plan *plan, const double *B, double *C);
+int spl_spmm_run_f32(const spl_plan *plan, const float *B, float *C);
 int spl_spmv_run_f64(const spl_plan *plan, const double *x, double *y);
 int spl_spmv_run_f32(const spl_plan *plan, const float *x, float *y);
 const char *spl_plan_explain(const spl_plan *plan);

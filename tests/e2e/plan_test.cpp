@@ -19,11 +19,17 @@
 #include <string>
 
 #include "e2e_support.h"
+#include "plan_support.h"
 #include "spl_runtime.h"
 #include "plan_user.h"
 #include "spmv.h"
 
 namespace {
+
+using spl_plan_test::Csr32;
+using spl_plan_test::denseBlocks;
+using spl_plan_test::ForcedKernel;
+using spl_plan_test::narrow;
 
 using spl_e2e::kF32Tolerance;
 using spl_e2e::kF64Tolerance;
@@ -59,22 +65,6 @@ spl_spmv_kernels_f32 kernelsF32() {
   k.bcsr[0] = {2, spl_spmv_bcsr2_f32};
   k.bcsr[1] = {3, spl_spmv_bcsr3_f32};
   return k;
-}
-
-struct Csr32 {
-  std::vector<int32_t> offs, cols;
-  std::vector<double> vals;
-  std::vector<float> vals32;
-};
-
-Csr32 narrow(const spl_csr &m) {
-  Csr32 c;
-  for (int64_t i = 0; i <= m.rows; ++i) c.offs.push_back(static_cast<int32_t>(m.offs[i]));
-  c.cols.assign(m.cols_idx, m.cols_idx + m.nnz);
-  c.vals.assign(m.vals, m.vals + m.nnz);
-  for (double v : c.vals) c.vals32.push_back(static_cast<float>(v));
-  c.cols.push_back(0), c.vals.push_back(0), c.vals32.push_back(0);  // never empty
-  return c;
 }
 
 /// Plans a (in both precisions) for `calls` expected calls and checks y = A x against the
@@ -347,12 +337,6 @@ TEST_P(BcsrKernel, ConvertedMatricesComputeAx) {
 
 INSTANTIATE_TEST_SUITE_P(Matrices, BcsrKernel, ::testing::Range<size_t>(0, spl_e2e::kNumTestMatrices), spl_e2e::matrixParamName);
 
-/// SPL_PLAN_KERNEL set for the scope of one test.
-struct ForcedKernel {
-  explicit ForcedKernel(const char *kernel) { setenv("SPL_PLAN_KERNEL", kernel, 1); }
-  ~ForcedKernel() { unsetenv("SPL_PLAN_KERNEL"); }
-};
-
 /// Each kernel taken by force: where the matrix allows it (BCSR always; DIA within its bound of
 /// diagonals, SELL-C-sigma within its padding) the plan runs it, else CSR and says so; y = A x
 /// either way, in f64 and f32, through the runtime and the generated entry points.
@@ -392,30 +376,6 @@ TEST_P(ForcedPlan, EveryKernelComputesAx) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrices, ForcedPlan, ::testing::Range<size_t>(0, spl_e2e::kNumTestMatrices), spl_e2e::matrixParamName);
-
-/// A matrix of dense 3 x 3 blocks on `nodes` nodes (each couples to a few nearby ones, rows in
-/// column order), cut by one row and two columns so that 3 divides neither n nor m.
-spl_csr denseBlocks(int64_t nodes) {
-  std::mt19937_64 rng(21);
-  std::vector<int32_t> rows, cols;
-  std::vector<double> vals;
-  const int64_t n = 3 * nodes - 1, m = 3 * nodes - 2;
-  for (int64_t I = 0; I < nodes; ++I) {
-    std::vector<int64_t> coupled;
-    for (int64_t J : {I - 9, I - 1, I, I + 1, I + 4, I + 30})
-      if (J >= 0 && J < nodes && (J == I || rng() % 4 != 0)) coupled.push_back(J);
-    for (int64_t i = 3 * I; i < 3 * I + 3 && i < n; ++i)
-      for (int64_t J : coupled)
-        for (int64_t j = 3 * J; j < 3 * J + 3 && j < m; ++j) {
-          rows.push_back(static_cast<int32_t>(i));
-          cols.push_back(static_cast<int32_t>(j));
-          vals.push_back(1.0 + static_cast<double>((i * 13 + j * 7) % 50) / 25);
-        }
-  }
-  spl_csr a{};
-  EXPECT_EQ(spl_csr_from_coo(n, m, static_cast<int64_t>(rows.size()), rows.data(), cols.data(), vals.data(), &a), SPL_MATRIX_OK);
-  return a;
-}
 
 // Dense blocks: the plan counts them (one value an entry in 3 x 3 blocks, more in 2 x 2) and,
 // with calls enough, tries BCSR of 3 x 3 when planning's budget allows (kept if faster here),

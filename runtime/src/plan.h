@@ -1,0 +1,370 @@
+/* plan.h: what the plans of plan.cpp (SpMV, y = A x and y = A^T x) and plan_spmm.cpp (SpMM,
+ * C = A B) share: the plan object, the timing of kernels in rounds within a budget, the kernel
+ * forced by SPL_PLAN_KERNEL, and the BCSR candidate (its block count and expected gain).
+ *
+ * Not installed; the public entry points are in spl_runtime.h.
+ */
+#ifndef SPL_RT_PLAN_H
+#define SPL_RT_PLAN_H
+
+#include "export.h"
+
+#include "bcsr.h"
+#include "dia.h"
+#include "sell.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <vector>
+
+struct spl_plan {
+  /* Csr, Sell, Dia, Bcsr: y = A x. Transposed: y = A^T x by the caller's kernel over A's arrays;
+   * Csc: the same by the caller's CSR kernel over A's transpose, converted once. An SpMM plan
+   * (width > 0): Csr, the caller's kernel of any width; CsrWidth, the CSR kernel of the plan's
+   * width; Bcsr, the BCSR kernel of that width. */
+  enum Kernel { Csr, Sell, Dia, Bcsr, Transposed, Csc, CsrWidth } kernel = Csr;
+  size_t element = 0; /* sizeof the precision planned for: a run in the other one is refused */
+  int64_t n = 0, m = 0;
+  bool transposed = false; /* a plan of y = A^T x: x has n entries, y m */
+  bool spmm = false;       /* a plan of C = A B (plan_spmm.cpp) */
+  int64_t width = 0;       /* its B's and C's columns */
+  const int32_t *offs = nullptr, *cols = nullptr;
+  const void *vals = nullptr;
+  void *csr = nullptr;  /* the caller's kernels, as untyped function pointers */
+  void *sell = nullptr; /* the SELL kernel of the window chosen */
+  void *dia = nullptr;
+  void *bcsr = nullptr;   /* the BCSR kernel of the block size converted to */
+  void *gather = nullptr; /* a transposed plan's CSR kernel, run over the transpose */
+  void *fixed = nullptr;  /* an SpMM plan's CSR kernel of its width (CsrWidth; BCSR's rows past its last block) */
+  spl_sell_operands operands{};
+  spl_dia_operands diagonals{};
+  spl_bcsr_operands blocked{};
+  spl_csc_operands transpose{};
+  std::vector<char> scratch; /* SELL's last window's output (a window of lanes); BCSR's padded x
+                              * (block_cols * b elements) where b does not divide m */
+  int64_t bytes = 0;
+  std::string explanation;
+
+  /* Drops a conversion that was not kept. */
+  void release() {
+    spl_sell_operands_free(&operands);
+    spl_dia_operands_free(&diagonals);
+    spl_bcsr_operands_free(&blocked);
+    spl_csc_operands_free(&transpose);
+    scratch.clear();
+    scratch.shrink_to_fit();
+    sell = dia = bcsr = gather = nullptr;
+    kernel = transposed ? Transposed : Csr;
+  }
+};
+
+namespace spl_rt {
+
+inline constexpr int64_t kColumnSample = 8;     /* the inspection reads the columns of one row chunk in this many */
+inline constexpr double kBcsrMinGain = 1.15;    /* BCSR tried when CSR moves this many times its bytes */
+inline constexpr double kBcsrConversionSpmvs = 10;/* a BCSR conversion in CSR calls, expected (count, fill, first touch
+                                          * of the copy: 6.0-11.6 over pwtk, cant, consph, pdb1HYS, dense2
+                                          * on 1 and 2 threads, 2026-11-28) */
+inline constexpr double kCachedBlockShare = 0.3; /* the share of BCSR's byte gain expected when CSR's bytes fit in
+                                          * the last-level cache (measured 1.0-1.3x there against a
+                                          * byte gain of 1.36-1.79; 1.28-1.44x beyond it, pwtk at scale 4) */
+inline constexpr double kNoBlocksFill = 2;       /* blocks of a size under half full: larger sizes are not counted
+                                          * (3 x 3 dense blocks fill 2 x 2 ones at 1.78 at worst) */
+inline constexpr int64_t kMaxPlanBlock = 64;     /* a BCSR kernel's block at most (spl_bcsr_convert_*'s bound) */
+inline constexpr double kReleaseSpmvs = 1;      /* freeing a copy not kept, in CSR calls (munmap of ~50 MB: 2.6 ms) */
+inline constexpr double kKeepMargin = 0.97;     /* a conversion kept when it takes at most this much of CSR */
+inline constexpr double kBudgetSpmvs = 20;      /* planning's whole cost, in CSR calls, at most (issue 25) */
+inline constexpr double kWarmCall = 0.85;       /* a warm CSR call against the ones planning times: its calls
+                                          * meet a matrix still settling in the cache (pdb1HYS: planning
+                                          * took 19.3 of its own calls, 24.3 of the benchmark's warm ones) */
+inline constexpr double kBudgetFloor = 5e-4;    /* but never less than this many seconds: on a matrix whose
+                                          * call takes microseconds, the pool's and the allocator's
+                                          * fixed costs would leave no time to try anything */
+inline constexpr double kClearGap = 0.15;       /* a comparison round this decisive ends the comparison */
+
+/* Planning's time budget in seconds, given one CSR call's. */
+inline double budget(double csr_time) { return std::max(kBudgetSpmvs * kWarmCall * csr_time, kBudgetFloor); }
+
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/* The time of one call of `call` (an SpMV), or a negative time when it fails. */
+template <typename Call> double timed(const Call &call) {
+  const auto t0 = std::chrono::steady_clock::now();
+  return call() == SPL_OK ? seconds_since(t0) : -1;
+}
+
+/* The best of two timed calls of `call`, or a negative time when it fails. */
+template <typename Call> double best_of_two(const Call &call) {
+  const double a = timed(call);
+  if (a < 0)
+    return -1;
+  const double b = timed(call);
+  return b < 0 ? -1 : std::min(a, b);
+}
+
+/* Rounds of the comparison: one call of each kernel in turn, so that a disturbance of the
+ * machine (other processes, a frequency change) hits both alike; each kernel's best counts. A
+ * best of two calls taken one kernel after the other decided wrongly on a noisy 2-core VM
+ * (SELL-C-sigma measured within 3% of CSR where it ran 1.65x faster in the benchmark). At most
+ * kComparisonRounds, fewer when two rounds leave no doubt (kClearGap) or the next would take
+ * planning past its budget (kBudgetSpmvs CSR calls, at least kBudgetFloor). */
+inline constexpr int kComparisonRounds = 3;
+
+struct Comparison {
+  double candidate = -1; /* its best time, negative when it failed */
+  int rounds = 0;
+};
+
+template <typename Candidate, typename Csr>
+Comparison compare(const Candidate &candidate, const Csr &csr_call, double &csr_time,
+                   std::chrono::steady_clock::time_point plan_t0) {
+  Comparison c;
+  for (; c.rounds < kComparisonRounds; ++c.rounds) {
+    if (c.rounds > 0) {
+      /* Clearly faster, or slower by twice the margin, after two rounds at least: a converted
+       * kernel's first calls run slower than its later ones (its copy settling in the cache:
+       * SELL-C-sigma on rma10 1.39, 1.39, 1.02, 0.77 ms in its first four calls against CSR's
+       * 1.0-1.2), so one round must not decide alone. */
+      const bool clear = c.rounds > 1 && (c.candidate < (1 - kClearGap) * csr_time ||
+                                          c.candidate > (1 + 2 * kClearGap) * csr_time);
+      const bool over_budget = seconds_since(plan_t0) + c.candidate + (1 + kReleaseSpmvs) * csr_time > budget(csr_time);
+      if (c.candidate < 0 || clear || over_budget)
+        break;
+    }
+    const double t = timed(candidate);
+    c.candidate = t < 0 ? -1 : (c.candidate < 0 ? t : std::min(c.candidate, t));
+    if (const double c_time = timed(csr_call); c_time >= 0)
+      csr_time = std::min(csr_time, c_time);
+  }
+  return c;
+}
+
+/* The end of planning: its time in the explanation, which SPL_PLAN_EXPLAIN prints; the plan out. */
+inline int finish(spl_plan *p, std::chrono::steady_clock::time_point plan_t0, spl_plan **out) {
+  char line[64];
+  std::snprintf(line, sizeof line, "planning took %.3f ms\n", seconds_since(plan_t0) * 1e3);
+  p->explanation += line;
+  if (std::getenv("SPL_PLAN_EXPLAIN") != nullptr)
+    std::fputs(p->explanation.c_str(), stderr);
+  *out = p;
+  return SPL_OK;
+}
+
+/* Per precision: the kernel types and the conversions of the runtime (plain function pointers,
+ * so that the plans below are written once for both). */
+template <typename T> struct Kernels;
+template <> struct Kernels<double> {
+  using Set = spl_spmv_kernels_f64;
+  using TSet = spl_spmv_t_kernels_f64;
+  using SpmmSet = spl_spmm_kernels_f64;
+  using SpmmWidth = spl_spmm_width_f64;
+  using SpmmFn = spl_csr_spmm_f64_fn;
+  using SpmmWidthFn = spl_csr_spmm_width_f64_fn;
+  using CsrFn = spl_csr_spmv_f64_fn;
+  using SellFn = spl_sell_spmv_f64_fn;
+  using DiaFn = spl_dia_spmv_f64_fn;
+  using BcsrFn = spl_bcsr_spmv_f64_fn;
+  static constexpr auto convert_dia = convert_listed_f64;
+  static constexpr auto convert_bcsr = spl_bcsr_convert_f64;
+  static constexpr auto convert_csc = spl_csc_convert_f64;
+  static int64_t csr_bytes(const spl_csr_profile &p) { return p.spmv_bytes_f64; }
+  static constexpr const char *name = "f64";
+};
+template <> struct Kernels<float> {
+  using Set = spl_spmv_kernels_f32;
+  using TSet = spl_spmv_t_kernels_f32;
+  using SpmmSet = spl_spmm_kernels_f32;
+  using SpmmWidth = spl_spmm_width_f32;
+  using SpmmFn = spl_csr_spmm_f32_fn;
+  using SpmmWidthFn = spl_csr_spmm_width_f32_fn;
+  using CsrFn = spl_csr_spmv_f32_fn;
+  using SellFn = spl_sell_spmv_f32_fn;
+  using DiaFn = spl_dia_spmv_f32_fn;
+  using BcsrFn = spl_bcsr_spmv_f32_fn;
+  static constexpr auto convert_dia = convert_listed_f32;
+  static constexpr auto convert_bcsr = spl_bcsr_convert_f32;
+  static constexpr auto convert_csc = spl_csc_convert_f32;
+  static int64_t csr_bytes(const spl_csr_profile &p) { return p.spmv_bytes_f32; }
+  static constexpr const char *name = "f32";
+};
+
+/* A plan of A's arrays running the caller's kernel (y = A x, or y = A^T x when transposed) until
+ * planning picks another; nullptr without memory. */
+template <typename T>
+spl_plan *new_plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T *vals, void *kernel,
+                   bool transposed) {
+  spl_plan *p = new (std::nothrow) spl_plan;
+  if (p == nullptr)
+    return nullptr;
+  p->element = sizeof(T);
+  p->n = n;
+  p->m = m;
+  p->transposed = transposed;
+  p->kernel = transposed ? spl_plan::Transposed : spl_plan::Csr;
+  p->offs = offs;
+  p->cols = cols;
+  p->vals = vals;
+  p->csr = kernel;
+  return p;
+}
+
+/* SPL_PLAN_KERNEL: the kernel a plan takes whenever the matrix's structure allows it ("csr",
+ * "sell", "dia", "bcsr" for the block size that would move the fewest bytes, "bcsrB" for blocks
+ * of B; "csr-w", an SpMM's CSR kernel of its width), without regard to the expected calls, the budget or the timing: for tests that must
+ * run each kernel, and for comparing kernels on one's own matrices. The structure still rules:
+ * DIA within its bound of diagonals, SELL-C-sigma within kMaxSellFill. */
+struct Forced {
+  bool set = false, known = false;
+  spl_plan::Kernel kernel = spl_plan::Csr;
+  int64_t block = 0; /* bcsrB: B */
+  std::string text;
+};
+
+inline Forced forced_kernel() {
+  Forced f;
+  const char *env = std::getenv("SPL_PLAN_KERNEL");
+  if (env == nullptr || *env == 0)
+    return f;
+  f.set = true;
+  f.text = env;
+  f.known = true;
+  if (f.text == "csr")
+    f.kernel = spl_plan::Csr;
+  else if (f.text == "sell")
+    f.kernel = spl_plan::Sell;
+  else if (f.text == "dia")
+    f.kernel = spl_plan::Dia;
+  else if (f.text == "csr-w")
+    f.kernel = spl_plan::CsrWidth;
+  else if (f.text.rfind("bcsr", 0) == 0) {
+    f.kernel = spl_plan::Bcsr;
+    const std::string digits = f.text.substr(4);
+    if (!digits.empty()) {
+      f.known = digits.size() <= 2 && digits.find_first_not_of("0123456789") == std::string::npos;
+      f.block = f.known ? std::atoi(digits.c_str()) : 0;
+      f.known = f.known && f.block >= 1;
+    }
+  } else {
+    f.known = false;
+  }
+  return f;
+}
+
+/* A conversion the plan may try: what it expects, and how to make it. */
+struct Candidate {
+  spl_plan::Kernel kernel;
+  const char *name;
+  double gain;            /* over CSR, expected */
+  double conversion;      /* in CSR calls, expected */
+  std::string expectation; /* why that gain */
+  int64_t block = 0;      /* BCSR: b, and its kernel */
+  void *block_kernel = nullptr;
+};
+
+/* BCSR stores one column index a block of b x b values: on a matrix of dense blocks (a FEM
+ * matrix with several unknowns a node) it moves fewer bytes than CSR (pwtk's 6 x 6 blocks as
+ * 3 x 3 ones: 70% of CSR's bytes in f64, 1.2x CSR's speed on this Xeon, 2026-11-28), on any
+ * other many more (a block holds zeros). So the bytes decide, as for DIA: each block size given
+ * is counted on one run of block rows in kColumnSample (a fraction of a call: a small table a
+ * block row, no pass over x), its fill (values stored an entry) estimated from that, and the
+ * size that would move the fewest bytes is tried from kBcsrMinGain (the padded copy of x counted
+ * where b does not divide m). Sets `best` (its gain, block and kernel; block 0 when no size is
+ * worth trying, which `not_tried` then explains, or nothing when no size was counted). Forcing,
+ * the best size is taken at any gain; forced_block (not 0) keeps that size only. Returns an
+ * error code only when a count refuses its input. */
+template <typename T, typename BlockKernels>
+int bcsr_candidate(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const spl_csr_profile &prof,
+                   const BlockKernels &sizes, int64_t width, bool forcing, int64_t forced_block, Candidate &best,
+                   std::string &not_tried) {
+  using K = Kernels<T>;
+  char line[512];
+  const auto b0 = std::chrono::steady_clock::now();
+  std::string fills;
+  double smaller_fill = 0; /* the last size counted: over kNoBlocksFill, larger ones are not */
+  const double s = sizeof(T), k = static_cast<double>(width), entries = static_cast<double>(prof.entries);
+  /* An SpMV (width 0) moves the matrix, x and y once each. An SpMM of k columns reads a row of B
+   * for each entry (CSR) or for each column of a block (BCSR: one row of B serves the b rows of
+   * the block, in registers), mostly from the caches: what the kernel loads, not what DRAM
+   * moves, is what a block saves there (pwtk, f64, k = 4: 3 x 3 blocks 1.5x the CSR kernel of the
+   * same width in a matrix held by the L3). So an SpMM counts the loads, B's rows included, with
+   * no discount for the cache. */
+  const bool spmm = width > 0;
+  const double csr_bytes = spmm ? entries * (s + sizeof(int32_t) + k * s) + static_cast<double>(n) * k * s +
+                                      (static_cast<double>(n) + 1) * sizeof(int32_t)
+                                : static_cast<double>(K::csr_bytes(prof));
+  const double vector_bytes = spmm ? static_cast<double>(n) * k * s : static_cast<double>(n + m) * s;
+  /* Held in the last-level cache, an SpMV's bytes weigh less: BCSR's gain there comes from
+   * fewer index loads and unrolled blocks (kCachedBlockShare of the byte gain). */
+  const bool in_cache = !spmm && prof.llc_bytes > 0 && csr_bytes <= static_cast<double>(prof.llc_bytes);
+  for (const auto &bk : sizes) {
+    if (bk.kernel == nullptr || bk.block < 1 || bk.block > n || (forced_block != 0 && bk.block != forced_block))
+      continue;
+    if (!forcing && smaller_fill > kNoBlocksFill)
+      break;
+    /* The fill past which this size could not move kBcsrMinGain times fewer bytes than CSR: the
+     * count gives up once a cheap lower bound passes it. */
+    const double b = static_cast<double>(bk.block);
+    const double per_value = s + sizeof(int32_t) / (b * b) + (spmm ? k * s / b : 0.0);
+    const double fixed_bytes = (static_cast<double>(n) / b + 1) * sizeof(int32_t) + vector_bytes +
+                               (m % bk.block != 0 ? 2.0 * static_cast<double>(m) * std::max(k, 1.0) * s : 0.0);
+    const double min_byte_gain = in_cache ? 1 + (kBcsrMinGain - 1) / kCachedBlockShare : kBcsrMinGain;
+    const double useful_fill = (csr_bytes / min_byte_gain - fixed_bytes) /
+                               (per_value * static_cast<double>(prof.entries));
+    if (!forcing && useful_fill < 1) { /* not even full blocks (fill 1): nothing to count */
+      const double best_bytes = entries * per_value + fixed_bytes;
+      std::snprintf(line, sizeof line, "%s%lld x %lld: full blocks would move %.0f%% of CSR's bytes", fills.empty() ? "" : "; ",
+                    (long long)bk.block, (long long)bk.block, 100 * best_bytes / csr_bytes);
+      fills += line;
+      continue;
+    }
+    int64_t blocks = 0, sampled = 0;
+    bool at_least = false;
+    const int rc = sample_blocks(n, m, offs, cols, bk.block, kColumnSample, forcing ? 0.0 : std::max(useful_fill, 1e-9), blocks,
+                                 sampled, at_least);
+    if (rc == SPL_ERR_ALLOC)
+      continue;
+    if (rc != SPL_OK)
+      return rc;
+    if (sampled == 0)
+      continue;
+    const double fill = static_cast<double>(blocks) * b * b / static_cast<double>(sampled);
+    const double bytes = fill * static_cast<double>(prof.entries) * per_value + fixed_bytes;
+    const double byte_gain = csr_bytes / bytes;
+    const double gain = in_cache ? 1 + (byte_gain - 1) * kCachedBlockShare : byte_gain;
+    smaller_fill = fill;
+    std::snprintf(line, sizeof line, "%s%lld x %lld: %s%.2f values an entry, %s%.0f%% of CSR's bytes", fills.empty() ? "" : "; ",
+                  (long long)bk.block, (long long)bk.block, at_least ? "at least " : "", fill, at_least ? "at least " : "",
+                  100 / byte_gain);
+    fills += line;
+    if (gain > best.gain) {
+      best.gain = gain;
+      best.block = bk.block;
+      best.block_kernel = reinterpret_cast<void *>(bk.kernel);
+    }
+  }
+  const double count_time = seconds_since(b0);
+  if (best.block > 0 && (forcing || best.gain >= kBcsrMinGain)) {
+    std::snprintf(line, sizeof line, "blocks (counted in %.3f ms on the rows of one chunk in %lld): %s%s", count_time * 1e3,
+                  (long long)kColumnSample, fills.c_str(), in_cache ? " (CSR's bytes fit in the last-level cache)" : "");
+    best.expectation = line;
+    return SPL_OK;
+  }
+  best.block = 0;
+  if (!fills.empty()) {
+    std::snprintf(line, sizeof line, "BCSR not tried: blocks (counted in %.3f ms on the rows of one chunk in %lld): %s%s\n",
+                  count_time * 1e3, (long long)kColumnSample, fills.c_str(),
+                  in_cache ? " (CSR's bytes fit in the last-level cache, where fewer bytes gain less)" : "");
+    not_tried = line;
+  }
+  return SPL_OK;
+}
+
+} // namespace spl_rt
+
+#endif /* SPL_RT_PLAN_H */

@@ -1,0 +1,222 @@
+// End to end: a plan per matrix and width of C = A B (issue 25 item 4; runtime spl_spmm_plan_*,
+// docs/plans.md) over stdlib/spmm.spl's kernels: the CSR kernel of any width, the CSR kernels of
+// fixed width and the BCSR kernels of 2 x 2 and 3 x 3 blocks. Whatever kernel the plan chooses,
+// or is forced to take (SPL_PLAN_KERNEL), C matches the double-precision reference (one SpMV a
+// column of B) on the real and random matrices (empty rows, skewed rows, 1 x N, N x 1, nnz = 0),
+// at widths with kernels of their own and without, in f64 and f32, and nothing is written past
+// C's n * k entries. A width without kernels runs the caller's kernel and says so; dense blocks
+// make the plan count its blocks and try BCSR; bad input is refused.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "e2e_support.h"
+#include "plan_support.h"
+#include "spl_runtime.h"
+#include "spmm.h"
+
+namespace {
+
+using spl_e2e::kF32Tolerance;
+using spl_e2e::kF64Tolerance;
+using spl_plan_test::Csr32;
+using spl_plan_test::ForcedKernel;
+
+/// stdlib's kernels at widths 1, 2, 4, 8 and 16 (BCSR of 3 x 3 blocks up to 8: at 16 its
+/// kernel ran 4x slower than that of 2 x 2 blocks in f64, spilling its sums; stdlib/spmm.spl).
+spl_spmm_kernels_f64 kernelsF64() {
+  spl_spmm_kernels_f64 k{};
+  k.csr = spl_spmm_csr_f64;
+  k.widths[0] = {1, spl_spmm_csr_w1_f64, {{2, spl_spmm_bcsr2_w1_f64}, {3, spl_spmm_bcsr3_w1_f64}}};
+  k.widths[1] = {2, spl_spmm_csr_w2_f64, {{2, spl_spmm_bcsr2_w2_f64}, {3, spl_spmm_bcsr3_w2_f64}}};
+  k.widths[2] = {4, spl_spmm_csr_w4_f64, {{2, spl_spmm_bcsr2_w4_f64}, {3, spl_spmm_bcsr3_w4_f64}}};
+  k.widths[3] = {8, spl_spmm_csr_w8_f64, {{2, spl_spmm_bcsr2_w8_f64}, {3, spl_spmm_bcsr3_w8_f64}}};
+  k.widths[4] = {16, spl_spmm_csr_w16_f64, {{2, spl_spmm_bcsr2_w16_f64}}};
+  return k;
+}
+
+spl_spmm_kernels_f32 kernelsF32() {
+  spl_spmm_kernels_f32 k{};
+  k.csr = spl_spmm_csr_f32;
+  k.widths[0] = {1, spl_spmm_csr_w1_f32, {{2, spl_spmm_bcsr2_w1_f32}, {3, spl_spmm_bcsr3_w1_f32}}};
+  k.widths[1] = {2, spl_spmm_csr_w2_f32, {{2, spl_spmm_bcsr2_w2_f32}, {3, spl_spmm_bcsr3_w2_f32}}};
+  k.widths[2] = {4, spl_spmm_csr_w4_f32, {{2, spl_spmm_bcsr2_w4_f32}, {3, spl_spmm_bcsr3_w4_f32}}};
+  k.widths[3] = {8, spl_spmm_csr_w8_f32, {{2, spl_spmm_bcsr2_w8_f32}, {3, spl_spmm_bcsr3_w8_f32}}};
+  k.widths[4] = {16, spl_spmm_csr_w16_f32, {{2, spl_spmm_bcsr2_w16_f32}}};
+  return k;
+}
+
+bool hasWidth(int64_t k) { return k == 1 || k == 2 || k == 4 || k == 8 || k == 16; }
+
+/// The reference C = A B (n x k, row-major) in double precision, a column at a time.
+std::vector<double> referenceProduct(const spl_csr &a, const std::vector<double> &B, int64_t k) {
+  std::vector<double> C(static_cast<size_t>(a.rows * k)), x(static_cast<size_t>(a.cols) + 1), y(static_cast<size_t>(a.rows) + 1);
+  for (int64_t l = 0; l < k; ++l) {
+    for (int64_t j = 0; j < a.cols; ++j) x[static_cast<size_t>(j)] = B[static_cast<size_t>(j * k + l)];
+    spl_ref_spmv(&a, x.data(), y.data());
+    for (int64_t i = 0; i < a.rows; ++i) C[static_cast<size_t>(i * k + l)] = y[static_cast<size_t>(i)];
+  }
+  return C;
+}
+
+/// The largest relative error of a column of C against the reference's.
+template <typename T>
+double columnError(const std::vector<T> &C, const std::vector<double> &want, int64_t n, int64_t k) {
+  double worst = 0;
+  std::vector<double> got(static_cast<size_t>(n) + 1), ref(static_cast<size_t>(n) + 1);
+  for (int64_t l = 0; l < k; ++l) {
+    for (int64_t i = 0; i < n; ++i) {
+      got[static_cast<size_t>(i)] = static_cast<double>(C[static_cast<size_t>(i * k + l)]);
+      ref[static_cast<size_t>(i)] = want[static_cast<size_t>(i * k + l)];
+    }
+    worst = std::max(worst, spl_rel_error_f64(got.data(), ref.data(), n));
+  }
+  return worst;
+}
+
+/// Plans C = A B of width k in one precision and checks two runs against the reference; the
+/// plan's kernel.
+template <typename T, typename Kernels, typename Plan, typename Run>
+std::string planAndCheck(const spl_csr &a, const Csr32 &c, const std::vector<T> &vals, int64_t k, int64_t calls,
+                         const Kernels &kernels, Plan plan, Run run, double tolerance) {
+  std::vector<T> B(static_cast<size_t>(a.cols * k) + 1);
+  for (size_t i = 0; i < B.size(); ++i) B[i] = static_cast<T>(std::sin(0.37 * static_cast<double>(i)) + 0.5);
+  const std::vector<double> want = referenceProduct(a, std::vector<double>(B.begin(), B.end()), k);
+  spl_plan *p = nullptr;
+  EXPECT_EQ(plan(a.rows, a.cols, k, c.offs.data(), c.cols.data(), vals.data(), calls, &kernels, &p), SPL_OK);
+  if (!p) return "";
+  const std::string why = spl_plan_explain(p);
+  for (int round = 0; round < 2; ++round) {
+    std::vector<T> C(static_cast<size_t>(a.rows * k) + 1, T(-555));
+    EXPECT_EQ(run(p, B.data(), C.data()), SPL_OK);
+    EXPECT_LT(columnError(C, want, a.rows, k), tolerance) << why;
+    EXPECT_EQ(C.back(), T(-555)) << why;  // nothing written past C's n * k entries
+  }
+  const std::string kernel = spl_plan_kernel(p);
+  EXPECT_NE(why.find(kernel == "bcsr" ? "chose BCSR" : kernel == "csr-w" ? "chose CSR of width" : "chose CSR of any width"),
+            std::string::npos)
+      << why;
+  if (kernel == "bcsr") EXPECT_GT(spl_plan_bytes(p), 0) << why;
+  else EXPECT_EQ(spl_plan_bytes(p), 0) << why;
+  if (!hasWidth(k) && k > 0) EXPECT_NE(why.find("no kernels of width " + std::to_string(k) + " were given"), std::string::npos) << why;
+  T dummy{};
+  EXPECT_EQ(spl_spmv_run_f64(p, nullptr, nullptr), SPL_ERR_BAD_INPUT);  // an SpMM plan
+  EXPECT_EQ(spl_spmv_run_f32(p, nullptr, nullptr), SPL_ERR_BAD_INPUT);
+  (void)dummy;
+  spl_plan_free(p);
+  return kernel;
+}
+
+class SpmmPlan : public ::testing::TestWithParam<size_t> {};
+
+// Each width (with kernels of its own or not), each kernel forced and none, both precisions.
+TEST_P(SpmmPlan, EveryKernelComputesAB) {
+  const spl_e2e::NamedMatrix &nm = spl_e2e::testMatrices()[GetParam()];
+  const spl_csr &a = nm.m;
+  const Csr32 c = spl_plan_test::narrow(a);
+  const spl_spmm_kernels_f64 k64 = kernelsF64();
+  const spl_spmm_kernels_f32 k32 = kernelsF32();
+  for (const char *forced : {"", "csr", "csr-w", "bcsr", "bcsr2", "bcsr3"}) {
+    ForcedKernel force(forced);
+    for (int64_t k : {1, 2, 3, 4, 8, 16}) {
+      SCOPED_TRACE(nm.name + ", k = " + std::to_string(k) + ", SPL_PLAN_KERNEL=" + forced);
+      const std::string chosen =
+          planAndCheck(a, c, c.vals, k, 1000000, k64, spl_spmm_plan_f64, spl_spmm_run_f64, kF64Tolerance);
+      const std::string chosen32 =
+          planAndCheck(a, c, c.vals32, k, 1000000, k32, spl_spmm_plan_f32, spl_spmm_run_f32, kF32Tolerance);
+      const std::string name(forced);
+      const bool computes = a.nnz > 0 && hasWidth(k);
+      if (name == "csr" || !computes) EXPECT_EQ(chosen, "csr");
+      if (name == "csr-w" && computes) EXPECT_EQ(chosen, "csr-w");
+      // BCSR fits any matrix of entries and at least a block's rows (3 x 3 up to width 8).
+      const bool bcsr3 = k <= 8 && a.rows >= 3, bcsr2 = a.rows >= 2;
+      if (computes && (((name == "bcsr2" || name == "bcsr") && bcsr2) || (name == "bcsr3" && bcsr3))) EXPECT_EQ(chosen, "bcsr");
+      if (!name.empty()) EXPECT_EQ(chosen32, chosen);  // forced: the same in either precision
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrices, SpmmPlan, ::testing::Range<size_t>(0, spl_e2e::kNumTestMatrices), spl_e2e::matrixParamName);
+
+// Dense 3 x 3 blocks: the plan counts them and tries BCSR when the calls repay it (the CSR
+// kernel of the width first, which needs no conversion), and declines the conversion for few
+// calls. Scattered entries: not even tried.
+TEST(SpmmPlanChoice, DenseBlocksTryBcsr) {
+  spl_csr m = spl_plan_test::denseBlocks(20000);
+  const Csr32 c = spl_plan_test::narrow(m);
+  const spl_spmm_kernels_f64 k64 = kernelsF64();
+  spl_plan *p = nullptr;
+  ASSERT_EQ(spl_spmm_plan_f64(m.rows, m.cols, 4, c.offs.data(), c.cols.data(), c.vals.data(), 1000000, &k64, &p), SPL_OK);
+  std::string why = spl_plan_explain(p);
+  EXPECT_NE(why.find("CSR of width 4 (a row's sums in registers):"), std::string::npos) << why;
+  EXPECT_NE(why.find("3 x 3: 1.00 values an entry"), std::string::npos) << why;
+  EXPECT_TRUE(why.find("BCSR (3 x 3 blocks, 1.00 values an entry): converted in") != std::string::npos ||
+              why.find("no planning time left to try BCSR") != std::string::npos)
+      << why;
+  spl_plan_free(p);
+  ASSERT_EQ(spl_spmm_plan_f64(m.rows, m.cols, 4, c.offs.data(), c.cols.data(), c.vals.data(), 0, &k64, &p), SPL_OK);
+  why = spl_plan_explain(p);
+  EXPECT_NE(why.find("0 expected calls would not repay a conversion to BCSR"), std::string::npos) << why;
+  EXPECT_NE(std::string(spl_plan_kernel(p)), "bcsr") << why;
+  spl_plan_free(p);
+  planAndCheck(m, c, c.vals, 4, 1000000, k64, spl_spmm_plan_f64, spl_spmm_run_f64, kF64Tolerance);
+  planAndCheck(m, c, c.vals32, 8, 1000000, kernelsF32(), spl_spmm_plan_f32, spl_spmm_run_f32, kF32Tolerance);
+  spl_csr_free(&m);
+
+  spl_csr r{};
+  ASSERT_EQ(spl_random_csr(20000, 20000, 0.0005, 5, SPL_RANDOM_UNIFORM, &r), SPL_MATRIX_OK);
+  const Csr32 rc = spl_plan_test::narrow(r);
+  ASSERT_EQ(spl_spmm_plan_f64(r.rows, r.cols, 2, rc.offs.data(), rc.cols.data(), rc.vals.data(), 1000000, &k64, &p), SPL_OK);
+  why = spl_plan_explain(p);
+  EXPECT_NE(why.find("BCSR not tried: blocks (counted in"), std::string::npos) << why;
+  EXPECT_NE(std::string(spl_plan_kernel(p)), "bcsr") << why;
+  spl_plan_free(p);
+  spl_csr_free(&r);
+}
+
+TEST(SpmmPlanChoice, RefusesBadInput) {
+  const spl_csr &a = spl_e2e::testMatrices()[0].m;
+  const Csr32 c = spl_plan_test::narrow(a);
+  spl_spmm_kernels_f64 k = kernelsF64();
+  spl_plan *p = reinterpret_cast<spl_plan *>(&k);
+  auto plan = [&](int64_t kk, const spl_spmm_kernels_f64 *kernels) {
+    return spl_spmm_plan_f64(a.rows, a.cols, kk, c.offs.data(), c.cols.data(), c.vals.data(), 1, kernels, &p);
+  };
+  EXPECT_EQ(plan(4, nullptr), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(p, nullptr);  // cleared on failure
+  EXPECT_EQ(plan(-1, &k), SPL_ERR_BAD_INPUT);
+  spl_spmm_kernels_f64 bad = k;
+  bad.csr = nullptr;
+  EXPECT_EQ(plan(4, &bad), SPL_ERR_BAD_INPUT);
+  bad = k;
+  bad.widths[5].width = -2;
+  EXPECT_EQ(plan(4, &bad), SPL_ERR_BAD_INPUT);
+  bad = k;
+  bad.widths[0].bcsr[0].block = 65;
+  EXPECT_EQ(plan(4, &bad), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_spmm_plan_f64(a.rows, a.cols, 4, nullptr, c.cols.data(), c.vals.data(), 1, &k, &p), SPL_ERR_BAD_INPUT);
+  std::vector<int32_t> decreasing = c.offs;
+  decreasing[1] = decreasing[2] + 1;
+  EXPECT_EQ(spl_spmm_plan_f64(a.rows, a.cols, 4, decreasing.data(), c.cols.data(), c.vals.data(), 1, &k, &p),
+            SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_spmm_plan_f64(a.rows, a.cols, 4, c.offs.data(), c.cols.data(), c.vals.data(), 1, &k, nullptr),
+            SPL_ERR_BAD_INPUT);
+
+  // A plan runs its own product in its own precision.
+  ASSERT_EQ(plan(4, &k), SPL_OK);
+  std::vector<float> B32(static_cast<size_t>(a.cols * 4)), C32(static_cast<size_t>(a.rows * 4));
+  EXPECT_EQ(spl_spmm_run_f32(p, B32.data(), C32.data()), SPL_ERR_BAD_INPUT);
+  std::vector<double> B(static_cast<size_t>(a.cols * 4)), C(static_cast<size_t>(a.rows * 4));
+  EXPECT_EQ(spl_spmm_run_f64(p, nullptr, C.data()), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_spmm_run_f64(p, B.data(), nullptr), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(spl_spmm_run_f64(p, B.data(), C.data()), SPL_OK);
+  EXPECT_EQ(spl_spmm_run_f64(nullptr, B.data(), C.data()), SPL_ERR_BAD_INPUT);
+  spl_plan_free(p);
+  spl_spmv_kernels_f64 spmv{};
+  spmv.csr = [](int64_t, int64_t, const int32_t *, const int32_t *, const double *, const double *, double *) { return 0; };
+  ASSERT_EQ(spl_spmv_plan_f64(a.rows, a.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1, &spmv, &p), SPL_OK);
+  EXPECT_EQ(spl_spmm_run_f64(p, B.data(), C.data()), SPL_ERR_BAD_INPUT);  // an SpMV plan
+  spl_plan_free(p);
+}
+
+}  // namespace
