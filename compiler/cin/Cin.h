@@ -228,6 +228,9 @@ struct Kernel {
   std::vector<int> planParams;
   /// For a planned kernel: it computes y = A^T x (the runtime's transposed plan).
   bool planTransposed = false;
+  /// For a planned kernel: it computes C = A B, B dense of k columns (the runtime's SpMM plan);
+  /// planParams then follow that kernel type (n, m, k, offs, vals, cols, B, out).
+  bool planSpmm = false;
   /// A kernel the object needs but does not export (a plan's candidates): internal linkage, no
   /// prototype in the header.
   bool internal = false;

@@ -7,6 +7,10 @@
 /// and, for the transposed product, what it makes of an einsum y[j] = A[i, j] * x[i]:
 ///   forall z in [0, m) { out[z] = 0 }; forall i in [0, n) { forall k in segment(offs @ i) {
 ///   local j = cols[i, k]; out[j] = out[j] + vals[i, k] * x[i] } }
+/// and, for C = A B, what it makes of an einsum C[i, l] = A[i, j] * B[j, l]:
+///   forall z0 in [0, n) { forall z1 in [0, k) { out[z0, z1] = 0 } }; forall i in [0, n) {
+///   forall p in segment(offs @ i) { local j = cols[i, p]; forall l in [0, k) {
+///   out[i, l] = out[i, l] + vals[i, p] * B[j, l] } } }
 #include "cin/SpmvPattern.h"
 
 #include <fmt/format.h>
@@ -245,6 +249,98 @@ std::optional<CsrSpmv> recogniseCsrSpmv(const Kernel &k, std::string &whyNot) {
   r.elem = elem;
   r.paramOf = {nParam, mParam, offsParam, colsParam, valsParam, xParam, outParam};
   return checkParameters(k, r, whyNot);
+}
+
+std::optional<CsrSpmm> recogniseCsrSpmm(const Kernel &k, std::string &whyNot) {
+  auto no = [&](std::string why) -> std::optional<CsrSpmm> {
+    whyNot = std::move(why);
+    return std::nullopt;
+  };
+  if (k.cuda) return no("it is a cuda kernel (plans are for the CPU)");
+  const std::vector<KernelParam> &p = k.params;
+  using Role = tir::AbiParam::Role;
+  if (std::any_of(p.begin(), p.end(), [](const KernelParam &q) { return q.abi.role == Role::Count; }))
+    return no("under --checked its C function takes element counts, and a plan's kernels take none (plans run unchecked)");
+  if (p.size() != 8)
+    return no(fmt::format("its C function takes {} parameters, where a CSR SpMM takes 8 (n, m, k, offs, vals, cols, B, out)", p.size()));
+  std::vector<const Stmt *> top = flat(k.body);
+  if (top.size() != 2 || top[0]->kind != StmtKind::Forall || top[1]->kind != StmtKind::Forall)
+    return no("its body is not the zeroing of its result and then one loop over the rows");
+  // forall z0 in [0, n) { forall z1 in [0, k) { out[z0, z1] = 0 } }
+  const Stmt &zeroRows = *top[0];
+  std::vector<const Stmt *> zeroCols = flat(zeroRows.body.empty() ? nullptr : zeroRows.body[0]);
+  if (zeroCols.size() != 1 || zeroCols[0]->kind != StmtKind::Forall) return no("its first loop does not zero an n x k result");
+  std::vector<const Stmt *> zero = flat(zeroCols[0]->body.empty() ? nullptr : zeroCols[0]->body[0]);
+  const int nParam = natParamBounding(k, zeroRows.hi), kParam = natParamBounding(k, zeroCols[0]->hi);
+  if (!zeroRows.lo.isZero() || !zeroCols[0]->lo.isZero() || nParam < 0 || kParam < 0 || nParam == kParam || zero.size() != 1 ||
+      zero[0]->kind != StmtKind::Assign || zero[0]->compound || !isZero(zero[0]->value))
+    return no("its first loop does not zero an n x k result");
+  const int outParam = paramOfAccess(k, zero[0]->lhs);
+  if (outParam < 0 || !accessAtLoops(zero[0]->lhs, k, static_cast<size_t>(outParam), {zeroRows.var, zeroCols[0]->var}))
+    return no("its first loop does not zero an n x k result");
+  // forall i in [0, n) { forall p in segment(offs @ i) { local j = cols[i, p]; forall l in [0, k) { ... } } }
+  const Stmt &rows = *top[1];
+  if (!rows.lo.isZero() || natParamBounding(k, rows.hi) != nParam) return no("its second loop does not run over the n rows");
+  const int64_t i = rows.var;
+  std::vector<const Stmt *> row = flat(rows.body.empty() ? nullptr : rows.body[0]);
+  if (row.size() != 1 || row[0]->kind != StmtKind::Forall) return no("a row is not one loop over its entries");
+  const Stmt &entries = *row[0];
+  const int offsParam = rowSegmentParam(k, entries, i);
+  if (offsParam < 0) return no("the inner loop does not run over row i's entries (offs@i to offs@(i+1))");
+  std::vector<const Stmt *> body = flat(entries.body.empty() ? nullptr : entries.body[0]);
+  if (body.size() != 2 || body[0]->kind != StmtKind::DeclLocal || body[1]->kind != StmtKind::Forall)
+    return no("an entry's terms are not added to a row of the result");
+  const int64_t pv = entries.var, j = body[0]->local;
+  const int colsParam = paramOfAccess(k, body[0]->value);
+  if (colsParam < 0 || !accessAtLoops(body[0]->value, k, static_cast<size_t>(colsParam), {i, pv}))
+    return no("an entry's column is not cols[i, p]");
+  const Stmt &cols = *body[1];
+  if (!cols.lo.isZero() || natParamBounding(k, cols.hi) != kParam) return no("an entry's terms do not run over the k columns");
+  const int64_t l = cols.var;
+  std::vector<const Stmt *> term = flat(cols.body.empty() ? nullptr : cols.body[0]);
+  if (term.size() != 1 || term[0]->kind != StmtKind::Assign || term[0]->compound)
+    return no("an entry's term is not added to out[i, l]");
+  const Stmt &add = *term[0];
+  auto isOutIL = [&](const ExprP &e) {
+    return paramOfAccess(k, e) == outParam && accessAtLoops(e, k, static_cast<size_t>(outParam), {i, l});
+  };
+  if (!isOutIL(add.lhs)) return no("an entry's term is not added to out[i, l]");
+  const ExprP &sum = add.value;
+  if (!sum || sum->kind != ExprKind::Binary || sum->binop != ast::BinOp::Add) return no("an entry's term is not added to out[i, l]");
+  const ExprP product = isOutIL(sum->args[0]) ? sum->args[1] : isOutIL(sum->args[1]) ? sum->args[0] : nullptr;
+  if (!product || product->kind != ExprKind::Binary || product->binop != ast::BinOp::Mul)
+    return no("an entry's term is not value * B[column, l]");
+  // B[j, l]: B's tensor at the column's value and the loop over k.
+  auto isBjl = [&](const ExprP &e, int q) {
+    return q >= 0 && e && e->kind == ExprKind::Access && e->tensor && k.params[q].tensor && e->tensor->id == k.params[q].tensor->id &&
+           e->indices.size() == 2 && e->indices[0] == Nat::value(NatVarId{j, ""}) && isLoopVar(e->indices[1], l);
+  };
+  int valsParam = -1, bParam = -1;
+  for (int side = 0; side < 2 && valsParam < 0; ++side) {
+    const ExprP &a = product->args[side], &b = product->args[1 - side];
+    const int va = paramOfAccess(k, a), bb = paramOfAccess(k, b);
+    if (va >= 0 && accessAtLoops(a, k, static_cast<size_t>(va), {i, pv}) && isBjl(b, bb)) valsParam = va, bParam = bb;
+  }
+  if (valsParam < 0) return no("an entry's term is not value * B[column, l]");
+  int mParam = -1;
+  for (size_t q = 0; q < p.size(); ++q)
+    if (p[q].abi.role == Role::Nat && static_cast<int>(q) != nParam && static_cast<int>(q) != kParam) mParam = static_cast<int>(q);
+  const Scalar elem = p[outParam].abi.elem;
+  auto is = [&](int q, Role role, const char *ctype) { return q >= 0 && p[q].abi.role == role && (!ctype || p[q].abi.ctype == ctype); };
+  const bool types = (elem == Scalar::F32 || elem == Scalar::F64) && is(mParam, Role::Nat, nullptr) &&
+                     (is(offsParam, Role::Buffer, "const int32_t *") || is(offsParam, Role::Nats, "const int32_t *")) &&
+                     is(colsParam, Role::Buffer, "const int32_t *") && p[colsParam].abi.isIndex && is(valsParam, Role::Buffer, nullptr) &&
+                     is(bParam, Role::Buffer, nullptr) && is(outParam, Role::OutBuffer, nullptr) && p[valsParam].abi.elem == elem &&
+                     p[bParam].abi.elem == elem;
+  CsrSpmm r;
+  r.elem = elem;
+  r.paramOf = {nParam, mParam, kParam, offsParam, valsParam, colsParam, bParam, outParam};
+  std::array<int, 8> sorted = r.paramOf;
+  std::sort(sorted.begin(), sorted.end());
+  if (!types || std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    return no("its C parameters are not those of a CSR SpMM: n, m and k (nats), offs (i32), cols (32-bit indices), and vals, "
+              "B and the result all three f32 or all three f64");
+  return r;
 }
 
 }  // namespace spl::cin

@@ -1,5 +1,5 @@
-/// \file SpmvPattern.h: recognises a CSR sparse matrix-vector product, y = A x or y = A^T x, in
-/// a kernel.
+/// \file SpmvPattern.h: recognises a CSR sparse matrix-vector product, y = A x or y = A^T x, or a
+/// CSR matrix times a dense matrix, C = A B, in a kernel.
 /// Takes:      a lowered CPU kernel (cin/Lower.h), before or after its schedules: the loop
 ///             kinds, a row loop's balance and Block nesting do not matter.
 /// Gives:      where its operands stand among the C parameters, when the kernel computes for
@@ -35,5 +35,19 @@ struct CsrSpmv {
 
 /// The product's description, or nullopt with `whyNot` saying what differs (for a diagnostic).
 std::optional<CsrSpmv> recogniseCsrSpmv(const Kernel &k, std::string &whyNot);
+
+/// C = A B for a CSR matrix A and a dense B of k columns (row-major), as an einsum
+/// `C[i, l] = A[i, j] * B[j, l]` lowers: out zeroed over n x k, then for each row i, each of its
+/// entries and each l in [0, k), out[i, l] += value * B[column, l]. The runtime's plan of it
+/// (spl_spmm_plan_*) takes the eight parameters of its kernel type (spl_csr_spmm_f64_fn: n, m, k,
+/// offs, vals, cols, B, out).
+struct CsrSpmm {
+  Scalar elem = Scalar::F64;
+  /// The kernel's parameter that carries each argument of the runtime's kernel type: n, m, k,
+  /// offs, vals, cols, B, out.
+  std::array<int, 8> paramOf{};
+};
+
+std::optional<CsrSpmm> recogniseCsrSpmm(const Kernel &k, std::string &whyNot);
 
 }  // namespace spl::cin

@@ -306,6 +306,93 @@ class CpuGen : public LoopCodeGen {
   std::set<int> stackTemps_;  // temporaries on the stack (allocStmt): never freed
 };
 
+/// An SpMM plan's entry points (loopir::PlanEntry with spmm): a constant table in the layout of
+/// spl_spmm_kernels_f64/f32 (the export's kernel, then SPL_SPMM_WIDTHS entries of {width, CSR
+/// kernel, SPL_PLAN_BLOCK_SIZES x {block, BCSR kernel}}), and
+///   int NAME_plan(the export's parameters but B and out, i64 calls, ptr plan)
+///     = spl_spmm_plan_T(n, m, k, offs, cols, vals, calls, &table, plan)
+///   int NAME_run(ptr plan, ptr B, ptr out) = spl_spmm_run_T(plan, B, out)
+/// with an internal adapter in the table where the export's parameters are not in the order of
+/// the runtime's kernel type (n, m, k, offs, vals, cols, B, out).
+void addSpmmPlanEntries(llvm::Module &mod, const PlanEntry &p) {
+  llvm::LLVMContext &ctx = mod.getContext();
+  llvm::Type *ptr = llvm::PointerType::getUnqual(ctx), *i64 = llvm::Type::getInt64Ty(ctx), *i32 = llvm::Type::getInt32Ty(ctx);
+  constexpr unsigned kWidths = 8, kBlockSizes = 4;  // SPL_SPMM_WIDTHS, SPL_PLAN_BLOCK_SIZES
+  auto *blockTy = llvm::StructType::get(ctx, {i64, ptr});
+  auto *blocksTy = llvm::ArrayType::get(blockTy, kBlockSizes);
+  auto *widthTy = llvm::StructType::get(ctx, {i64, ptr, blocksTy});
+  auto *widthsTy = llvm::ArrayType::get(widthTy, kWidths);
+  auto *tableTy = llvm::StructType::get(ctx, {ptr, widthsTy});
+  const std::vector<llvm::Type *> kernelParams{i64, i64, i64, ptr, ptr, ptr, ptr, ptr};  // n, m, k, offs, vals, cols, B, out
+  auto kernel = [&](const std::string &name) {
+    llvm::Function *f = mod.getFunction(name);
+    if (!f) throw InternalError("codegen: the plan of " + p.name + " names a kernel the object lacks: " + name);
+    return f;
+  };
+  if (p.paramOf.size() != kernelParams.size()) throw InternalError("codegen: the SpMM plan of " + p.name + " has no parameter map");
+  if (p.widths.size() > kWidths) throw InternalError("codegen: the plan of " + p.name + " has more widths than the table holds");
+  auto define = [&](const std::string &name, std::vector<llvm::Type *> params, llvm::GlobalValue::LinkageTypes linkage) {
+    llvm::Function *f = llvm::Function::Create(llvm::FunctionType::get(i32, params, false), linkage, name, mod);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    return f;
+  };
+  llvm::Function *any = kernel(p.csr);
+  bool inOrder = true;
+  for (size_t r = 0; r < p.paramOf.size(); ++r) inOrder = inOrder && p.paramOf[r] == static_cast<int>(r);
+  if (!inOrder) {
+    llvm::Function *adapter = define(p.name + ".plan.csr", kernelParams, llvm::GlobalValue::InternalLinkage);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", adapter));
+    std::vector<llvm::Value *> args(kernelParams.size());
+    for (size_t r = 0; r < kernelParams.size(); ++r) args[static_cast<size_t>(p.paramOf[r])] = adapter->getArg(static_cast<unsigned>(r));
+    b.CreateRet(b.CreateCall(any, args));
+    any = adapter;
+  }
+  std::vector<llvm::Constant *> widths;
+  for (unsigned w = 0; w < kWidths; ++w) {
+    if (w >= p.widths.size()) {
+      widths.push_back(llvm::Constant::getNullValue(widthTy));
+      continue;
+    }
+    const PlanEntry::Width &width = p.widths[w];
+    if (width.bcsr.size() > kBlockSizes) throw InternalError("codegen: the plan of " + p.name + " has more BCSR kernels than the table holds");
+    std::vector<llvm::Constant *> blocks;
+    for (unsigned k = 0; k < kBlockSizes; ++k)
+      blocks.push_back(k < width.bcsr.size() ? llvm::ConstantStruct::get(blockTy, {llvm::ConstantInt::get(i64, width.bcsr[k].first),
+                                                                                     kernel(width.bcsr[k].second)})
+                                             : llvm::Constant::getNullValue(blockTy));
+    widths.push_back(llvm::ConstantStruct::get(
+        widthTy, {llvm::ConstantInt::get(i64, width.width), kernel(width.csr), llvm::ConstantArray::get(blocksTy, blocks)}));
+  }
+  auto *table = new llvm::GlobalVariable(mod, tableTy, /*isConstant=*/true, llvm::GlobalValue::InternalLinkage,
+                                         llvm::ConstantStruct::get(tableTy, {any, llvm::ConstantArray::get(widthsTy, widths)}),
+                                         p.name + ".plan.kernels");
+  const std::string elem = p.f64 ? "f64" : "f32";
+  // NAME_plan's parameters: the export's but B and out, in its order; where each one lands.
+  std::vector<llvm::Type *> planParams;
+  std::vector<int> planArgOfParam(kernelParams.size(), -1);
+  for (int q = 0; q < static_cast<int>(kernelParams.size()); ++q) {
+    if (q == p.paramOf[6] || q == p.paramOf[7]) continue;
+    planArgOfParam[static_cast<size_t>(q)] = static_cast<int>(planParams.size());
+    planParams.push_back(q == p.paramOf[0] || q == p.paramOf[1] || q == p.paramOf[2] ? i64 : ptr);
+  }
+  const unsigned calls = static_cast<unsigned>(planParams.size());
+  planParams.push_back(i64);
+  planParams.push_back(ptr);
+  llvm::Function *plan = define(p.name + "_plan", planParams, llvm::GlobalValue::ExternalLinkage);
+  {
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", plan));
+    auto arg = [&](int role) { return plan->getArg(static_cast<unsigned>(planArgOfParam[static_cast<size_t>(p.paramOf[static_cast<size_t>(role)])])); };
+    llvm::FunctionCallee rt = mod.getOrInsertFunction("spl_spmm_plan_" + elem,
+                                                      llvm::FunctionType::get(i32, {i64, i64, i64, ptr, ptr, ptr, i64, ptr, ptr}, false));
+    // The runtime's plan takes offs, cols, vals (the roles 3, 5, 4).
+    b.CreateRet(b.CreateCall(rt, {arg(0), arg(1), arg(2), arg(3), arg(5), arg(4), plan->getArg(calls), table, plan->getArg(calls + 1)}));
+  }
+  llvm::Function *run = define(p.name + "_run", {ptr, ptr, ptr}, llvm::GlobalValue::ExternalLinkage);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", run));
+  llvm::FunctionCallee rt = mod.getOrInsertFunction("spl_spmm_run_" + elem, llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false));
+  b.CreateRet(b.CreateCall(rt, {run->getArg(0), run->getArg(1), run->getArg(2)}));
+}
+
 /// A plan's entry points (loopir::PlanEntry): a constant table of its kernels in the layout of
 /// spl_spmv_kernels_f64/f32 (spl_runtime.h; spl_spmv_t_kernels_T for y = A^T x), and
 ///   int NAME_plan(the export's parameters but x and out, i64 calls, ptr plan)
@@ -325,6 +412,10 @@ void addPlanEntries(llvm::Module &mod, const std::vector<PlanEntry> &plans) {
   auto *transposedTableTy = llvm::StructType::get(ctx, {ptr, ptr});
   const std::vector<llvm::Type *> csrParams{i64, i64, ptr, ptr, ptr, ptr, ptr};  // n, m, offs, cols, vals, x, out
   for (const PlanEntry &p : plans) {
+    if (p.spmm) {
+      addSpmmPlanEntries(mod, p);
+      continue;
+    }
     auto kernel = [&](const std::string &name) {
       llvm::Function *f = mod.getFunction(name);
       if (!f) throw InternalError("codegen: the plan of " + p.name + " names a kernel the object lacks: " + name);

@@ -67,7 +67,7 @@ std::string writeHeader(const std::string &sourcePath, const std::string &header
   // header may come first.
   if (std::any_of(entries.begin(), entries.end(), [](const HeaderEntry &e) { return !e.planParams.empty(); }))
     out("#ifndef SPL_PLAN_DECLARED\n#define SPL_PLAN_DECLARED\n"
-        "/* A plan: an SpMV kernel chosen once per matrix (docs/plans.md; in libsplrt). */\n"
+        "/* A plan: an SpMV or SpMM kernel chosen once per matrix (docs/plans.md; in libsplrt). */\n"
         "typedef struct spl_plan spl_plan;\n"
         "const char *spl_plan_explain(const spl_plan *plan);\n"
         "const char *spl_plan_kernel(const spl_plan *plan);\n"
@@ -84,15 +84,21 @@ std::string writeHeader(const std::string &sourcePath, const std::string &header
       out("{};\n", tir::prototype(*e.ex, e.abi, false, false));
       if (e.abi.hasSizeFunction) out("{};\n", tir::prototype(*e.ex, e.abi, false, true));
       if (!e.planParams.empty()) {
-        // NAME_plan takes the export's parameters but x and the result, in its order.
+        // NAME_plan takes the export's parameters but x (B) and the result, in its order.
         const std::vector<tir::AbiParam> &p = e.abi.params;
-        const tir::AbiParam &x = p[e.planParams[5]], &result = p[e.planParams[6]];
+        const int xRole = e.planSpmm ? 6 : 5, resultRole = e.planSpmm ? 7 : 6;
+        const tir::AbiParam &x = p[e.planParams[xRole]], &result = p[e.planParams[resultRole]];
         const std::string &name = e.ex->cname;
         auto param = [](const tir::AbiParam &a) { return a.ctype + (a.ctype.back() == '*' ? "" : " ") + a.name; };
         std::string matrix;
         for (size_t q = 0; q < p.size(); ++q)
-          if (static_cast<int>(q) != e.planParams[5] && static_cast<int>(q) != e.planParams[6]) matrix += param(p[q]) + ", ";
-        if (e.planTransposed)
+          if (static_cast<int>(q) != e.planParams[xRole] && static_cast<int>(q) != e.planParams[resultRole]) matrix += param(p[q]) + ", ";
+        if (e.planSpmm)
+          out("/* Its plan (docs/plans.md): _plan inspects the matrix once and chooses, for its k, this kernel,\n"
+              "   one of that fixed k or a BCSR one for about expected_calls calls (the arrays must outlive the\n"
+              "   plan); _run computes {} = A {} with the choice; spl_plan_explain says why, spl_plan_free frees it. */\n",
+              result.name, x.name);
+        else if (e.planTransposed)
           out("/* Its plan (docs/plans.md): _plan times this kernel once and chooses it or a CSR SpMV over\n"
               "   the matrix's transpose, converted once, for about expected_calls calls (the arrays must\n"
               "   outlive the plan); _run computes {} = A^T {} with the choice; spl_plan_explain says why,\n"

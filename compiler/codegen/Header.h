@@ -23,6 +23,7 @@ struct HeaderEntry {
   /// x, out).
   std::vector<int> planParams;
   bool planTransposed = false;  // the plan computes out = A^T x
+  bool planSpmm = false;        // the plan computes out = A B (planParams: n, m, k, offs, vals, cols, B, out)
 };
 
 /// A tunable NAME becomes `#define SPL_<STEM>_<NAME> value`, STEM being the header's file name

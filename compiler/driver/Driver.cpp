@@ -229,7 +229,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
         for (int sizeFn = 0; sizeFn < (abi.hasSizeFunction ? 2 : 1); ++sizeFn) {
           cin::Kernel k;
           if (!lowerAndSchedule(*program, ex, abi, cuda, sizeFn == 1, opts, diags, k)) scheduleFailed = true;
-          if (k.planned) he.planParams = k.planParams, he.planTransposed = k.planTransposed;
+          if (k.planned) he.planParams = k.planParams, he.planTransposed = k.planTransposed, he.planSpmm = k.planSpmm;
           kernels.push_back(std::move(k));
         }
       }

@@ -11,11 +11,32 @@
 namespace spl {
 namespace {
 
+/// Blocks of 2 and 3 cover the usual FEM blocks (4 x 4 and 6 x 6 with the same fill): pwtk's
+/// 6 x 6 ran as fast with either as with 6 x 6 (2026-11-28).
+constexpr int64_t kPlanBlocks[] = {2, 3};
+/// The widths of an SpMM plan's kernels: k of Krylov blocks and multi-vector products.
+constexpr int64_t kSpmmWidths[] = {1, 2, 4, 8, 16};
+/// A BCSR SpMM kernel's widest k: 3 x 3 blocks of 16 columns spill their sums (4x slower than
+/// 2 x 2 blocks in f64, 2026-11-28; stdlib/spmm.spl exports them up to 8).
+int64_t maxWidthOfBlock(int64_t b) { return b >= 3 ? 8 : 16; }
+
 /// The candidates' module for kernel `name` in `elem` (f32 or f64): stdlib spmv's SELL-C-sigma
 /// row kernels of both windows, its DIA kernel and its BCSR kernels (kPlanBlocks) under names
 /// of the kernel's own, with the schedules stdlib gives them; for a transposed product,
-/// stdlib's CSR kernel (run over the transpose).
-std::string candidateModule(const std::string &name, const std::string &elem, bool transposed) {
+/// stdlib's CSR kernel (run over the transpose); for C = A B, stdlib spmm's kernels of each
+/// width in kSpmmWidths (CSR and BCSR).
+std::string candidateModule(const std::string &name, const std::string &elem, bool transposed, bool spmm) {
+  if (spmm) {
+    std::string exports;
+    for (int64_t w : kSpmmWidths) {
+      exports += fmt::format("export spmm_csr_w_{1}(w = {2}) as {0}__csr_w{2} for cpu;\n", name, elem, w);
+      for (int64_t b : kPlanBlocks)
+        if (w <= maxWidthOfBlock(b)) exports += fmt::format("export spmm_bcsr{3}_w_{1}(w = {2}) as {0}__bcsr{3}_w{2} for cpu;\n", name, elem, w, b);
+    }
+    return fmt::format("// The candidates of {0}'s plan (splc, driver/Plans.cpp), C = A B: CSR and BCSR kernels of fixed widths.\n"
+                       "import spmm;\n{1}",
+                       name, exports);
+  }
   if (transposed)
     return fmt::format(
         "// The candidate of {0}'s plan (splc, driver/Plans.cpp), y = A^T x: a CSR SpMV over the transpose.\n"
@@ -62,7 +83,7 @@ bool addPlanCandidates(std::vector<cin::Kernel> &kernels, std::vector<loopir::Pl
     // The module stands in the stdlib's folder, so that `import spmv` finds stdlib's whatever
     // the user's folder holds. Its tunables keep their defaults: -D names the main file's.
     std::string path = checkOptions.stdlibDir + "/<plan of " + k->name + ">.spl";
-    uint32_t file = sm.addFile(path, candidateModule(k->name, elem, k->planTransposed), /*generated=*/true);
+    uint32_t file = sm.addFile(path, candidateModule(k->name, elem, k->planTransposed, k->planSpmm), /*generated=*/true);
     std::optional<ast::Module> module = parseFile(sm, file, diags);
     if (!module) throw InternalError("plan: the candidates' module of " + k->name + " does not parse");
     sources.modules.push_back(std::make_unique<ast::Module>(std::move(*module)));
@@ -83,7 +104,17 @@ bool addPlanCandidates(std::vector<cin::Kernel> &kernels, std::vector<loopir::Pl
     e.f64 = f64;
     e.csr = k->name;
     e.paramOf = k->planParams;
-    if (k->planTransposed) {
+    if (k->planSpmm) {
+      e.spmm = true;
+      for (int64_t w : kSpmmWidths) {
+        loopir::PlanEntry::Width width;
+        width.width = w;
+        width.csr = fmt::format("{}__csr_w{}", k->name, w);
+        for (int64_t b : kPlanBlocks)
+          if (w <= maxWidthOfBlock(b)) width.bcsr.push_back({b, fmt::format("{}__bcsr{}_w{}", k->name, b, w)});
+        e.widths.push_back(width);
+      }
+    } else if (k->planTransposed) {
       e.transposed = true;
       e.gather = k->name + "__csr";
     } else {
@@ -93,9 +124,7 @@ bool addPlanCandidates(std::vector<cin::Kernel> &kernels, std::vector<loopir::Pl
       e.narrowRows = tunable(p, "SELL_WINDOW") * e.lanes;
       e.wideRows = tunable(p, "SELL_WINDOW_WIDE") * e.lanes;
       e.dia = k->name + "__dia";
-      // Blocks of 2 and 3 cover the usual FEM blocks (4 x 4 and 6 x 6 with the same fill):
-      // pwtk's 6 x 6 ran as fast with either as with 6 x 6 (2026-11-28).
-      for (int64_t b : {2, 3}) e.bcsr.push_back({b, fmt::format("{}__bcsr{}", k->name, b)});
+      for (int64_t b : kPlanBlocks) e.bcsr.push_back({b, fmt::format("{}__bcsr{}", k->name, b)});
     }
     plans.push_back(e);
   }

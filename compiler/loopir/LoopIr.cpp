@@ -628,6 +628,14 @@ class StmtPrinter : public Visitor {
 }  // namespace
 
 std::string print(const PlanEntry &p) {
+  if (p.spmm) {
+    std::string widths;
+    for (const PlanEntry::Width &w : p.widths) {
+      widths += fmt::format("; width {}: csr {}", w.width, w.csr);
+      for (const auto &[b, kernel] : w.bcsr) widths += fmt::format(", bcsr {} ({}x{})", kernel, b, b);
+    }
+    return fmt::format("plan {} ({}, spmm): csr {}{}\n", p.name, p.f64 ? "f64" : "f32", p.csr, widths);
+  }
   if (p.transposed)
     return fmt::format("plan {} ({}, transposed): csr^T {}, csr over the transpose {}\n", p.name, p.f64 ? "f64" : "f32", p.csr, p.gather);
   std::string blocks;

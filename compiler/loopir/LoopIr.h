@@ -301,8 +301,18 @@ struct PlanEntry {
   /// A's transpose (spl_spmv_t_plan_*); the SELL and DIA fields are unused.
   bool transposed = false;
   std::string gather;
+  /// C = A B (spl_spmm_plan_*): csr is the export's kernel of any width; each width's CSR kernel
+  /// and BCSR kernels (at most SPL_SPMM_WIDTHS of spl_runtime.h: 8); the SELL and DIA fields
+  /// are unused; paramOf follows the SpMM kernel type (n, m, k, offs, vals, cols, B, out).
+  bool spmm = false;
+  struct Width {
+    int64_t width = 0;
+    std::string csr;
+    std::vector<std::pair<int64_t, std::string>> bcsr;
+  };
+  std::vector<Width> widths;
   /// The export's parameter carrying each argument of the runtime's CSR kernel type (n, m,
-  /// offs, cols, vals, x, out): NAME_plan takes the export's parameters but x and out in the
+  /// offs, cols, vals, x, out; an SpMM's above): NAME_plan takes the export's parameters but x and out in the
   /// export's order, and where that order is not the type's, the table holds an adapter.
   std::vector<int> paramOf;
 };

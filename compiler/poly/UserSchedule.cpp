@@ -262,16 +262,27 @@ class Scheduler {
   }
 
   /// plan(): the driver generates the plan's entry points and candidates; here the export is
-  /// checked to be what they run in its place, a CSR SpMV (y = A x or y = A^T x).
+  /// checked to be what they run in its place, a CSR SpMV (y = A x or y = A^T x) or a CSR
+  /// matrix times a dense one (C = A B).
   void apply(const tir::Plan &c) {
     if (c.arity != 0) return error(c.loc, "plan() takes no arguments");
     if (k_.cuda) return error(c.loc, "plan(): plans are for cpu schedules (a GPU export has no plan yet)");
-    std::string whyNot;
-    std::optional<cin::CsrSpmv> spmv = cin::recogniseCsrSpmv(k_, whyNot);
-    if (!spmv) return error(c.loc, "plan(): " + k_.name + " is not a CSR SpMV that a plan can run in other kernels: " + whyNot);
-    k_.planned = true;
-    k_.planParams.assign(spmv->paramOf.begin(), spmv->paramOf.end());
-    k_.planTransposed = spmv->transposed;
+    std::string whyNotSpmv, whyNotSpmm;
+    if (std::optional<cin::CsrSpmv> spmv = cin::recogniseCsrSpmv(k_, whyNotSpmv)) {
+      k_.planned = true;
+      k_.planParams.assign(spmv->paramOf.begin(), spmv->paramOf.end());
+      k_.planTransposed = spmv->transposed;
+      return;
+    }
+    if (std::optional<cin::CsrSpmm> spmm = cin::recogniseCsrSpmm(k_, whyNotSpmm)) {
+      k_.planned = true;
+      k_.planParams.assign(spmm->paramOf.begin(), spmm->paramOf.end());
+      k_.planSpmm = true;
+      return;
+    }
+    // The SpMV's reason, unless the kernel is shaped as an SpMM (eight parameters).
+    const std::string &why = k_.params.size() == 8 ? whyNotSpmm : whyNotSpmv;
+    error(c.loc, "plan(): " + k_.name + " is not a CSR SpMV or SpMM that a plan can run in other kernels: " + why);
   }
 
   void apply(const tir::Unsupported &c) { error(c.loc, "schedule command '" + c.name + "' is not supported yet"); }

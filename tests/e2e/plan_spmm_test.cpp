@@ -5,13 +5,15 @@
 // column of B) on the real and random matrices (empty rows, skewed rows, 1 x N, N x 1, nnz = 0),
 // at widths with kernels of their own and without, in f64 and f32, and nothing is written past
 // C's n * k entries. A width without kernels runs the caller's kernel and says so; dense blocks
-// make the plan count its blocks and try BCSR; bad input is refused.
+// make the plan count its blocks and try BCSR; bad input is refused. The same through the entry
+// points splc generates for a user's SpMM with plan() (plan_user.spl).
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "e2e_support.h"
 #include "plan_support.h"
+#include "plan_user.h"
 #include "spl_runtime.h"
 #include "spmm.h"
 
@@ -137,6 +139,43 @@ TEST_P(SpmmPlan, EveryKernelComputesAB) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrices, SpmmPlan, ::testing::Range<size_t>(0, spl_e2e::kNumTestMatrices), spl_e2e::matrixParamName);
+
+// The same through the entry points splc generates for a user's SpMM with plan() (plan_user.spl:
+// csr64 in f64; B before the matrix and the factors the other way round in f32): the generated
+// table holds stdlib spmm's kernels of widths 1, 2, 4, 8 and 16, as kernelsF64() does.
+class GeneratedSpmmPlan : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(GeneratedSpmmPlan, EveryKernelComputesAB) {
+  const spl_e2e::NamedMatrix &nm = spl_e2e::testMatrices()[GetParam()];
+  const spl_csr &a = nm.m;
+  const Csr32 c = spl_plan_test::narrow(a);
+  const spl_spmm_kernels_f64 unused64{};
+  const spl_spmm_kernels_f32 unused32{};
+  auto plan64 = [](int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_t *cols, const double *vals, int64_t calls,
+                   const spl_spmm_kernels_f64 *, spl_plan **p) { return plan_spmm_f64_plan(n, m, k, offs, vals, cols, calls, p); };
+  auto plan32 = [](int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_t *cols, const float *vals, int64_t calls,
+                   const spl_spmm_kernels_f32 *, spl_plan **p) { return plan_spmm_f32_plan(n, m, k, offs, vals, cols, calls, p); };
+  for (const char *forced : {"", "csr", "csr-w", "bcsr", "bcsr3"}) {
+    ForcedKernel force(forced);
+    for (int64_t k : {1, 3, 4, 16}) {
+      SCOPED_TRACE(nm.name + ", generated, k = " + std::to_string(k) + ", SPL_PLAN_KERNEL=" + forced);
+      const std::string chosen = planAndCheck(a, c, c.vals, k, 1000000, unused64, plan64, plan_spmm_f64_run, kF64Tolerance);
+      const std::string chosen32 = planAndCheck(a, c, c.vals32, k, 1000000, unused32, plan32, plan_spmm_f32_run, kF32Tolerance);
+      const std::string name(forced);
+      if (name.empty()) continue;
+      // Forced, the generated table runs what the runtime's would (kernelsF64()).
+      const spl_spmm_kernels_f64 k64 = kernelsF64();
+      spl_plan *p = nullptr;
+      ASSERT_EQ(spl_spmm_plan_f64(a.rows, a.cols, k, c.offs.data(), c.cols.data(), c.vals.data(), 1, &k64, &p), SPL_OK);
+      EXPECT_EQ(chosen, spl_plan_kernel(p));
+      EXPECT_EQ(chosen32, chosen);
+      spl_plan_free(p);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrices, GeneratedSpmmPlan, ::testing::Range<size_t>(0, spl_e2e::kNumTestMatrices),
+                         spl_e2e::matrixParamName);
 
 // Dense 3 x 3 blocks: the plan counts them and tries BCSR when the calls repay it (the CSR
 // kernel of the width first, which needs no conversion), and declines the conversion for few
