@@ -20,6 +20,11 @@ void eigen_spmv_f64(int64_t rows, int64_t cols, int64_t nnz, const int32_t *offs
                     const double *vals, const double *x, double *y);
 void eigen_spmv_f32(int64_t rows, int64_t cols, int64_t nnz, const int32_t *offs, const int32_t *cols_idx,
                     const float *vals, const float *x, float *y);
+/* C = A B for B of k columns, B and C dense row-major (spl-spmm-bench). */
+void eigen_spmm_f64(int64_t rows, int64_t cols, int64_t nnz, const int32_t *offs, const int32_t *cols_idx,
+                    const double *vals, int64_t k, const double *B, double *C);
+void eigen_spmm_f32(int64_t rows, int64_t cols, int64_t nnz, const int32_t *offs, const int32_t *cols_idx,
+                    const float *vals, int64_t k, const float *B, float *C);
 
 /* ---- librsb. rsb_bench_create sets the executing threads first (RSB partitions for them). */
 int rsb_bench_init(void);
