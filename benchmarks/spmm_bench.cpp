@@ -279,9 +279,12 @@ int main(int argc, char **argv) {
     for (double x : v) s += x;
     return v.empty() ? 0.0 : std::exp(s / static_cast<double>(v.size()));
   };
-  o << "\n## Summary\n\nGeometric mean over " << rows.size() << " configurations: kernel of any k " << geomean(logAny)
-    << "x Eigen, planned " << geomean(logPlanned) << "x Eigen; planned at or above Eigen in " << atLeast << " of " << rows.size()
-    << ".\n";
+  char summary[256];
+  std::snprintf(summary, sizeof summary,
+                "\n## Summary\n\nGeometric mean over %zu configurations: kernel of any k %.2fx Eigen, planned %.2fx Eigen; "
+                "planned at or above Eigen in %d of %zu.\n",
+                rows.size(), geomean(logAny), geomean(logPlanned), atLeast, rows.size());
+  o << summary;
   spl_free(ta);
   spl_free(tb);
   spl_free(tc);
