@@ -22,7 +22,11 @@
 ///             and the graphs within 3% either way, ba-graph 3-5% slower. Four partial sums
 ///             lost 7-10% on rma10, and from 16 or 24 entries cop20k_A lost up to 20% (the
 ///             remainder loop's exit mispredicts on rows that short). Short rows are tested
-///             first: they are the most common and pay one comparison.
+///             first: they are the most common and pay one comparison. Two partial sums on short
+///             rows too, only in StreamPrefetch's copy for rows of like lengths (a hand-written C
+///             loop had run ecology1 1.46x faster so), measured against one sum in the same
+///             process (2-core Xeon, 2026-11-28, stdlib spmv_csr at half scale): ecology1 0.99-1.04x,
+///             G3_circuit 0.85-1.08x, atmosmodd 0.91-1.00x, roadNet-CA 0.93-1.00x: not kept.
 ///             vectorizeSegmentLanes: a segment loop whose body is one loop over a constant
 ///             number of lanes (SELL-C's slots over the C rows of a slice) runs its lanes as one
 ///             vector and its segment scalar (see the function).
