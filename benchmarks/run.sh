@@ -111,13 +111,9 @@ done
 if [ "$genonly" = 1 ]; then echo "run.sh: the matrices are in $matdir"; exit 0; fi
 
 date="$(date -u +%F)"
-machine="${SPL_BENCH_MACHINE:-$( (lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1) | tr 'A-Z' 'a-z' | tr -cs 'a-z0-9' '-' | sed 's/^-//; s/-$//')-$(nproc)c}"
-if [ -n "${SPL_BENCH_COMMIT:-}" ]; then
-  commit="$SPL_BENCH_COMMIT"
-else
-  commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-  if [ -n "$(git -C "$root" status --porcelain 2>/dev/null)" ]; then commit="$commit+dirty"; fi
-fi
+. "$root/benchmarks/bench-env.sh"
+machine="$(bench_machine)"
+commit="$(bench_commit)"
 if [ -n "$only" ]; then out="$build/bench-results/$date-$machine-cpu-$only"; else out="$root/benchmarks/results/$date-$machine-cpu"; fi
 mkdir -p "$(dirname "$out")" "$build/bench-results"
 log="$build/bench-results/$date-$machine-cpu${only:+-$only}.log"

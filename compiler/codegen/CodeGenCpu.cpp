@@ -3,6 +3,8 @@
 /// i64 end)` run by spl_parallel_for, with the values it reads captured in a closure struct and
 /// an error slot for `return` inside it. Temporaries whose size has a small constant bound live
 /// on the stack, others come from spl_alloc; every return path frees the ones still live.
+#include <algorithm>
+#include <functional>
 #include <set>
 
 #include "codegen/CodeGen.h"
@@ -306,181 +308,153 @@ class CpuGen : public LoopCodeGen {
   std::set<int> stackTemps_;  // temporaries on the stack (allocStmt): never freed
 };
 
-/// An SpMM plan's entry points (loopir::PlanEntry with spmm): a constant table in the layout of
-/// spl_spmm_kernels_f64/f32 (the export's kernel, then SPL_SPMM_WIDTHS entries of {width, CSR
-/// kernel, SPL_PLAN_BLOCK_SIZES x {block, BCSR kernel}}), and
-///   int NAME_plan(the export's parameters but B and out, i64 calls, ptr plan)
-///     = spl_spmm_plan_T(n, m, k, offs, cols, vals, calls, &table, plan)
-///   int NAME_run(ptr plan, ptr B, ptr out) = spl_spmm_run_T(plan, B, out)
-/// with an internal adapter in the table where the export's parameters are not in the order of
-/// the runtime's kernel type (n, m, k, offs, vals, cols, B, out).
-void addSpmmPlanEntries(llvm::Module &mod, const PlanEntry &p) {
+/// An `int NAME(params)` function of the plan's entry points or adapters.
+llvm::Function *defineEntry(llvm::Module &mod, const std::string &name, const std::vector<llvm::Type *> &params,
+                            llvm::GlobalValue::LinkageTypes linkage) {
+  llvm::Function *f = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getInt32Ty(mod.getContext()), params, false),
+                                             linkage, name, mod);
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+  return f;
+}
+
+/// The kernel a plan's table holds for the export: the export itself when its parameters stand
+/// in the order of the runtime's kernel type (`params`), else an internal adapter NAME.plan.csr
+/// that takes that order and calls the export (paramOf[r]: the export's parameter of role r).
+llvm::Function *kernelInRuntimeOrder(llvm::Module &mod, llvm::Function *exported, const std::string &name,
+                                     const std::vector<llvm::Type *> &params, const std::vector<int> &paramOf) {
+  bool inOrder = true;
+  for (size_t r = 0; r < paramOf.size(); ++r) inOrder = inOrder && paramOf[r] == static_cast<int>(r);
+  if (inOrder) return exported;
+  llvm::Function *adapter = defineEntry(mod, name + ".plan.csr", params, llvm::GlobalValue::InternalLinkage);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(mod.getContext(), "entry", adapter));
+  std::vector<llvm::Value *> args(params.size());
+  for (size_t r = 0; r < params.size(); ++r) args[static_cast<size_t>(paramOf[r])] = adapter->getArg(static_cast<unsigned>(r));
+  b.CreateRet(b.CreateCall(exported, args));
+  return adapter;
+}
+
+/// NAME_plan and NAME_run:
+///   int NAME_plan(the export's parameters but those of roles `operand` and `result`, in its
+///                 order, i64 calls, ptr plan) = planFn(the parameters of roles `planRoles`,
+///                 calls, &table, plan)
+///   int NAME_run(ptr plan, ptr operand, ptr result) = runFn(plan, operand, result)
+/// `natRoles` are the roles passed as i64, the others as pointers.
+void definePlanAndRun(llvm::Module &mod, const PlanEntry &p, llvm::GlobalVariable *table, int operand, int result,
+                      const std::vector<int> &natRoles, const std::vector<int> &planRoles, const std::string &planFn,
+                      const std::string &runFn) {
   llvm::LLVMContext &ctx = mod.getContext();
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx), *i64 = llvm::Type::getInt64Ty(ctx), *i32 = llvm::Type::getInt32Ty(ctx);
-  constexpr unsigned kWidths = 8, kBlockSizes = 4;  // SPL_SPMM_WIDTHS, SPL_PLAN_BLOCK_SIZES
-  auto *blockTy = llvm::StructType::get(ctx, {i64, ptr});
-  auto *blocksTy = llvm::ArrayType::get(blockTy, kBlockSizes);
-  auto *widthTy = llvm::StructType::get(ctx, {i64, ptr, blocksTy});
-  auto *widthsTy = llvm::ArrayType::get(widthTy, kWidths);
-  auto *tableTy = llvm::StructType::get(ctx, {ptr, widthsTy});
-  const std::vector<llvm::Type *> kernelParams{i64, i64, i64, ptr, ptr, ptr, ptr, ptr};  // n, m, k, offs, vals, cols, B, out
-  auto kernel = [&](const std::string &name) {
-    llvm::Function *f = mod.getFunction(name);
-    if (!f) throw InternalError("codegen: the plan of " + p.name + " names a kernel the object lacks: " + name);
-    return f;
+  auto roleOf = [&](int q) {
+    for (size_t r = 0; r < p.paramOf.size(); ++r)
+      if (p.paramOf[r] == q) return static_cast<int>(r);
+    return -1;
   };
-  if (p.paramOf.size() != kernelParams.size()) throw InternalError("codegen: the SpMM plan of " + p.name + " has no parameter map");
-  if (p.widths.size() > kWidths) throw InternalError("codegen: the plan of " + p.name + " has more widths than the table holds");
-  auto define = [&](const std::string &name, std::vector<llvm::Type *> params, llvm::GlobalValue::LinkageTypes linkage) {
-    llvm::Function *f = llvm::Function::Create(llvm::FunctionType::get(i32, params, false), linkage, name, mod);
-    f->addFnAttr(llvm::Attribute::NoUnwind);
-    return f;
-  };
-  llvm::Function *any = kernel(p.csr);
-  bool inOrder = true;
-  for (size_t r = 0; r < p.paramOf.size(); ++r) inOrder = inOrder && p.paramOf[r] == static_cast<int>(r);
-  if (!inOrder) {
-    llvm::Function *adapter = define(p.name + ".plan.csr", kernelParams, llvm::GlobalValue::InternalLinkage);
-    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", adapter));
-    std::vector<llvm::Value *> args(kernelParams.size());
-    for (size_t r = 0; r < kernelParams.size(); ++r) args[static_cast<size_t>(p.paramOf[r])] = adapter->getArg(static_cast<unsigned>(r));
-    b.CreateRet(b.CreateCall(any, args));
-    any = adapter;
-  }
-  std::vector<llvm::Constant *> widths;
-  for (unsigned w = 0; w < kWidths; ++w) {
-    if (w >= p.widths.size()) {
-      widths.push_back(llvm::Constant::getNullValue(widthTy));
-      continue;
-    }
-    const PlanEntry::Width &width = p.widths[w];
-    if (width.bcsr.size() > kBlockSizes) throw InternalError("codegen: the plan of " + p.name + " has more BCSR kernels than the table holds");
-    std::vector<llvm::Constant *> blocks;
-    for (unsigned k = 0; k < kBlockSizes; ++k)
-      blocks.push_back(k < width.bcsr.size() ? llvm::ConstantStruct::get(blockTy, {llvm::ConstantInt::get(i64, width.bcsr[k].first),
-                                                                                     kernel(width.bcsr[k].second)})
-                                             : llvm::Constant::getNullValue(blockTy));
-    widths.push_back(llvm::ConstantStruct::get(
-        widthTy, {llvm::ConstantInt::get(i64, width.width), kernel(width.csr), llvm::ConstantArray::get(blocksTy, blocks)}));
-  }
-  auto *table = new llvm::GlobalVariable(mod, tableTy, /*isConstant=*/true, llvm::GlobalValue::InternalLinkage,
-                                         llvm::ConstantStruct::get(tableTy, {any, llvm::ConstantArray::get(widthsTy, widths)}),
-                                         p.name + ".plan.kernels");
-  const std::string elem = p.f64 ? "f64" : "f32";
-  // NAME_plan's parameters: the export's but B and out, in its order; where each one lands.
   std::vector<llvm::Type *> planParams;
-  std::vector<int> planArgOfParam(kernelParams.size(), -1);
-  for (int q = 0; q < static_cast<int>(kernelParams.size()); ++q) {
-    if (q == p.paramOf[6] || q == p.paramOf[7]) continue;
+  std::vector<int> planArgOfParam(p.paramOf.size(), -1);
+  for (int q = 0; q < static_cast<int>(p.paramOf.size()); ++q) {
+    const int role = roleOf(q);
+    if (role == operand || role == result) continue;
     planArgOfParam[static_cast<size_t>(q)] = static_cast<int>(planParams.size());
-    planParams.push_back(q == p.paramOf[0] || q == p.paramOf[1] || q == p.paramOf[2] ? i64 : ptr);
+    planParams.push_back(std::count(natRoles.begin(), natRoles.end(), role) ? i64 : ptr);
   }
   const unsigned calls = static_cast<unsigned>(planParams.size());
   planParams.push_back(i64);
   planParams.push_back(ptr);
-  llvm::Function *plan = define(p.name + "_plan", planParams, llvm::GlobalValue::ExternalLinkage);
+  llvm::Function *plan = defineEntry(mod, p.name + "_plan", planParams, llvm::GlobalValue::ExternalLinkage);
   {
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", plan));
-    auto arg = [&](int role) { return plan->getArg(static_cast<unsigned>(planArgOfParam[static_cast<size_t>(p.paramOf[static_cast<size_t>(role)])])); };
-    llvm::FunctionCallee rt = mod.getOrInsertFunction("spl_spmm_plan_" + elem,
-                                                      llvm::FunctionType::get(i32, {i64, i64, i64, ptr, ptr, ptr, i64, ptr, ptr}, false));
-    // The runtime's plan takes offs, cols, vals (the roles 3, 5, 4).
-    b.CreateRet(b.CreateCall(rt, {arg(0), arg(1), arg(2), arg(3), arg(5), arg(4), plan->getArg(calls), table, plan->getArg(calls + 1)}));
+    std::vector<llvm::Value *> args;
+    std::vector<llvm::Type *> types;
+    for (int role : planRoles) {
+      args.push_back(plan->getArg(static_cast<unsigned>(planArgOfParam[static_cast<size_t>(p.paramOf[static_cast<size_t>(role)])])));
+      types.push_back(args.back()->getType());
+    }
+    args.insert(args.end(), {plan->getArg(calls), table, plan->getArg(calls + 1)});
+    types.insert(types.end(), {i64, ptr, ptr});
+    b.CreateRet(b.CreateCall(mod.getOrInsertFunction(planFn, llvm::FunctionType::get(i32, types, false)), args));
   }
-  llvm::Function *run = define(p.name + "_run", {ptr, ptr, ptr}, llvm::GlobalValue::ExternalLinkage);
+  llvm::Function *run = defineEntry(mod, p.name + "_run", {ptr, ptr, ptr}, llvm::GlobalValue::ExternalLinkage);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", run));
-  llvm::FunctionCallee rt = mod.getOrInsertFunction("spl_spmm_run_" + elem, llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false));
+  llvm::FunctionCallee rt = mod.getOrInsertFunction(runFn, llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false));
   b.CreateRet(b.CreateCall(rt, {run->getArg(0), run->getArg(1), run->getArg(2)}));
 }
 
+/// A table's array of SPL_PLAN_BLOCK_SIZES {block, BCSR kernel} entries (the rest empty).
+llvm::Constant *blockTable(llvm::StructType *blockTy, llvm::ArrayType *blocksTy, const std::vector<std::pair<int64_t, std::string>> &bcsr,
+                           const std::function<llvm::Function *(const std::string &)> &kernel, const std::string &plan) {
+  if (bcsr.size() > blocksTy->getNumElements())
+    throw InternalError("codegen: the plan of " + plan + " has more BCSR kernels than the table holds");
+  llvm::Type *i64 = llvm::Type::getInt64Ty(blockTy->getContext());
+  std::vector<llvm::Constant *> blocks;
+  for (unsigned k = 0; k < blocksTy->getNumElements(); ++k)
+    blocks.push_back(k < bcsr.size() ? llvm::ConstantStruct::get(blockTy, {llvm::ConstantInt::get(i64, bcsr[k].first), kernel(bcsr[k].second)})
+                                     : llvm::Constant::getNullValue(blockTy));
+  return llvm::ConstantArray::get(blocksTy, blocks);
+}
+
 /// A plan's entry points (loopir::PlanEntry): a constant table of its kernels in the layout of
-/// spl_spmv_kernels_f64/f32 (spl_runtime.h; spl_spmv_t_kernels_T for y = A^T x), and
+/// spl_spmv_kernels_f64/f32 (spl_runtime.h; spl_spmv_t_kernels_T for y = A^T x, spl_spmm_kernels_T
+/// for C = A B: the export, then SPL_SPMM_WIDTHS entries of {width, CSR kernel,
+/// SPL_PLAN_BLOCK_SIZES x {block, BCSR kernel}}), and
 ///   int NAME_plan(the export's parameters but x and out, i64 calls, ptr plan)
-///     = spl_spmv_plan_T(n, m, offs, cols, vals, calls, &table, plan)   (spl_spmv_t_plan_T)
-///   int NAME_run(ptr plan, ptr x, ptr out) = spl_spmv_run_T(plan, x, out)
+///     = spl_spmv_plan_T(n, m, offs, cols, vals, calls, &table, plan)   (spl_spmv_t_plan_T;
+///       spl_spmm_plan_T(n, m, k, offs, cols, vals, calls, &table, plan), without B and out)
+///   int NAME_run(ptr plan, ptr x, ptr out) = spl_spmv_run_T(plan, x, out)   (spl_spmm_run_T)
 /// When the export's parameters are not in the runtime kernel type's order (n, m, offs, cols,
-/// vals, x, out), the table's CSR kernel is an internal adapter that calls the export.
+/// vals, x, out; an SpMM's n, m, k, offs, vals, cols, B, out), the table's kernel is an internal
+/// adapter that calls the export.
 void addPlanEntries(llvm::Module &mod, const std::vector<PlanEntry> &plans) {
   llvm::LLVMContext &ctx = mod.getContext();
-  llvm::Type *ptr = llvm::PointerType::getUnqual(ctx), *i64 = llvm::Type::getInt64Ty(ctx), *i32 = llvm::Type::getInt32Ty(ctx);
-  // spl_spmv_kernels_T: csr, sell_narrow, sell_wide, lanes, narrow, wide, dia, then
-  // bcsr[SPL_PLAN_BLOCK_SIZES] of {block, kernel}.
-  constexpr unsigned kBlockSizes = 4;
+  llvm::Type *ptr = llvm::PointerType::getUnqual(ctx), *i64 = llvm::Type::getInt64Ty(ctx);
+  constexpr unsigned kBlockSizes = 4, kWidths = 8;  // SPL_PLAN_BLOCK_SIZES, SPL_SPMM_WIDTHS
   auto *blockTy = llvm::StructType::get(ctx, {i64, ptr});
   auto *blocksTy = llvm::ArrayType::get(blockTy, kBlockSizes);
+  // spl_spmv_kernels_T: csr, sell_narrow, sell_wide, lanes, narrow, wide, dia, bcsr[].
   auto *tableTy = llvm::StructType::get(ctx, {ptr, ptr, ptr, i64, i64, i64, ptr, blocksTy});
   auto *transposedTableTy = llvm::StructType::get(ctx, {ptr, ptr});
-  const std::vector<llvm::Type *> csrParams{i64, i64, ptr, ptr, ptr, ptr, ptr};  // n, m, offs, cols, vals, x, out
+  auto *widthTy = llvm::StructType::get(ctx, {i64, ptr, blocksTy});
+  auto *widthsTy = llvm::ArrayType::get(widthTy, kWidths);
+  auto *spmmTableTy = llvm::StructType::get(ctx, {ptr, widthsTy});
   for (const PlanEntry &p : plans) {
-    if (p.spmm) {
-      addSpmmPlanEntries(mod, p);
-      continue;
-    }
-    auto kernel = [&](const std::string &name) {
+    std::function<llvm::Function *(const std::string &)> kernel = [&](const std::string &name) {
       llvm::Function *f = mod.getFunction(name);
       if (!f) throw InternalError("codegen: the plan of " + p.name + " names a kernel the object lacks: " + name);
       return f;
     };
-    if (p.paramOf.size() != csrParams.size()) throw InternalError("codegen: the plan of " + p.name + " has no parameter map");
-    auto define = [&](const std::string &name, std::vector<llvm::Type *> params, llvm::GlobalValue::LinkageTypes linkage) {
-      llvm::Function *f = llvm::Function::Create(llvm::FunctionType::get(i32, params, false), linkage, name, mod);
-      f->addFnAttr(llvm::Attribute::NoUnwind);
-      return f;
+    const std::string elem = p.f64 ? "f64" : "f32";
+    auto tableOf = [&](llvm::StructType *ty, llvm::Constant *init) {
+      return new llvm::GlobalVariable(mod, ty, /*isConstant=*/true, llvm::GlobalValue::InternalLinkage, init, p.name + ".plan.kernels");
     };
-    llvm::Function *csr = kernel(p.csr);
-    bool inOrder = true;
-    for (size_t r = 0; r < p.paramOf.size(); ++r) inOrder = inOrder && p.paramOf[r] == static_cast<int>(r);
-    if (!inOrder) {
-      llvm::Function *adapter = define(p.name + ".plan.csr", csrParams, llvm::GlobalValue::InternalLinkage);
-      llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", adapter));
-      std::vector<llvm::Value *> args(csrParams.size());
-      for (size_t r = 0; r < csrParams.size(); ++r) args[static_cast<size_t>(p.paramOf[r])] = adapter->getArg(static_cast<unsigned>(r));
-      b.CreateRet(b.CreateCall(csr, args));
-      csr = adapter;
+    if (p.spmm) {
+      // n, m, k, offs, vals, cols, B, out
+      const std::vector<llvm::Type *> kernelParams{i64, i64, i64, ptr, ptr, ptr, ptr, ptr};
+      if (p.paramOf.size() != kernelParams.size()) throw InternalError("codegen: the SpMM plan of " + p.name + " has no parameter map");
+      if (p.widths.size() > kWidths) throw InternalError("codegen: the plan of " + p.name + " has more widths than the table holds");
+      std::vector<llvm::Constant *> widths;
+      for (unsigned w = 0; w < kWidths; ++w)
+        widths.push_back(w < p.widths.size()
+                             ? llvm::ConstantStruct::get(widthTy, {llvm::ConstantInt::get(i64, p.widths[w].width), kernel(p.widths[w].csr),
+                                                                   blockTable(blockTy, blocksTy, p.widths[w].bcsr, kernel, p.name)})
+                             : llvm::Constant::getNullValue(widthTy));
+      llvm::Function *any = kernelInRuntimeOrder(mod, kernel(p.csr), p.name, kernelParams, p.paramOf);
+      auto *table = tableOf(spmmTableTy, llvm::ConstantStruct::get(spmmTableTy, {any, llvm::ConstantArray::get(widthsTy, widths)}));
+      // The runtime's plan takes offs, cols, vals: the roles 3, 5, 4.
+      definePlanAndRun(mod, p, table, 6, 7, {0, 1, 2}, {0, 1, 2, 3, 5, 4}, "spl_spmm_plan_" + elem, "spl_spmm_run_" + elem);
+      continue;
     }
+    const std::vector<llvm::Type *> kernelParams{i64, i64, ptr, ptr, ptr, ptr, ptr};  // n, m, offs, cols, vals, x, out
+    if (p.paramOf.size() != kernelParams.size()) throw InternalError("codegen: the plan of " + p.name + " has no parameter map");
+    llvm::Function *csr = kernelInRuntimeOrder(mod, kernel(p.csr), p.name, kernelParams, p.paramOf);
     // spl_spmv_kernels_T, or spl_spmv_t_kernels_T for y = A^T x (the export and the CSR kernel
     // the runtime runs over the transpose).
-    llvm::StructType *ty = p.transposed ? transposedTableTy : tableTy;
-    if (p.bcsr.size() > kBlockSizes) throw InternalError("codegen: the plan of " + p.name + " has more BCSR kernels than the table holds");
-    std::vector<llvm::Constant *> blocks;
-    for (unsigned k = 0; k < kBlockSizes; ++k)
-      blocks.push_back(k < p.bcsr.size() ? llvm::ConstantStruct::get(blockTy, {llvm::ConstantInt::get(i64, p.bcsr[k].first),
-                                                                                 kernel(p.bcsr[k].second)})
-                                         : llvm::Constant::getNullValue(blockTy));
-    llvm::Constant *init =
-        p.transposed ? llvm::ConstantStruct::get(ty, {csr, kernel(p.gather)})
-                     : llvm::ConstantStruct::get(ty, {csr, kernel(p.sellNarrow), kernel(p.sellWide), llvm::ConstantInt::get(i64, p.lanes),
-                                                      llvm::ConstantInt::get(i64, p.narrowRows),
-                                                      llvm::ConstantInt::get(i64, p.wideRows), kernel(p.dia),
-                                                      llvm::ConstantArray::get(blocksTy, blocks)});
-    auto *table = new llvm::GlobalVariable(mod, ty, /*isConstant=*/true, llvm::GlobalValue::InternalLinkage, init,
-                                           p.name + ".plan.kernels");
-    const std::string elem = p.f64 ? "f64" : "f32";
-    // NAME_plan's parameters: the export's but x and out, in its order; where each one lands.
-    std::vector<llvm::Type *> planParams;
-    std::vector<int> planArgOfParam(csrParams.size(), -1);
-    for (int q = 0; q < static_cast<int>(csrParams.size()); ++q) {
-      if (q == p.paramOf[5] || q == p.paramOf[6]) continue;
-      planArgOfParam[static_cast<size_t>(q)] = static_cast<int>(planParams.size());
-      planParams.push_back(q == p.paramOf[0] || q == p.paramOf[1] ? i64 : ptr);
-    }
-    const unsigned calls = static_cast<unsigned>(planParams.size());
-    planParams.push_back(i64);
-    planParams.push_back(ptr);
-    llvm::Function *plan = define(p.name + "_plan", planParams, llvm::GlobalValue::ExternalLinkage);
-    {
-      llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", plan));
-      auto arg = [&](int role) { return plan->getArg(static_cast<unsigned>(planArgOfParam[static_cast<size_t>(p.paramOf[static_cast<size_t>(role)])])); };
-      llvm::FunctionCallee rt = mod.getOrInsertFunction((p.transposed ? "spl_spmv_t_plan_" : "spl_spmv_plan_") + elem,
-                                                        llvm::FunctionType::get(i32, {i64, i64, ptr, ptr, ptr, i64, ptr, ptr}, false));
-      b.CreateRet(b.CreateCall(rt, {arg(0), arg(1), arg(2), arg(3), arg(4), plan->getArg(calls), table, plan->getArg(calls + 1)}));
-    }
-    llvm::Function *run = define(p.name + "_run", {ptr, ptr, ptr}, llvm::GlobalValue::ExternalLinkage);
-    {
-      llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", run));
-      llvm::FunctionCallee rt = mod.getOrInsertFunction("spl_spmv_run_" + elem, llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false));
-      b.CreateRet(b.CreateCall(rt, {run->getArg(0), run->getArg(1), run->getArg(2)}));
-    }
+    llvm::GlobalVariable *table =
+        p.transposed ? tableOf(transposedTableTy, llvm::ConstantStruct::get(transposedTableTy, {csr, kernel(p.gather)}))
+                     : tableOf(tableTy, llvm::ConstantStruct::get(
+                                            tableTy, {csr, kernel(p.sellNarrow), kernel(p.sellWide), llvm::ConstantInt::get(i64, p.lanes),
+                                                      llvm::ConstantInt::get(i64, p.narrowRows), llvm::ConstantInt::get(i64, p.wideRows),
+                                                      kernel(p.dia), blockTable(blockTy, blocksTy, p.bcsr, kernel, p.name)}));
+    definePlanAndRun(mod, p, table, 5, 6, {0, 1}, {0, 1, 2, 3, 4}, (p.transposed ? "spl_spmv_t_plan_" : "spl_spmv_plan_") + elem,
+                     "spl_spmv_run_" + elem);
   }
 }
 
