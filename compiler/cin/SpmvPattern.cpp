@@ -89,6 +89,39 @@ int rowSegmentParam(const Kernel &k, const Stmt &entries, int64_t i) {
   return -1;
 }
 
+/// The row loop a transposed product and an SpMM share: `rows` is forall i in [0, n) {
+/// forall p in segment(offs @ i) { local j = cols[i, p]; NEXT } }, NEXT a statement of kind
+/// `next` (`nextWhy` says what it should have been).
+struct RowEntries {
+  int nParam = -1, offsParam = -1, colsParam = -1;
+  int64_t i = 0, p = 0, j = 0;  // the row, the position in it, the column's local
+  const Stmt *next = nullptr;
+};
+
+std::optional<RowEntries> rowEntries(const Kernel &k, const Stmt &rows, StmtKind next, const char *nextWhy, std::string &whyNot) {
+  auto no = [&](std::string why) -> std::optional<RowEntries> {
+    whyNot = std::move(why);
+    return std::nullopt;
+  };
+  RowEntries r;
+  r.nParam = natParamBounding(k, rows.hi);
+  if (!rows.lo.isZero() || r.nParam < 0) return no("its second loop does not run over the n rows");
+  r.i = rows.var;
+  std::vector<const Stmt *> row = flat(rows.body.empty() ? nullptr : rows.body[0]);
+  if (row.size() != 1 || row[0]->kind != StmtKind::Forall) return no("a row is not one loop over its entries");
+  const Stmt &entries = *row[0];
+  r.offsParam = rowSegmentParam(k, entries, r.i);
+  if (r.offsParam < 0) return no("the inner loop does not run over row i's entries (offs@i to offs@(i+1))");
+  std::vector<const Stmt *> body = flat(entries.body.empty() ? nullptr : entries.body[0]);
+  if (body.size() != 2 || body[0]->kind != StmtKind::DeclLocal || body[1]->kind != next) return no(nextWhy);
+  r.p = entries.var, r.j = body[0]->local;
+  r.colsParam = paramOfAccess(k, body[0]->value);
+  if (r.colsParam < 0 || !accessAtLoops(body[0]->value, k, static_cast<size_t>(r.colsParam), {r.i, r.p}))
+    return no("an entry's column is not cols[i, p]");
+  r.next = body[1];
+  return r;
+}
+
 /// The seven parameters of r stand for the runtime's kernel type.
 std::optional<CsrSpmv> checkParameters(const Kernel &k, const CsrSpmv &r, std::string &whyNot) {
   const std::vector<KernelParam> &p = k.params;
@@ -131,24 +164,12 @@ std::optional<CsrSpmv> recogniseTransposed(const Kernel &k, const Stmt &zeroing,
   const int outParam = paramOfAccess(k, zero[0]->lhs);
   if (outParam < 0 || !accessAtLoops(zero[0]->lhs, k, static_cast<size_t>(outParam), {zeroing.var}))
     return no("the transposed product's first loop does not zero its result");
-  // forall i in [0, n) { forall k in segment(offs @ i) { ... } }
-  const int nParam = natParamBounding(k, rows.hi);
-  if (!rows.lo.isZero() || nParam < 0) return no("the transposed product's second loop does not run over the n rows");
-  const int64_t i = rows.var;
-  std::vector<const Stmt *> row = flat(rows.body.empty() ? nullptr : rows.body[0]);
-  if (row.size() != 1 || row[0]->kind != StmtKind::Forall) return no("a row of the transposed product is not one loop over its entries");
-  const Stmt &entries = *row[0];
-  const int offsParam = rowSegmentParam(k, entries, i);
-  if (offsParam < 0) return no("the inner loop does not run over row i's entries (offs@i to offs@(i+1))");
-  // local j = cols[i, k]; out[j] = out[j] + vals[i, k] * x[i]
-  std::vector<const Stmt *> body = flat(entries.body.empty() ? nullptr : entries.body[0]);
-  if (body.size() != 2 || body[0]->kind != StmtKind::DeclLocal || body[1]->kind != StmtKind::Assign)
-    return no("an entry's term is not added to out[column]");
-  const int64_t kv = entries.var, j = body[0]->local;
-  const int colsParam = paramOfAccess(k, body[0]->value);
-  if (colsParam < 0 || !accessAtLoops(body[0]->value, k, static_cast<size_t>(colsParam), {i, kv}))
-    return no("an entry's column is not cols[i, k]");
-  const Stmt &add = *body[1];
+  // forall i in [0, n) { forall p in segment(offs @ i) { local j = cols[i, p]; out[j] = out[j] + vals[i, p] * x[i] } }
+  std::optional<RowEntries> re = rowEntries(k, rows, StmtKind::Assign, "an entry's term is not added to out[column]", whyNot);
+  if (!re) return std::nullopt;
+  const int nParam = re->nParam, offsParam = re->offsParam, colsParam = re->colsParam;
+  const int64_t i = re->i, kv = re->p, j = re->j;
+  const Stmt &add = *re->next;
   if (add.compound || paramOfAccess(k, add.lhs) != outParam || !accessAtLocal(add.lhs, k, static_cast<size_t>(outParam), j))
     return no("an entry's term is not added to out[column]");
   const ExprP &sum = add.value;
@@ -279,22 +300,13 @@ std::optional<CsrSpmm> recogniseCsrSpmm(const Kernel &k, std::string &whyNot) {
   if (outParam < 0 || !accessAtLoops(zero[0]->lhs, k, static_cast<size_t>(outParam), {zeroRows.var, zeroCols[0]->var}))
     return no("its first loop does not zero an n x k result");
   // forall i in [0, n) { forall p in segment(offs @ i) { local j = cols[i, p]; forall l in [0, k) { ... } } }
-  const Stmt &rows = *top[1];
-  if (!rows.lo.isZero() || natParamBounding(k, rows.hi) != nParam) return no("its second loop does not run over the n rows");
-  const int64_t i = rows.var;
-  std::vector<const Stmt *> row = flat(rows.body.empty() ? nullptr : rows.body[0]);
-  if (row.size() != 1 || row[0]->kind != StmtKind::Forall) return no("a row is not one loop over its entries");
-  const Stmt &entries = *row[0];
-  const int offsParam = rowSegmentParam(k, entries, i);
-  if (offsParam < 0) return no("the inner loop does not run over row i's entries (offs@i to offs@(i+1))");
-  std::vector<const Stmt *> body = flat(entries.body.empty() ? nullptr : entries.body[0]);
-  if (body.size() != 2 || body[0]->kind != StmtKind::DeclLocal || body[1]->kind != StmtKind::Forall)
-    return no("an entry's terms are not added to a row of the result");
-  const int64_t pv = entries.var, j = body[0]->local;
-  const int colsParam = paramOfAccess(k, body[0]->value);
-  if (colsParam < 0 || !accessAtLoops(body[0]->value, k, static_cast<size_t>(colsParam), {i, pv}))
-    return no("an entry's column is not cols[i, p]");
-  const Stmt &cols = *body[1];
+  std::optional<RowEntries> re =
+      rowEntries(k, *top[1], StmtKind::Forall, "an entry's terms are not added to a row of the result", whyNot);
+  if (!re) return std::nullopt;
+  if (re->nParam != nParam) return no("its second loop does not run over the n rows");
+  const int offsParam = re->offsParam, colsParam = re->colsParam;
+  const int64_t i = re->i, pv = re->p, j = re->j;
+  const Stmt &cols = *re->next;
   if (!cols.lo.isZero() || natParamBounding(k, cols.hi) != kParam) return no("an entry's terms do not run over the k columns");
   const int64_t l = cols.var;
   std::vector<const Stmt *> term = flat(cols.body.empty() ? nullptr : cols.body[0]);
