@@ -3,13 +3,13 @@
 # against Eigen, a STREAM triad beside each group) on matrices of the suite and writes
 # benchmarks/results/<date>-<machine>-spmm.{md,csv}.
 #
-#   benchmarks/run-spmm.sh [--only NAMES] [--widths 1,2,4,8,16,3] [--threads 1,2] [--budget S]
+#   benchmarks/run-spmm.sh [--only NAMES] [--widths 1,2,3,4,8,16,9] [--threads 1,2] [--budget S]
 #                          [--calls N] [--scale S] [--max-nnz N]
 #
 #   --only NAMES  matrices of the suite, separated by commas (default: eight of its classes:
 #                 pwtk, cant, thermal2, ecology1, web-Google, roadNet-CA, kron_g500-logn18,
 #                 varied-uniform); results of a --only run go to the build folder
-#   --widths      the widths k of B (default 1,2,4,8,16 with kernels of their own, and 3 without)
+#   --widths      the widths k of B (default 1,2,3,4,8,16 with kernels of their own, and 9 without)
 #   --calls       the calls the plan is told to expect (default 1000)
 #   --scale, --max-nnz  as benchmarks/run.sh, which generates the matrices (--generate-only)
 # Environment: as benchmarks/run.sh (SPL_BENCH_BUILD_DIR, SPL_BENCH_PREBUILT, SPL_BENCH_MACHINE,
@@ -20,7 +20,7 @@ build="${SPL_BENCH_BUILD_DIR:-$root/build-bench}"
 case "$build" in /*) ;; *) build="$root/$build" ;; esac
 default_only="pwtk,cant,thermal2,ecology1,web-Google,roadNet-CA,kron_g500-logn18,varied-uniform"
 only=""
-widths="1,2,4,8,16,3"
+widths="1,2,3,4,8,16,9"
 threads="1,2"
 budget=0.2
 calls=1000

@@ -2,13 +2,13 @@
 // Eigen's sparse x dense product, run in the same process, with a STREAM triad of the same thread
 // count beside each group (issue 25 item 4: plans of SpMM).
 //
-//   spl-spmm-bench --manifest FILE --md OUT.md --csv OUT.csv [--widths 1,2,4,8,16,3]
+//   spl-spmm-bench --manifest FILE --md OUT.md --csv OUT.csv [--widths 1,2,3,4,8,16,9]
 //                  [--threads 1,2] [--budget SECONDS] [--calls N] [--git COMMIT]
 //
 // The manifest is benchmarks/run.sh's (name, group, class, rows, nnz, file, how made). For each
 // matrix, precision (f64, f32), thread count and width k: SPL's kernel of any k (stdlib/spmm.spl's
 // spmm_csr_T, what a caller without a plan runs), SPL's plan (spl_spmm_plan_* over stdlib spmm's
-// kernels of widths 1, 2, 4, 8 and 16, for --calls expected calls; its kernel and its planning
+// kernels of widths 1-8, 10, 12, 16, 24, 32 and 64, for --calls expected calls; its kernel and its planning
 // time in calls of the kernel of any k are reported), and Eigen (SparseMatrix<T, RowMajor> times
 // a row-major dense matrix, OpenMP threads). Every implementation's C is checked against a
 // double-precision reference (one SpMV a column, per row |C - ref| <= 4 eps (len + 2) sum |a b|)
@@ -66,16 +66,7 @@ double median(std::vector<double> v) {
 
 template <typename T> struct Kernels;
 template <> struct Kernels<double> {
-  static spl_spmm_kernels_f64 table() {
-    spl_spmm_kernels_f64 k{};
-    k.csr = spl_spmm_csr_f64;
-    k.widths[0] = {1, spl_spmm_csr_w1_f64, {{2, spl_spmm_bcsr2_w1_f64}, {3, spl_spmm_bcsr3_w1_f64}}};
-    k.widths[1] = {2, spl_spmm_csr_w2_f64, {{2, spl_spmm_bcsr2_w2_f64}, {3, spl_spmm_bcsr3_w2_f64}}};
-    k.widths[2] = {4, spl_spmm_csr_w4_f64, {{2, spl_spmm_bcsr2_w4_f64}, {3, spl_spmm_bcsr3_w4_f64}}};
-    k.widths[3] = {8, spl_spmm_csr_w8_f64, {{2, spl_spmm_bcsr2_w8_f64}, {3, spl_spmm_bcsr3_w8_f64}}};
-    k.widths[4] = {16, spl_spmm_csr_w16_f64, {{2, spl_spmm_bcsr2_w16_f64}}};
-    return k;
-  }
+  static spl_spmm_kernels_f64 table() { return SPL_SPMM_STDLIB_KERNELS(f64); }
   static constexpr auto any = spl_spmm_csr_f64;
   static constexpr auto plan = spl_spmm_plan_f64;
   static constexpr auto run = spl_spmm_run_f64;
@@ -83,16 +74,7 @@ template <> struct Kernels<double> {
   static constexpr const char *name = "f64";
 };
 template <> struct Kernels<float> {
-  static spl_spmm_kernels_f32 table() {
-    spl_spmm_kernels_f32 k{};
-    k.csr = spl_spmm_csr_f32;
-    k.widths[0] = {1, spl_spmm_csr_w1_f32, {{2, spl_spmm_bcsr2_w1_f32}, {3, spl_spmm_bcsr3_w1_f32}}};
-    k.widths[1] = {2, spl_spmm_csr_w2_f32, {{2, spl_spmm_bcsr2_w2_f32}, {3, spl_spmm_bcsr3_w2_f32}}};
-    k.widths[2] = {4, spl_spmm_csr_w4_f32, {{2, spl_spmm_bcsr2_w4_f32}, {3, spl_spmm_bcsr3_w4_f32}}};
-    k.widths[3] = {8, spl_spmm_csr_w8_f32, {{2, spl_spmm_bcsr2_w8_f32}, {3, spl_spmm_bcsr3_w8_f32}}};
-    k.widths[4] = {16, spl_spmm_csr_w16_f32, {{2, spl_spmm_bcsr2_w16_f32}}};
-    return k;
-  }
+  static spl_spmm_kernels_f32 table() { return SPL_SPMM_STDLIB_KERNELS(f32); }
   static constexpr auto any = spl_spmm_csr_f32;
   static constexpr auto plan = spl_spmm_plan_f32;
   static constexpr auto run = spl_spmm_run_f32;
@@ -188,7 +170,7 @@ std::vector<int64_t> parseList(const std::string &s) {
 
 int main(int argc, char **argv) {
   std::string manifest, md, csv, git = "unknown";
-  std::vector<int64_t> widths{1, 2, 4, 8, 16, 3}, threadCounts{1, 2};
+  std::vector<int64_t> widths{1, 2, 3, 4, 8, 16, 9}, threadCounts{1, 2};
   double budget = 0.2;
   int64_t calls = 1000;
   for (int i = 1; i < argc; ++i) {
@@ -256,8 +238,8 @@ int main(int argc, char **argv) {
   o << "Method: for each matrix, precision, thread count and width k of B, three implementations are checked against a "
        "double-precision reference and timed in rounds with a STREAM triad of the same thread count, in an order drawn "
        "anew each round (medians of at least 5 rounds, each sample at least 1 ms of calls after an untimed one): SPL's "
-       "kernel of any k (`spmm_csr_T`), SPL's plan (`spl_spmm_plan_*` over stdlib/spmm.spl's kernels of widths 1, 2, 4, 8 "
-       "and 16; a k without kernels of its own runs the kernel of any k) and Eigen's row-major sparse times a row-major "
+       "kernel of any k (`spmm_csr_T`), SPL's plan (`spl_spmm_plan_*` over stdlib/spmm.spl's kernels of widths 1-8, 10, 12, "
+       "16, 24, 32 and 64; a k without kernels of its own runs the kernel of any k) and Eigen's row-major sparse times a row-major "
        "dense matrix. \"vs Eigen\" is Eigen's time over SPL's (above 1: SPL faster). GB/s: values, columns, offsets, B and "
        "C once each over the planned time; \"planning\": the plan's time in calls of the kernel of any k.\n\n";
   std::vector<double> logAny, logPlanned;

@@ -406,7 +406,7 @@ llvm::Constant *blockTable(llvm::StructType *blockTy, llvm::ArrayType *blocksTy,
 void addPlanEntries(llvm::Module &mod, const std::vector<PlanEntry> &plans) {
   llvm::LLVMContext &ctx = mod.getContext();
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx), *i64 = llvm::Type::getInt64Ty(ctx);
-  constexpr unsigned kBlockSizes = 4, kWidths = 8;  // SPL_PLAN_BLOCK_SIZES, SPL_SPMM_WIDTHS
+  constexpr unsigned kBlockSizes = 4, kWidths = 16;  // SPL_PLAN_BLOCK_SIZES, SPL_SPMM_WIDTHS
   auto *blockTy = llvm::StructType::get(ctx, {i64, ptr});
   auto *blocksTy = llvm::ArrayType::get(blockTy, kBlockSizes);
   // spl_spmv_kernels_T: csr, sell_narrow, sell_wide, lanes, narrow, wide, dia, bcsr[].

@@ -14,10 +14,11 @@ namespace {
 /// Blocks of 2 and 3 cover the usual FEM blocks (4 x 4 and 6 x 6 with the same fill): pwtk's
 /// 6 x 6 ran as fast with either as with 6 x 6 (2026-11-28).
 constexpr int64_t kPlanBlocks[] = {2, 3};
-/// The widths of an SpMM plan's kernels: k of Krylov blocks and multi-vector products.
-constexpr int64_t kSpmmWidths[] = {1, 2, 4, 8, 16};
+/// The widths of an SpMM plan's kernels (stdlib/spmm.spl exports each): k of Krylov blocks and
+/// multi-vector products; others run the export itself.
+constexpr int64_t kSpmmWidths[] = {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 24, 32, 64};
 /// A BCSR SpMM kernel's widest k: 3 x 3 blocks of 16 columns spill their sums (4x slower than
-/// 2 x 2 blocks in f64, 2026-11-28; stdlib/spmm.spl exports them up to 8).
+/// 2 x 2 blocks in f64, 2026-11-28; stdlib/spmm.spl exports them up to 8, 2 x 2 up to 16).
 int64_t maxWidthOfBlock(int64_t b) { return b >= 3 ? 8 : 16; }
 
 /// The candidates' module for kernel `name` in `elem` (f32 or f64): stdlib spmv's SELL-C-sigma

@@ -302,7 +302,7 @@ struct PlanEntry {
   bool transposed = false;
   std::string gather;
   /// C = A B (spl_spmm_plan_*): csr is the export's kernel of any width; each width's CSR kernel
-  /// and BCSR kernels (at most SPL_SPMM_WIDTHS of spl_runtime.h: 8); the SELL and DIA fields
+  /// and BCSR kernels (at most SPL_SPMM_WIDTHS of spl_runtime.h: 16); the SELL and DIA fields
   /// are unused; paramOf follows the SpMM kernel type (n, m, k, offs, vals, cols, B, out).
   bool spmm = false;
   struct Width {

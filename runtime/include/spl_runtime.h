@@ -325,7 +325,7 @@ typedef int (*spl_csr_spmm_width_f64_fn)(int64_t n, int64_t m, const int32_t *of
                                          const double *B, double *C);
 typedef int (*spl_csr_spmm_width_f32_fn)(int64_t n, int64_t m, const int32_t *offs, const float *vals, const int32_t *cols,
                                          const float *B, float *C);
-#define SPL_SPMM_WIDTHS 8
+#define SPL_SPMM_WIDTHS 16
 typedef struct {
   int64_t width;                                  /* k of this entry's kernels (an entry of width 0 is none) */
   spl_csr_spmm_width_f64_fn csr;                  /* optional */
@@ -345,6 +345,18 @@ typedef struct {
   spl_csr_spmm_f32_fn csr;
   spl_spmm_width_f32 widths[SPL_SPMM_WIDTHS];
 } spl_spmm_kernels_f32;
+/* The table of stdlib/spmm.spl's kernels, T f32 or f64 (compile stdlib/spmm.spl with splc and
+ * include its header): `spl_spmm_kernels_f64 k = SPL_SPMM_STDLIB_KERNELS(f64);` holds its
+ * kernel of any k and, at widths 1-8, 10, 12, 16, 24, 32 and 64, its CSR kernels, with BCSR
+ * ones of 2 x 2 blocks up to 16 and 3 x 3 up to 8 (the widths it exports). */
+#define SPL_SPMM_W_(T, w, ...) {w, spl_spmm_csr_w##w##_##T, {__VA_ARGS__}}
+#define SPL_SPMM_W23_(T, w) SPL_SPMM_W_(T, w, {2, spl_spmm_bcsr2_w##w##_##T}, {3, spl_spmm_bcsr3_w##w##_##T})
+#define SPL_SPMM_W2_(T, w) SPL_SPMM_W_(T, w, {2, spl_spmm_bcsr2_w##w##_##T})
+#define SPL_SPMM_STDLIB_KERNELS(T)                                                                                         \
+  {spl_spmm_csr_##T,                                                                                                       \
+   {SPL_SPMM_W23_(T, 1), SPL_SPMM_W23_(T, 2), SPL_SPMM_W23_(T, 3), SPL_SPMM_W23_(T, 4), SPL_SPMM_W23_(T, 5),             \
+    SPL_SPMM_W23_(T, 6), SPL_SPMM_W23_(T, 7), SPL_SPMM_W23_(T, 8), SPL_SPMM_W2_(T, 10), SPL_SPMM_W2_(T, 12),              \
+    SPL_SPMM_W2_(T, 16), SPL_SPMM_W_(T, 24, {0, 0}), SPL_SPMM_W_(T, 32, {0, 0}), SPL_SPMM_W_(T, 64, {0, 0})}}
 int spl_spmm_plan_f64(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_t *cols, const double *vals,
                       int64_t hint_calls, const spl_spmm_kernels_f64 *kernels, spl_plan **plan);
 int spl_spmm_plan_f32(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_t *cols, const float *vals,

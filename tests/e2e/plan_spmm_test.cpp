@@ -24,31 +24,11 @@ using spl_e2e::kF64Tolerance;
 using spl_plan_test::Csr32;
 using spl_plan_test::ForcedKernel;
 
-/// stdlib's kernels at widths 1, 2, 4, 8 and 16 (BCSR of 3 x 3 blocks up to 8: at 16 its
-/// kernel ran 4x slower than that of 2 x 2 blocks in f64, spilling its sums; stdlib/spmm.spl).
-spl_spmm_kernels_f64 kernelsF64() {
-  spl_spmm_kernels_f64 k{};
-  k.csr = spl_spmm_csr_f64;
-  k.widths[0] = {1, spl_spmm_csr_w1_f64, {{2, spl_spmm_bcsr2_w1_f64}, {3, spl_spmm_bcsr3_w1_f64}}};
-  k.widths[1] = {2, spl_spmm_csr_w2_f64, {{2, spl_spmm_bcsr2_w2_f64}, {3, spl_spmm_bcsr3_w2_f64}}};
-  k.widths[2] = {4, spl_spmm_csr_w4_f64, {{2, spl_spmm_bcsr2_w4_f64}, {3, spl_spmm_bcsr3_w4_f64}}};
-  k.widths[3] = {8, spl_spmm_csr_w8_f64, {{2, spl_spmm_bcsr2_w8_f64}, {3, spl_spmm_bcsr3_w8_f64}}};
-  k.widths[4] = {16, spl_spmm_csr_w16_f64, {{2, spl_spmm_bcsr2_w16_f64}}};
-  return k;
-}
+/// stdlib's kernels (spl_runtime.h's SPL_SPMM_STDLIB_KERNELS: widths 1-8, 10, 12, 16, 24, 32, 64).
+spl_spmm_kernels_f64 kernelsF64() { return SPL_SPMM_STDLIB_KERNELS(f64); }
+spl_spmm_kernels_f32 kernelsF32() { return SPL_SPMM_STDLIB_KERNELS(f32); }
 
-spl_spmm_kernels_f32 kernelsF32() {
-  spl_spmm_kernels_f32 k{};
-  k.csr = spl_spmm_csr_f32;
-  k.widths[0] = {1, spl_spmm_csr_w1_f32, {{2, spl_spmm_bcsr2_w1_f32}, {3, spl_spmm_bcsr3_w1_f32}}};
-  k.widths[1] = {2, spl_spmm_csr_w2_f32, {{2, spl_spmm_bcsr2_w2_f32}, {3, spl_spmm_bcsr3_w2_f32}}};
-  k.widths[2] = {4, spl_spmm_csr_w4_f32, {{2, spl_spmm_bcsr2_w4_f32}, {3, spl_spmm_bcsr3_w4_f32}}};
-  k.widths[3] = {8, spl_spmm_csr_w8_f32, {{2, spl_spmm_bcsr2_w8_f32}, {3, spl_spmm_bcsr3_w8_f32}}};
-  k.widths[4] = {16, spl_spmm_csr_w16_f32, {{2, spl_spmm_bcsr2_w16_f32}}};
-  return k;
-}
-
-bool hasWidth(int64_t k) { return k == 1 || k == 2 || k == 4 || k == 8 || k == 16; }
+bool hasWidth(int64_t k) { return (k >= 1 && k <= 8) || k == 10 || k == 12 || k == 16 || k == 24 || k == 32 || k == 64; }
 
 /// The reference C = A B (n x k, row-major) in double precision, a column at a time.
 std::vector<double> referenceProduct(const spl_csr &a, const std::vector<double> &B, int64_t k) {
@@ -120,7 +100,7 @@ TEST_P(SpmmPlan, EveryKernelComputesAB) {
   const spl_spmm_kernels_f32 k32 = kernelsF32();
   for (const char *forced : {"", "csr", "csr-w", "bcsr", "bcsr2", "bcsr3"}) {
     ForcedKernel force(forced);
-    for (int64_t k : {1, 2, 3, 4, 8, 16}) {
+    for (int64_t k : {1, 2, 3, 8, 9, 16, 24}) {
       SCOPED_TRACE(nm.name + ", k = " + std::to_string(k) + ", SPL_PLAN_KERNEL=" + forced);
       const std::string chosen =
           planAndCheck(a, c, c.vals, k, 1000000, k64, spl_spmm_plan_f64, spl_spmm_run_f64, kF64Tolerance);
@@ -130,8 +110,8 @@ TEST_P(SpmmPlan, EveryKernelComputesAB) {
       const bool computes = a.nnz > 0 && hasWidth(k);
       if (name == "csr" || !computes) EXPECT_EQ(chosen, "csr");
       if (name == "csr-w" && computes) EXPECT_EQ(chosen, "csr-w");
-      // BCSR fits any matrix of entries and at least a block's rows (3 x 3 up to width 8).
-      const bool bcsr3 = k <= 8 && a.rows >= 3, bcsr2 = a.rows >= 2;
+      // BCSR fits any matrix of entries and at least a block's rows (2 x 2 up to width 16, 3 x 3 up to 8).
+      const bool bcsr3 = k <= 8 && a.rows >= 3, bcsr2 = k <= 16 && a.rows >= 2;
       if (computes && (((name == "bcsr2" || name == "bcsr") && bcsr2) || (name == "bcsr3" && bcsr3))) EXPECT_EQ(chosen, "bcsr");
       if (!name.empty()) EXPECT_EQ(chosen32, chosen);  // forced: the same in either precision
     }
@@ -142,7 +122,7 @@ INSTANTIATE_TEST_SUITE_P(Matrices, SpmmPlan, ::testing::Range<size_t>(0, spl_e2e
 
 // The same through the entry points splc generates for a user's SpMM with plan() (plan_user.spl:
 // csr64 in f64; B before the matrix and the factors the other way round in f32): the generated
-// table holds stdlib spmm's kernels of widths 1, 2, 4, 8 and 16, as kernelsF64() does.
+// table holds stdlib spmm's kernels of the same widths as kernelsF64().
 class GeneratedSpmmPlan : public ::testing::TestWithParam<size_t> {};
 
 TEST_P(GeneratedSpmmPlan, EveryKernelComputesAB) {
@@ -157,7 +137,7 @@ TEST_P(GeneratedSpmmPlan, EveryKernelComputesAB) {
                    const spl_spmm_kernels_f32 *, spl_plan **p) { return plan_spmm_f32_plan(n, m, k, offs, vals, cols, calls, p); };
   for (const char *forced : {"", "csr", "csr-w", "bcsr", "bcsr3"}) {
     ForcedKernel force(forced);
-    for (int64_t k : {1, 3, 4, 16}) {
+    for (int64_t k : {1, 3, 9, 16}) {
       SCOPED_TRACE(nm.name + ", generated, k = " + std::to_string(k) + ", SPL_PLAN_KERNEL=" + forced);
       const std::string chosen = planAndCheck(a, c, c.vals, k, 1000000, unused64, plan64, plan_spmm_f64_run, kF64Tolerance);
       const std::string chosen32 = planAndCheck(a, c, c.vals32, k, 1000000, unused32, plan32, plan_spmm_f32_run, kF32Tolerance);
