@@ -139,12 +139,12 @@ int plan_spmm(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_
     for (int b = 0; entry != nullptr && b < SPL_PLAN_BLOCK_SIZES; ++b)
       bcsr_available = bcsr_available || (entry->bcsr[b].kernel != nullptr && entry->bcsr[b].block >= 1);
     std::string chosen = "CSR of any width", why;
-    if (entry == nullptr || (entry->csr == nullptr && !bcsr_available)) {
+    if (k == 0 || n == 0 || prof.entries == 0) {
+      why = "nothing to compute";
+    } else if (entry == nullptr || (entry->csr == nullptr && !bcsr_available)) {
       std::snprintf(line, sizeof line, "no kernels of width %lld were given (widths given: %s)", (long long)k,
                     widths_given(*kernels).c_str());
       why = line;
-    } else if (n == 0 || prof.entries == 0) {
-      why = "nothing to compute";
     } else {
       std::vector<T> B(static_cast<size_t>(std::max<int64_t>(m * k, 1)), T(1)), C(static_cast<size_t>(n * k));
       auto any_call = [&] { return kernels->csr(n, m, k, offs, vals, cols, B.data(), C.data()); };
