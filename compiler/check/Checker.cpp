@@ -1379,10 +1379,23 @@ std::optional<tir::Program> Checker::run(const ast::Module &main) {
         if (!given.insert(a.name).second) fail(a.loc, "the export fixes '" + a.name + "' twice");
         if (param->sort == tir::DefParam::Nat) {
           // A nat parameter fixed to a constant: a natural literal or an expression of literals
-          // and tunables (a name parses as a type here, so a tunable alone reads `(T)`).
-          if (!a.value.nat) fail(a.loc, "'" + a.name + "' is a nat parameter: fix it to a natural number, e.g. " + a.name + " = 4");
+          // and tunables. A name alone parses as a type: a tunable's is read as a nat.
+          ast::NatSynP nat = a.value.nat;
+          auto isTunable = [&](const std::string &name) {
+            return std::any_of(mainEnv_->tunableList.begin(), mainEnv_->tunableList.end(),
+                               [&](const tir::Tunable &t) { return t.name == name; });
+          };
+          if (!nat && a.value.type && a.value.type->op == ast::TypeOp::Named && a.value.type->args.empty() &&
+              isTunable(a.value.type->name)) {
+            auto named = std::make_shared<ast::NatSyn>();
+            named->op = ast::NatOp::Var;
+            named->loc = a.value.type->loc;
+            named->name = a.value.type->name;
+            nat = named;
+          }
+          if (!nat) fail(a.loc, "'" + a.name + "' is a nat parameter: fix it to a natural number, e.g. " + a.name + " = 4");
           push();
-          Nat v = resolveNat(*a.value.nat);
+          Nat v = resolveNat(*nat);
           pop();
           std::optional<int64_t> c = v.asConst();
           if (!c || *c < 0) fail(a.loc, "'" + a.name + "' must be fixed to a constant natural number, found `" + v.str() + "`");

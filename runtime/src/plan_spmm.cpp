@@ -24,7 +24,8 @@
  * SPL_PLAN_KERNEL (csr, csr-w, bcsr, bcsrB) forces a kernel where it exists, as for an SpMV.
  *
  * Assumes: what plan.cpp assumes (the arrays outlive the plan, one run at a time per plan: BCSR
- * pads B in the plan's scratch where b does not divide m).
+ * pads B in the plan's scratch where b does not divide m). Planning times the kernels on a B and
+ * a C of its own, as large as the caller's (m x k and n x k), freed when it returns.
  */
 #include "plan.h"
 

@@ -206,6 +206,7 @@ TEST(SpmmPlanChoice, RefusesBadInput) {
   EXPECT_EQ(plan(4, nullptr), SPL_ERR_BAD_INPUT);
   EXPECT_EQ(p, nullptr);  // cleared on failure
   EXPECT_EQ(plan(-1, &k), SPL_ERR_BAD_INPUT);
+  EXPECT_EQ(plan(INT64_MAX / 2, &k), SPL_ERR_BAD_INPUT);  // n x k entries of C would not fit in 64 bits
   spl_spmm_kernels_f64 bad = k;
   bad.csr = nullptr;
   EXPECT_EQ(plan(4, &bad), SPL_ERR_BAD_INPUT);
