@@ -89,6 +89,15 @@ int rowSegmentParam(const Kernel &k, const Stmt &entries, int64_t i) {
   return -1;
 }
 
+/// Why no plan can run in `k`'s place whatever it computes (a cuda kernel, a checked one), or
+/// nullopt.
+std::optional<std::string> whyNotPlannable(const Kernel &k) {
+  if (k.cuda) return "it is a cuda kernel (plans are for the CPU)";
+  if (std::any_of(k.params.begin(), k.params.end(), [](const KernelParam &q) { return q.abi.role == tir::AbiParam::Role::Count; }))
+    return "under --checked its C function takes element counts, and a plan's kernels take none (plans run unchecked)";
+  return std::nullopt;
+}
+
 /// The row loop a transposed product and an SpMM share: `rows` is forall i in [0, n) {
 /// forall p in segment(offs @ i) { local j = cols[i, p]; NEXT } }, NEXT a statement of kind
 /// `next` (`nextWhy` says what it should have been).
@@ -199,11 +208,9 @@ std::optional<CsrSpmv> recogniseCsrSpmv(const Kernel &k, std::string &whyNot) {
     whyNot = std::move(why);
     return std::nullopt;
   };
-  if (k.cuda) return no("it is a cuda kernel (plans are for the CPU)");
+  if (std::optional<std::string> why = whyNotPlannable(k)) return no(*why);
   const std::vector<KernelParam> &p = k.params;
   using Role = tir::AbiParam::Role;
-  if (std::any_of(p.begin(), p.end(), [](const KernelParam &q) { return q.abi.role == Role::Count; }))
-    return no("under --checked its C function takes element counts, and a plan's kernels take none (plans run unchecked)");
   if (p.size() != 7)
     return no(fmt::format("its C function takes {} parameters, where a CSR SpMV takes 7 (n, m, offs, cols, vals, x, out)", p.size()));
   // Each operand's parameter is read off the body below (paramOfAccess).
@@ -277,11 +284,9 @@ std::optional<CsrSpmm> recogniseCsrSpmm(const Kernel &k, std::string &whyNot) {
     whyNot = std::move(why);
     return std::nullopt;
   };
-  if (k.cuda) return no("it is a cuda kernel (plans are for the CPU)");
+  if (std::optional<std::string> why = whyNotPlannable(k)) return no(*why);
   const std::vector<KernelParam> &p = k.params;
   using Role = tir::AbiParam::Role;
-  if (std::any_of(p.begin(), p.end(), [](const KernelParam &q) { return q.abi.role == Role::Count; }))
-    return no("under --checked its C function takes element counts, and a plan's kernels take none (plans run unchecked)");
   if (p.size() != 8)
     return no(fmt::format("its C function takes {} parameters, where a CSR SpMM takes 8 (n, m, k, offs, vals, cols, B, out)", p.size()));
   std::vector<const Stmt *> top = flat(k.body);

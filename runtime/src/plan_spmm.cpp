@@ -281,7 +281,7 @@ int plan_spmm(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_
       else if (!declined.empty())
         why += "; passed over: " + declined;
     }
-    if (forcing && !(forced.kernel == p->kernel || (forced.kernel == spl_plan::Bcsr && p->kernel == spl_plan::Bcsr)))
+    if (forcing && forced.kernel != p->kernel)
       why = "SPL_PLAN_KERNEL=" + forced.text + " does not fit here: " + why;
     p->explanation += "chose " + chosen + ": " + why + "\n";
   } catch (...) {
