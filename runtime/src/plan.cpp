@@ -23,6 +23,7 @@
  *      conversion (kDiaConversionSpmvs, kBcsrConversionSpmvs, kConversionSpmvs CSR calls expected; SELL measured
  *      3.6-10 over the suite since its counting sort, 2026-11-28) and planning has time left
  *      for it. SELL-C-sigma is sized first and not filled when it would pad past kMaxSellFill
+ *      (kMaxLongRowsSellFill where only kRegularGain is expected)
  *      slots an entry, whatever the time, its fill then estimated at kSellSpmvsPerFill CSR calls
  *      a slot an entry. A conversion that left less than two calls of budget is dropped untimed.
  *      After an untimed call of each kernel as the budget allows (the conversion leaves its copy
@@ -61,6 +62,7 @@ constexpr double kLongSteadyRows = 256;  /* rows of steady length this long leav
 constexpr double kSellSpmvsPerFill = 6; /* a SELL fill, in CSR calls per slot an entry (4.4-6.7 measured:
                                           * roadNet-CA, webbase-1M, web-Google, kron_g500, dense-row) */
 constexpr double kMaxSellFill = 2.5;     /* SELL padded past this many slots an entry is not filled */
+constexpr double kMaxLongRowsSellFill = 1.25; /* nor, on rows expected at kRegularGain, past this many */
 
 
 /* BCSR over the whole block rows, from a padded copy of x where b does not divide m (the kernel
@@ -316,6 +318,17 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           if (fill > kMaxSellFill) {
             std::snprintf(line, sizeof line, "SELL-C-sigma would store %.2f slots an entry (over %.1f), not converted", fill,
                           kMaxSellFill);
+            decline(line);
+            continue;
+          }
+          /* Long rows gain little from SELL-C-sigma (kRegularGain), and its padding costs more:
+           * kron_g500-logn18's power-law rows (mean 81) padded to 1.69 slots an entry ran 0.63x CSR
+           * in f64 after a conversion of 9.4 CSR calls; where SELL won on long rows (rma10 in f32,
+           * pwtk in f64 once) it stored 1.04-1.05. */
+          if (!forcing && c.gain < kVaryingGain && fill > kMaxLongRowsSellFill) {
+            std::snprintf(line, sizeof line,
+                          "SELL-C-sigma would store %.2f slots an entry (over %.2f, which rows this long do not repay), not "
+                          "converted", fill, kMaxLongRowsSellFill);
             decline(line);
             continue;
           }

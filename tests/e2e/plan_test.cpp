@@ -625,6 +625,32 @@ TEST(PlanChoice, LongRowsTrySellInF32Only) {
   planAndCheck("rows of 40 to 60", m, 1000000);
 }
 
+// One row of 1000 entries in every 1024 among rows of 40, in f32 (where long rows may still try
+// SELL-C-sigma): its slice pads to about 1.34 slots an entry, which rows this long, expected to
+// gain only 1.05x, do not repay: sized and not filled.
+TEST(PlanChoice, LongRowsDoNotFillAPaddedSell) {
+  const int64_t rows = 16384, columns = 16384;
+  std::vector<int64_t> offs{0};
+  std::vector<int32_t> cols;
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t len = i % 1024 == 0 ? 1000 : 40;
+    for (int64_t k = 0; k < len; ++k) cols.push_back(static_cast<int32_t>((i + k * 13) % columns));
+    std::sort(cols.end() - len, cols.end());
+    offs.push_back(static_cast<int64_t>(cols.size()));
+  }
+  std::vector<double> vals(cols.size(), 0.5);
+  spl_csr m{rows, columns, static_cast<int64_t>(cols.size()), offs.data(), cols.data(), vals.data()};
+  Csr32 c = narrow(m);
+  spl_spmv_kernels_f32 k32 = kernelsF32();
+  spl_plan *p = nullptr;
+  ASSERT_EQ(spl_spmv_plan_f32(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals32.data(), 1000000, &k32, &p), SPL_OK);
+  const std::string why = spl_plan_explain(p);
+  EXPECT_NE(why.find("which rows this long do not repay), not converted"), std::string::npos) << why;
+  EXPECT_EQ(why.find("SELL-C-sigma (C ="), std::string::npos) << why;  // never filled
+  spl_plan_free(p);
+  planAndCheck("a long row in 1024", m, 1000000);
+}
+
 // One long row in every wide window among rows of 2: either window pads the long row's slice to
 // its length, about 8 slots an entry, so SELL-C-sigma is sized and not filled.
 TEST(PlanChoice, SellPaddingPastTheLimitIsNotFilled) {
