@@ -23,8 +23,8 @@
  *      conversion (kDiaConversionSpmvs, kBcsrConversionSpmvs, kConversionSpmvs CSR calls expected; SELL measured
  *      3.6-10 over the suite since its counting sort, 2026-11-28) and planning has time left
  *      for it. SELL-C-sigma is sized first and not filled when it would pad past kMaxSellFill
- *      (kMaxLongRowsSellFill where only kRegularGain is expected)
- *      slots an entry, whatever the time, its fill then estimated at kSellSpmvsPerFill CSR calls
+ *      slots an entry (kMaxLongRowsSellFill where only kRegularGain is expected), whatever the
+ *      time, its fill then estimated at kSellSpmvsPerFill CSR calls
  *      a slot an entry. A conversion that left less than two calls of budget is dropped untimed.
  *      After an untimed call of each kernel as the budget allows (the conversion leaves its copy
  *      in cache; a converted kernel's first calls run slow), the converted kernel and CSR are
