@@ -597,21 +597,36 @@ TEST(PlanChoice, LongSteadyRowsKeepCsrWithoutConverting) {
   spl_csr_free(&m);
 }
 
+/// A CSR matrix of `rows` x `columns` built from each row's length and each entry's column
+/// (sorted within the row), every value `value`; the arrays live as long as it does.
+struct BuiltCsr {
+  std::vector<int64_t> offs{0};
+  std::vector<int32_t> cols;
+  std::vector<double> vals;
+  spl_csr m{};
+};
+
+template <typename Length, typename Column>
+void buildCsr(BuiltCsr &b, int64_t rows, int64_t columns, double value, const Length &length, const Column &column) {
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t len = length(i);
+    for (int64_t k = 0; k < len; ++k) b.cols.push_back(static_cast<int32_t>(column(i, k)));
+    std::sort(b.cols.end() - len, b.cols.end());
+    b.offs.push_back(static_cast<int64_t>(b.cols.size()));
+  }
+  b.vals.assign(b.cols.size(), value);
+  b.m = spl_csr{rows, columns, static_cast<int64_t>(b.cols.size()), b.offs.data(), b.cols.data(), b.vals.data()};
+}
+
 // Rows of 40 to 60 entries whose length changes from row to row: in f64 SELL-C-sigma is not tried
 // (CSR's row loop runs such rows with two partial sums or as vectors, and 8 lanes gained nothing
 // on the suite's), in f32 it is a candidate (16 lanes: rma10 1.67x CSR).
 TEST(PlanChoice, LongRowsTrySellInF32Only) {
-  const int64_t rows = 8192, columns = 8192;
-  std::vector<int64_t> offs{0};
-  std::vector<int32_t> cols;
-  for (int64_t i = 0; i < rows; ++i) {
-    const int64_t len = 40 + (i * 7919) % 21;  // distinct columns spread over the row (no dense blocks for BCSR)
-    for (int64_t k = 0; k < len; ++k) cols.push_back(static_cast<int32_t>((i * 131 + k * 977) % columns));
-    std::sort(cols.end() - len, cols.end());
-    offs.push_back(static_cast<int64_t>(cols.size()));
-  }
-  std::vector<double> vals(cols.size(), 0.25);
-  spl_csr m{rows, columns, static_cast<int64_t>(cols.size()), offs.data(), cols.data(), vals.data()};
+  BuiltCsr b;
+  // Distinct columns spread over the row (no dense blocks for BCSR).
+  buildCsr(b, 8192, 8192, 0.25, [](int64_t i) { return 40 + (i * 7919) % 21; },
+           [](int64_t i, int64_t k) { return (i * 131 + k * 977) % 8192; });
+  const spl_csr &m = b.m;
   const std::string why = explainCsrPlan(m);
   EXPECT_NE(why.find("SELL-C-sigma not tried: 100% of rows hold 32 entries or more, in f64"), std::string::npos) << why;
   Csr32 c = narrow(m);
@@ -629,17 +644,10 @@ TEST(PlanChoice, LongRowsTrySellInF32Only) {
 // SELL-C-sigma): its slice pads to about 1.34 slots an entry, which rows this long, expected to
 // gain only 1.05x, do not repay: sized and not filled.
 TEST(PlanChoice, LongRowsDoNotFillAPaddedSell) {
-  const int64_t rows = 16384, columns = 16384;
-  std::vector<int64_t> offs{0};
-  std::vector<int32_t> cols;
-  for (int64_t i = 0; i < rows; ++i) {
-    const int64_t len = i % 1024 == 0 ? 1000 : 40;
-    for (int64_t k = 0; k < len; ++k) cols.push_back(static_cast<int32_t>((i + k * 13) % columns));
-    std::sort(cols.end() - len, cols.end());
-    offs.push_back(static_cast<int64_t>(cols.size()));
-  }
-  std::vector<double> vals(cols.size(), 0.5);
-  spl_csr m{rows, columns, static_cast<int64_t>(cols.size()), offs.data(), cols.data(), vals.data()};
+  BuiltCsr b;
+  buildCsr(b, 16384, 16384, 0.5, [](int64_t i) { return i % 1024 == 0 ? 1000 : 40; },
+           [](int64_t i, int64_t k) { return (i + k * 13) % 16384; });
+  const spl_csr &m = b.m;
   Csr32 c = narrow(m);
   spl_spmv_kernels_f32 k32 = kernelsF32();
   spl_plan *p = nullptr;
@@ -654,16 +662,11 @@ TEST(PlanChoice, LongRowsDoNotFillAPaddedSell) {
 // One long row in every wide window among rows of 2: either window pads the long row's slice to
 // its length, about 8 slots an entry, so SELL-C-sigma is sized and not filled.
 TEST(PlanChoice, SellPaddingPastTheLimitIsNotFilled) {
-  const int64_t rows = 16384, columns = 100000;
-  std::vector<int64_t> offs{0};
-  std::vector<int32_t> cols;
-  for (int64_t i = 0; i < rows; ++i) {
-    const int64_t len = i % 512 == 0 ? columns : 2;
-    for (int64_t k = 0; k < len; ++k) cols.push_back(static_cast<int32_t>(len == 2 ? (i + k) % columns : k));
-    offs.push_back(static_cast<int64_t>(cols.size()));
-  }
-  std::vector<double> vals(cols.size(), 0.5);
-  spl_csr m{rows, columns, static_cast<int64_t>(cols.size()), offs.data(), cols.data(), vals.data()};
+  const int64_t columns = 100000;
+  BuiltCsr b;
+  buildCsr(b, 16384, columns, 0.5, [&](int64_t i) { return i % 512 == 0 ? columns : 2; },
+           [&](int64_t i, int64_t k) { return i % 512 == 0 ? k : (i + k) % columns; });
+  const spl_csr &m = b.m;
   const std::string why = explainCsrPlan(m);
   EXPECT_NE(why.find("SELL-C-sigma would store 7."), std::string::npos) << why;
   EXPECT_NE(why.find("slots an entry (over 2.5), not converted"), std::string::npos) << why;
