@@ -40,9 +40,19 @@ param
 paramSort : kind | dataType ;
 
 exportDecl
-  : 'export' ID ('(' exportArg (',' exportArg)* ')')? 'as' ID ('for' ID (',' ID)*)? ';' ;
+  : 'export' ID ('(' exportArg (',' exportArg)* ')')? 'as' ID ('for' ID (',' ID)*)? exportWith? ';' ;
 
 exportArg : ID '=' typeArg ;
+
+// `with x: inc(incx), A: colmajor(lda), result in y`: how the caller stores array parameters
+// and where the result goes. `with` and `result` are words only here (AstBuilder checks them),
+// so programs that name a parameter `with` or `result` keep compiling.
+exportWith : ID exportStorage (',' exportStorage)* ;
+
+exportStorage
+  : ID ':' ID '(' ID ')'                         # storageView
+  | ID 'in' (ID | '(' ID (',' ID)* ')')          # storageResultIn
+  ;
 
 tunableDecl
   : 'tunable' ID ':' 'nat' '=' natExpr ('in' tunableRange)? ';' ;

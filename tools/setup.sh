@@ -7,8 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# libblas-test: netlib's BLAS test programs (xblat1s/d ...), which the `blas` tests run on
+# libsplblas (skipped without them).
 packages=(cmake ninja-build g++ lld llvm-22 llvm-22-dev antlr4 libantlr4-runtime-dev libisl-dev
-          libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev python3 pkg-config)
+          libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev python3 pkg-config libblas-test)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

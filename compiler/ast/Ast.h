@@ -88,8 +88,13 @@ struct TypeSyn {
 // ---- Expressions ------------------------------------------------------------------------------
 
 enum class BinOp { Add, Sub, Mul, Div, Mod, Eq, Ne, Lt, Le, Gt, Ge, And, Or };
-enum class UnOp { Neg, Not };
+/// Unary operators: `-x`, `!x`, and the math functions written as calls, `sqrt(x)` (f32, f64)
+/// and `abs(x)` (any number).
+enum class UnOp { Neg, Not, Sqrt, Abs };
 const char *binOpToken(BinOp op);
+/// "-", "!", "sqrt", "abs"; the first two are prefixes, the others are printed as calls.
+const char *unOpToken(UnOp op);
+inline bool isPrefixOp(UnOp op) { return op == UnOp::Neg || op == UnOp::Not; }
 
 enum class ExprOp {
   IntLit,    // ival (text keeps the digits)
@@ -194,6 +199,17 @@ struct ExportTarget {
   SourceLoc loc;
 };
 
+/// `x: inc(incx)` in an export's `with`: array parameter `param` is stored as `view` says
+/// (inc, colmajor, rowmajor), with a run-time stride passed as the C parameter `stride`.
+struct ExportView {
+  std::string param;
+  SourceLoc loc;
+  std::string view;
+  SourceLoc viewLoc;
+  std::string stride;
+  SourceLoc strideLoc;
+};
+
 struct ExportDecl {
   std::string def;
   SourceLoc loc;
@@ -201,6 +217,11 @@ struct ExportDecl {
   std::string cname;
   SourceLoc cnameLoc;
   std::vector<ExportTarget> targets;  // empty: none named (defaults to cpu)
+  std::vector<ExportView> views;      // `with x: inc(incx), ...`
+  /// `with result in y` / `result in (x, y)`: the array parameters the result's parts are
+  /// written into, in place (empty: the result has output pointers of its own).
+  std::vector<ExportTarget> resultIn;
+  SourceLoc resultInLoc;
 };
 
 struct TunableDecl {

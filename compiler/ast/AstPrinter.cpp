@@ -54,6 +54,16 @@ GpuRowKnobs GpuRowKnobs::common(const GpuRowKnobs &o) const {
   return k;
 }
 
+const char *unOpToken(UnOp op) {
+  switch (op) {
+    case UnOp::Neg: return "-";
+    case UnOp::Not: return "!";
+    case UnOp::Sqrt: return "sqrt";
+    case UnOp::Abs: return "abs";
+  }
+  return "?";
+}
+
 const char *binOpToken(BinOp op) {
   switch (op) {
     case BinOp::Add: return "+";
@@ -283,6 +293,14 @@ std::string printModule(const Module &m) {
         }
         out(" as {} for", d.cname);
         for (size_t i = 0; i < d.targets.size(); ++i) out("{}{}", i ? ", " : " ", d.targets[i].name);
+        std::vector<std::string> with;
+        for (const auto &v : d.views) with.push_back(fmt::format("{}: {}({})", v.param, v.view, v.stride));
+        if (!d.resultIn.empty()) {
+          std::vector<std::string> names;
+          for (const auto &r : d.resultIn) names.push_back(r.name);
+          with.push_back(fmt::format(names.size() == 1 ? "result in {}" : "result in ({})", fmt::join(names, ", ")));
+        }
+        if (!with.empty()) out(" with {}", fmt::join(with, ", "));
         out("  @{}\n", locStr(d.loc));
         break;
       }

@@ -465,6 +465,23 @@ tir::ExprP Checker::checkApp(const ast::Expr &e, const TypeP &expected) {
         if (!ok) fail(flat[0].loc, "cannot convert " + describe(xt) + " to " + name);
         return node(tir::ExprKind::Convert, head->loc, types::scalar(*s), {x});
       }
+      if (name == "sqrt" || name == "abs") {
+        // Math functions of one number: sqrt of a float (a data type variable is checked when
+        // the export fixes it), abs of any number.
+        if (flat.size() != 1) fail(head->loc, name + " takes one argument");
+        tir::ExprP x = checkArg(flat[0], expected && isNumeric(expected) ? expected : nullptr);
+        if (resolve(x->type)->kind == TypeKind::Idx) x = node(tir::ExprKind::Convert, x->loc, types::scalar(ScalarKind::I64), {x});
+        if (!isNumeric(x->type)) fail(flat[0].loc, name + " needs a number, found `" + types::str(zonk(x->type)) + "`");
+        TypeP xt = resolve(x->type);
+        if (name == "sqrt" && xt->kind == TypeKind::Meta && xt->numeric == Type::IntLiteral)
+          unify(xt, types::scalar(ScalarKind::F32));
+        xt = resolve(x->type);
+        if (name == "sqrt" && xt->kind == TypeKind::Scalar && !isFloat(xt->scalar))
+          fail(flat[0].loc, "sqrt needs a float (f32 or f64), found `" + types::str(xt) + "`");
+        auto r = std::const_pointer_cast<tir::Expr>(node(tir::ExprKind::Unary, head->loc, x->type, {x}));
+        r->unop = name == "sqrt" ? ast::UnOp::Sqrt : ast::UnOp::Abs;
+        return r;
+      }
       if (name == "min" || name == "max") {
         std::vector<tir::ExprP> xs;
         if (flat.size() == 2) {

@@ -1417,6 +1417,7 @@ std::optional<tir::Program> Checker::run(const ast::Module &main) {
         if (p.sort == tir::DefParam::Data && !given.count(p.name))
           fail(e.loc, "the export of '" + e.def + "' must fix its data parameter '" + p.name + "', e.g. export " +
                           e.def + "(" + p.name + " = f32) as " + e.cname);
+      checkExportStorage(e, *def, ex);
       prog.exports.push_back(std::move(ex));
     } catch (const DefFailed &) {
     } catch (const CompileError &err) {

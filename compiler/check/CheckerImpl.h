@@ -79,6 +79,9 @@ class Checker {
   tir::DefP lookupDef(const std::string &name, SourceLoc loc, ModuleEnv **owner = nullptr);
   const ast::TypeDecl *lookupAlias(const std::string &name, SourceLoc loc, ModuleEnv **owner);
   bool hasDef(const std::string &name);
+  /// An export's `with`: the views of its array parameters and where its result goes
+  /// (CheckStorage.cpp), into ex.views and ex.resultInto.
+  void checkExportStorage(const ast::ExportDecl &e, const tir::Def &def, tir::Export &ex);
 
   // ---- scopes ----
   void push() { scopes_.emplace_back(); }

@@ -2,10 +2,12 @@
 /// printer of concrete index notation (`--emit=cin`).
 #include "cin/Cin.h"
 #include "cin/LevelFormat.h"
+#include "cin/Layout.h"
 
 #include <fmt/ranges.h>
 
 #include "cin/Visitor.h"
+#include "support/Error.h"
 #include "support/Format.h"
 #include "support/IrWalk.h"
 
@@ -24,6 +26,15 @@ std::shared_ptr<Stmt> mks(StmtKind k) {
   return s;
 }
 }  // namespace
+
+Nat elementOffset(const Tensor &t, const std::vector<Nat> &indices, const std::vector<int> &leaf, const SumFn &sum) {
+  if (t.strides.empty()) return leafOffset(t.type, indices, leaf, sum);
+  internal_assert(indices.size() == t.strides.size()) << "an access to view " << t.name << " with " << indices.size()
+                                                      << " indices for " << t.strides.size() << " strides";
+  Nat off(0);
+  for (size_t k = 0; k < indices.size(); ++k) off = off + indices[k] * t.strides[k];
+  return off;
+}
 
 Scalar scalarOf(const TypeP &t) {
   if (t->kind == TypeKind::Idx) return Scalar::I64;
@@ -296,8 +307,9 @@ class ExprPrinter : public Visitor {
     out_("{}[{}]{}", e.tensor->name, fmt::join(indices, ", "), leafStr(e.leaf));
   }
   void visitUnary(const Expr &e) override {
-    out_("{}", e.unop == ast::UnOp::Neg ? "-" : "!");
+    out_("{}{}", ast::unOpToken(e.unop), ast::isPrefixOp(e.unop) ? "" : "(");
     visit(e.args[0]);
+    if (!ast::isPrefixOp(e.unop)) out_(")");
   }
   void visitBinary(const Expr &e) override {
     out_("(");

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "ast/Ast.h"
+#include "cin/Layout.h"
 #include "support/Source.h"
 #include "tir/Abi.h"
 #include "tir/Tir.h"
@@ -42,7 +43,20 @@ struct Tensor {
   Nat count;
   /// For Temp: the allocation size in leaf elements (of each leaf buffer) — set by Flatten.
   bool isIndexArray = false;  // elements are idx[_] / nats entries (the index type)
+  /// An input the caller stores with a view (`with x: inc(incx)`, tir::Export::View): element
+  /// (i0, i1, ...) is at base + i0*strides[0] + i1*strides[1] + ... of its buffer, where the
+  /// strides are the view's run-time parameters (Value atoms of their locals) and `baseLocal`
+  /// a local set at the kernel's entry (a negative increment starts from the far end). Empty:
+  /// the type's own layout (cin/Layout.h).
+  std::vector<Nat> strides;
+  int64_t baseLocal = 0;
+  /// The result is written into this input (`with result in x`, cin/InPlace.h).
+  bool updated = false;
 };
+
+/// The offset of t[indices].leaf in its leaf's buffer, in elements: by the view's strides
+/// (without its base, a local added where the offset is used) or by the type's layout.
+Nat elementOffset(const Tensor &t, const std::vector<Nat> &indices, const std::vector<int> &leaf, const SumFn &sum = {});
 using TensorP = std::shared_ptr<const Tensor>;
 
 /// Scalar types in CIN: the language's scalars; idx values are i64 in expressions and stored
@@ -234,6 +248,10 @@ struct Kernel {
   /// A kernel the object needs but does not export (a plan's candidates): internal linkage, no
   /// prototype in the header.
   bool internal = false;
+  /// `with result in x`: the result tensor (no parameter of its own) and, per leaf of it, the
+  /// input it is written into; cin/InPlace.h rewrites the body so that it writes there.
+  TensorP resultTensor;
+  std::vector<std::pair<std::vector<int>, TensorP>> resultInto;
 };
 
 /// The walks of CIN (support/IrWalk.h, shared with the loop IR): does `pred` hold for `s` (or

@@ -116,8 +116,16 @@ Kernel Lowerer::run() {
           v = pair;
         } else if (t->kind == TypeKind::Array) {
           auto tt = makeTensor(Tensor::Input, dp.value->id, dp.name, t);
+          tt->updated = ex_.updatesInPlace(static_cast<int>(di));
+          for (size_t k : mine) {
+            if (abi_.params[k].role != tir::AbiParam::Stride) {
+              params[k].tensor = tt;
+              continue;
+            }
+            params[k].natVar = freshNatVar(abi_.params[k].name).id;
+            applyView(*ex_.viewOf(static_cast<int>(di)), *tt, params[k].natVar);
+          }
           kernel_.tensors.push_back(tt);
-          for (size_t k : mine) params[k].tensor = tt;
           v = tensorView(tt, t, {}, {});
         } else {
           // Scalars and tuples of scalars arrive by value: one local per component.
@@ -220,10 +228,58 @@ Kernel Lowerer::run() {
   auto out = makeTensor(Tensor::Output, freshNatVar("out").id, "out", dataType);
   kernel_.tensors.push_back(out);
   for (size_t k = firstData; k < outs.size(); ++k) params[outs[k]].tensor = out;
+  if (!ex_.resultInto.empty()) intoInputs(out);
   write(rt->kind == TypeKind::DepPair ? result->second : result, out, {}, {});
   kernel_.params = params;
   kernel_.body = popBlock();
   return kernel_;
+}
+
+void Lowerer::applyView(const tir::Export::View &view, Tensor &t, int64_t strideLocal) {
+  Nat stride = Nat::value(NatVarId{strideLocal, view.stride});
+  switch (view.kind) {
+    case tir::Export::View::Increment: t.strides = {stride}; break;
+    case tir::Export::View::ColMajor: t.strides = {Nat(1), stride}; break;
+    case tir::Export::View::RowMajor: t.strides = {stride, Nat(1)}; break;
+  }
+  // A vector's base: 0, except for a negative increment, which walks the vector from its far
+  // end (element i at (n - 1 - i) * -inc, the Fortran BLAS convention).
+  ExprP strideValue = local(strideLocal, Scalar::I64);
+  if (view.kind == tir::Export::View::Increment) {
+    int64_t base = freshNatVar(t.name + "_base").id;
+    t.baseLocal = base;
+    ExprP fromEnd = binary(ast::BinOp::Mul, natExpr(Nat(1) - t.type->len), strideValue, Scalar::I64);
+    emit(declLocal(base, t.name + "_base", Scalar::I64,
+                   select(binary(ast::BinOp::Lt, strideValue, constInt(0), Scalar::Bool), fromEnd, constInt(0), Scalar::I64)));
+  }
+  // A matrix written in place must not have overlapping elements: a leading dimension below
+  // its other dimension would put some on others, where iterations that run at once would race.
+  // (A vector's increment of 0 is the reference BLAS's: every iteration on one element, in order;
+  // cin/InPlace runs that case serially. Read-only views are the caller's to get right, as the
+  // buffers' lengths are.)
+  if (t.updated && view.kind != tir::Export::View::Increment) {
+    bool col = view.kind == tir::Export::View::ColMajor;
+    Nat least = col ? t.type->len : t.type->elems[0]->len;
+    Nat extent = col ? t.type->elems[0]->len : t.type->len;  // more than one in the strided dimension
+    ExprP tooSmall = binary(ast::BinOp::Lt, strideValue, natExpr(Nat::max(least, Nat(1))), Scalar::Bool);
+    ExprP matters = binary(ast::BinOp::Lt, constInt(1), natExpr(extent), Scalar::Bool);
+    emit(ifThen(binary(ast::BinOp::And, matters, tooSmall, Scalar::Bool), failWith(1, view.loc)));
+  }
+}
+
+void Lowerer::intoInputs(const TensorP &out) {
+  std::vector<Leaf> leaves = leavesOf(out->type);
+  internal_assert(leaves.size() == ex_.resultInto.size())
+      << "the result has " << leaves.size() << " leaves for " << ex_.resultInto.size() << " parameters in 'result in'";
+  kernel_.resultTensor = out;
+  for (size_t k = 0; k < leaves.size(); ++k) {
+    int64_t id = ex_.def->params[static_cast<size_t>(ex_.resultInto[k])].value->id;
+    TensorP input;
+    for (const TensorP &t : kernel_.tensors)
+      if (t->id == id) input = t;
+    internal_assert(input) << "no tensor for the parameter the result goes into";
+    kernel_.resultInto.emplace_back(leaves[k].path, input);
+  }
 }
 
 std::vector<KernelParam> Lowerer::sizeFunctionParams(const std::vector<KernelParam> &params, const TensorP &sizes) const {
@@ -265,7 +321,12 @@ Kernel Lowerer::lowerEinsumBody(const tir::Expr &body, const Env &env, const Typ
     for (size_t k = firstData; k < outs.size(); ++k) params[outs[k]].tensor = out;
     return out;
   };
-  einsumIntoOutputs(body, env, rt, makeData, outNats, sizes);
+  auto makeOutput = [&](const TypeP &dataType) -> TensorP {
+    TensorP out = makeData(dataType);
+    if (!ex_.resultInto.empty()) intoInputs(out);
+    return out;
+  };
+  einsumIntoOutputs(body, env, rt, makeOutput, outNats, sizes);
   if (opts_.sizeFunction) {
     kernel_.params = sizeFunctionParams(params, sizes);
   } else {

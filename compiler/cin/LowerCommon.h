@@ -89,6 +89,12 @@ class Lowerer {
   Kernel lowerEinsumBody(const tir::Expr &body, const Env &env, const TypeP &rt, std::vector<KernelParam> &params,
                          const std::vector<size_t> &outs);
 
+  /// A view's strides and base on its input (`with x: inc(incx)`), the base set and the
+  /// stride checked (an in-place array needs distinct elements) at the kernel's entry.
+  void applyView(const tir::Export::View &view, Tensor &t, int64_t strideLocal);
+  /// `with result in x`: the result tensor `out` and the inputs its leaves go into, for
+  /// cin/InPlace to rewrite.
+  void intoInputs(const TensorP &out);
   /// NAME_size's parameters: the inputs of `params`, then `int64_t *sizes` bound to `sizes`.
   std::vector<KernelParam> sizeFunctionParams(const std::vector<KernelParam> &params, const TensorP &sizes) const;
   /// An exported def whose body is `inspect(A)`: the PLDI'15 inspector (LowerInspect.cpp).

@@ -422,6 +422,9 @@ ValP Lowerer::eval(const tir::ExprP &ep, const Env &env) {
     }
     case K::Unary: {
       ValP a = eval(e.args[0], env);
+      if (e.unop == ast::UnOp::Sqrt && !isFloat(a->scalar->type))
+        throw CompileError(e.loc, std::string("sqrt needs a float (f32 or f64), found ") + scalarName(a->scalar->type) +
+                                      " (the export's type argument)");
       return scalarVal(unary(e.unop, a->scalar, a->scalar->type));
     }
     case K::Binary: {

@@ -74,7 +74,7 @@ namespace {
 /// The change of an access's offset when `var` advances by one (a constant, or symbolic like
 /// n for a column walk of a row-major matrix).
 Nat strideOf(const Expr &a, int64_t var) {
-  Nat off = leafOffset(a.tensor->type, a.indices, a.leaf);
+  Nat off = elementOffset(*a.tensor, a.indices, a.leaf);
   NatSubst s;
   s.vars.emplace(var, Nat::var(NatVarId{var, ""}) + Nat(1));
   return substitute(off, s) - off;

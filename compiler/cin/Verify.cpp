@@ -208,7 +208,7 @@ class Verifier : public Visitor {
     if (!s.lhs || s.lhs->kind != ExprKind::Access) return fail("an assignment to something that is not an access");
     access(s.lhs->tensor, s.lhs->indices, s.lhs->leaf, "a write");
     if (failed()) return;
-    if (s.lhs->tensor->kind == Tensor::Input || s.lhs->tensor->kind == Tensor::NatsInput)
+    if ((s.lhs->tensor->kind == Tensor::Input && !s.lhs->tensor->updated) || s.lhs->tensor->kind == Tensor::NatsInput)
       return fail("a write to the input " + s.lhs->tensor->name);
     expr(s.value);
   }

@@ -224,8 +224,16 @@ void LoopCodeGen::visitLoad(const Expr &e) {
 
 void LoopCodeGen::visitUnary(const Expr &e) {
   llvm::Value *a = expr(e.args[0]);
-  if (e.unop == ast::UnOp::Not) return produce(b_.CreateNot(a));
-  return produce(isFloatTy(e.type) ? b_.CreateFNeg(a) : b_.CreateNeg(a));
+  switch (e.unop) {
+    case ast::UnOp::Not: return produce(b_.CreateNot(a));
+    case ast::UnOp::Neg: return produce(isFloatTy(e.type) ? b_.CreateFNeg(a) : b_.CreateNeg(a));
+    case ast::UnOp::Sqrt: return produce(b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a));
+    case ast::UnOp::Abs:
+      if (isFloatTy(e.type)) return produce(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a));
+      // abs of the most negative integer is itself (not poison): as C's two's complement wraps.
+      return produce(b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, a, b_.getFalse()));
+  }
+  return produce(a);
 }
 
 void LoopCodeGen::visitBinary(const Expr &e) { return produce(binary(e)); }

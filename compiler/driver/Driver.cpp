@@ -16,6 +16,7 @@
 #include "support/Format.h"
 #include "support/Version.h"
 #include "check/Checker.h"
+#include "cin/InPlace.h"
 #include "cin/Lower.h"
 #include "cin/Schedule.h"
 #include "cin/Verify.h"
@@ -172,6 +173,8 @@ bool lowerAndSchedule(const tir::Program &program, const tir::Export &ex, const 
     for (const tir::Schedule &sch : program.schedules)
       if (cin::scheduleApplies(sch, ex, cuda) && !poly::applyUserSchedule(k, sch, diags, afterCommand)) ok = false;
   k.body = cuda ? cin::defaultGpuSchedule(k.body) : cin::defaultCpuSchedule(k.body);
+  // `with result in x`: the kernel as scheduled writes its inputs instead of its result.
+  cin::writeResultInPlace(k);
   // The end of the CIN stage: what poly and the loop IR get.
   if (ok) cin::verifyAfter(k, "the schedules");
   out = std::move(k);

@@ -65,7 +65,7 @@ class Flattener : public cin::Visitor {
   void bindParam(const cin::KernelParam &p, int index, std::vector<StmtP> &entry) {
     using R = tir::AbiParam;
     const tir::AbiParam &a = p.abi;
-    if (a.role == R::Nat || a.role == R::Count || a.role == R::Scalar) {
+    if (a.role == R::Nat || a.role == R::Count || a.role == R::Scalar || a.role == R::Stride) {
       bool nat = a.role != R::Scalar;
       Ty cty = nat ? Ty::I64 : a.isIndex ? indexTy() : tyOf(a.elem);
       Ty want = nat ? Ty::I64 : a.isIndex ? Ty::I64 : tyOf(a.elem);
@@ -90,7 +90,8 @@ class Flattener : public cin::Visitor {
     b.name = a.name;
     b.isParam = true;
     b.paramIndex = index;
-    b.isOutput = a.role == R::OutNat || a.role == R::OutNats || a.role == R::OutBuffer || a.role == R::OutPacked;
+    b.isOutput = a.role == R::OutNat || a.role == R::OutNats || a.role == R::OutBuffer || a.role == R::OutPacked ||
+                 a.updated;
     if (a.role == R::Packed || a.role == R::OutPacked) {
       for (size_t f = 0; f < a.packedFields.size(); ++f) b.fields.push_back(a.packedFieldIsIndex[f] ? indexTy() : tyOf(a.packedFields[f]));
     } else if (a.role == R::Nats || a.role == R::OutNats || a.isIndex) {
@@ -227,6 +228,15 @@ class Flattener : public cin::Visitor {
     return copy;
   }
 
+  /// Where t[indices].leaf is in its buffer: the type's layout, or a view's strides from its
+  /// base (cin::Tensor::strides).
+  ExprP offsetOf(const cin::Tensor &t, const std::vector<Nat> &indices, const std::vector<int> &leaf) {
+    ExprP off = lowerNat(cin::elementOffset(t, indices, leaf, sumFn()));
+    if (!t.baseLocal) return off;
+    int base = static_cast<int>(t.baseLocal);
+    return bin(BinOp::Add, cast(var(base, varTy_.at(base)), Ty::I64), off);
+  }
+
   ExprP lowerNatTo(const Nat &n, std::vector<StmtP> &pre) {
     std::swap(pre, pre_);
     ExprP e = lowerNat(n);
@@ -344,7 +354,7 @@ class Flattener : public cin::Visitor {
   void visitAccess(const cin::Expr &e) override {
     Ty t = tyOf(e.type);
     auto [buf, field] = bufferFor(e.tensor, e.leaf);
-    ExprP off = lowerNat(cin::leafOffset(e.tensor->type, e.indices, e.leaf, sumFn()));
+    ExprP off = offsetOf(*e.tensor, e.indices, e.leaf);
     Ty et = field >= 0 ? buf.fields[field] : buf.elem;
     return produce(cast(load(buf.id, off, et, field), t));
   }
@@ -474,7 +484,7 @@ class Flattener : public cin::Visitor {
   void visitAssign(const cin::Stmt &s) override {
     const cin::ExprP &lhs = s.lhs;
     auto [buf, field] = bufferFor(lhs->tensor, lhs->leaf);
-    ExprP off = lowerNat(cin::leafOffset(lhs->tensor->type, lhs->indices, lhs->leaf, sumFn()));
+    ExprP off = offsetOf(*lhs->tensor, lhs->indices, lhs->leaf);
     Ty et = field >= 0 ? buf.fields[field] : buf.elem;
     ExprP v = s.compound && !s.atomic  // lhs op= value: store lhs op value
                   ? lowerExpr(s.isMinMax ? cin::minmax(s.isMax, lhs, s.value, lhs->type)

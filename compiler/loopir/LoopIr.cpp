@@ -487,8 +487,9 @@ class ExprPrinter : public Visitor {
     if (e.field >= 0) out_(".f{}", e.field);
   }
   void visitUnary(const Expr &e) override {
-    out_("{}", e.unop == ast::UnOp::Neg ? "-" : "!");
+    out_("{}{}", ast::unOpToken(e.unop), ast::isPrefixOp(e.unop) ? "" : "(");
     visit(e.args[0]);
+    if (!ast::isPrefixOp(e.unop)) out_(")");
   }
   void visitBinary(const Expr &e) override {
     if (e.binop == BinOp::FloorDiv || e.binop == BinOp::ExactDiv) return call(binOpName(e.binop), e, "");

@@ -106,6 +106,7 @@ class Builder {
       ed.cnameLoc = loc(ids[1]);
       for (size_t i = 2; i < ids.size(); ++i) ed.targets.push_back(ExportTarget{ids[i]->getText(), loc(ids[i])});
       for (auto *a : c->exportArg()) ed.args.push_back(ExportArg{a->ID()->getText(), typeArg(a->typeArg()), loc(a)});
+      if (auto *w = c->exportWith()) exportWith(w, ed);
       m.order.emplace_back(DeclKind::Export, m.exports.size());
       m.exports.push_back(std::move(ed));
     } else if (auto *c = d->tunableDecl()) {
@@ -171,6 +172,32 @@ class Builder {
   }
 
   // ---- types ----
+  /// An export's `with` list; `with` and `result` are words only here.
+  void exportWith(P::ExportWithContext *w, ExportDecl &ed) {
+    if (w->ID()->getText() != "with") {
+      error(loc(w->ID()), "expected ';' or 'with' after the export's targets, found '" + w->ID()->getText() + "'");
+      return;
+    }
+    for (auto *st : w->exportStorage()) {
+      if (auto *v = dynamic_cast<P::StorageViewContext *>(st)) {
+        ed.views.push_back(ExportView{v->ID(0)->getText(), loc(v->ID(0)), v->ID(1)->getText(), loc(v->ID(1)),
+                                      v->ID(2)->getText(), loc(v->ID(2))});
+      } else if (auto *r = dynamic_cast<P::StorageResultInContext *>(st)) {
+        if (r->ID(0)->getText() != "result") {
+          error(loc(r->ID(0)), "expected 'result in PARAM' or 'PARAM: VIEW(STRIDE)' in an export's 'with', found '" +
+                                   r->ID(0)->getText() + " in'");
+          continue;
+        }
+        if (!ed.resultIn.empty()) {
+          error(loc(r->ID(0)), "the export says twice where its result goes ('result in' appears twice)");
+          continue;
+        }
+        ed.resultInLoc = loc(r->ID(0));
+        for (size_t i = 1; i < r->ID().size(); ++i) ed.resultIn.push_back(ExportTarget{r->ID(i)->getText(), loc(r->ID(i))});
+      }
+    }
+  }
+
   TypeArgSyn typeArg(P::TypeArgContext *a) {
     TypeArgSyn out;
     out.loc = loc(a);

@@ -181,8 +181,17 @@ struct Builder {
         p.elem = p.isIndex ? (indexBits == 64 ? ScalarKind::I64 : ScalarKind::I32) : leaf->scalar;
         std::string ct = p.isIndex ? indexType() : cScalarType(p.elem);
         p.role = output ? AbiParam::OutBuffer : AbiParam::Buffer;
-        p.ctype = output ? ct + " *" : "const " + ct + " *";
+        p.updated = !output && ex.updatesInPlace(defParam);
+        p.ctype = output || p.updated ? ct + " *" : "const " + ct + " *";
       }
+      abi.params.push_back(p);
+    }
+    if (const Export::View *v = output ? nullptr : ex.viewOf(defParam)) {
+      AbiParam p;
+      p.role = AbiParam::Stride;
+      p.name = v->stride;
+      p.ctype = "int64_t";
+      p.defParam = defParam;
       abi.params.push_back(p);
     }
     if (checked && !output && countReadsData(t)) addCounts(t, name, defParam, ls, names);
@@ -239,7 +248,7 @@ struct Builder {
     }
     TypeP r = inst(d.result);
     abi.hasSizeFunction = r->kind == TypeKind::DepPair;
-    addData(r, "out", -1, true, d.loc);
+    if (ex.resultInto.empty()) addData(r, "out", -1, true, d.loc);  // else written in place
     dedupeNames();
   }
 

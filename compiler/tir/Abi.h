@@ -9,6 +9,8 @@
 /// parameters add no C parameter. Under --checked, an array input whose element count depends
 /// on run-time data (a CSR row's values: offs@n - offs@0) is followed by `int64_t NAME_len`, the
 /// number of elements the caller's buffers hold, which the kernel checks before reading them.
+/// An export's `with` adds a view's stride (`int64_t incx`) after its array's pointer, and
+/// `result in y` drops the output pointers: y's pointer is no longer const.
 #pragma once
 
 #include <string>
@@ -32,6 +34,7 @@ struct AbiParam {
     OutPacked,  // NAME_out_t *
     Count,      // int64_t (--checked): the element count of the buffers of a data-dependent
                 // array input: all its buffers (empty path) or the one leaf at `path`
+    Stride,     // int64_t: the stride of a view (`with x: inc(incx)`), after its array's pointer
   } role;
   std::string name;      // C parameter name
   std::string ctype;     // C type text, e.g. "const float *"
@@ -39,6 +42,7 @@ struct AbiParam {
   std::vector<int> path; // tuple components from the parameter's type to this leaf
   ScalarKind elem = ScalarKind::F32;  // element type (Scalar/Buffer/Out*)
   bool isIndex = false;  // elements are idx[_] (use the index type)
+  bool updated = false;  // Buffer: the result is written into it in place (`with result in x`)
   std::vector<ScalarKind> packedFields;  // Packed: struct fields in order
   std::vector<bool> packedFieldIsIndex;
   std::string packedTypeName;            // Packed: the typedef name

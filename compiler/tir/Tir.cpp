@@ -153,8 +153,9 @@ void print(TextOut &out, const ExprP &e, int indent) {
       print(out, e->args[1], indent);
       return;
     case ExprKind::Unary:
-      out("{}", e->unop == ast::UnOp::Neg ? "-" : "!");
+      out("{}{}", ast::unOpToken(e->unop), ast::isPrefixOp(e->unop) ? "" : "(");
       print(out, e->args[0], indent);
+      if (!ast::isPrefixOp(e->unop)) out(")");
       return;
     case ExprKind::Binary:
       out("(");

@@ -10,6 +10,7 @@
 /// inlines them.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -201,6 +202,31 @@ struct Export {
   /// counts (a row of 4 sums kept in registers).
   std::map<int64_t, int64_t> natArgs;
   bool cpu = false, cuda = false;
+  /// How the caller stores an array parameter (`with x: inc(incx)`), where not contiguous and
+  /// row-major: Increment (a vector whose element i is at i*inc, or at (n-1-i)*|inc| when inc
+  /// is negative: the Fortran BLAS convention), ColMajor / RowMajor (a matrix n.m.T whose
+  /// element (i, j) is at i + j*ld / i*ld + j). The stride is an int64_t C parameter that
+  /// follows the parameter's pointer.
+  struct View {
+    enum Kind { Increment, ColMajor, RowMajor } kind;
+    int defParam = -1;
+    std::string stride;
+    SourceLoc loc;
+  };
+  std::vector<View> views;
+  /// `with result in y` / `result in (x, y)`: the def parameters (array values) that the
+  /// result's leaves are written into, in the order of the result's leaves; empty when the
+  /// result has output pointers of its own. Those parameters are updated in place through
+  /// their views and take a pointer that is not const.
+  std::vector<int> resultInto;
+  const View *viewOf(int defParam) const {
+    for (const View &v : views)
+      if (v.defParam == defParam) return &v;
+    return nullptr;
+  }
+  bool updatesInPlace(int defParam) const {
+    return std::find(resultInto.begin(), resultInto.end(), defParam) != resultInto.end();
+  }
 };
 
 struct Tunable {

@@ -60,7 +60,18 @@ std::string printTypes(const Program &p, const SourceManager &, int indexBits, b
   for (const tir::Export &e : p.exports) {
     out("export {}", e.def->name);
     if (!e.typeArgs.empty() || !e.natArgs.empty()) out("({})", typeArguments(e));
-    out(" as {} for{}{}\n", e.cname, e.cpu ? " cpu" : "", e.cuda ? " cuda" : "");
+    out(" as {} for{}{}", e.cname, e.cpu ? " cpu" : "", e.cuda ? " cuda" : "");
+    std::vector<std::string> with;
+    static const char *const viewNames[] = {"inc", "colmajor", "rowmajor"};
+    for (const tir::Export::View &v : e.views)
+      with.push_back(fmt::format("{}: {}({})", e.def->params[static_cast<size_t>(v.defParam)].name, viewNames[v.kind], v.stride));
+    if (!e.resultInto.empty()) {
+      std::vector<std::string> names;
+      for (int q : e.resultInto) names.push_back(e.def->params[static_cast<size_t>(q)].name);
+      with.push_back(fmt::format(names.size() == 1 ? "result in {}" : "result in ({})", fmt::join(names, ", ")));
+    }
+    if (!with.empty()) out(" with {}", fmt::join(with, ", "));
+    out("\n");
     if (!e.def->tunables.empty()) out("  tunables {}\n", fmt::join(e.def->tunables, " "));
     try {
       tir::Abi abi = tir::computeAbi(e, indexBits, checked);

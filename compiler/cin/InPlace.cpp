@@ -1,0 +1,254 @@
+/// \file InPlace.cpp: a result written into its inputs (see InPlace.h).
+#include "cin/InPlace.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include "cin/Visitor.h"
+#include "support/Error.h"
+#include "support/Format.h"
+
+namespace spl::cin {
+namespace {
+
+bool isAccessTo(const Expr &e, const Tensor *t) { return e.kind == ExprKind::Access && e.tensor.get() == t; }
+
+/// Does `s` (its expressions, at any depth) read tensor t?
+bool readsTensor(const StmtP &s, const Tensor *t) {
+  // An input is never assigned, so its accesses in a statement are reads of its expressions.
+  return anyStmt(s, [&](const Stmt &x) {
+    auto reads = [&](const Expr &e) { return isAccessTo(e, t); };
+    return anyExpr(x.value, reads) || anyExpr(x.lhs, reads);
+  });
+}
+
+/// The statements a kernel runs one after another: its blocks and allocations opened.
+void units(const StmtP &s, std::vector<StmtP> &out) {
+  if (!s) return;
+  if (s->kind == StmtKind::Block || s->kind == StmtKind::Alloc) {
+    for (const StmtP &c : s->body) units(c, out);
+    return;
+  }
+  out.push_back(s);
+}
+
+/// One leaf of the result and the input it goes into, with what the proof found: the loop
+/// whose iterations each write one element (`owner`), that element's indices, and the local
+/// the input's element is read into.
+struct Pair {
+  std::vector<int> leaf;
+  TensorP input;
+  const Stmt *owner = nullptr;
+  std::vector<Nat> index;
+  int64_t local = 0;
+};
+
+class Prover {
+ public:
+  Prover(const Kernel &k, Pair &p) : k_(k), p_(p) {}
+
+  void run() {
+    std::vector<StmtP> seq;
+    units(k_.body, seq);
+    const Tensor *out = k_.resultTensor.get();
+    auto writesLeaf = [&](const Stmt &x) {
+      return x.kind == StmtKind::Assign && x.lhs->tensor.get() == out && x.lhs->leaf == p_.leaf;
+    };
+    size_t first = seq.size();
+    for (size_t u = 0; u < seq.size() && first == seq.size(); ++u)
+      if (anyStmt(seq[u], writesLeaf)) first = u;
+    if (first == seq.size()) refuse("the result is never written");
+    for (size_t u = first + 1; u < seq.size(); ++u)
+      if (readsTensor(seq[u], p_.input.get()))
+        refuse("'" + name() + "' is read after a loop that overwrote it");
+    // The writes of the leaf in the first nest that writes it, with the loops around each.
+    std::vector<const Stmt *> loops;
+    walk(seq[first], loops, writesLeaf);
+    if (!p_.owner) refuse("the result is not written one element per iteration");
+    // Every read of the input in that nest is of the element the iteration writes.
+    const Tensor *in = p_.input.get();
+    std::function<void(const StmtP &, bool)> reads = [&](const StmtP &s, bool inside) {
+      if (!s) return;
+      bool here = inside || s.get() == p_.owner;
+      auto check = [&](const ExprP &e) {
+        anyExpr(e, [&](const Expr &x) {
+          if (!isAccessTo(x, in)) return false;
+          if (!here) refuse("'" + name() + "' is read outside the loop that writes it");
+          if (x.indices != p_.index)
+            refuse(fmt::format("'{}' is read at [{}] where the iteration writes [{}]", name(), showIndex(x.indices),
+                               showIndex(p_.index)));
+          return false;
+        });
+      };
+      check(s->value);
+      for (const StmtP &c : s->body) reads(c, here);
+    };
+    reads(seq[first], false);
+  }
+
+ private:
+  std::string name() const { return p_.input->name; }
+
+  static std::string showIndex(const std::vector<Nat> &ix) {
+    std::vector<std::string> parts;
+    for (const Nat &n : ix) parts.push_back(n.str());
+    return fmt::format("{}", fmt::join(parts, ", "));
+  }
+
+  [[noreturn]] void refuse(const std::string &why) const {
+    throw CompileError(k_.loc, "cannot write the result into '" + name() + "' in place: " + why +
+                                   " (each element must be read before it is overwritten, one element per iteration; "
+                                   "export without 'result in' to get a separate output)");
+  }
+
+  /// Finds the writes below s; `loops` are the foralls around s, outermost first.
+  template <typename Pred>
+  void walk(const StmtP &s, std::vector<const Stmt *> &loops, const Pred &writes) {
+    if (!s) return;
+    if (writes(*s)) found(*s, loops);
+    bool loop = s->kind == StmtKind::Forall;
+    if (loop) loops.push_back(s.get());
+    for (const StmtP &c : s->body) walk(c, loops, writes);
+    if (loop) loops.pop_back();
+  }
+
+  void found(const Stmt &write, const std::vector<const Stmt *> &loops) {
+    const std::vector<Nat> &ix = write.lhs->indices;
+    if (p_.owner) {
+      if (ix != p_.index) refuse("the result is written at [" + showIndex(ix) + "] and at [" + showIndex(p_.index) + "]");
+      if (std::find(loops.begin(), loops.end(), p_.owner) == loops.end())
+        refuse("the result is written in two loops");
+      return;
+    }
+    // The indices are the variables of the outermost loops around the write, one each.
+    if (loops.size() < ix.size()) refuse("an element of the result is written outside its loop");
+    for (size_t d = 0; d < ix.size(); ++d) {
+      std::optional<NatVarId> v = ix[d].asVar();
+      bool isLoop = v && std::any_of(loops.begin(), loops.begin() + static_cast<std::ptrdiff_t>(ix.size()),
+                                     [&](const Stmt *l) { return l->var == v->id; });
+      if (!isLoop)
+        refuse("the result is written at [" + showIndex(ix) +
+               "], not at the variables of the loops around the write (a tiled or split loop?)");
+    }
+    for (size_t a = 0; a < ix.size(); ++a)
+      for (size_t b = a + 1; b < ix.size(); ++b)
+        if (ix[a] == ix[b]) refuse("the result is written at [" + showIndex(ix) + "], a loop variable twice");
+    if (ix.empty()) refuse("a scalar result cannot be written in place");
+    p_.owner = loops[ix.size() - 1];
+    p_.index = ix;
+  }
+
+  const Kernel &k_;
+  Pair &p_;
+};
+
+/// Writes the inputs instead of the result: reads each input's element once at the top of
+/// its owner loop's body (before the loop writes anything), reads of it below use that local,
+/// and accesses to a leaf of the result become accesses to its input.
+class Rewriter : public Mutator {
+ public:
+  Rewriter(const Kernel &k, std::vector<Pair> &pairs) : k_(k), pairs_(pairs) {}
+
+  StmtP mutateForall(const StmtP &s) override {
+    std::vector<const Pair *> mine;
+    for (const Pair &p : pairs_)
+      if (p.owner == s.get()) mine.push_back(&p);
+    if (mine.empty()) return mutateChildren(s);
+    for (const Pair *p : mine) active_.push_back(p);
+    StmtP body = mutateChildren(s);
+    for (size_t i = 0; i < mine.size(); ++i) active_.pop_back();
+    std::vector<StmtP> stmts;
+    for (const Pair *p : mine) {
+      TypeP elem = p->input->type;
+      while (elem->kind == TypeKind::Array) elem = elem->elems[0];
+      stmts.push_back(declLocal(p->local, p->input->name + "_elem", scalarOf(elem), access(p->input, p->index, {}, scalarOf(elem))));
+    }
+    for (const StmtP &c : body->body) stmts.push_back(c);
+    auto copy = std::make_shared<Stmt>(*body);
+    copy->body = {block(std::move(stmts))};
+    return copy;
+  }
+
+  ExprP mutateAccess(const ExprP &e) override {
+    ExprP m = mutateChildren(e);
+    for (const Pair *p : active_)
+      if (m->tensor == p->input) return local(p->local, m->type);
+    if (m->tensor == k_.resultTensor)
+      for (const Pair &p : pairs_)
+        if (m->leaf == p.leaf) return access(p.input, m->indices, {}, m->type);
+    return m;
+  }
+
+ private:
+  const Kernel &k_;
+  std::vector<Pair> &pairs_;
+  std::vector<const Pair *> active_;
+};
+
+/// Every loop of s run in order (a vector written in place with an increment of 0).
+StmtP serialized(const StmtP &s) {
+  struct Serial : Mutator {
+    StmtP mutateForall(const StmtP &f) override {
+      StmtP m = mutateChildren(f);
+      auto copy = std::make_shared<Stmt>(*m);
+      copy->forall = ForallKind::Serial;
+      copy->balanceBy = 0;
+      return copy;
+    }
+  } serial;
+  return serial.mutate(s);
+}
+
+/// A vector written in place with an increment of 0 has every element on one: the reference
+/// BLAS then runs its iterations in order on that element (axpy accumulates into it, copy
+/// leaves the last element there), and so does the kernel: the statements that write such a
+/// vector get a serial version, taken when its increment is 0.
+StmtP serialWhereStrideIsZero(const StmtP &body, const std::vector<Pair> &pairs) {
+  ExprP zero;
+  for (const Pair &p : pairs) {
+    if (p.input->strides.size() != 1) continue;  // a matrix: its leading dimension was checked
+    ExprP z = binary(ast::BinOp::Eq, natExpr(p.input->strides[0]), constInt(0), Scalar::Bool);
+    zero = zero ? binary(ast::BinOp::Or, zero, z, Scalar::Bool) : z;
+  }
+  if (!zero) return body;
+  auto writes = [&](const StmtP &s) {
+    return anyStmt(s, [&](const Stmt &x) {
+      return x.kind == StmtKind::Assign && std::any_of(pairs.begin(), pairs.end(), [&](const Pair &p) {
+               return x.lhs->tensor == p.input;
+             });
+    });
+  };
+  std::function<StmtP(const StmtP &)> version = [&](const StmtP &s) -> StmtP {
+    if (!s || !writes(s)) return s;
+    if (s->kind == StmtKind::Block || s->kind == StmtKind::Alloc) {
+      auto copy = std::make_shared<Stmt>(*s);
+      for (StmtP &c : copy->body) c = version(c);
+      return copy;
+    }
+    return ifThen(zero, serialized(s), s);
+  };
+  return version(body);
+}
+
+}  // namespace
+
+void writeResultInPlace(Kernel &k) {
+  if (k.resultInto.empty()) return;
+  std::vector<Pair> pairs;
+  for (const auto &[leaf, input] : k.resultInto) {
+    Pair p;
+    p.leaf = leaf;
+    p.input = input;
+    Prover(k, p).run();
+    p.local = freshNatVar(input->name + "_elem").id;
+    pairs.push_back(std::move(p));
+  }
+  Rewriter rw(k, pairs);
+  k.body = rw.mutate(k.body);
+  k.body = serialWhereStrideIsZero(k.body, pairs);
+  // The result tensor has no parameter and is no longer accessed.
+  k.tensors.erase(std::remove(k.tensors.begin(), k.tensors.end(), k.resultTensor), k.tensors.end());
+}
+
+}  // namespace spl::cin

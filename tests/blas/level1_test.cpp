@@ -1,0 +1,232 @@
+// libsplblas's level 1 through its Fortran entry points, against references written here in
+// double precision that follow the reference BLAS's loops (a negative increment walks from the
+// far end; an increment of 0 visits one element n times, in order). Seeded random vectors of
+// lengths 0 to 1000 with increments 1, 2, 3, -1, -3 and 0, in buffers with guard elements
+// between and after the strided ones, which must come back untouched.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <random>
+#include <vector>
+
+extern "C" {
+void saxpy_(const int *, const float *, const float *, const int *, float *, const int *);
+void daxpy_(const int *, const double *, const double *, const int *, double *, const int *);
+void scopy_(const int *, const float *, const int *, float *, const int *);
+void dcopy_(const int *, const double *, const int *, double *, const int *);
+void sswap_(const int *, float *, const int *, float *, const int *);
+void dswap_(const int *, double *, const int *, double *, const int *);
+void srot_(const int *, float *, const int *, float *, const int *, const float *, const float *);
+void drot_(const int *, double *, const int *, double *, const int *, const double *, const double *);
+void srotm_(const int *, float *, const int *, float *, const int *, const float *);
+void drotm_(const int *, double *, const int *, double *, const int *, const double *);
+void sscal_(const int *, const float *, float *, const int *);
+void dscal_(const int *, const double *, double *, const int *);
+float sdot_(const int *, const float *, const int *, const float *, const int *);
+double ddot_(const int *, const double *, const int *, const double *, const int *);
+double dsdot_(const int *, const float *, const int *, const float *, const int *);
+float sdsdot_(const int *, const float *, const float *, const int *, const float *, const int *);
+float snrm2_(const int *, const float *, const int *);
+double dnrm2_(const int *, const double *, const int *);
+float sasum_(const int *, const float *, const int *);
+double dasum_(const int *, const double *, const int *);
+int isamax_(const int *, const float *, const int *);
+int idamax_(const int *, const double *, const int *);
+void srotg_(float *, float *, float *, float *);
+void drotg_(double *, double *, double *, double *);
+}
+
+namespace {
+
+// The Fortran names of one precision.
+template <typename T> struct Blas;
+template <> struct Blas<float> {
+  static constexpr auto axpy = saxpy_;
+  static constexpr auto copy = scopy_;
+  static constexpr auto swap = sswap_;
+  static constexpr auto rot = srot_;
+  static constexpr auto rotm = srotm_;
+  static constexpr auto scal = sscal_;
+  static constexpr auto dot = sdot_;
+  static constexpr auto nrm2 = snrm2_;
+  static constexpr auto asum = sasum_;
+  static constexpr auto iamax = isamax_;
+  static constexpr auto rotg = srotg_;
+  static constexpr double tol = 2e-5;
+};
+template <> struct Blas<double> {
+  static constexpr auto axpy = daxpy_;
+  static constexpr auto copy = dcopy_;
+  static constexpr auto swap = dswap_;
+  static constexpr auto rot = drot_;
+  static constexpr auto rotm = drotm_;
+  static constexpr auto scal = dscal_;
+  static constexpr auto dot = ddot_;
+  static constexpr auto nrm2 = dnrm2_;
+  static constexpr auto asum = dasum_;
+  static constexpr auto iamax = idamax_;
+  static constexpr auto rotg = drotg_;
+  static constexpr double tol = 1e-12;
+};
+
+const int kLengths[] = {0, 1, 2, 3, 7, 33, 100, 1000};
+const int kIncrements[] = {1, 2, 3, -1, -3, 0};
+
+// A strided vector in a buffer with guards: element k of the walk is at position(k).
+template <typename T> struct Strided {
+  int n, inc;
+  std::vector<T> buf;
+  Strided(int n_, int inc_, std::mt19937 &rng) : n(n_), inc(inc_) {
+    size_t len = 1 + (n > 0 ? size_t(n - 1) * size_t(std::abs(inc)) : 0) + 4;
+    std::uniform_real_distribution<double> d(-2.0, 2.0);
+    for (size_t i = 0; i < len; ++i) buf.push_back(T(d(rng)));
+  }
+  // Fortran: the walk starts at 1 + (1 - n) * inc when inc < 0.
+  size_t position(int k) const { return inc >= 0 ? size_t(k) * size_t(inc) : size_t(n - 1 - k) * size_t(-inc); }
+  T *data() { return buf.data(); }
+};
+
+template <typename T> void expectSame(const std::vector<T> &got, const std::vector<double> &want, const char *what) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(double(got[i]), want[i], Blas<T>::tol * (1 + std::fabs(want[i]))) << what << " element " << i;
+}
+
+template <typename T> std::vector<double> widen(const std::vector<T> &v) { return std::vector<double>(v.begin(), v.end()); }
+
+template <typename T> class Level1 : public ::testing::Test {};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(Level1, Precisions);
+
+TYPED_TEST(Level1, TwoVectorRoutinesFollowTheReferenceLoops) {
+  using T = TypeParam;
+  std::mt19937 rng(26);
+  for (int n : kLengths)
+    for (int incx : kIncrements)
+      for (int incy : kIncrements) {
+        if ((incx == 0 || incy == 0) && n > 33) continue;  // one element n times: short is enough
+        SCOPED_TRACE(testing::Message() << "n " << n << " incx " << incx << " incy " << incy);
+        Strided<T> x(n, incx, rng), y(n, incy, rng);
+        const T alpha = T(0.75), c = T(0.6), s = T(0.8);
+        // axpy
+        {
+          std::vector<double> want = widen(y.buf);
+          for (int k = 0; k < n; ++k) want[y.position(k)] += double(alpha) * double(x.buf[x.position(k)]);
+          std::vector<T> got = y.buf;
+          Blas<T>::axpy(&n, &alpha, x.data(), &incx, got.data(), &incy);
+          expectSame(got, want, "axpy");
+        }
+        // copy
+        {
+          std::vector<double> want = widen(y.buf);
+          for (int k = 0; k < n; ++k) want[y.position(k)] = double(x.buf[x.position(k)]);
+          std::vector<T> got = y.buf;
+          Blas<T>::copy(&n, x.data(), &incx, got.data(), &incy);
+          expectSame(got, want, "copy");
+        }
+        // swap, rot, rotm: both vectors change (unless they share an element through a 0 step,
+        // where the reference's sequential loop is the definition).
+        {
+          std::vector<double> wx = widen(x.buf), wy = widen(y.buf);
+          for (int k = 0; k < n; ++k) std::swap(wx[x.position(k)], wy[y.position(k)]);
+          std::vector<T> gx = x.buf, gy = y.buf;
+          Blas<T>::swap(&n, gx.data(), &incx, gy.data(), &incy);
+          expectSame(gx, wx, "swap x");
+          expectSame(gy, wy, "swap y");
+        }
+        {
+          std::vector<double> wx = widen(x.buf), wy = widen(y.buf);
+          for (int k = 0; k < n; ++k) {
+            double a = wx[x.position(k)], b = wy[y.position(k)];
+            wx[x.position(k)] = double(c) * a + double(s) * b;
+            wy[y.position(k)] = double(c) * b - double(s) * a;
+          }
+          std::vector<T> gx = x.buf, gy = y.buf;
+          Blas<T>::rot(&n, gx.data(), &incx, gy.data(), &incy, &c, &s);
+          expectSame(gx, wx, "rot x");
+          expectSame(gy, wy, "rot y");
+        }
+        for (T flag : {T(-1), T(0), T(1), T(-2)}) {
+          const T p[5] = {flag, T(0.5), T(-0.25), T(1.5), T(2)};
+          double h11 = flag == 0 ? 1 : p[1], h21 = flag > 0 ? -1 : p[2], h12 = flag > 0 ? 1 : p[3], h22 = flag == 0 ? 1 : p[4];
+          std::vector<double> wx = widen(x.buf), wy = widen(y.buf);
+          if (flag != -2)
+            for (int k = 0; k < n; ++k) {
+              double a = wx[x.position(k)], b = wy[y.position(k)];
+              wx[x.position(k)] = h11 * a + h12 * b;
+              wy[y.position(k)] = h21 * a + h22 * b;
+            }
+          std::vector<T> gx = x.buf, gy = y.buf;
+          Blas<T>::rotm(&n, gx.data(), &incx, gy.data(), &incy, p);
+          expectSame(gx, wx, "rotm x");
+          expectSame(gy, wy, "rotm y");
+        }
+        // dot
+        {
+          double want = 0;
+          for (int k = 0; k < n; ++k) want += double(x.buf[x.position(k)]) * double(y.buf[y.position(k)]);
+          double got = Blas<T>::dot(&n, x.data(), &incx, y.data(), &incy);
+          EXPECT_NEAR(got, want, Blas<T>::tol * (n + 1) * 4) << "dot";
+          if constexpr (std::is_same_v<T, float>) {
+            EXPECT_NEAR(dsdot_(&n, x.data(), &incx, y.data(), &incy), want, 1e-12 * (n + 1)) << "dsdot";
+            const float sb = 0.5f;
+            EXPECT_NEAR(sdsdot_(&n, &sb, x.data(), &incx, y.data(), &incy), float(0.5 + want), 1e-5 * (n + 1)) << "sdsdot";
+          }
+        }
+      }
+}
+
+TYPED_TEST(Level1, OneVectorRoutinesReturnAtOnceWithoutAPositiveIncrement) {
+  using T = TypeParam;
+  std::mt19937 rng(27);
+  for (int n : kLengths)
+    for (int incx : kIncrements) {
+      SCOPED_TRACE(testing::Message() << "n " << n << " incx " << incx);
+      Strided<T> x(n, incx, rng);
+      bool acts = n > 0 && incx > 0;
+      double nrm = 0, big = -1, asum = 0;
+      int best = 0;  // the first largest |x_k|, from 1
+      for (int k = 0; acts && k < n; ++k) {
+        double v = std::fabs(double(x.buf[x.position(k)]));
+        asum += v;
+        nrm += v * v;
+        if (v > big) big = v, best = k + 1;
+      }
+      EXPECT_NEAR(Blas<T>::nrm2(&n, x.data(), &incx), std::sqrt(nrm), Blas<T>::tol * (1 + std::sqrt(nrm)) * 4) << "nrm2";
+      EXPECT_NEAR(Blas<T>::asum(&n, x.data(), &incx), asum, Blas<T>::tol * (1 + asum) * 4) << "asum";
+      EXPECT_EQ(Blas<T>::iamax(&n, x.data(), &incx), best) << "iamax";
+      const T alpha = T(-1.5);
+      std::vector<double> want = widen(x.buf);
+      for (int k = 0; acts && k < n; ++k) want[x.position(k)] *= double(alpha);
+      std::vector<T> got = x.buf;
+      Blas<T>::scal(&n, &alpha, got.data(), &incx);
+      expectSame(got, want, "scal");
+    }
+}
+
+TYPED_TEST(Level1, Nrm2NeitherOverflowsNorUnderflows) {
+  using T = TypeParam;
+  const int n = 3, one = 1;
+  const T huge = std::numeric_limits<T>::max() / 4, tiny = std::numeric_limits<T>::min() * 4;
+  T big[n] = {huge, huge, T(0)}, small[n] = {tiny, T(0), tiny};
+  EXPECT_NEAR(double(Blas<T>::nrm2(&n, big, &one)) / (double(huge) * std::sqrt(2.0)), 1.0, 1e-6);
+  EXPECT_NEAR(double(Blas<T>::nrm2(&n, small, &one)) / (double(tiny) * std::sqrt(2.0)), 1.0, 1e-6);
+}
+
+TYPED_TEST(Level1, RotgZeroesTheSecondComponent) {
+  using T = TypeParam;
+  const T cases[][2] = {{3, 4}, {-3, 4}, {4, -3}, {0, 2}, {2, 0}, {0, 0}, {1e-3, -7}};
+  for (const auto &ab : cases) {
+    T a = ab[0], b = ab[1], c = 0, s = 0;
+    Blas<T>::rotg(&a, &b, &c, &s);
+    double r = a;
+    EXPECT_NEAR(double(c) * ab[0] + double(s) * ab[1], r, 1e-5 * (1 + std::fabs(r))) << ab[0] << ", " << ab[1];
+    EXPECT_NEAR(-double(s) * ab[0] + double(c) * ab[1], 0.0, 1e-5 * (1 + std::fabs(r))) << ab[0] << ", " << ab[1];
+    EXPECT_NEAR(double(c) * c + double(s) * s, 1.0, 1e-5);
+  }
+}
+
+}  // namespace
