@@ -1,5 +1,5 @@
-/// \file CheckStorage.cpp: an export's `with` list (docs/language.md, "Storage of an export's
-/// arrays"). Takes the parsed `x: inc(incx)`, `A: colmajor(lda)` and `result in y` of one export
+/// \file CheckStorage.cpp: an export's `with` list (docs/language.md, "How an export's arrays
+/// are stored"). Takes the parsed `x: inc(incx)`, `A: colmajor(lda)` and `result in y` of one export
 /// and its checked def; gives tir::Export::views and ::resultInto, or an error at the word that
 /// is wrong. A view applies to an array parameter of dense levels over scalars (inc: one level,
 /// colmajor/rowmajor: two); its stride becomes an int64_t C parameter, so its name must be a C
