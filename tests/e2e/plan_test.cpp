@@ -557,12 +557,15 @@ TEST(PlanChoice, FewCallsOrNoOtherKernelKeepCsr) {
   otherOrdersPlanAndCheck("random lengths", m, 1000000);
   // The generated entry points try the conversion too (whether it is kept depends on timing),
   // or say they had no time for it (a machine loaded by other processes: the CSR calls timed
-  // slow and the budget spent before the conversion).
+  // slow and the budget spent before the conversion, or the conversion itself ran slow and
+  // left none to time the converted kernel; seen once under ctest -j2 in a clean-clone run).
   spl_plan *g = nullptr;
   ASSERT_EQ(plan_spmv_f64_plan(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1000000, &g), SPL_OK);
   const std::string generated = spl_plan_explain(g);
   EXPECT_TRUE(generated.find("SELL-C-sigma (C = 8, window") != std::string::npos ||
-              generated.find("no planning time left to try SELL-C-sigma") != std::string::npos)
+              generated.find("no planning time left to try SELL-C-sigma") != std::string::npos ||
+              (generated.find("SELL-C-sigma converted in") != std::string::npos &&
+               generated.find("no planning time left to time it") != std::string::npos))
       << generated;
   EXPECT_NE(generated.find("SELL-C-sigma: rows of changing length: expected 1.30x"), std::string::npos) << generated;
   spl_plan_free(g);
