@@ -320,6 +320,25 @@ tir::ExprP Checker::typeGenerate(const PrimCall &c) {
   return primNode(c.p, c.loc, result, {f}, {n});
 }
 
+/// recur(n, i => prev => e): an n-array whose element i is e, computed in order from the
+/// elements before it, `prev: i.T` (a recurrence: a triangular solve's x_i from x_j, j < i).
+/// Reading only what is already computed is the type's doing: prev has exactly i elements.
+/// The elements have one type T, which may not depend on i.
+tir::ExprP Checker::typeRecur(const PrimCall &c) {
+  Nat n = c.natArg(c.args[0], "length");
+  NatVarId i = freshNatVar(binderName(c.args[1], positionName()));
+  addFact(i, Nat(0), n);
+  TypeP elem = freshMeta();
+  tir::ExprP f = checkBinderLambda(c.args[1], {{tir::Param::Nat, i, nullptr}, {tir::Param::Value, {}, types::array(Nat::var(i), elem)}},
+                                   elem, "recur");
+  TypeP t = zonk(elem);
+  if (types::mentions(t, i.id))
+    fail(c.args[1].loc, "the elements of recur must have one type, found `" + types::str(t) + "`, which depends on the position " + i.name);
+  TypeP result = types::array(n, t);
+  c.record(result, {N("n", n), T("T", t)});
+  return primNode(c.p, c.loc, result, {f}, {n});
+}
+
 tir::ExprP Checker::typeIota(const PrimCall &c) {
   Nat n = c.natArg(c.args[0], "length");
   TypeP result = types::array(n, types::idx(n));

@@ -179,6 +179,7 @@ class Checker {
   tir::ExprP typeAsDepArray(const PrimCall &c);
   tir::ExprP typeTakeOrDrop(const PrimCall &c);
   tir::ExprP typeGenerate(const PrimCall &c);
+  tir::ExprP typeRecur(const PrimCall &c);
   tir::ExprP typeIota(const PrimCall &c);
   tir::ExprP typeWhich(const PrimCall &c);
   tir::ExprP typeStrided(const PrimCall &c);

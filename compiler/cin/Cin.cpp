@@ -427,6 +427,7 @@ std::string print(const Kernel &k) {
     out("\n");
   }
   for (size_t i = 0; i < k.outputSizes.size(); ++i) out("  size[{}] = {}\n", i, k.outputSizes[i].str());
+  if (!k.inPlaceStaged.empty()) out("  // result staged in {}, then copied in place: {}\n", k.resultTensor->name, k.inPlaceStaged);
   StmtPrinter(out, 1).visit(k.body);
   return out.str();
 }

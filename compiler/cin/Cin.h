@@ -252,6 +252,9 @@ struct Kernel {
   /// input it is written into; cin/InPlace.h rewrites the body so that it writes there.
   TensorP resultTensor;
   std::vector<std::pair<std::vector<int>, TensorP>> resultInto;
+  /// Non-empty when cin/InPlace could not show the direct write (why): the result tensor is
+  /// then a temporary, copied into the inputs at the end.
+  std::string inPlaceStaged;
 };
 
 /// The walks of CIN (support/IrWalk.h, shared with the loop IR): does `pred` hold for `s` (or

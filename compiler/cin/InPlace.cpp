@@ -33,6 +33,11 @@ void units(const StmtP &s, std::vector<StmtP> &out) {
   out.push_back(s);
 }
 
+/// Why the direct write could not be shown (the kernel then stages the result).
+struct NotShown {
+  std::string why;
+};
+
 /// One leaf of the result and the input it goes into, with what the proof found: the loop
 /// whose iterations each write one element (`owner`), that element's indices, and the local
 /// the input's element is read into.
@@ -96,11 +101,7 @@ class Prover {
     return fmt::format("{}", fmt::join(parts, ", "));
   }
 
-  [[noreturn]] void refuse(const std::string &why) const {
-    throw CompileError(k_.loc, "cannot write the result into '" + name() + "' in place: " + why +
-                                   " (each element must be read before it is overwritten, one element per iteration; "
-                                   "export without 'result in' to get a separate output)");
-  }
+  [[noreturn]] void refuse(const std::string &why) const { throw NotShown{why}; }
 
   /// Finds the writes below s; `loops` are the foralls around s, outermost first.
   template <typename Pred>
@@ -231,18 +232,57 @@ StmtP serialWhereStrideIsZero(const StmtP &body, const std::vector<Pair> &pairs)
   return version(body);
 }
 
+/// `input[i..] = result[i.., leaf]` over every element of the input (a dense vector or matrix).
+StmtP copyInto(const TensorP &input, const TensorP &result, const std::vector<int> &leaf, SourceLoc loc) {
+  std::vector<std::pair<NatVarId, Nat>> dims;
+  TypeP t = input->type;
+  for (; t->kind == TypeKind::Array; t = t->elems[0]) dims.emplace_back(freshNatVar("c"), t->len);
+  std::vector<Nat> ix;
+  for (const auto &d : dims) ix.push_back(Nat::var(d.first));
+  Scalar sc = scalarOf(t);
+  StmtP s = assign(access(input, ix, {}, sc), access(result, ix, leaf, sc));
+  for (size_t d = dims.size(); d-- > 0;)
+    s = forall(dims[d].first.id, "c", Nat(0), dims[d].second, s, ForallKind::Parallel, loc);
+  return s;
+}
+
 }  // namespace
 
 void writeResultInPlace(Kernel &k) {
   if (k.resultInto.empty()) return;
   std::vector<Pair> pairs;
-  for (const auto &[leaf, input] : k.resultInto) {
-    Pair p;
-    p.leaf = leaf;
-    p.input = input;
-    Prover(k, p).run();
-    p.local = freshNatVar(input->name + "_elem").id;
-    pairs.push_back(std::move(p));
+  try {
+    for (const auto &[leaf, input] : k.resultInto) {
+      Pair p;
+      p.leaf = leaf;
+      p.input = input;
+      Prover(k, p).run();
+      p.local = freshNatVar(input->name + "_elem").id;
+      pairs.push_back(std::move(p));
+    }
+  } catch (const NotShown &n) {
+    // Staged: the result goes to a temporary, copied into the inputs once everything is read.
+    auto temp = std::make_shared<Tensor>(*k.resultTensor);
+    temp->kind = Tensor::Temp;
+    struct Retarget : Mutator {
+      TensorP from, to;
+      ExprP mutateAccess(const ExprP &e) override {
+        ExprP m = mutateChildren(e);
+        return m->tensor == from ? access(to, m->indices, m->leaf, m->type) : m;
+      }
+    } retarget;
+    retarget.from = k.resultTensor;
+    retarget.to = temp;
+    k.body = retarget.mutate(k.body);
+    std::replace(k.tensors.begin(), k.tensors.end(), k.resultTensor, TensorP(temp));
+    k.resultTensor = temp;
+    k.inPlaceStaged = n.why;
+    std::vector<StmtP> copies;
+    for (const auto &[leaf, input] : k.resultInto) copies.push_back(copyInto(input, k.resultTensor, leaf, k.loc));
+    std::vector<Pair> all;
+    for (const auto &[leaf, input] : k.resultInto) all.push_back(Pair{leaf, input, nullptr, {}, 0});
+    k.body = allocTemp(k.resultTensor, block({k.body, serialWhereStrideIsZero(block(std::move(copies)), all)}));
+    return;
   }
   Rewriter rw(k, pairs);
   k.body = rw.mutate(k.body);

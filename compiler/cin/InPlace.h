@@ -3,16 +3,16 @@
 ///             tensor (which has no parameter) to array inputs of the same shape.
 /// Gives:      the kernel writing those inputs instead, with the same results as the
 ///             functional program, which reads every input as it was at the call: every read
-///             of such an input happens before the element it reads is overwritten. Or a
-///             CompileError at the export saying why that cannot be shown.
+///             of such an input happens before the element it reads is overwritten. Where that
+///             cannot be shown, the result tensor becomes a temporary that the kernel writes,
+///             and loops at the end copy it into the inputs (Kernel::inPlaceStaged says why).
 /// What is shown, per leaf L written into input P: all writes of L are at one index vector I
 /// whose entries are the variables of the loops around them, outermost first (so iterations
 /// write distinct elements); every read of P in the statement nest that writes L reads P[I]
 /// inside the innermost of those loops, where it is read once into a local at the top of the
 /// loop body, before anything is written; statements of the kernel before that nest may read P
 /// anywhere (nothing is written yet), statements after it may not. Tiled or split loops
-/// (indices that are not plain loop variables) are refused: run the schedule on an
-/// out-of-place export.
+/// (indices that are not plain loop variables) are staged.
 #pragma once
 
 #include "cin/Cin.h"

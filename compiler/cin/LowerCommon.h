@@ -147,6 +147,7 @@ class Lowerer {
   ValP lowerAsDepArray(const tir::Expr &e, const Env &env, const TypeP &rt);
   ValP lowerTakeOrDrop(const tir::Expr &e, const Env &env, const TypeP &rt);
   ValP lowerGenerate(const tir::Expr &e, const Env &env, const TypeP &rt);
+  ValP lowerRecur(const tir::Expr &e, const Env &env, const TypeP &rt);
   ValP lowerIota(const tir::Expr &e, const Env &env, const TypeP &rt);
   ValP lowerStrided(const tir::Expr &e, const Env &env, const TypeP &rt);
   ValP lowerLen(const tir::Expr &e, const Env &env, const TypeP &rt);

@@ -629,6 +629,30 @@ ValP Lowerer::lowerGenerate(const tir::Expr &e, const Env &env, const TypeP &rt)
   return g;
 }
 
+ValP Lowerer::lowerRecur(const tir::Expr &e, const Env &env, const TypeP &rt) {
+  // Into a temporary, in order: element i is written before element i + 1 reads it through
+  // its prefix. The loop is serial here; poly's dependences find it carried (a flow dependence
+  // on the temporary), so no schedule runs it in parallel.
+  ValP f = eval(e.args[0], env);
+  auto r = arrayVal(rt);
+  auto t = std::make_shared<Tensor>();
+  t->kind = Tensor::Temp;
+  t->id = freshNatVar("rec").id;
+  t->name = "rec" + std::to_string(t->id);
+  t->type = r->type;
+  kernel_.tensors.push_back(t);
+  auto marker = std::make_shared<Stmt>();
+  marker->kind = StmtKind::Alloc;
+  marker->tensor = t;
+  emit(marker);
+  TypeP elem = types::elementAt(*r->type, Nat(0));
+  loop("i", Nat(0), r->len, ForallKind::Serial, [&](const Nat &i) {
+    ValP prev = tensorView(t, types::array(i, elem), {}, {});
+    write(apply(f, {Bound::position(i), Bound::value(prev)}), t, {i}, {});
+  }, e.loc);
+  return tensorView(t, t->type, {}, {});
+}
+
 ValP Lowerer::lowerIota(const tir::Expr &e, const Env &env, const TypeP &rt) {
   auto g = arrayVal(rt);
   g->elem = [this](const Nat &i) { return scalarVal(natExpr(i)); };

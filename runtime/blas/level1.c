@@ -10,8 +10,7 @@
 #include <stdint.h>
 
 #include "blas1.h"
-
-#define N64(p) ((int64_t)*(p))
+#include "blas_args.h"
 
 #define LEVEL1(P, T)                                                                                    \
   void P##rotg_(T *a, T *b, T *c, T *s) { spl_blas_##P##rotg(*a, *b, a, b, c, s); }                     \

@@ -1,0 +1,327 @@
+// libsplblas's level 2 through its Fortran entry points, on sizes beyond netlib's xblat2 (which
+// stops at n = 9): seeded random matrices up to 150 x 150, non-square (1 x N, N x 1), band widths
+// from 0 to past the matrix, increments 1, 2, -1, -3 and leading dimensions larger than the
+// matrix. Each storage (full, band, packed) is read here through one function, `at`, that gives
+// the buffer position of element (i, j) or -1 where the storage has none; the references compute
+// in double on the matrix that storage means, and every buffer position the routine may not
+// write (between strides, past lda, outside the triangle or band) must come back unchanged.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <random>
+#include <vector>
+
+#define FORTRAN_BLAS2(P, T)                                                                                      \
+  void P##gemv_(const char *, const int *, const int *, const T *, const T *, const int *, const T *,            \
+                const int *, const T *, T *, const int *, size_t);                                               \
+  void P##gbmv_(const char *, const int *, const int *, const int *, const int *, const T *, const T *,          \
+                const int *, const T *, const int *, const T *, T *, const int *, size_t);                       \
+  void P##symv_(const char *, const int *, const T *, const T *, const int *, const T *, const int *, const T *, \
+                T *, const int *, size_t);                                                                       \
+  void P##sbmv_(const char *, const int *, const int *, const T *, const T *, const int *, const T *,            \
+                const int *, const T *, T *, const int *, size_t);                                               \
+  void P##spmv_(const char *, const int *, const T *, const T *, const T *, const int *, const T *, T *,          \
+                const int *, size_t);                                                                            \
+  void P##trmv_(const char *, const char *, const char *, const int *, const T *, const int *, T *, const int *, \
+                size_t, size_t, size_t);                                                                         \
+  void P##trsv_(const char *, const char *, const char *, const int *, const T *, const int *, T *, const int *, \
+                size_t, size_t, size_t);                                                                         \
+  void P##tbmv_(const char *, const char *, const char *, const int *, const int *, const T *, const int *, T *, \
+                const int *, size_t, size_t, size_t);                                                            \
+  void P##tbsv_(const char *, const char *, const char *, const int *, const int *, const T *, const int *, T *, \
+                const int *, size_t, size_t, size_t);                                                            \
+  void P##tpmv_(const char *, const char *, const char *, const int *, const T *, T *, const int *, size_t,      \
+                size_t, size_t);                                                                                 \
+  void P##tpsv_(const char *, const char *, const char *, const int *, const T *, T *, const int *, size_t,      \
+                size_t, size_t);                                                                                 \
+  void P##ger_(const int *, const int *, const T *, const T *, const int *, const T *, const int *, T *,         \
+               const int *);                                                                                     \
+  void P##syr_(const char *, const int *, const T *, const T *, const int *, T *, const int *, size_t);          \
+  void P##spr_(const char *, const int *, const T *, const T *, const int *, T *, size_t);                       \
+  void P##syr2_(const char *, const int *, const T *, const T *, const int *, const T *, const int *, T *,       \
+                const int *, size_t);                                                                            \
+  void P##spr2_(const char *, const int *, const T *, const T *, const int *, const T *, const int *, T *,       \
+                size_t);
+
+extern "C" {
+FORTRAN_BLAS2(s, float)
+FORTRAN_BLAS2(d, double)
+}
+
+namespace {
+
+#define BLAS2_NAMES(P)                                                                                   \
+  static constexpr auto gemv = P##gemv_, gbmv = P##gbmv_, symv = P##symv_, sbmv = P##sbmv_;           \
+  static constexpr auto spmv = P##spmv_, trmv = P##trmv_, trsv = P##trsv_, tbmv = P##tbmv_;           \
+  static constexpr auto tbsv = P##tbsv_, tpmv = P##tpmv_, tpsv = P##tpsv_, ger = P##ger_;             \
+  static constexpr auto syr = P##syr_, spr = P##spr_, syr2 = P##syr2_, spr2 = P##spr2_;
+template <typename T> struct Blas;
+template <> struct Blas<float> {
+  BLAS2_NAMES(s)
+  static constexpr double tol = 3e-6;
+};
+template <> struct Blas<double> {
+  BLAS2_NAMES(d)
+  static constexpr double tol = 1e-13;
+};
+
+enum class Kind { Full, Band, Packed };
+
+// How a matrix is stored: at(i, j) is element (i, j)'s buffer position, -1 where none is.
+struct Storage {
+  Kind kind = Kind::Full;
+  int m = 0, n = 0, lda = 1;
+  int kl = 0, ku = 0;  // band: diagonals below and above (a triangle's or symmetric band: k and 0)
+  char uplo = 'A';     // 'U' or 'L': only that triangle is stored (symmetric, triangular)
+  long at(int i, int j) const {
+    if (uplo == 'U' && i > j) return -1;
+    if (uplo == 'L' && i < j) return -1;
+    switch (kind) {
+      case Kind::Full: return i + long(j) * lda;
+      case Kind::Band:
+        if (i < j - ku || i > j + kl) return -1;
+        return (ku + i - j) + long(j) * lda;
+      case Kind::Packed:
+        return uplo == 'U' ? i + long(j) * (j + 1) / 2 : i + long(j) * (2 * n - j - 1) / 2;
+    }
+    return -1;
+  }
+  size_t size() const {
+    switch (kind) {
+      case Kind::Full: return size_t(lda) * size_t(n) + 3;
+      case Kind::Band: return size_t(lda) * size_t(n) + 3;
+      case Kind::Packed: return size_t(n) * size_t(n + 1) / 2 + 3;
+    }
+    return 0;
+  }
+};
+
+// A strided vector: element k at pos(k) (a negative increment walks from the far end).
+struct Walk {
+  int n, inc;
+  size_t pos(int k) const { return inc > 0 ? size_t(k) * size_t(inc) : size_t(n - 1 - k) * size_t(-inc); }
+  size_t size() const { return n > 0 ? size_t(n - 1) * size_t(std::abs(inc)) + 3 : 3; }
+};
+
+template <typename T> std::vector<T> randomBuffer(size_t len, std::mt19937 &rng, double lo = -1, double hi = 1) {
+  std::uniform_real_distribution<double> d(lo, hi);
+  std::vector<T> b(len);
+  for (T &v : b) v = T(d(rng));
+  return b;
+}
+
+// Compares a routine's buffer with the expected one, element by element (every position: the
+// ones the routine must not write are expected unchanged).
+template <typename T> void expectBuffer(const std::vector<T> &got, const std::vector<double> &want, double scale, const char *what) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t p = 0; p < got.size(); ++p)
+    ASSERT_NEAR(double(got[p]), want[p], Blas<T>::tol * scale * (1 + std::fabs(want[p]))) << what << " at buffer position " << p;
+}
+
+template <typename T> std::vector<double> widen(const std::vector<T> &v) { return std::vector<double>(v.begin(), v.end()); }
+
+template <typename T> class Level2 : public ::testing::Test {};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(Level2, Precisions);
+
+const int kIncs[] = {1, 2, -1, -3};
+
+// y := alpha op(A) x + beta y for A general (full or band) and symmetric (full, band, packed).
+TYPED_TEST(Level2, MatrixVectorProductsMatchTheStoredMatrix) {
+  using T = TypeParam;
+  std::mt19937 rng(2602);
+  const int shapes[][2] = {{0, 4}, {1, 1}, {1, 37}, {37, 1}, {9, 9}, {60, 23}, {23, 60}, {150, 150}};
+  const double alphas[] = {0.0, 1.0, -0.7}, betas[] = {0.0, 1.0, 0.9};
+  int calls = 0;
+  for (const auto &s : shapes)
+    for (int sym = 0; sym < 2; ++sym)
+      for (Kind kind : {Kind::Full, Kind::Band, Kind::Packed}) {
+        if ((!sym && kind == Kind::Packed) || (sym && s[0] != s[1])) continue;
+        for (char uplo : sym ? std::vector<char>{'U', 'L'} : std::vector<char>{'A'})
+          for (int band : {0, 1, 3, 200}) {
+            if (kind != Kind::Band && band != 0) continue;
+            Storage st;
+            st.kind = kind;
+            st.m = s[0], st.n = s[1], st.uplo = uplo;
+            if (kind == Kind::Band) {
+              st.kl = sym && uplo == 'U' ? 0 : band;
+              st.ku = sym && uplo == 'L' ? 0 : (sym ? band : (band + 1) % 5);
+            }
+            st.lda = kind == Kind::Band ? st.kl + st.ku + 1 + (band % 2) : std::max(1, st.m) + (s[0] % 3);
+            std::vector<T> a = randomBuffer<T>(st.size(), rng);
+            for (char trans : sym ? std::vector<char>{'N'} : std::vector<char>{'N', 'T'}) {
+              // op(A): r x c; element (i, j) of the matrix the storage means.
+              int r = trans == 'N' ? st.m : st.n, c = trans == 'N' ? st.n : st.m;
+              auto M = [&](int i, int j) -> double {
+                if (trans != 'N') std::swap(i, j);
+                long p = st.at(i, j);
+                if (p < 0 && sym) p = st.at(j, i);
+                return p < 0 ? 0.0 : double(a[size_t(p)]);
+              };
+              for (int incx : kIncs)
+                for (int incy : {1, -2}) {
+                  double alpha = alphas[(calls + incx + 3) % 3], beta = betas[(calls / 3) % 3];
+                  ++calls;
+                  Walk wx{c, incx}, wy{r, incy};
+                  std::vector<T> x = randomBuffer<T>(wx.size(), rng), y = randomBuffer<T>(wy.size(), rng);
+                  std::vector<double> want = widen(y);
+                  double scale = 1;
+                  bool quick = r == 0 || c == 0 || (alpha == 0 && beta == 1);
+                  for (int i = 0; i < r && !quick; ++i) {
+                    double acc = 0, mag = 0;
+                    for (int j = 0; j < c; ++j) {
+                      acc += M(i, j) * double(x[wx.pos(j)]);
+                      mag += std::fabs(M(i, j) * double(x[wx.pos(j)]));
+                    }
+                    double old = double(y[wy.pos(i)]);
+                    want[wy.pos(i)] = alpha * acc + (beta == 0 ? 0 : beta * old);
+                    scale = std::max(scale, mag + std::fabs(old));
+                  }
+                  SCOPED_TRACE(testing::Message() << (sym ? "symmetric " : "general ") << int(kind) << " " << st.m << "x"
+                                                  << st.n << " uplo " << uplo << " band " << st.kl << "/" << st.ku << " trans "
+                                                  << trans << " incx " << incx << " incy " << incy << " alpha " << alpha
+                                                  << " beta " << beta);
+                  const T al = T(alpha), be = T(beta);
+                  std::vector<T> got = y, a0 = a;
+                  const char *tr = &trans, *ul = &uplo;
+                  if (!sym && kind == Kind::Full)
+                    Blas<T>::gemv(tr, &st.m, &st.n, &al, a.data(), &st.lda, x.data(), &incx, &be, got.data(), &incy, 1);
+                  else if (!sym)
+                    Blas<T>::gbmv(tr, &st.m, &st.n, &st.kl, &st.ku, &al, a.data(), &st.lda, x.data(), &incx, &be, got.data(), &incy, 1);
+                  else if (kind == Kind::Full)
+                    Blas<T>::symv(ul, &st.n, &al, a.data(), &st.lda, x.data(), &incx, &be, got.data(), &incy, 1);
+                  else if (kind == Kind::Band) {
+                    int k = std::max(st.kl, st.ku);
+                    Blas<T>::sbmv(ul, &st.n, &k, &al, a.data(), &st.lda, x.data(), &incx, &be, got.data(), &incy, 1);
+                  } else {
+                    Blas<T>::spmv(ul, &st.n, &al, a.data(), x.data(), &incx, &be, got.data(), &incy, 1);
+                  }
+                  expectBuffer(got, want, scale, "y");
+                  ASSERT_EQ(a, a0) << "the matrix was written";
+                }
+            }
+          }
+      }
+  EXPECT_GT(calls, 500);
+}
+
+// x := op(A) x and x := op(A)^-1 x for A triangular (full, band, packed), every uplo, trans and
+// diag; the diagonal dominates (|a_ii| >= 2, off-diagonal entries below 1/n) so the solve is
+// well conditioned at n = 150.
+TYPED_TEST(Level2, TriangularProductsAndSolvesMatchTheStoredMatrix) {
+  using T = TypeParam;
+  std::mt19937 rng(2603);
+  int calls = 0;
+  for (int n : {1, 2, 7, 40, 150})
+    for (Kind kind : {Kind::Full, Kind::Band, Kind::Packed})
+      for (int k : {0, 1, 5, 300}) {
+        if (kind != Kind::Band && k != 0) continue;
+        for (char uplo : {'U', 'L'}) {
+          Storage st;
+          st.kind = kind;
+          st.m = st.n = n, st.uplo = uplo;
+          if (kind == Kind::Band) (uplo == 'U' ? st.ku : st.kl) = k;
+          st.lda = kind == Kind::Band ? k + 1 + (n % 2) : n + (n % 3);
+          std::vector<T> a = randomBuffer<T>(st.size(), rng, -1.0 / n, 1.0 / n);
+          for (int i = 0; i < n; ++i) {
+            std::uniform_real_distribution<double> d(2, 3);
+            a[size_t(st.at(i, i))] = T((i % 2 ? -1 : 1) * d(rng));
+          }
+          for (char trans : {'N', 'T'})
+            for (char diag : {'N', 'U'})
+              for (int incx : kIncs)
+                for (int solve = 0; solve < 2; ++solve) {
+                  ++calls;
+                  auto M = [&](int i, int j) -> double {
+                    if (trans != 'N') std::swap(i, j);
+                    if (i == j && diag == 'U') return 1.0;
+                    long p = st.at(i, j);
+                    return p < 0 ? 0.0 : double(a[size_t(p)]);
+                  };
+                  Walk wx{n, incx};
+                  std::vector<T> x = randomBuffer<T>(wx.size(), rng);
+                  std::vector<double> want = widen(x), v(static_cast<size_t>(n), 0.0), b(static_cast<size_t>(n), 0.0);
+                  for (int i = 0; i < n; ++i) b[size_t(i)] = double(x[wx.pos(i)]);
+                  bool lower = (uplo == 'L') == (trans == 'N');
+                  if (!solve) {
+                    for (int i = 0; i < n; ++i)
+                      for (int j = 0; j < n; ++j) v[size_t(i)] += M(i, j) * b[size_t(j)];
+                  } else {
+                    for (int s = 0; s < n; ++s) {
+                      int i = lower ? s : n - 1 - s;
+                      double r = b[size_t(i)];
+                      for (int j = 0; j < n; ++j)
+                        if (j != i) r -= M(i, j) * v[size_t(j)];
+                      v[size_t(i)] = r / M(i, i);
+                    }
+                  }
+                  for (int i = 0; i < n; ++i) want[wx.pos(i)] = v[size_t(i)];
+                  SCOPED_TRACE(testing::Message() << (solve ? "solve " : "product ") << int(kind) << " n " << n << " k " << k
+                                                  << " uplo " << uplo << " trans " << trans << " diag " << diag << " incx " << incx);
+                  std::vector<T> got = x, a0 = a;
+                  const char *ul = &uplo, *tr = &trans, *dg = &diag;
+                  if (kind == Kind::Full)
+                    (solve ? Blas<T>::trsv : Blas<T>::trmv)(ul, tr, dg, &n, a.data(), &st.lda, got.data(), &incx, 1, 1, 1);
+                  else if (kind == Kind::Band)
+                    (solve ? Blas<T>::tbsv : Blas<T>::tbmv)(ul, tr, dg, &n, &k, a.data(), &st.lda, got.data(), &incx, 1, 1, 1);
+                  else
+                    (solve ? Blas<T>::tpsv : Blas<T>::tpmv)(ul, tr, dg, &n, a.data(), got.data(), &incx, 1, 1, 1);
+                  expectBuffer(got, want, 4.0 * n, "x");
+                  ASSERT_EQ(a, a0) << "the matrix was written";
+                }
+        }
+      }
+  EXPECT_GT(calls, 400);
+}
+
+// A := alpha x y' + A (ger, all of A) and the symmetric updates of one triangle (syr, syr2 on
+// full storage; spr, spr2 packed): positions outside the triangle, past lda and after the
+// matrix stay as they were.
+TYPED_TEST(Level2, RankUpdatesWriteOnlyTheStoredElements) {
+  using T = TypeParam;
+  std::mt19937 rng(2604);
+  int calls = 0;
+  const int shapes[][2] = {{1, 1}, {1, 29}, {29, 1}, {8, 8}, {50, 31}, {120, 120}};
+  for (const auto &s : shapes)
+    for (int routine = 0; routine < 5; ++routine) {  // ger, syr, syr2, spr, spr2
+      bool sym = routine > 0, packed = routine >= 3, two = routine == 2 || routine == 4;
+      if (sym && s[0] != s[1]) continue;
+      for (char uplo : sym ? std::vector<char>{'U', 'L'} : std::vector<char>{'A'})
+        for (int incx : kIncs)
+          for (int incy : {1, -2}) {
+            ++calls;
+            Storage st;
+            st.kind = packed ? Kind::Packed : Kind::Full;
+            st.m = s[0], st.n = s[1], st.uplo = uplo, st.lda = st.m + (incx == 2 ? 3 : 0);
+            std::vector<T> a = randomBuffer<T>(st.size(), rng);
+            Walk wx{st.m, incx}, wy{st.n, incy};
+            std::vector<T> x = randomBuffer<T>(wx.size(), rng), y = randomBuffer<T>(wy.size(), rng);
+            const T alpha = T(calls % 4 == 0 ? 0.0 : -0.8);
+            std::vector<double> want = widen(a);
+            for (int j = 0; j < st.n; ++j)
+              for (int i = 0; i < st.m; ++i) {
+                long p = st.at(i, j);
+                if (p < 0) continue;
+                double xi = double(x[wx.pos(i)]), xj = sym ? double(x[wx.pos(j)]) : 0;
+                double yi = two ? double(y[wy.pos(i)]) : 0, yj = sym && !two ? xj : double(y[wy.pos(j)]);
+                want[size_t(p)] += double(alpha) * (xi * yj + (two ? yi * xj : 0));
+              }
+            SCOPED_TRACE(testing::Message() << "routine " << routine << " " << st.m << "x" << st.n << " uplo " << uplo
+                                            << " incx " << incx << " incy " << incy << " alpha " << double(alpha));
+            std::vector<T> got = a;
+            const char *ul = &uplo;
+            switch (routine) {
+              case 0: Blas<T>::ger(&st.m, &st.n, &alpha, x.data(), &incx, y.data(), &incy, got.data(), &st.lda); break;
+              case 1: Blas<T>::syr(ul, &st.n, &alpha, x.data(), &incx, got.data(), &st.lda, 1); break;
+              case 2: Blas<T>::syr2(ul, &st.n, &alpha, x.data(), &incx, y.data(), &incy, got.data(), &st.lda, 1); break;
+              case 3: Blas<T>::spr(ul, &st.n, &alpha, x.data(), &incx, got.data(), 1); break;
+              case 4: Blas<T>::spr2(ul, &st.n, &alpha, x.data(), &incx, y.data(), &incy, got.data(), 1); break;
+            }
+            expectBuffer(got, want, 4.0, "A");
+          }
+    }
+  EXPECT_GT(calls, 100);
+}
+
+}  // namespace

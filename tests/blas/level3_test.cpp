@@ -1,0 +1,231 @@
+// libsplblas's level 3 through its Fortran entry points, on sizes beyond netlib's xblat3 (which
+// stops at 9): seeded random operands up to 120 x 90, non-square, 1 x N and N x 1, every side,
+// uplo, trans and diag, leading dimensions larger than the matrices. References in double on
+// the matrices the arguments mean; every position of C (B) outside what the routine may write
+// (past ldc, the other triangle of syrk/syr2k) must come back unchanged, A and B of a product
+// unchanged.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <random>
+#include <vector>
+
+#define FORTRAN_BLAS3(P, T)                                                                                       \
+  void P##gemm_(const char *, const char *, const int *, const int *, const int *, const T *, const T *,         \
+                const int *, const T *, const int *, const T *, T *, const int *, size_t, size_t);               \
+  void P##symm_(const char *, const char *, const int *, const int *, const T *, const T *, const int *,         \
+                const T *, const int *, const T *, T *, const int *, size_t, size_t);                            \
+  void P##syrk_(const char *, const char *, const int *, const int *, const T *, const T *, const int *,         \
+                const T *, T *, const int *, size_t, size_t);                                                    \
+  void P##syr2k_(const char *, const char *, const int *, const int *, const T *, const T *, const int *,        \
+                 const T *, const int *, const T *, T *, const int *, size_t, size_t);                           \
+  void P##trmm_(const char *, const char *, const char *, const char *, const int *, const int *, const T *,     \
+                const T *, const int *, T *, const int *, size_t, size_t, size_t, size_t);                       \
+  void P##trsm_(const char *, const char *, const char *, const char *, const int *, const int *, const T *,     \
+                const T *, const int *, T *, const int *, size_t, size_t, size_t, size_t);
+
+extern "C" {
+FORTRAN_BLAS3(s, float)
+FORTRAN_BLAS3(d, double)
+}
+
+namespace {
+
+template <typename T> struct Blas;
+template <> struct Blas<float> {
+  static constexpr auto gemm = sgemm_, symm = ssymm_, syrk = ssyrk_, syr2k = ssyr2k_, trmm = strmm_, trsm = strsm_;
+  static constexpr double tol = 3e-6;
+};
+template <> struct Blas<double> {
+  static constexpr auto gemm = dgemm_, symm = dsymm_, syrk = dsyrk_, syr2k = dsyr2k_, trmm = dtrmm_, trsm = dtrsm_;
+  static constexpr double tol = 1e-13;
+};
+
+// A column-major r x c matrix in a buffer of ld x c elements (ld >= r) and 3 more.
+template <typename T> struct Mat {
+  int r, c, ld;
+  std::vector<T> buf;
+  Mat(int r_, int c_, int pad, std::mt19937 &rng, double lo = -1, double hi = 1) : r(r_), c(c_), ld(std::max(1, r_) + pad) {
+    std::uniform_real_distribution<double> d(lo, hi);
+    buf.resize(size_t(ld) * size_t(c) + 3);
+    for (T &v : buf) v = T(d(rng));
+  }
+  double operator()(int i, int j) const { return double(buf[size_t(i) + size_t(j) * size_t(ld)]); }
+  size_t pos(int i, int j) const { return size_t(i) + size_t(j) * size_t(ld); }
+};
+
+template <typename T> void expectBuffer(const std::vector<T> &got, const std::vector<double> &want, double scale, const char *what) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t p = 0; p < got.size(); ++p)
+    ASSERT_NEAR(double(got[p]), want[p], Blas<T>::tol * scale * (1 + std::fabs(want[p]))) << what << " at buffer position " << p;
+}
+
+template <typename T> std::vector<double> widen(const std::vector<T> &v) { return std::vector<double>(v.begin(), v.end()); }
+
+template <typename T> class Level3 : public ::testing::Test {};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(Level3, Precisions);
+
+const int kShapes[][3] = {{1, 1, 1}, {1, 33, 5}, {33, 1, 7}, {7, 9, 0}, {40, 25, 31}, {120, 90, 64}};
+const double kAlphas[] = {0.0, 1.0, -0.6}, kBetas[] = {0.0, 1.0, 0.8};
+
+// gemm and symm: C := alpha op(A) op(B) + beta C, alpha A B + beta C, alpha B A + beta C.
+TYPED_TEST(Level3, ProductsMatchTheReference) {
+  using T = TypeParam;
+  std::mt19937 rng(2605);
+  int calls = 0;
+  for (const auto &s : kShapes) {
+    const int m = s[0], n = s[1], k = s[2];
+    for (int routine = 0; routine < 2; ++routine)
+      for (char ta : {'N', 'T', 'L', 'R'})
+        for (char tb : {'N', 'T', 'U', 'L'}) {
+          // gemm: ta, tb are transa, transb; symm: ta is side, tb uplo.
+          bool gemm = routine == 0;
+          if (gemm != (ta == 'N' || ta == 'T') || gemm != (tb == 'N' || tb == 'T')) continue;
+          const double alpha = kAlphas[calls % 3], beta = kBetas[(calls / 3) % 3];
+          ++calls;
+          const int ka = gemm ? k : (ta == 'L' ? m : n);  // inner dimension
+          Mat<T> A = gemm ? (ta == 'N' ? Mat<T>(m, k, 2, rng) : Mat<T>(k, m, 1, rng)) : Mat<T>(ka, ka, 3, rng);
+          Mat<T> B = gemm ? (tb == 'N' ? Mat<T>(k, n, 0, rng) : Mat<T>(n, k, 4, rng)) : Mat<T>(m, n, 1, rng);
+          Mat<T> C(m, n, 2, rng);
+          auto opA = [&](int i, int l) {
+            if (gemm) return ta == 'N' ? A(i, l) : A(l, i);
+            bool stored = tb == 'U' ? i <= l : i >= l;  // the symmetric A from its uplo triangle
+            return stored ? A(i, l) : A(l, i);
+          };
+          auto opB = [&](int l, int j) { return tb == 'N' ? B(l, j) : B(j, l); };
+          std::vector<double> want = widen(C.buf);
+          double scale = 1;
+          bool quick = m == 0 || n == 0 || ((alpha == 0 || (gemm && k == 0)) && beta == 1);
+          for (int i = 0; i < m && !quick; ++i)
+            for (int j = 0; j < n; ++j) {
+              double acc = 0, mag = 0;
+              for (int l = 0; l < ka; ++l) {
+                double t = !gemm ? (ta == 'L' ? opA(i, l) * B(l, j) : B(i, l) * opA(l, j)) : opA(i, l) * opB(l, j);
+                acc += t, mag += std::fabs(t);
+              }
+              want[C.pos(i, j)] = alpha * acc + (beta == 0 ? 0 : beta * C(i, j));
+              scale = std::max(scale, mag + std::fabs(C(i, j)));
+            }
+          SCOPED_TRACE(testing::Message() << (gemm ? "gemm " : "symm ") << ta << tb << " m " << m << " n " << n << " k " << k
+                                          << " alpha " << alpha << " beta " << beta);
+          const T al = T(alpha), be = T(beta);
+          std::vector<T> got = C.buf, a0 = A.buf, b0 = B.buf;
+          if (gemm)
+            Blas<T>::gemm(&ta, &tb, &m, &n, &k, &al, A.buf.data(), &A.ld, B.buf.data(), &B.ld, &be, got.data(), &C.ld, 1, 1);
+          else
+            Blas<T>::symm(&ta, &tb, &m, &n, &al, A.buf.data(), &A.ld, B.buf.data(), &B.ld, &be, got.data(), &C.ld, 1, 1);
+          expectBuffer(got, want, scale, "C");
+          ASSERT_EQ(A.buf, a0);
+          ASSERT_EQ(B.buf, b0);
+        }
+  }
+  EXPECT_GT(calls, 40);
+}
+
+// syrk and syr2k: one triangle of C := alpha A A' (+ alpha B A') + beta C (or with A' A).
+TYPED_TEST(Level3, RankKUpdatesWriteOneTriangle) {
+  using T = TypeParam;
+  std::mt19937 rng(2606);
+  int calls = 0;
+  for (const auto &s : kShapes)
+    for (int two = 0; two < 2; ++two)
+      for (char uplo : {'U', 'L'})
+        for (char trans : {'N', 'T'}) {
+          const int n = s[0], k = s[2];
+          const double alpha = kAlphas[calls % 3], beta = kBetas[(calls / 3) % 3];
+          ++calls;
+          Mat<T> A = trans == 'N' ? Mat<T>(n, k, 1, rng) : Mat<T>(k, n, 2, rng);
+          Mat<T> B = trans == 'N' ? Mat<T>(n, k, 3, rng) : Mat<T>(k, n, 0, rng);
+          Mat<T> C(n, n, 2, rng);
+          auto a = [&](int i, int l) { return trans == 'N' ? A(i, l) : A(l, i); };
+          auto b = [&](int i, int l) { return trans == 'N' ? B(i, l) : B(l, i); };
+          std::vector<double> want = widen(C.buf);
+          double scale = 1;
+          bool quick = n == 0 || ((alpha == 0 || k == 0) && beta == 1);
+          for (int j = 0; j < n && !quick; ++j)
+            for (int i = 0; i < n; ++i) {
+              if (uplo == 'U' ? i > j : i < j) continue;
+              double acc = 0, mag = 0;
+              for (int l = 0; l < k; ++l) {
+                double t = two ? a(i, l) * b(j, l) + b(i, l) * a(j, l) : a(i, l) * a(j, l);
+                acc += t, mag += std::fabs(t);
+              }
+              want[C.pos(i, j)] = alpha * acc + (beta == 0 ? 0 : beta * C(i, j));
+              scale = std::max(scale, mag + std::fabs(C(i, j)));
+            }
+          SCOPED_TRACE(testing::Message() << (two ? "syr2k " : "syrk ") << uplo << trans << " n " << n << " k " << k
+                                          << " alpha " << alpha << " beta " << beta);
+          const T al = T(alpha), be = T(beta);
+          std::vector<T> got = C.buf;
+          if (two)
+            Blas<T>::syr2k(&uplo, &trans, &n, &k, &al, A.buf.data(), &A.ld, B.buf.data(), &B.ld, &be, got.data(), &C.ld, 1, 1);
+          else
+            Blas<T>::syrk(&uplo, &trans, &n, &k, &al, A.buf.data(), &A.ld, &be, got.data(), &C.ld, 1, 1);
+          expectBuffer(got, want, scale, "C");
+        }
+  EXPECT_GT(calls, 40);
+}
+
+// trmm and trsm: B := alpha op(A) B, alpha B op(A), and their solves, A triangular with a
+// dominant diagonal.
+TYPED_TEST(Level3, TriangularProductsAndSolvesMatchTheReference) {
+  using T = TypeParam;
+  std::mt19937 rng(2607);
+  int calls = 0;
+  for (const auto &s : kShapes)
+    for (char side : {'L', 'R'})
+      for (char uplo : {'U', 'L'})
+        for (char trans : {'N', 'T'})
+          for (char diag : {'N', 'U'})
+            for (int solve = 0; solve < 2; ++solve) {
+              const int m = s[0], n = s[1], na = side == 'L' ? m : n;
+              const double alpha = kAlphas[(calls + 1) % 3];
+              ++calls;
+              Mat<T> A(na, na, 1, rng, -1.0 / na, 1.0 / na);
+              for (int i = 0; i < na; ++i) A.buf[A.pos(i, i)] = T((i % 2 ? -2.5 : 2.0) + 0.1 * (i % 5));
+              Mat<T> B(m, n, 2, rng);
+              // op(A)(i, j) of the triangle as stored.
+              auto op = [&](int i, int j) -> double {
+                if (trans != 'N') std::swap(i, j);
+                if (i == j) return diag == 'U' ? 1.0 : A(i, i);
+                return (uplo == 'U' ? i < j : i > j) ? A(i, j) : 0.0;
+              };
+              std::vector<double> want = widen(B.buf);
+              // Each vector v of B (a column for side L, a row for side R): v := alpha M v, or
+              // M v = alpha v solved, with M = op(A) (side L) or op(A)' (side R).
+              auto M = [&](int i, int j) { return side == 'L' ? op(i, j) : op(j, i); };
+              bool lowerM = ((uplo == 'L') == (trans == 'N')) == (side == 'L');
+              const int vecs = side == 'L' ? n : m;
+              for (int q = 0; q < vecs && m > 0 && n > 0; ++q) {
+                auto at = [&](int p) { return side == 'L' ? B.pos(p, q) : B.pos(q, p); };
+                std::vector<double> v(static_cast<size_t>(na), 0.0), r(static_cast<size_t>(na), 0.0);
+                for (int p = 0; p < na; ++p) v[size_t(p)] = double(B.buf[at(p)]);
+                if (!solve) {
+                  for (int i = 0; i < na; ++i)
+                    for (int j = 0; j < na; ++j) r[size_t(i)] += alpha * M(i, j) * v[size_t(j)];
+                } else {
+                  for (int t = 0; t < na; ++t) {
+                    int i = lowerM ? t : na - 1 - t;
+                    double acc = alpha * v[size_t(i)];
+                    for (int j = 0; j < na; ++j)
+                      if (j != i) acc -= M(i, j) * r[size_t(j)];
+                    r[size_t(i)] = acc / M(i, i);
+                  }
+                }
+                for (int p = 0; p < na; ++p) want[at(p)] = r[size_t(p)];
+              }
+              SCOPED_TRACE(testing::Message() << (solve ? "trsm " : "trmm ") << side << uplo << trans << diag << " m " << m
+                                              << " n " << n << " alpha " << alpha);
+              const T al = T(alpha);
+              std::vector<T> got = B.buf, a0 = A.buf;
+              (solve ? Blas<T>::trsm : Blas<T>::trmm)(&side, &uplo, &trans, &diag, &m, &n, &al, A.buf.data(), &A.ld,
+                                                     got.data(), &B.ld, 1, 1, 1, 1);
+              expectBuffer(got, want, 8.0 * na, "B");
+              ASSERT_EQ(A.buf, a0);
+            }
+  EXPECT_GT(calls, 150);
+}
+
+}  // namespace
