@@ -7,10 +7,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# libblas-test: netlib's BLAS test programs (xblat1s/d ...), which the `blas` tests run on
+# libblas-test: netlib's BLAS test programs (xblat1s/d ...), and liblapack-test: LAPACK's own
+# (xlintsts/d, xeigtsts/d, with the reference liblapack), which the `blas` tests run on
 # libsplblas (skipped without them).
 packages=(cmake ninja-build g++ lld llvm-22 llvm-22-dev antlr4 libantlr4-runtime-dev libisl-dev
-          libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev python3 pkg-config libblas-test)
+          libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev python3 pkg-config libblas-test
+          liblapack-test)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

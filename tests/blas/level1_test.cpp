@@ -214,6 +214,10 @@ TYPED_TEST(Level1, Nrm2NeitherOverflowsNorUnderflows) {
   T big[n] = {huge, huge, T(0)}, small[n] = {tiny, T(0), tiny};
   EXPECT_NEAR(double(Blas<T>::nrm2(&n, big, &one)) / (double(huge) * std::sqrt(2.0)), 1.0, 1e-6);
   EXPECT_NEAR(double(Blas<T>::nrm2(&n, small, &one)) / (double(tiny) * std::sqrt(2.0)), 1.0, 1e-6);
+  // Subnormal: 1 / max|x_i| overflows there, so the scaling divides (3-4-5 is exact).
+  const T sub = std::numeric_limits<T>::denorm_min();
+  T subnormal[n] = {3 * sub, T(0), 4 * sub};
+  EXPECT_EQ(Blas<T>::nrm2(&n, subnormal, &one), 5 * sub);
 }
 
 TYPED_TEST(Level1, RotgZeroesTheSecondComponent) {
