@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "cin/Layout.h"
+#include "cin/Visitor.h"
 
 namespace spl::cin {
 
@@ -95,37 +96,65 @@ bool readsTensor(const StmtP &s, int64_t tensor) {
 /// Rows blocked for the interchanged loops: a block of outputs stays in cache across the sweep.
 constexpr int64_t kRowBlock = 4096;
 
-/// forall i (independent) { acc = init; forall k [lo, hi) { ...; acc = acc op e }; out[..i..] = acc }
+/// forall i (independent) { pre; acc = init; forall k [lo, hi) { ...; acc = acc op e }; post }
 /// with k's bounds free of i, where the inner body reads with unit stride in i but not in k:
-/// becomes, per block of rows, out = init, then for each k a contiguous sweep over the rows.
-/// Each row still combines its k terms in the same order, so the result is identical.
+/// becomes, per block of rows, acc = init for every row, then for each k a contiguous sweep
+/// over the rows, then per row pre and post. `pre` are declarations the reduction does not
+/// read; `post` uses acc (gemv's `beta y + alpha acc`, the store). When post is just
+/// `out[..i..] = acc` the rows accumulate into out itself, else into a temporary of a cell per
+/// row. Each row still combines its k terms in the same order, so the result is identical.
 StmtP interchangeReduction(const StmtP &s) {
   if (s->kind != StmtKind::Forall || s->forall != ForallKind::Parallel || s->userKind) return nullptr;
   const StmtP &body = s->body[0];
   std::vector<StmtP> items = body->kind == StmtKind::Block ? body->body : std::vector<StmtP>{body};
-  if (items.size() != 3) return nullptr;
-  const StmtP &decl = items[0], &red = items[1], &store = items[2];
-  if (decl->kind != StmtKind::DeclLocal || !decl->value || red->kind != StmtKind::Forall ||
-      (red->forall != ForallKind::Reduction && red->forall != ForallKind::Serial) || store->kind != StmtKind::Assign)
+  size_t r = 0;
+  while (r < items.size() && items[r]->kind != StmtKind::Forall) ++r;
+  if (r == 0 || r + 1 >= items.size()) return nullptr;
+  const StmtP &decl = items[r - 1], &red = items[r];
+  if (decl->kind != StmtKind::DeclLocal || !decl->value || (red->forall != ForallKind::Reduction && red->forall != ForallKind::Serial))
     return nullptr;
+  std::vector<StmtP> pre(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(r - 1));
+  std::vector<StmtP> post(items.begin() + static_cast<std::ptrdiff_t>(r + 1), items.end());
   int64_t acc = decl->local, i = s->var, k = red->var;
   if (!s->lo.isZero()) return nullptr;
   if (red->lo.mentions(i) || red->hi.mentions(i)) return nullptr;
-  if (store->value->kind != ExprKind::Local || store->value->local != acc) return nullptr;
-  for (const Nat &ix : store->lhs->indices)
-    if (ix.mentions(k)) return nullptr;
+  auto usesLocal = [](const ExprP &e, int64_t id) {
+    return anyExpr(e, [&](const Expr &x) { return x.kind == ExprKind::Local && x.local == id; });
+  };
+  auto usesAcc = [&](const ExprP &e) { return usesLocal(e, acc); };
   // The reduction body: private declarations, then exactly one update acc = acc op e.
   std::vector<StmtP> inner = red->body[0]->kind == StmtKind::Block ? red->body[0]->body : std::vector<StmtP>{red->body[0]};
   if (inner.empty() || inner.back()->kind != StmtKind::SetLocal || inner.back()->local != acc) return nullptr;
   const ExprP &upd = inner.back()->value;
   if (upd->kind != ExprKind::Binary || upd->args[0]->kind != ExprKind::Local || upd->args[0]->local != acc) return nullptr;
-  auto usesAcc = [&](const ExprP &e) {
-    return anyExpr(e, [&](const Expr &x) { return x.kind == ExprKind::Local && x.local == acc; });
-  };
-  if (usesAcc(upd->args[1])) return nullptr;
+  if (usesAcc(upd->args[1]) || usesAcc(decl->value)) return nullptr;
   for (size_t j = 0; j + 1 < inner.size(); ++j)
     if (inner[j]->kind != StmtKind::DeclLocal || usesAcc(inner[j]->value)) return nullptr;
-  if (readsTensor(red, store->lhs->tensor->id)) return nullptr;
+  // pre: declarations that neither the initial value nor the reduction reads (they move after it).
+  for (const StmtP &p : pre) {
+    if (p->kind != StmtKind::DeclLocal) return nullptr;
+    if (usesLocal(decl->value, p->local) || anyStmt(red, [&](const Stmt &x) { return usesLocal(x.value, p->local); }))
+      return nullptr;
+  }
+  // post: no loops (each row's finish is straight-line), writes only tensors the reduction
+  // does not read, and the last statement stores the row.
+  std::set<int64_t> written;
+  for (const StmtP &p : post) {
+    bool loop = false;
+    forEachStmt(p, [&](const StmtP &x) {
+      if (x->kind == StmtKind::Forall || x->kind == StmtKind::Alloc || x->kind == StmtKind::Barrier) loop = true;
+      if (x->kind == StmtKind::Assign) written.insert(x->lhs->tensor->id);
+    });
+    if (loop) return nullptr;
+  }
+  if (written.empty() || post.back()->kind != StmtKind::Assign) return nullptr;
+  for (int64_t t : written)
+    if (readsTensor(red, t)) return nullptr;
+  const StmtP &store = post.back();
+  bool direct = pre.empty() && post.size() == 1 && store->value->kind == ExprKind::Local && store->value->local == acc;
+  if (direct)
+    for (const Nat &ix : store->lhs->indices)
+      if (ix.mentions(k)) return nullptr;
   // Worth it: some read walks rows contiguously but jumps along k, and none walks k
   // contiguously while jumping along rows.
   std::vector<const Expr *> reads;
@@ -140,6 +169,20 @@ StmtP interchangeReduction(const StmtP &s) {
   }
   if (!gain) return nullptr;
 
+  // Where a row accumulates: out[..i..] itself, or its cell of a temporary.
+  TensorP cells;
+  if (!direct) {
+    auto t = std::make_shared<Tensor>();
+    t->kind = Tensor::Temp;
+    t->id = freshNatVar(decl->localName + "_rows").id;
+    t->name = decl->localName + "_rows" + std::to_string(t->id);
+    t->type = types::array(s->hi, types::scalar(decl->type));
+    cells = t;
+  }
+  auto cellOf = [&](const Nat &row) -> ExprP {
+    if (direct) return store->lhs;  // substituted at the row below
+    return access(cells, {row}, {}, decl->type);
+  };
   NatVarId blk = freshNatVar(s->varName + "b");
   Nat from = Nat::var(blk) * Nat(kRowBlock);
   Nat to = Nat::min(s->hi, from + Nat(kRowBlock));
@@ -152,23 +195,37 @@ StmtP interchangeReduction(const StmtP &s) {
     sub.vars.emplace(i, row);
     return substitute(st, sub);
   };
-  // out[..i..] = init
-  StmtP initRows = rows(s->varName, [&](const Nat &row) {
-    return at(assign(store->lhs, decl->value), row);
-  });
-  // out[..i..] = out[..i..] op e, for each k, over the block's rows.
+  // cell = init
+  StmtP initRows = rows(s->varName, [&](const Nat &row) { return at(assign(cellOf(row), decl->value), row); });
+  // cell = cell op e, for each k, over the block's rows.
   StmtP sweep = rows(s->varName + "_r", [&](const Nat &row) {
     std::vector<StmtP> st(inner.begin(), inner.end() - 1);
     auto combine = std::make_shared<Expr>(*upd);
-    combine->args[0] = store->lhs;
-    st.push_back(assign(store->lhs, combine));
+    combine->args[0] = cellOf(row);
+    st.push_back(assign(cellOf(row), combine));
     return at(block(st), row);
   });
   auto kLoop = std::make_shared<Stmt>(*red);
   kLoop->forall = ForallKind::Serial;
   kLoop->body = {sweep};
   Nat blocks = Nat::div(s->hi + Nat(kRowBlock - 1), kRowBlock);
-  return forall(blk.id, blk.name, Nat(0), blocks, block({initRows, kLoop}), ForallKind::Parallel, s->loc);
+  StmtP nest = forall(blk.id, blk.name, Nat(0), blocks, block({initRows, kLoop}), ForallKind::Parallel, s->loc);
+  if (direct) return nest;
+  // Then per row, in a loop of its own over all rows (so a store at [..i..] is still at the
+  // variable of the loop around it, cin/InPlace's condition for writing in place): pre, then
+  // post reading the row's cell where it read acc.
+  struct CellForAcc : Mutator {
+    int64_t acc = 0;
+    ExprP cell;
+    ExprP mutateLocal(const ExprP &e) override { return e->local == acc ? cell : e; }
+  } swap;
+  swap.acc = acc;
+  swap.cell = cellOf(Nat::var(NatVarId{i, s->varName}));
+  std::vector<StmtP> finish = pre;
+  for (const StmtP &p : post) finish.push_back(swap.mutate(p));
+  auto finishRows = std::make_shared<Stmt>(*s);
+  finishRows->body = {block(finish)};
+  return allocTemp(cells, block({nest, finishRows}));
 }
 
 StmtP interchangeAll(const StmtP &s) {

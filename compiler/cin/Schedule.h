@@ -7,9 +7,11 @@
 ///             loop of each nest runs on the thread pool and the loops nested in it run
 ///             serially (vectorised by LLVM where it can); Reduction loops stay reductions.
 ///             Before that, a row loop whose per-row reduction walks memory with a stride
-///             (DIA's diagonals, ELL stored slot-major, A^T x on a row-major A) is interchanged
-///             into blocks of 4096 rows swept once per reduction index, each row combining its
-///             terms in the same order (so the result is the same).
+///             (DIA's diagonals, ELL stored slot-major, A^T x on a row-major A, A x on a
+///             column-major A) is interchanged into blocks of 4096 rows swept once per
+///             reduction index, each row combining its terms in the same order (so the result
+///             is the same); what a row does with its sum (gemv's beta y + alpha sum) runs after,
+///             per row, from a temporary of the sums.
 /// Fails:      never: what a user asks for is checked in poly/UserSchedule.
 #pragma once
 
