@@ -438,6 +438,12 @@ bool anyExpr(const ExprP &e, const std::function<bool(const Expr &)> &pred) { re
 
 void forEachStmt(const StmtP &s, const std::function<void(const StmtP &)> &fn) { ir::forEachNode(s, fn, &Stmt::body); }
 
+bool natMentions(const Expr &e, int64_t id) {
+  for (const Nat &ix : e.indices)
+    if (ix.mentions(id)) return true;
+  return e.kind == ExprKind::NatE && e.nat.mentions(id);
+}
+
 const Stmt *findForall(const StmtP &s, const std::function<bool(const Stmt &)> &pred) {
   const Stmt *found = nullptr;
   anyStmt(s, [&](const Stmt &x) {

@@ -264,6 +264,9 @@ bool anyStmt(const StmtP &s, const std::function<bool(const Stmt &)> &pred);
 bool anyExpr(const ExprP &e, const std::function<bool(const Expr &)> &pred);
 /// `fn` on `s` and every statement below it, in pre-order.
 void forEachStmt(const StmtP &s, const std::function<void(const StmtP &)> &fn);
+/// Does `e` itself (not its operands) mention `id` (a nat variable, a local or a tensor) in a
+/// Nat: one of its indices or its nat value?
+bool natMentions(const Expr &e, int64_t id);
 /// The first forall at or below `s` for which `pred` holds, or null.
 const Stmt *findForall(const StmtP &s, const std::function<bool(const Stmt &)> &pred);
 

@@ -96,28 +96,81 @@ bool readsTensor(const StmtP &s, int64_t tensor) {
 /// Rows blocked for the interchanged loops: a block of outputs stays in cache across the sweep.
 constexpr int64_t kRowBlock = 4096;
 
+/// A loop bound as seen from the row loop i: `offset` (free of i), or i + `offset`.
+struct RowBound {
+  bool rowRelative = false;
+  Nat offset;
+};
+std::optional<RowBound> rowBound(const Nat &b, int64_t i) {
+  if (!b.mentions(i)) return RowBound{false, b};
+  Nat d = b - Nat::var(NatVarId{i, ""});
+  if (!d.mentions(i)) return RowBound{true, d};
+  return std::nullopt;
+}
+
+/// Worth sweeping rows for each k: some read walks the rows contiguously (forwards or
+/// backwards, a reversed view) but jumps along k, and none walks k contiguously while jumping
+/// along the rows.
+bool sweepGains(const std::vector<const Expr *> &reads, int64_t i, int64_t k) {
+  bool gain = false;
+  for (const Expr *a : reads) {
+    Nat di = strideOf(*a, i), dk = strideOf(*a, k);
+    auto unit = [](const Nat &d) {
+      std::optional<int64_t> c = d.asConst();
+      return c && (*c == 1 || *c == -1);
+    };
+    bool unitI = unit(di), unitK = unit(dk);
+    if (unitI && !unitK) gain = true;
+    if (unitK && !unitI && !di.isZero()) return false;
+  }
+  return gain;
+}
+
 /// forall i (independent) { pre; acc = init; forall k [lo, hi) { ...; acc = acc op e }; post }
-/// with k's bounds free of i, where the inner body reads with unit stride in i but not in k:
+/// with k's bounds free of i or i plus a constant (a triangle), where the inner body reads with unit stride in i but not in k:
 /// becomes, per block of rows, acc = init for every row, then for each k a contiguous sweep
 /// over the rows, then per row pre and post. `pre` are declarations the reduction does not
 /// read; `post` uses acc (gemv's `beta y + alpha acc`, the store). When post is just
 /// `out[..i..] = acc` the rows accumulate into out itself, else into a temporary of a cell per
 /// row. Each row still combines its k terms in the same order, so the result is identical.
+StmtP interchangeReductionAt(const StmtP &s, const std::vector<StmtP> &items, size_t r);
+
 StmtP interchangeReduction(const StmtP &s) {
   if (s->kind != StmtKind::Forall || s->forall != ForallKind::Parallel || s->userKind) return nullptr;
   const StmtP &body = s->body[0];
   std::vector<StmtP> items = body->kind == StmtKind::Block ? body->body : std::vector<StmtP>{body};
-  size_t r = 0;
-  while (r < items.size() && items[r]->kind != StmtKind::Forall) ++r;
-  if (r == 0 || r + 1 >= items.size()) return nullptr;
-  const StmtP &decl = items[r - 1], &red = items[r];
+  // The first of the row's reductions that gains (symv's row part or its column part).
+  for (size_t r = 1; r + 1 < items.size(); ++r)
+    if (items[r]->kind == StmtKind::Forall)
+      if (StmtP t = interchangeReductionAt(s, items, r)) return t;
+  return nullptr;
+}
+
+/// The interchange of the reduction items[r], declared by items[r - 1].
+StmtP interchangeReductionAt(const StmtP &s, const std::vector<StmtP> &items, size_t r) {
+  const StmtP &decl = items[r - 1];
+  StmtP red = items[r];
   if (decl->kind != StmtKind::DeclLocal || !decl->value || (red->forall != ForallKind::Reduction && red->forall != ForallKind::Serial))
     return nullptr;
   std::vector<StmtP> pre(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(r - 1));
   std::vector<StmtP> post(items.begin() + static_cast<std::ptrdiff_t>(r + 1), items.end());
   int64_t acc = decl->local, i = s->var, k = red->var;
   if (!s->lo.isZero()) return nullptr;
-  if (red->lo.mentions(i) || red->hi.mentions(i)) return nullptr;
+  // k's bounds: free of i, or i plus an offset free of i (a triangle or a band of rows). A loop
+  // over the rest of a row after i (`drop(i + 1)`: k in [0, n - i - 1), reading k + i + 1) is
+  // first shifted by i into that form (k in [i, n - 1), reading k + 1).
+  Nat iv = Nat::var(NatVarId{i, s->varName});
+  if (!red->lo.mentions(i) && red->hi.mentions(i) && !(red->hi + iv).mentions(i)) {
+    NatSubst shift;
+    shift.vars.emplace(k, Nat::var(NatVarId{k, red->varName}) - iv);
+    auto shifted = std::make_shared<Stmt>(*red);
+    shifted->body = {substitute(red->body[0], shift)};
+    shifted->lo = red->lo + iv;
+    shifted->hi = red->hi + iv;
+    red = shifted;
+  }
+  std::optional<RowBound> klo = rowBound(red->lo, i), khi = rowBound(red->hi, i);
+  if (!klo || !khi) return nullptr;
   auto usesLocal = [](const ExprP &e, int64_t id) {
     return anyExpr(e, [&](const Expr &x) { return x.kind == ExprKind::Local && x.local == id; });
   };
@@ -130,22 +183,29 @@ StmtP interchangeReduction(const StmtP &s) {
   if (usesAcc(upd->args[1]) || usesAcc(decl->value)) return nullptr;
   for (size_t j = 0; j + 1 < inner.size(); ++j)
     if (inner[j]->kind != StmtKind::DeclLocal || usesAcc(inner[j]->value)) return nullptr;
-  // pre: declarations that neither the initial value nor the reduction reads (they move after it).
+  // pre: what the row computes before (another reduction, declarations); it moves after the
+  // sweep, so neither the initial value nor the reduction may read its locals, and it may not
+  // write memory.
   for (const StmtP &p : pre) {
-    if (p->kind != StmtKind::DeclLocal) return nullptr;
-    if (usesLocal(decl->value, p->local) || anyStmt(red, [&](const Stmt &x) { return usesLocal(x.value, p->local); }))
-      return nullptr;
+    bool movable = true;
+    forEachStmt(p, [&](const StmtP &x) {
+      if (x->kind == StmtKind::Assign || x->kind == StmtKind::Alloc || x->kind == StmtKind::Barrier) movable = false;
+      if (x->kind == StmtKind::DeclLocal &&
+          (usesLocal(decl->value, x->local) || anyStmt(red, [&](const Stmt &y) { return usesLocal(y.value, x->local); })))
+        movable = false;
+    });
+    if (!movable) return nullptr;
   }
-  // post: no loops (each row's finish is straight-line), writes only tensors the reduction
-  // does not read, and the last statement stores the row.
+  // post (it may reduce again, symv's column part) writes only tensors the reduction does not
+  // read, and its last statement stores the row.
   std::set<int64_t> written;
   for (const StmtP &p : post) {
-    bool loop = false;
+    bool other = false;
     forEachStmt(p, [&](const StmtP &x) {
-      if (x->kind == StmtKind::Forall || x->kind == StmtKind::Alloc || x->kind == StmtKind::Barrier) loop = true;
+      if (x->kind == StmtKind::Alloc || x->kind == StmtKind::Barrier) other = true;
       if (x->kind == StmtKind::Assign) written.insert(x->lhs->tensor->id);
     });
-    if (loop) return nullptr;
+    if (other) return nullptr;
   }
   if (written.empty() || post.back()->kind != StmtKind::Assign) return nullptr;
   for (int64_t t : written)
@@ -160,14 +220,7 @@ StmtP interchangeReduction(const StmtP &s) {
   std::vector<const Expr *> reads;
   for (const StmtP &st : inner) accessesOf(st->value, reads);
   bool gain = false;
-  for (const Expr *a : reads) {
-    Nat di = strideOf(*a, i), dk = strideOf(*a, k);
-    bool unitI = di.asConst() == std::optional<int64_t>(1), unitK = dk.asConst() == std::optional<int64_t>(1);
-    bool zeroI = di.isZero();
-    if (unitI && !unitK) gain = true;
-    if (unitK && !unitI && !zeroI) return nullptr;
-  }
-  if (!gain) return nullptr;
+  if (!sweepGains(reads, i, k)) return nullptr;
 
   // Where a row accumulates: out[..i..] itself, or its cell of a temporary.
   TensorP cells;
@@ -208,6 +261,17 @@ StmtP interchangeReduction(const StmtP &s) {
   auto kLoop = std::make_shared<Stmt>(*red);
   kLoop->forall = ForallKind::Serial;
   kLoop->body = {sweep};
+  if (klo->rowRelative || khi->rowRelative) {
+    // A triangle: the block's k range is the union of its rows' ranges, and at each k the
+    // sweep runs over the rows whose range holds k (lo(i) <= k < hi(i)).
+    Nat kv = Nat::var(NatVarId{k, red->varName});
+    kLoop->lo = klo->rowRelative ? from + klo->offset : klo->offset;
+    kLoop->hi = khi->rowRelative ? to - Nat(1) + khi->offset : khi->offset;
+    auto rowsAtK = std::make_shared<Stmt>(*sweep);
+    if (khi->rowRelative) rowsAtK->lo = Nat::max(from, kv - khi->offset + Nat(1));
+    if (klo->rowRelative) rowsAtK->hi = Nat::min(to, kv - klo->offset + Nat(1));
+    kLoop->body = {rowsAtK};
+  }
   Nat blocks = Nat::div(s->hi + Nat(kRowBlock - 1), kRowBlock);
   StmtP nest = forall(blk.id, blk.name, Nat(0), blocks, block({initRows, kLoop}), ForallKind::Parallel, s->loc);
   if (direct) return nest;
@@ -228,9 +292,104 @@ StmtP interchangeReduction(const StmtP &s) {
   return allocTemp(cells, block({nest, finishRows}));
 }
 
+/// A recurrence whose element i sums terms of the elements before it (`recur` in a forward
+/// substitution): forall i (in order) { pre; acc = init; forall k [0, i) { ...; acc = acc op
+/// e(i, k) }; post, writing R[i] } where e reads R only at [k] and walks memory with a stride
+/// along k but contiguously along i (a column-major triangle's rows). Becomes right-looking:
+/// every row's accumulator starts at init; at step i, post computes R[i] from its accumulator,
+/// then the rows after i add their term of k = i, a contiguous sweep down column i. Row r still
+/// adds its terms in the order k = 0, 1, ..., r - 1, so the result is identical.
+StmtP rightLookingRecurrence(const StmtP &s) {
+  if (s->kind != StmtKind::Forall || s->forall != ForallKind::Serial || s->userKind || !s->lo.isZero()) return nullptr;
+  const StmtP &body = s->body[0];
+  std::vector<StmtP> items = body->kind == StmtKind::Block ? body->body : std::vector<StmtP>{body};
+  size_t r = 0;
+  while (r < items.size() && items[r]->kind != StmtKind::Forall) ++r;
+  if (r == 0 || r + 1 >= items.size()) return nullptr;
+  const StmtP &decl = items[r - 1], &red = items[r];
+  if (decl->kind != StmtKind::DeclLocal || !decl->value || (red->forall != ForallKind::Reduction && red->forall != ForallKind::Serial))
+    return nullptr;
+  int64_t acc = decl->local, i = s->var, k = red->var;
+  Nat iv = Nat::var(NatVarId{i, s->varName});
+  if (!red->lo.isZero() || red->hi != iv) return nullptr;
+  std::vector<StmtP> pre(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(r - 1));
+  std::vector<StmtP> post(items.begin() + static_cast<std::ptrdiff_t>(r + 1), items.end());
+  auto usesLocal = [](const ExprP &e, int64_t id) {
+    return anyExpr(e, [&](const Expr &x) { return x.kind == ExprKind::Local && x.local == id; });
+  };
+  std::vector<StmtP> inner = red->body[0]->kind == StmtKind::Block ? red->body[0]->body : std::vector<StmtP>{red->body[0]};
+  if (inner.empty() || inner.back()->kind != StmtKind::SetLocal || inner.back()->local != acc) return nullptr;
+  const ExprP &upd = inner.back()->value;
+  if (upd->kind != ExprKind::Binary || upd->args[0]->kind != ExprKind::Local || upd->args[0]->local != acc) return nullptr;
+  if (usesLocal(upd->args[1], acc) || usesLocal(decl->value, acc) ||
+      anyExpr(decl->value, [&](const Expr &x) { return natMentions(x, i); })) return nullptr;
+  for (size_t j = 0; j + 1 < inner.size(); ++j)
+    if (inner[j]->kind != StmtKind::DeclLocal || usesLocal(inner[j]->value, acc)) return nullptr;
+  for (const StmtP &p : pre)
+    if (p->kind != StmtKind::DeclLocal || anyStmt(red, [&](const Stmt &x) { return usesLocal(x.value, p->local); }))
+      return nullptr;
+  // post: straight-line; the tensors it writes are read in the reduction only at [k] (the
+  // element an earlier step wrote), and written by post only at [i].
+  std::set<int64_t> written;
+  bool straight = true;
+  for (const StmtP &p : post)
+    forEachStmt(p, [&](const StmtP &x) {
+      if (x->kind == StmtKind::Forall || x->kind == StmtKind::Alloc || x->kind == StmtKind::Barrier) straight = false;
+      if (x->kind == StmtKind::Assign) {
+        written.insert(x->lhs->tensor->id);
+        if (x->lhs->indices != std::vector<Nat>{iv}) straight = false;
+      }
+    });
+  if (!straight || written.empty()) return nullptr;
+  Nat kv = Nat::var(NatVarId{k, red->varName});
+  bool onlyAtK = true;
+  forEachStmt(red, [&](const StmtP &x) {
+    anyExpr(x->value, [&](const Expr &e) {
+      if (e.kind == ExprKind::Access && written.count(e.tensor->id) && e.indices != std::vector<Nat>{kv}) onlyAtK = false;
+      return false;
+    });
+  });
+  if (!onlyAtK) return nullptr;
+  std::vector<const Expr *> reads;
+  for (const StmtP &st : inner) accessesOf(st->value, reads);
+  if (!sweepGains(reads, i, k)) return nullptr;
+
+  auto cells = std::make_shared<Tensor>();
+  cells->kind = Tensor::Temp;
+  cells->id = freshNatVar(decl->localName + "_rows").id;
+  cells->name = decl->localName + "_rows" + std::to_string(cells->id);
+  cells->type = types::array(s->hi, types::scalar(decl->type));
+  NatVarId r0 = freshNatVar(s->varName), r1 = freshNatVar(s->varName + "_r");
+  StmtP init = forall(r0.id, r0.name, Nat(0), s->hi, assign(access(cells, {Nat::var(r0)}, {}, decl->type), decl->value),
+                      ForallKind::Parallel, s->loc);
+  // Step i: pre, post from the row's cell; then rows r > i add e(r, i).
+  struct CellForAcc : Mutator {
+    int64_t acc = 0;
+    ExprP cell;
+    ExprP mutateLocal(const ExprP &e) override { return e->local == acc ? cell : e; }
+  } swap;
+  swap.acc = acc;
+  swap.cell = access(cells, {iv}, {}, decl->type);
+  std::vector<StmtP> step = pre;
+  for (const StmtP &p : post) step.push_back(swap.mutate(p));
+  NatSubst toRow;
+  toRow.vars.emplace(i, Nat::var(r1));
+  toRow.vars.emplace(k, iv);
+  std::vector<StmtP> term(inner.begin(), inner.end() - 1);
+  ExprP cell = access(cells, {Nat::var(r1)}, {}, decl->type);
+  auto combine = std::make_shared<Expr>(*upd);
+  combine->args[0] = cell;
+  term.push_back(assign(cell, combine));
+  step.push_back(forall(r1.id, r1.name, iv + Nat(1), s->hi, substitute(block(term), toRow), ForallKind::Serial, s->loc));
+  auto steps = std::make_shared<Stmt>(*s);
+  steps->body = {block(step)};
+  return allocTemp(cells, block({init, steps}));
+}
+
 StmtP interchangeAll(const StmtP &s) {
   if (!s) return s;
   if (StmtP t = interchangeReduction(s)) return t;
+  if (StmtP t = rightLookingRecurrence(s)) return t;
   auto c = std::make_shared<Stmt>(*s);
   for (StmtP &b : c->body) b = interchangeAll(b);
   return c;

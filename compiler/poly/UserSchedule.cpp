@@ -799,13 +799,6 @@ class Scheduler {
   // ---- the atomics race strategy ---------------------------------------------------------------
 
 
-  /// Does `e` itself mention `id` (a local or a tensor) in a Nat: an index or a nat value?
-  static bool natMentions(const Expr &e, int64_t id) {
-    for (const Nat &ix : e.indices)
-      if (ix.mentions(id)) return true;
-    return e.kind == ExprKind::NatE && e.nat.mentions(id);
-  }
-
   static bool readsTensor(const ExprP &e, int64_t t) {
     return anyExpr(e, [t](const Expr &x) { return (x.kind == ExprKind::Access && x.tensor->id == t) || natMentions(x, t); });
   }

@@ -324,4 +324,55 @@ TYPED_TEST(Level2, RankUpdatesWriteOnlyTheStoredElements) {
   EXPECT_GT(calls, 100);
 }
 
+// Past the default schedule's blocks of 4096 row sums (cin/Schedule.h sweeps a column-major
+// triangle by columns, block by block): packed triangles of order 4099 and a 5000 x 3 gemv, in
+// f32 (the packed matrix takes 34 MB), every uplo and trans.
+TEST(Level2Large, SweepsAcrossRowBlocksMatchTheReference) {
+  std::mt19937 rng(2608);
+  const int n = 4099, one = 1;
+  for (char uplo : {'U', 'L'}) {
+    Storage st;
+    st.kind = Kind::Packed;
+    st.m = st.n = n, st.uplo = uplo;
+    std::vector<float> ap = randomBuffer<float>(st.size(), rng, -1.0 / n, 1.0 / n);
+    for (int i = 0; i < n; ++i) ap[size_t(st.at(i, i))] = (i % 2 ? -2.0f : 2.5f);
+    std::vector<float> x = randomBuffer<float>(size_t(n), rng), y = randomBuffer<float>(size_t(n), rng);
+    auto stored = [&](int i, int j) { long p = st.at(i, j); return p < 0 ? 0.0 : double(ap[size_t(p)]); };
+    // spmv: y := A x + 0.5 y, A symmetric.
+    {
+      std::vector<float> got = y;
+      const float alpha = 1, beta = 0.5f;
+      Blas<float>::spmv(&uplo, &n, &alpha, ap.data(), x.data(), &one, &beta, got.data(), &one, 1);
+      for (int i = 0; i < n; ++i) {
+        double acc = 0;
+        for (int j = 0; j < n; ++j) acc += (st.at(i, j) >= 0 ? stored(i, j) : stored(j, i)) * double(x[size_t(j)]);
+        ASSERT_NEAR(double(got[size_t(i)]), acc + 0.5 * double(y[size_t(i)]), 1e-4) << "spmv " << uplo << " row " << i;
+      }
+    }
+    for (char trans : {'N', 'T'})
+      for (int solve = 0; solve < 2; ++solve) {
+        std::vector<float> got = x;
+        (solve ? Blas<float>::tpsv : Blas<float>::tpmv)(&uplo, &trans, "N", &n, ap.data(), got.data(), &one, 1, 1, 1);
+        // Check through the product: op(A) got = x for a solve, got = op(A) x for a product.
+        const std::vector<float> &in = solve ? got : x;
+        const std::vector<float> &out = solve ? x : got;
+        for (int i = 0; i < n; ++i) {
+          double acc = 0;
+          for (int j = 0; j < n; ++j) acc += (trans == 'N' ? stored(i, j) : stored(j, i)) * double(in[size_t(j)]);
+          ASSERT_NEAR(acc, double(out[size_t(i)]), 1e-4) << (solve ? "tpsv " : "tpmv ") << uplo << trans << " row " << i;
+        }
+      }
+  }
+  // gemv 'N' on 5000 x 3 (two blocks of rows), lda 5003.
+  const int m = 5000, c = 3, lda = 5003;
+  std::vector<float> a = randomBuffer<float>(size_t(lda) * c, rng), x = randomBuffer<float>(c, rng), y(size_t(m), 1.0f);
+  const float alpha = -1, beta = 2;
+  Blas<float>::gemv("N", &m, &c, &alpha, a.data(), &lda, x.data(), &one, &beta, y.data(), &one, 1);
+  for (int i = 0; i < m; ++i) {
+    double acc = 0;
+    for (int j = 0; j < c; ++j) acc += double(a[size_t(i) + size_t(j) * lda]) * double(x[size_t(j)]);
+    ASSERT_NEAR(double(y[size_t(i)]), 2.0 - acc, 1e-5) << "gemv row " << i;
+  }
+}
+
 }  // namespace
