@@ -1,0 +1,313 @@
+/* blas_bench.c: libsplblas against OpenBLAS, in one process (issue 26, docs/blas.md).
+ *
+ * usage: spl-blas-bench LIBSPLBLAS LIBOPENBLAS THREADS [--quick]
+ *
+ * Both libraries are loaded with dlopen (RTLD_LOCAL) and called through their Fortran entry
+ * points on the same operands; the thread counts come from SPL_NUM_THREADS and
+ * OPENBLAS_NUM_THREADS, which benchmarks/run-blas.sh sets to THREADS. Every routine is checked
+ * against the other library's result before it is timed (relative difference below 1e-9 in
+ * f64, 1e-3 in f32, on the output's largest element), so a ratio is never of a wrong result.
+ * A group (a routine at a size) runs both libraries in rounds, alternating which goes first,
+ * one sample each per round (a sample: back-to-back calls for at least 20 ms, or one call when
+ * a call takes longer); the median sample is the time. Beside each group, a STREAM triad of the
+ * same thread count (a[i] = b[i] + s c[i] over 3 x 32 MB, OpenMP) gives the machine's bandwidth,
+ * and level 1 and 2 report the bandwidth each library reached (the bytes the routine must move
+ * once). Output: CSV rows on stdout (the header first), progress on stderr. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef void (*fn_t)(void);
+static void *lib[2];
+static const char *libName[2] = {"spl", "openblas"};
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static fn_t sym(int l, const char *name) {
+  fn_t f = (fn_t)dlsym(lib[l], name);
+  if (!f) {
+    fprintf(stderr, "blas_bench: %s has no %s\n", libName[l], name);
+    exit(1);
+  }
+  return f;
+}
+
+static int cmpd(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Operands: A, B, C (n x n), x, y (n); each library works on its own copies, restored before
+ * every call that writes them. */
+typedef struct {
+  int n;
+  size_t elem;
+  void *A, *B, *C, *x, *y, *C0, *y0;
+} Ops;
+
+static void fill(void *p, size_t count, size_t elem, int diagN, double scale) {
+  for (size_t i = 0; i < count; ++i) {
+    double v = scale * (double)((i * 2654435761u) % 1000) / 1000.0 - scale / 2;
+    if (diagN > 0 && i % (size_t)(diagN + 1) == 0) v = 2.0 + (double)(i % 3);  /* a dominant diagonal */
+    if (elem == 8) ((double *)p)[i] = v;
+    else ((float *)p)[i] = (float)v;
+  }
+}
+
+/* Level 1 needs x and y, level 2 A too, the updates and level 3 C (and gemm B). */
+static Ops makeOps(int n, size_t elem, int needA, int needB, int needC) {
+  Ops o = {n, elem, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+  size_t mat = (size_t)n * (size_t)n;
+  o.A = needA ? malloc(mat * elem) : NULL;
+  o.B = needB ? malloc(mat * elem) : NULL;
+  o.C = needC ? malloc(mat * elem) : NULL;
+  o.C0 = needC ? malloc(mat * elem) : NULL;
+  o.x = malloc((size_t)n * elem);
+  o.y = malloc((size_t)n * elem);
+  o.y0 = malloc((size_t)n * elem);
+  if (needA) fill(o.A, mat, elem, n, 1.0 / n);
+  if (needB) fill(o.B, mat, elem, 0, 1.0);
+  if (needC) fill(o.C0, mat, elem, 0, 1.0), memcpy(o.C, o.C0, mat * elem);
+  fill(o.x, (size_t)n, elem, 0, 2.0);
+  fill(o.y0, (size_t)n, elem, 0, 1.0);
+  memcpy(o.y, o.y0, (size_t)n * elem);
+  return o;
+}
+
+static void freeOps(Ops *o) {
+  free(o->A), free(o->B), free(o->C), free(o->C0), free(o->x), free(o->y), free(o->y0);
+}
+
+/* The routines: each a call of library l on o, restoring what it writes first. */
+enum { DOT, AXPY, NRM2, ASUM, SCAL, IAMAX, GEMV_N, GEMV_T, SYMV_U, SYMV_L, TRMV_LN, TRMV_UT, TRSV_LN, TRSV_UN, GER, SYR_L,
+       GEMM_NN, GEMM_TN, TRSM_LLN, SYRK_LN };
+static const char *routineName[] = {"dot", "axpy", "nrm2", "asum", "scal", "iamax", "gemv N", "gemv T", "symv U", "symv L",
+                                    "trmv LN", "trmv UT", "trsv LN", "trsv UN", "ger", "syr L", "gemm NN", "gemm TN",
+                                    "trsm LLN", "syrk LN"};
+static double result; /* a scalar result, kept so the call is not dropped */
+
+static void call(int l, int r, Ops *o) {
+  char p = o->elem == 8 ? 'd' : 's';
+  char name[32];
+  int n = o->n, one = 1;
+  double ad = 0.7, bd = 0.3;
+  float as = 0.7f, bs = 0.3f;
+  const void *alpha = o->elem == 8 ? (void *)&ad : (void *)&as, *beta = o->elem == 8 ? (void *)&bd : (void *)&bs;
+  size_t vec = (size_t)n * o->elem, mat = (size_t)n * (size_t)n * o->elem;
+#define NAME(s) (snprintf(name, sizeof name, "%c%s_", p, s), name)
+  switch (r) {
+    case DOT:
+      if (p == 'd') result += ((double (*)(const int *, const void *, const int *, const void *, const int *))sym(l, NAME("dot")))(&n, o->x, &one, o->y, &one);
+      else result += ((float (*)(const int *, const void *, const int *, const void *, const int *))sym(l, NAME("dot")))(&n, o->x, &one, o->y, &one);
+      break;
+    case AXPY:
+      memcpy(o->y, o->y0, vec);
+      ((void (*)(const int *, const void *, const void *, const int *, void *, const int *))sym(l, NAME("axpy")))(&n, alpha, o->x, &one, o->y, &one);
+      break;
+    case NRM2:
+    case ASUM:
+      if (p == 'd') result += ((double (*)(const int *, const void *, const int *))sym(l, NAME(r == NRM2 ? "nrm2" : "asum")))(&n, o->x, &one);
+      else result += ((float (*)(const int *, const void *, const int *))sym(l, NAME(r == NRM2 ? "nrm2" : "asum")))(&n, o->x, &one);
+      break;
+    case SCAL:
+      memcpy(o->y, o->y0, vec);
+      ((void (*)(const int *, const void *, void *, const int *))sym(l, NAME("scal")))(&n, alpha, o->y, &one);
+      break;
+    case IAMAX:
+      snprintf(name, sizeof name, "i%camax_", p);
+      result += ((int (*)(const int *, const void *, const int *))sym(l, name))(&n, o->x, &one);
+      break;
+    case GEMV_N:
+    case GEMV_T:
+      memcpy(o->y, o->y0, vec);
+      ((void (*)(const char *, const int *, const int *, const void *, const void *, const int *, const void *, const int *,
+                 const void *, void *, const int *, size_t))sym(l, NAME("gemv")))(r == GEMV_N ? "N" : "T", &n, &n, alpha, o->A, &n,
+                                                                                 o->x, &one, beta, o->y, &one, 1);
+      break;
+    case SYMV_U:
+    case SYMV_L:
+      memcpy(o->y, o->y0, vec);
+      ((void (*)(const char *, const int *, const void *, const void *, const int *, const void *, const int *, const void *, void *,
+                 const int *, size_t))sym(l, NAME("symv")))(r == SYMV_U ? "U" : "L", &n, alpha, o->A, &n, o->x, &one, beta, o->y, &one, 1);
+      break;
+    case TRMV_LN:
+    case TRMV_UT:
+    case TRSV_LN:
+    case TRSV_UN: {
+      memcpy(o->y, o->y0, vec);
+      const char *uplo = r == TRMV_LN || r == TRSV_LN ? "L" : "U", *trans = r == TRMV_UT ? "T" : "N";
+      ((void (*)(const char *, const char *, const char *, const int *, const void *, const int *, void *, const int *, size_t, size_t,
+                 size_t))sym(l, NAME(r == TRMV_LN || r == TRMV_UT ? "trmv" : "trsv")))(uplo, trans, "N", &n, o->A, &n, o->y, &one, 1, 1, 1);
+      break;
+    }
+    case GER:
+      memcpy(o->C, o->C0, mat);
+      ((void (*)(const int *, const int *, const void *, const void *, const int *, const void *, const int *, void *, const int *))sym(
+          l, NAME("ger")))(&n, &n, alpha, o->x, &one, o->y0, &one, o->C, &n);
+      break;
+    case SYR_L:
+      memcpy(o->C, o->C0, mat);
+      ((void (*)(const char *, const int *, const void *, const void *, const int *, void *, const int *, size_t))sym(l, NAME("syr")))(
+          "L", &n, alpha, o->x, &one, o->C, &n, 1);
+      break;
+    case GEMM_NN:
+    case GEMM_TN:
+      memcpy(o->C, o->C0, mat);
+      ((void (*)(const char *, const char *, const int *, const int *, const int *, const void *, const void *, const int *, const void *,
+                 const int *, const void *, void *, const int *, size_t, size_t))sym(l, NAME("gemm")))(
+          r == GEMM_NN ? "N" : "T", "N", &n, &n, &n, alpha, o->A, &n, o->B, &n, beta, o->C, &n, 1, 1);
+      break;
+    case TRSM_LLN:
+      memcpy(o->C, o->C0, mat);
+      ((void (*)(const char *, const char *, const char *, const char *, const int *, const int *, const void *, const void *, const int *,
+                 void *, const int *, size_t, size_t, size_t, size_t))sym(l, NAME("trsm")))("L", "L", "N", "N", &n, &n, alpha, o->A, &n,
+                                                                                           o->C, &n, 1, 1, 1, 1);
+      break;
+    case SYRK_LN:
+      memcpy(o->C, o->C0, mat);
+      ((void (*)(const char *, const char *, const int *, const int *, const void *, const void *, const int *, const void *, void *,
+                 const int *, size_t, size_t))sym(l, NAME("syrk")))("L", "N", &n, &n, alpha, o->A, &n, beta, o->C, &n, 1, 1);
+      break;
+  }
+#undef NAME
+}
+
+/* The bytes a routine must move once (level 1 and 2) and its flops (level 3). */
+static double bytesOf(int r, int n, size_t e) {
+  double v = (double)n * (double)e, m = (double)n * (double)n * (double)e;
+  switch (r) {
+    case DOT: return 2 * v;
+    case AXPY: return 3 * v;
+    case NRM2: return v;
+    case ASUM: case IAMAX: return v;
+    case SCAL: return 2 * v;
+    case GEMV_N: case GEMV_T: return m + 3 * v;
+    case SYMV_U: case SYMV_L: case TRMV_LN: case TRMV_UT: case TRSV_LN: case TRSV_UN: return m / 2 + 3 * v;
+    case GER: return 2 * m;
+    case SYR_L: return m; /* the triangle read and written */
+    default: return 0;
+  }
+}
+static double flopsOf(int r, int n) {
+  double c = (double)n * (double)n * (double)n;
+  return r == GEMM_NN || r == GEMM_TN ? 2 * c : c; /* trsm, syrk: n^3 */
+}
+
+/* The output a routine writes, to compare the libraries. */
+static void *outputOf(int r, Ops *o, size_t *count) {
+  if (r >= GER) { *count = (size_t)o->n * (size_t)o->n; return o->C; }
+  if (r == DOT || r == NRM2 || r == ASUM || r == IAMAX) { *count = 0; return NULL; }
+  *count = (size_t)o->n;
+  return o->y;
+}
+
+static double triadGBs(int threads) {
+  size_t n = 4u << 20;
+  double *a = malloc(n * 8), *b = malloc(n * 8), *c = malloc(n * 8), best = 0;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (size_t i = 0; i < n; ++i) a[i] = 0, b[i] = 1, c[i] = 2;
+  for (int k = 0; k < 10; ++k) {
+    double t0 = now();
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t i = 0; i < n; ++i) a[i] = b[i] + 3.0 * c[i];
+    double t = now() - t0;
+    if (24.0 * (double)n / t / 1e9 > best) best = 24.0 * (double)n / t / 1e9;
+  }
+  free(a), free(b), free(c);
+  return best;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4) {
+    fprintf(stderr, "usage: %s LIBSPLBLAS LIBOPENBLAS THREADS [--quick]\n", argv[0]);
+    return 2;
+  }
+  int threads = atoi(argv[3]), quick = argc > 4 && strcmp(argv[4], "--quick") == 0;
+  for (int l = 0; l < 2; ++l) {
+    lib[l] = dlopen(argv[1 + l], RTLD_NOW | RTLD_LOCAL);
+    if (!lib[l]) {
+      fprintf(stderr, "blas_bench: %s\n", dlerror());
+      return 1;
+    }
+  }
+  printf("precision,routine,n,threads,spl_s,openblas_s,spl_speed,spl_GBs,openblas_GBs,spl_GFlops,openblas_GFlops,triad_GBs\n");
+  /* (routine, size) groups: level 1 in cache (32 KB per vector) and beyond the last-level cache
+   * (32 MB); level 2 at 400 (1.3 MB in f64) and 4000 (128 MB); level 3 at 1000, 2000, 4000. */
+  struct Group { int r, n; } groups[64];
+  int ng = 0;
+  for (int r = DOT; r <= IAMAX; ++r) groups[ng++] = (struct Group){r, 4096}, groups[ng++] = (struct Group){r, 4 << 20};
+  for (int r = GEMV_N; r <= SYR_L; ++r) groups[ng++] = (struct Group){r, 400}, groups[ng++] = (struct Group){r, quick ? 1500 : 4000};
+  for (int r = GEMM_NN; r <= SYRK_LN; ++r) {
+    groups[ng++] = (struct Group){r, quick ? 300 : 1000};
+    if (!quick) groups[ng++] = (struct Group){r, 2000};
+    if (!quick && r == GEMM_NN) groups[ng++] = (struct Group){r, 4000};
+  }
+  for (int prec = 0; prec < 2; ++prec) {
+    size_t elem = prec == 0 ? 8 : 4;
+    for (int g = 0; g < ng; ++g) {
+      int r = groups[g].r, n = groups[g].n;
+      if (prec == 1 && !(r == DOT || r == AXPY || r == GEMV_N || r == GEMV_T || r == TRSV_LN || r == GEMM_NN)) continue;
+      int needA = r >= GEMV_N, needB = r == GEMM_NN || r == GEMM_TN, needC = r >= GER;
+      Ops ops[2] = {makeOps(n, elem, needA, needB, needC), makeOps(n, elem, needA, needB, needC)};
+      /* Correctness first: both libraries on the same operands. */
+      double scalar[2];
+      for (int l = 0; l < 2; ++l) {
+        result = 0;
+        call(l, r, &ops[l]);
+        scalar[l] = result;
+      }
+      size_t count;
+      void *o0 = outputOf(r, &ops[0], &count), *o1 = outputOf(r, &ops[1], &count);
+      double diff = fabs(scalar[0] - scalar[1]) / (fabs(scalar[1]) + 1e-300), big = 0, worst = 0;
+      for (size_t i = 0; i < count; ++i) {
+        double a = elem == 8 ? ((double *)o0)[i] : ((float *)o0)[i], b = elem == 8 ? ((double *)o1)[i] : ((float *)o1)[i];
+        if (fabs(b) > big) big = fabs(b);
+        if (fabs(a - b) > worst) worst = fabs(a - b);
+      }
+      if (count) diff = worst / (big + 1e-300);
+      if (!(diff <= (elem == 8 ? 1e-9 : 1e-3))) {
+        fprintf(stderr, "blas_bench: %c%s n=%d: libsplblas differs from OpenBLAS by %g (relative)\n", elem == 8 ? 'd' : 's',
+                routineName[r], n, diff);
+        return 1;
+      }
+      int rounds = r >= GEMM_NN && n >= 2000 ? 3 : 7;
+      double samples[2][7];
+      for (int round = 0; round < rounds; ++round)
+        for (int q = 0; q < 2; ++q) {
+          int l = (round + q) % 2;
+          int calls = 0;
+          double t0 = now(), t;
+          do {
+            call(l, r, &ops[l]);
+            ++calls;
+            t = now() - t0;
+          } while (t < 0.02);
+          samples[l][round] = t / calls;
+        }
+      double med[2];
+      for (int l = 0; l < 2; ++l) {
+        qsort(samples[l], (size_t)rounds, sizeof(double), cmpd);
+        med[l] = samples[l][rounds / 2];
+      }
+      double triad = triadGBs(threads), bytes = bytesOf(r, n, elem), flops = r >= GEMM_NN ? flopsOf(r, n) : 0;
+      printf("%s,%s,%d,%d,%.9g,%.9g,%.4f,%.3f,%.3f,%.3f,%.3f,%.2f\n", elem == 8 ? "f64" : "f32", routineName[r], n, threads, med[0],
+             med[1], med[1] / med[0], bytes / med[0] / 1e9, bytes / med[1] / 1e9, flops / med[0] / 1e9, flops / med[1] / 1e9, triad);
+      fflush(stdout);
+      fprintf(stderr, "%s %-9s n=%-8d %dT: spl %.3g s, openblas %.3g s, spl speed %.2fx\n", elem == 8 ? "f64" : "f32", routineName[r], n,
+              threads, med[0], med[1], med[1] / med[0]);
+      freeOps(&ops[0]);
+      freeOps(&ops[1]);
+    }
+  }
+  fprintf(stderr, "(result %g)\n", result);
+  return 0;
+}
