@@ -126,9 +126,86 @@ bool sweepGains(const std::vector<const Expr *> &reads, int64_t i, int64_t k) {
   return gain;
 }
 
+/// A row's reduction, as the row loop's body holds it: `pre; acc = init; forall k [lo, hi)
+/// { private declarations; acc = acc op e }; post`, the reduction items[r] declared by
+/// items[r - 1]. Recognised here for both sweeps below.
+struct RowReduction {
+  StmtP decl, red;
+  std::vector<StmtP> pre, post, inner;  // inner: the reduction's body, its update last
+  ExprP update;                         // acc op e
+  int64_t acc = 0;
+};
+
+bool usesLocal(const ExprP &e, int64_t id) {
+  return anyExpr(e, [&](const Expr &x) { return x.kind == ExprKind::Local && x.local == id; });
+}
+
+/// Does any statement of s read `id` as a Nat (an index, a nat value, a loop bound)?
+bool readsAsNat(const StmtP &s, int64_t id) {
+  auto inExpr = [&](const ExprP &e) { return anyExpr(e, [&](const Expr &x) { return natMentions(x, id); }); };
+  return anyStmt(s, [&](const Stmt &x) {
+    return inExpr(x.value) || inExpr(x.lhs) || (x.kind == StmtKind::Forall && (x.lo.mentions(id) || x.hi.mentions(id)));
+  });
+}
+
+/// Does s read local `id`, as a value or as a Nat?
+bool readsLocal(const StmtP &s, int64_t id) {
+  return readsAsNat(s, id) || anyStmt(s, [&](const Stmt &x) { return usesLocal(x.value, id) || usesLocal(x.lhs, id); });
+}
+
+std::optional<RowReduction> rowReduction(const std::vector<StmtP> &items, size_t r) {
+  if (r == 0 || r + 1 >= items.size()) return std::nullopt;
+  RowReduction rr;
+  rr.decl = items[r - 1];
+  rr.red = items[r];
+  if (rr.decl->kind != StmtKind::DeclLocal || !rr.decl->value || rr.red->kind != StmtKind::Forall ||
+      (rr.red->forall != ForallKind::Reduction && rr.red->forall != ForallKind::Serial))
+    return std::nullopt;
+  rr.acc = rr.decl->local;
+  rr.pre.assign(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(r - 1));
+  rr.post.assign(items.begin() + static_cast<std::ptrdiff_t>(r + 1), items.end());
+  const StmtP &b = rr.red->body[0];
+  rr.inner = b->kind == StmtKind::Block ? b->body : std::vector<StmtP>{b};
+  if (rr.inner.empty() || rr.inner.back()->kind != StmtKind::SetLocal || rr.inner.back()->local != rr.acc) return std::nullopt;
+  rr.update = rr.inner.back()->value;
+  const ExprP &u = rr.update;
+  if (u->kind != ExprKind::Binary || u->args[0]->kind != ExprKind::Local || u->args[0]->local != rr.acc) return std::nullopt;
+  if (usesLocal(u->args[1], rr.acc) || usesLocal(rr.decl->value, rr.acc)) return std::nullopt;
+  for (size_t j = 0; j + 1 < rr.inner.size(); ++j)
+    if (rr.inner[j]->kind != StmtKind::DeclLocal || usesLocal(rr.inner[j]->value, rr.acc)) return std::nullopt;
+  // acc is read after the reduction as a value only (it becomes its row's cell).
+  for (const StmtP &p : rr.post)
+    if (readsAsNat(p, rr.acc)) return std::nullopt;
+  return rr;
+}
+
+/// `post` with each read of acc replaced by `cell`.
+std::vector<StmtP> withCell(const std::vector<StmtP> &post, int64_t acc, const ExprP &cell) {
+  struct CellForAcc : Mutator {
+    int64_t acc = 0;
+    ExprP cell;
+    ExprP mutateLocal(const ExprP &e) override { return e->local == acc ? cell : e; }
+  } swap;
+  swap.acc = acc;
+  swap.cell = cell;
+  std::vector<StmtP> out;
+  for (const StmtP &p : post) out.push_back(swap.mutate(p));
+  return out;
+}
+
+/// A temporary of one cell per row, named after the accumulator it replaces.
+TensorP rowCells(const Stmt &decl, const Nat &rows) {
+  auto t = std::make_shared<Tensor>();
+  t->kind = Tensor::Temp;
+  t->id = freshNatVar(decl.localName + "_rows").id;
+  t->name = decl.localName + "_rows" + std::to_string(t->id);
+  t->type = types::array(rows, types::scalar(decl.type));
+  return t;
+}
+
 /// forall i (independent) { pre; acc = init; forall k [lo, hi) { ...; acc = acc op e }; post }
-/// with k's bounds free of i or i plus a constant (a triangle), where the inner body reads with unit stride in i but not in k:
-/// becomes, per block of rows, acc = init for every row, then for each k a contiguous sweep
+/// with k's bounds free of i or i plus a constant (a triangle), where the inner body reads
+/// with unit stride in i but not in k: becomes, per block of rows, acc = init for every row, then for each k a contiguous sweep
 /// over the rows, then per row pre and post. `pre` are declarations the reduction does not
 /// read; `post` uses acc (gemv's `beta y + alpha acc`, the store). When post is just
 /// `out[..i..] = acc` the rows accumulate into out itself, else into a temporary of a cell per
@@ -148,18 +225,18 @@ StmtP interchangeReduction(const StmtP &s) {
 
 /// The interchange of the reduction items[r], declared by items[r - 1].
 StmtP interchangeReductionAt(const StmtP &s, const std::vector<StmtP> &items, size_t r) {
-  const StmtP &decl = items[r - 1];
-  StmtP red = items[r];
-  if (decl->kind != StmtKind::DeclLocal || !decl->value || (red->forall != ForallKind::Reduction && red->forall != ForallKind::Serial))
-    return nullptr;
-  std::vector<StmtP> pre(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(r - 1));
-  std::vector<StmtP> post(items.begin() + static_cast<std::ptrdiff_t>(r + 1), items.end());
-  int64_t acc = decl->local, i = s->var, k = red->var;
-  if (!s->lo.isZero()) return nullptr;
+  std::optional<RowReduction> rr = rowReduction(items, r);
+  if (!rr || !s->lo.isZero()) return nullptr;
+  const StmtP &decl = rr->decl;
+  StmtP red = rr->red;
+  const std::vector<StmtP> &pre = rr->pre, &post = rr->post;
+  int64_t acc = rr->acc, i = s->var, k = red->var;
   // k's bounds: free of i, or i plus an offset free of i (a triangle or a band of rows). A loop
   // over the rest of a row after i (`drop(i + 1)`: k in [0, n - i - 1), reading k + i + 1) is
   // first shifted by i into that form (k in [i, n - 1), reading k + 1).
   Nat iv = Nat::var(NatVarId{i, s->varName});
+  std::vector<StmtP> inner = rr->inner;
+  ExprP upd = rr->update;
   if (!red->lo.mentions(i) && red->hi.mentions(i) && !(red->hi + iv).mentions(i)) {
     NatSubst shift;
     shift.vars.emplace(k, Nat::var(NatVarId{k, red->varName}) - iv);
@@ -168,21 +245,12 @@ StmtP interchangeReductionAt(const StmtP &s, const std::vector<StmtP> &items, si
     shifted->lo = red->lo + iv;
     shifted->hi = red->hi + iv;
     red = shifted;
+    const StmtP &sb = red->body[0];
+    inner = sb->kind == StmtKind::Block ? sb->body : std::vector<StmtP>{sb};
+    upd = inner.back()->value;
   }
   std::optional<RowBound> klo = rowBound(red->lo, i), khi = rowBound(red->hi, i);
   if (!klo || !khi) return nullptr;
-  auto usesLocal = [](const ExprP &e, int64_t id) {
-    return anyExpr(e, [&](const Expr &x) { return x.kind == ExprKind::Local && x.local == id; });
-  };
-  auto usesAcc = [&](const ExprP &e) { return usesLocal(e, acc); };
-  // The reduction body: private declarations, then exactly one update acc = acc op e.
-  std::vector<StmtP> inner = red->body[0]->kind == StmtKind::Block ? red->body[0]->body : std::vector<StmtP>{red->body[0]};
-  if (inner.empty() || inner.back()->kind != StmtKind::SetLocal || inner.back()->local != acc) return nullptr;
-  const ExprP &upd = inner.back()->value;
-  if (upd->kind != ExprKind::Binary || upd->args[0]->kind != ExprKind::Local || upd->args[0]->local != acc) return nullptr;
-  if (usesAcc(upd->args[1]) || usesAcc(decl->value)) return nullptr;
-  for (size_t j = 0; j + 1 < inner.size(); ++j)
-    if (inner[j]->kind != StmtKind::DeclLocal || usesAcc(inner[j]->value)) return nullptr;
   // pre: what the row computes before (another reduction, declarations); it moves after the
   // sweep, so neither the initial value nor the reduction may read its locals, and it may not
   // write memory.
@@ -190,9 +258,7 @@ StmtP interchangeReductionAt(const StmtP &s, const std::vector<StmtP> &items, si
     bool movable = true;
     forEachStmt(p, [&](const StmtP &x) {
       if (x->kind == StmtKind::Assign || x->kind == StmtKind::Alloc || x->kind == StmtKind::Barrier) movable = false;
-      if (x->kind == StmtKind::DeclLocal &&
-          (usesLocal(decl->value, x->local) || anyStmt(red, [&](const Stmt &y) { return usesLocal(y.value, x->local); })))
-        movable = false;
+      if (x->kind == StmtKind::DeclLocal && (usesLocal(decl->value, x->local) || readsLocal(red, x->local))) movable = false;
     });
     if (!movable) return nullptr;
   }
@@ -219,19 +285,10 @@ StmtP interchangeReductionAt(const StmtP &s, const std::vector<StmtP> &items, si
   // contiguously while jumping along rows.
   std::vector<const Expr *> reads;
   for (const StmtP &st : inner) accessesOf(st->value, reads);
-  bool gain = false;
   if (!sweepGains(reads, i, k)) return nullptr;
 
   // Where a row accumulates: out[..i..] itself, or its cell of a temporary.
-  TensorP cells;
-  if (!direct) {
-    auto t = std::make_shared<Tensor>();
-    t->kind = Tensor::Temp;
-    t->id = freshNatVar(decl->localName + "_rows").id;
-    t->name = decl->localName + "_rows" + std::to_string(t->id);
-    t->type = types::array(s->hi, types::scalar(decl->type));
-    cells = t;
-  }
+  TensorP cells = direct ? nullptr : rowCells(*decl, s->hi);
   auto cellOf = [&](const Nat &row) -> ExprP {
     if (direct) return store->lhs;  // substituted at the row below
     return access(cells, {row}, {}, decl->type);
@@ -278,15 +335,8 @@ StmtP interchangeReductionAt(const StmtP &s, const std::vector<StmtP> &items, si
   // Then per row, in a loop of its own over all rows (so a store at [..i..] is still at the
   // variable of the loop around it, cin/InPlace's condition for writing in place): pre, then
   // post reading the row's cell where it read acc.
-  struct CellForAcc : Mutator {
-    int64_t acc = 0;
-    ExprP cell;
-    ExprP mutateLocal(const ExprP &e) override { return e->local == acc ? cell : e; }
-  } swap;
-  swap.acc = acc;
-  swap.cell = cellOf(Nat::var(NatVarId{i, s->varName}));
   std::vector<StmtP> finish = pre;
-  for (const StmtP &p : post) finish.push_back(swap.mutate(p));
+  for (const StmtP &p : withCell(post, acc, cellOf(iv))) finish.push_back(p);
   auto finishRows = std::make_shared<Stmt>(*s);
   finishRows->body = {block(finish)};
   return allocTemp(cells, block({nest, finishRows}));
@@ -305,29 +355,16 @@ StmtP rightLookingRecurrence(const StmtP &s) {
   std::vector<StmtP> items = body->kind == StmtKind::Block ? body->body : std::vector<StmtP>{body};
   size_t r = 0;
   while (r < items.size() && items[r]->kind != StmtKind::Forall) ++r;
-  if (r == 0 || r + 1 >= items.size()) return nullptr;
-  const StmtP &decl = items[r - 1], &red = items[r];
-  if (decl->kind != StmtKind::DeclLocal || !decl->value || (red->forall != ForallKind::Reduction && red->forall != ForallKind::Serial))
-    return nullptr;
-  int64_t acc = decl->local, i = s->var, k = red->var;
+  std::optional<RowReduction> rr = rowReduction(items, r);
+  if (!rr) return nullptr;
+  const StmtP &decl = rr->decl, &red = rr->red;
+  const std::vector<StmtP> &pre = rr->pre, &post = rr->post, &inner = rr->inner;
+  const ExprP &upd = rr->update;
+  int64_t acc = rr->acc, i = s->var, k = red->var;
   Nat iv = Nat::var(NatVarId{i, s->varName});
-  if (!red->lo.isZero() || red->hi != iv) return nullptr;
-  std::vector<StmtP> pre(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(r - 1));
-  std::vector<StmtP> post(items.begin() + static_cast<std::ptrdiff_t>(r + 1), items.end());
-  auto usesLocal = [](const ExprP &e, int64_t id) {
-    return anyExpr(e, [&](const Expr &x) { return x.kind == ExprKind::Local && x.local == id; });
-  };
-  std::vector<StmtP> inner = red->body[0]->kind == StmtKind::Block ? red->body[0]->body : std::vector<StmtP>{red->body[0]};
-  if (inner.empty() || inner.back()->kind != StmtKind::SetLocal || inner.back()->local != acc) return nullptr;
-  const ExprP &upd = inner.back()->value;
-  if (upd->kind != ExprKind::Binary || upd->args[0]->kind != ExprKind::Local || upd->args[0]->local != acc) return nullptr;
-  if (usesLocal(upd->args[1], acc) || usesLocal(decl->value, acc) ||
-      anyExpr(decl->value, [&](const Expr &x) { return natMentions(x, i); })) return nullptr;
-  for (size_t j = 0; j + 1 < inner.size(); ++j)
-    if (inner[j]->kind != StmtKind::DeclLocal || usesLocal(inner[j]->value, acc)) return nullptr;
+  if (!red->lo.isZero() || red->hi != iv || anyExpr(decl->value, [&](const Expr &x) { return natMentions(x, i); })) return nullptr;
   for (const StmtP &p : pre)
-    if (p->kind != StmtKind::DeclLocal || anyStmt(red, [&](const Stmt &x) { return usesLocal(x.value, p->local); }))
-      return nullptr;
+    if (p->kind != StmtKind::DeclLocal || readsLocal(red, p->local)) return nullptr;
   // post: straight-line; the tensors it writes are read in the reduction only at [k] (the
   // element an earlier step wrote), and written by post only at [i].
   std::set<int64_t> written;
@@ -354,24 +391,13 @@ StmtP rightLookingRecurrence(const StmtP &s) {
   for (const StmtP &st : inner) accessesOf(st->value, reads);
   if (!sweepGains(reads, i, k)) return nullptr;
 
-  auto cells = std::make_shared<Tensor>();
-  cells->kind = Tensor::Temp;
-  cells->id = freshNatVar(decl->localName + "_rows").id;
-  cells->name = decl->localName + "_rows" + std::to_string(cells->id);
-  cells->type = types::array(s->hi, types::scalar(decl->type));
+  TensorP cells = rowCells(*decl, s->hi);
   NatVarId r0 = freshNatVar(s->varName), r1 = freshNatVar(s->varName + "_r");
   StmtP init = forall(r0.id, r0.name, Nat(0), s->hi, assign(access(cells, {Nat::var(r0)}, {}, decl->type), decl->value),
                       ForallKind::Parallel, s->loc);
   // Step i: pre, post from the row's cell; then rows r > i add e(r, i).
-  struct CellForAcc : Mutator {
-    int64_t acc = 0;
-    ExprP cell;
-    ExprP mutateLocal(const ExprP &e) override { return e->local == acc ? cell : e; }
-  } swap;
-  swap.acc = acc;
-  swap.cell = access(cells, {iv}, {}, decl->type);
   std::vector<StmtP> step = pre;
-  for (const StmtP &p : post) step.push_back(swap.mutate(p));
+  for (const StmtP &p : withCell(post, acc, access(cells, {iv}, {}, decl->type))) step.push_back(p);
   NatSubst toRow;
   toRow.vars.emplace(i, Nat::var(r1));
   toRow.vars.emplace(k, iv);
