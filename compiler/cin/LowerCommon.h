@@ -125,6 +125,8 @@ class Lowerer {
   void produceAll(const ValP &arr, const Callback &cb, SourceLoc loc = {});
   ValP elemAt(ValP arr, const Nat &i);
   ValP materialize(const ValP &v, const std::string &name);
+  /// A temporary of the kernel, allocated here (its Alloc marker: it lives to the block's end).
+  TensorP newTemp(const std::string &name, const TypeP &type);
   void write(const ValP &v, const TensorP &t, std::vector<Nat> idx, std::vector<int> leaf);
   std::vector<ExprP> leaves(const ValP &v);
   ValP rebuild(const ValP &shape, const std::vector<ExprP> &ls, size_t &pos);

@@ -214,17 +214,22 @@ ValP Lowerer::elemAt(ValP arr, const Nat &i) {
   return arr->elem(i);
 }
 
-ValP Lowerer::materialize(const ValP &v, const std::string &name) {
+TensorP Lowerer::newTemp(const std::string &name, const TypeP &type) {
   auto t = std::make_shared<Tensor>();
   t->kind = Tensor::Temp;
   t->id = freshNatVar(name).id;
   t->name = name + std::to_string(t->id);
-  t->type = v->type;
+  t->type = type;
   kernel_.tensors.push_back(t);
   auto marker = std::make_shared<Stmt>();
   marker->kind = StmtKind::Alloc;
   marker->tensor = t;
   emit(marker);
+  return t;
+}
+
+ValP Lowerer::materialize(const ValP &v, const std::string &name) {
+  TensorP t = newTemp(name, v->type);
   write(v, t, {}, {});
   if (isGpuThreadLevel(v->loopKind)) {
     // A GPU level's results consumed by the enclosing level: shared memory, then a barrier.
@@ -665,16 +670,7 @@ ValP Lowerer::lowerRecur(const tir::Expr &e, const Env &env, const TypeP &rt) {
   // on the temporary), so no schedule runs it in parallel.
   ValP f = eval(e.args[0], env);
   auto r = arrayVal(rt);
-  auto t = std::make_shared<Tensor>();
-  t->kind = Tensor::Temp;
-  t->id = freshNatVar("rec").id;
-  t->name = "rec" + std::to_string(t->id);
-  t->type = r->type;
-  kernel_.tensors.push_back(t);
-  auto marker = std::make_shared<Stmt>();
-  marker->kind = StmtKind::Alloc;
-  marker->tensor = t;
-  emit(marker);
+  TensorP t = newTemp("rec", r->type);
   TypeP elem = types::elementAt(*r->type, Nat(0));
   loop("i", Nat(0), r->len, ForallKind::Serial, [&](const Nat &i) {
     ValP prev = tensorView(t, types::array(i, elem), {}, {});
