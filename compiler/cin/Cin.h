@@ -184,6 +184,9 @@ struct Stmt {
   /// Loop hints from a user schedule (vectorise; unroll by a factor, 0 = no hint).
   bool vectorize = false;
   int unroll = 0;
+  /// A Parallel forall whose every iteration is a large piece of work (a column sweep's block
+  /// of rows): the thread pool may hand out single iterations (otherwise at least 16).
+  bool heavyIterations = false;
   // Assign: lhs = value, or with `compound` lhs op= value (op a binary operator, or min/max
   // when isMinMax). An `atomic` compound assignment is one indivisible read-modify-write (a
   // schedule's race strategy): iterations running at once may update the same element.

@@ -93,8 +93,11 @@ bool readsTensor(const StmtP &s, int64_t tensor) {
   return anyStmt(s, [&](const Stmt &x) { return anyExpr(x.value, access) || anyExpr(x.lhs, access); });
 }
 
-/// Rows blocked for the interchanged loops: a block of outputs stays in cache across the sweep.
-constexpr int64_t kRowBlock = 4096;
+/// Rows blocked for the interchanged loops: a block of outputs (8 KB of f64 sums) stays in
+/// cache across the sweep, and a matrix of a few thousand rows still gives each thread of the
+/// pool blocks of its own. A constant, so that the blocks are affine for the polyhedral model
+/// (it shows their iterations independent).
+constexpr int64_t kRowBlock = 1024;
 
 /// A loop bound as seen from the row loop i: `offset` (free of i), or i + `offset`.
 struct RowBound {
@@ -330,7 +333,8 @@ StmtP interchangeReductionAt(const StmtP &s, const std::vector<StmtP> &items, si
     kLoop->body = {rowsAtK};
   }
   Nat blocks = Nat::div(s->hi + Nat(kRowBlock - 1), kRowBlock);
-  StmtP nest = forall(blk.id, blk.name, Nat(0), blocks, block({initRows, kLoop}), ForallKind::Parallel, s->loc);
+  auto nest = std::make_shared<Stmt>(*forall(blk.id, blk.name, Nat(0), blocks, block({initRows, kLoop}), ForallKind::Parallel, s->loc));
+  nest->heavyIterations = true;
   if (direct) return nest;
   // Then per row, in a loop of its own over all rows (so a store at [..i..] is still at the
   // variable of the loop around it, cin/InPlace's condition for writing in place): pre, then

@@ -8,10 +8,12 @@
 ///             serially (vectorised by LLVM where it can); Reduction loops stay reductions.
 ///             Before that, a row loop whose per-row reduction walks memory with a stride
 ///             (DIA's diagonals, ELL stored slot-major, A^T x on a row-major A, A x on a
-///             column-major A) is interchanged into blocks of 4096 rows swept once per
+///             column-major A; also over a triangle) is interchanged into blocks of 1024 rows
+///             (each block a task of the pool) swept once per
 ///             reduction index, each row combining its terms in the same order (so the result
 ///             is the same); what a row does with its sum (gemv's beta y + alpha sum) runs after,
-///             per row, from a temporary of the sums.
+///             per row, from a temporary of the sums. A recurrence whose element sums terms of
+///             the elements before it (recur's forward substitution) becomes right-looking.
 /// Fails:      never: what a user asks for is checked in poly/UserSchedule.
 #pragma once
 

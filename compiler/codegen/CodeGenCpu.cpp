@@ -295,7 +295,7 @@ class CpuGen : public LoopCodeGen {
     else
       b_.CreateCall(runtime("spl_parallel_for", b_.getVoidTy(),
                             {b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()}),
-                    {lo, hi, b_.getInt64(16), bodyFn, closure});
+                    {lo, hi, b_.getInt64(s.heavyIterations ? 1 : 16), bodyFn, closure});
     llvm::Value *code = b_.CreateLoad(b_.getInt32Ty(), err);
     auto *fail = llvm::BasicBlock::Create(ctx_, "par.fail", frame().fn);
     auto *ok = llvm::BasicBlock::Create(ctx_, "par.ok", frame().fn);

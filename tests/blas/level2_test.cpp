@@ -324,7 +324,7 @@ TYPED_TEST(Level2, RankUpdatesWriteOnlyTheStoredElements) {
   EXPECT_GT(calls, 100);
 }
 
-// Past the default schedule's blocks of 4096 row sums (cin/Schedule.h sweeps a column-major
+// Past the default schedule's blocks of 1024 row sums (cin/Schedule.h sweeps a column-major
 // triangle by columns, block by block): packed triangles of order 4099 and a 5000 x 3 gemv, in
 // f32 (the packed matrix takes 34 MB), every uplo and trans.
 TEST(Level2Large, SweepsAcrossRowBlocksMatchTheReference) {
