@@ -379,7 +379,8 @@ INSTANTIATE_TEST_SUITE_P(Matrices, ForcedPlan, ::testing::Range<size_t>(0, spl_e
 
 // Dense blocks: the plan counts them (one value an entry in 3 x 3 blocks, more in 2 x 2) and,
 // with calls enough, tries BCSR of 3 x 3 when planning's budget allows (kept if faster here),
-// or says it passed it over for lack of time (also when it keeps another kernel).
+// or says it passed it over or could not time it for lack of time (also when it keeps another
+// kernel).
 // In f32, where BCSR moves 56% of CSR's bytes, whether or not the matrix fits in the last-level
 // cache; in f64 (70%) only beyond it, the explanation says which. A matrix without blocks is not
 // tried after a bound of its fill. y = A x whatever it keeps.
@@ -391,8 +392,11 @@ TEST(PlanChoice, DenseBlocksTryBcsr) {
   ASSERT_EQ(spl_spmv_plan_f32(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals32.data(), 1000000, &k32, &p), SPL_OK);
   std::string why = spl_plan_explain(p);
   EXPECT_NE(why.find("3 x 3: 1.00 values an entry"), std::string::npos) << why;
+  // (A loaded machine may spend the budget on the conversion: "BCSR converted in ..., no
+  // planning time left to time it".)
   EXPECT_TRUE(why.find("BCSR (3 x 3 blocks, 1.00 values an entry): converted in") != std::string::npos ||
-              why.find("no planning time left to try BCSR") != std::string::npos)
+              why.find("no planning time left to try BCSR") != std::string::npos ||
+              why.find("BCSR converted in") != std::string::npos)
       << why;
   if (std::string(spl_plan_kernel(p)) == "bcsr") EXPECT_GT(spl_plan_bytes(p), 0);
   spl_plan_free(p);
