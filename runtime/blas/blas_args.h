@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-void xerbla_(const char *name, const int *info, size_t name_len);
+#include "blas_f77.h"
 
 #define N64(p) ((int64_t) * (p))
 

@@ -6,7 +6,8 @@
  * arithmetic. What is here only decodes: the reference's quick returns (n <= 0; a routine of one
  * vector returns at once when its increment is not positive; rotm with flag -2), and rotg/rotmg's
  * in-out scalars, passed by value and written back through the exports' outputs. Each routine is
- * written once for both precisions (LEVEL1(P, T): P the BLAS's prefix, s or d, T its type). */
+ * written once for both precisions (LEVEL1(P, T): P the BLAS's prefix, s or d, T its type), with
+ * the two real results of a complex vector (scasum/dzasum, scnrm2/dznrm2: PAIRS(P, C, T)). */
 #include <stdint.h>
 
 #include "blas1.h"
@@ -64,6 +65,23 @@
 
 LEVEL1(s, float)
 LEVEL1(d, double)
+
+/* A complex vector is n (re, im) pairs, incx pairs apart: the exports read it as an n x 2
+ * row-major matrix whose rows are 2 incx reals apart. */
+#define PAIRS(P, C, T)                                                                  \
+  T P##C##asum_(const int *n, const T *x, const int *incx) {                            \
+    T r = 0;                                                                            \
+    if (*n > 0 && *incx > 0) spl_blas_##P##C##asum(N64(n), x, 2 * N64(incx), &r);       \
+    return r;                                                                           \
+  }                                                                                     \
+  T P##C##nrm2_(const int *n, const T *x, const int *incx) {                            \
+    T r = 0;                                                                            \
+    if (*n > 0 && *incx > 0) spl_blas_##P##C##nrm2(N64(n), x, 2 * N64(incx), &r);       \
+    return r;                                                                           \
+  }
+
+PAIRS(s, c, float)
+PAIRS(d, z, double)
 
 /* The f32 dot products accumulated in f64. */
 double dsdot_(const int *n, const float *x, const int *incx, const float *y, const int *incy) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Runs one of netlib's BLAS test programs (Debian's libblas-test: xblat1s/d, xblat2s/d,
-xblat3s/d) on libsplblas, and fails unless every routine it tests passes.
+xblat3s/d, and the CBLAS ones xscblat1/2/3, xdcblat1/2/3) on libsplblas, and fails unless every
+routine it tests passes.
 
 usage: run_xblat.py LIBSPLBLAS PROGRAM [INPUT.in]
 
@@ -9,7 +10,8 @@ libblas.so.3 is a link to libsplblas, with LD_LIBRARY_PATH on it and LD_BIND_NOW
 libsplblas lacks fails at load; LD_PRELOAD would fall back to the system BLAS without a word).
 The exit status of the programs is 0 even when a routine fails, so the output decides: level 1
 passes when every routine prints PASS and none FAIL; levels 2 and 3 when every routine passed
-the computational tests and the tests of error exits and the output ends with END OF TESTS.
+the computational tests (the CBLAS programs: in column-major and in row-major layout) and the
+tests of error exits and the output ends with END OF TESTS.
 Exit 77 (ctest's skip) where the program is not installed (apt install libblas-test)."""
 import os
 import re
@@ -59,13 +61,21 @@ def main():
             return 1
         print(f"PASS: {passed} of {len(tested)} routines ({', '.join(tested)})")
         return 0
-    routines = re.findall(r"^ (\w+) +PASSED THE COMPUTATIONAL TESTS", out, re.M)
+    # The CBLAS programs test each routine in both layouts ("PASSED THE ROW-MAJOR
+    # COMPUTATIONAL TESTS"); the Fortran ones once.
+    layouts = ["COLUMN-MAJOR ", "ROW-MAJOR "] if "cblat" in os.path.basename(prog) else [""]
     errexits = re.findall(r"^ (\w+) +PASSED THE TESTS OF ERROR-EXITS", out, re.M)
     bad = re.findall(r"FAILED|FATAL ERROR|NOT PASSED|\*\*\*\*\*", out)
-    if bad or "END OF TESTS" not in out or not routines or sorted(routines) != sorted(errexits):
-        print(f"FAIL: computational tests passed by {routines}, error exits by {errexits}; {len(bad)} failure marks")
+    ok = bool(errexits) and not bad and "END OF TESTS" in out
+    for layout in layouts:
+        routines = re.findall(r"^ (\w+) +PASSED THE " + layout + r" *COMPUTATIONAL TESTS", out, re.M)
+        if sorted(routines) != sorted(errexits):
+            print(f"FAIL: {layout or ''}computational tests passed by {routines}, error exits by {errexits}")
+            ok = False
+    if not ok:
+        print(f"FAIL: {len(bad)} failure marks; END OF TESTS {'seen' if 'END OF TESTS' in out else 'missing'}")
         return 1
-    print(f"PASS: {len(routines)} routines")
+    print(f"PASS: {len(errexits)} routines" + (" in both layouts" if len(layouts) == 2 else ""))
     return 0
 
 

@@ -63,4 +63,9 @@ if "$bin/spl-matinfo" "$tmp/upper.mtx" > /dev/null 2>&1; then echo "spl-matinfo 
 "$bin/spl-tune" "$tmp/app/kernels.spl" --export app_spmv --matrix "$tmp/banded.mtx" --runs 2 > "$tmp/tune.out" 2> "$tmp/tune.err" \
   || { echo "spl-tune from the prefix failed:"; cat "$tmp/tune.err"; exit 1; }
 grep -q "banded.mtx" "$tmp/tune.out" || { echo "spl-tune printed no row for the matrix:"; cat "$tmp/tune.out"; exit 1; }
-echo "install: ok (find_package(SPL) + spl_add_kernels from C, C-only and C++-only projects, a rebuild after an imported module changed, pkg-config, the matrix library and the tools from the prefix)"
+# The BLAS's C interface from the prefix (pkg-config splblas: its cblas.h and the shared library).
+cc -O2 "$src/tests/install/blas/cblas_main.c" $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs splblas) \
+   -Wl,-rpath,"$tmp/prefix/lib" -o "$tmp/cblas_main"
+out8="$("$tmp/cblas_main")"
+[ "$out8" = "y = 6 15" ] || { echo "cblas from the prefix: $out8"; exit 1; }
+echo "install: ok (find_package(SPL) + spl_add_kernels from C, C-only and C++-only projects, a rebuild after an imported module changed, pkg-config, the matrix library, the tools and the CBLAS from the prefix)"
