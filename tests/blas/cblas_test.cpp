@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -75,29 +76,28 @@ TEST(Cblas, RowMajorGemvAndTrsvMatchTheDefinition) {
 
 // A complex vector of n (re, im) pairs, incx pairs apart: asum is sum |re| + |im|, nrm2 the
 // Euclidean norm of all 2n parts; both 0 for n <= 0 or incx <= 0.
+// The reference: (sum |re| + |im|, sum re^2 + im^2) over n pairs inc pairs apart, in double.
+template <typename T> std::pair<double, double> pairSums(const std::vector<T> &z, int n, int inc) {
+  double asum = 0, sumsq = 0;
+  if (inc > 0)
+    for (int i = 0; i < n; ++i)
+      for (int part = 0; part < 2; ++part) {
+        double v = z[2 * size_t(i) * inc + part];
+        asum += std::fabs(v);
+        sumsq += v * v;
+      }
+  return {asum, sumsq};
+}
+
 TEST(Cblas, RealResultsOfAComplexVector) {
   for (int n : {0, 1, 7, 1000}) {
     for (int inc : {1, 3, 0, -2}) {
       std::vector<double> z = randomVector(2 * size_t(std::max(n, 1)) * size_t(std::max(inc, 1)) + 2, 7 + n);
       std::vector<float> zf(z.begin(), z.end());
-      double asum = 0, sumsq = 0;
-      if (inc > 0)
-        for (int i = 0; i < n; ++i)
-          for (int part = 0; part < 2; ++part) {
-            double v = z[2 * size_t(i) * inc + part];
-            asum += std::fabs(v);
-            sumsq += v * v;
-          }
+      auto [asum, sumsq] = pairSums(z, n, inc);
       EXPECT_NEAR(cblas_dzasum(n, z.data(), inc), asum, 1e-12 * (1 + asum)) << n << " " << inc;
       EXPECT_NEAR(cblas_dznrm2(n, z.data(), inc), std::sqrt(sumsq), 1e-12 * (1 + sumsq)) << n << " " << inc;
-      double asumf = 0, sumsqf = 0;
-      if (inc > 0)
-        for (int i = 0; i < n; ++i)
-          for (int part = 0; part < 2; ++part) {
-            double v = zf[2 * size_t(i) * inc + part];
-            asumf += std::fabs(v);
-            sumsqf += v * v;
-          }
+      auto [asumf, sumsqf] = pairSums(zf, n, inc);
       EXPECT_NEAR(cblas_scasum(n, zf.data(), inc), asumf, 1e-5 * (1 + asumf)) << n << " " << inc;
       EXPECT_NEAR(cblas_scnrm2(n, zf.data(), inc), std::sqrt(sumsqf), 1e-5 * (1 + sumsqf)) << n << " " << inc;
     }
