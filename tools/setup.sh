@@ -31,7 +31,8 @@ fi
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo=sudo; fi
 if [ ${#missing[@]} -gt 0 ] || [ ${#missing_optional[@]} -gt 0 ]; then
-  $sudo apt-get update -qq
+  # Only the required packages make a failed update fatal.
+  $sudo apt-get update -qq || [ ${#missing[@]} -eq 0 ]
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
