@@ -12,6 +12,8 @@
 #include <random>
 #include <vector>
 
+#include "buffer_check.h"
+
 #define FORTRAN_BLAS2(P, T)                                                                                      \
   void P##gemv_(const char *, const int *, const int *, const T *, const T *, const int *, const T *,            \
                 const int *, const T *, T *, const int *, size_t);                                               \
@@ -59,11 +61,9 @@ namespace {
 template <typename T> struct Blas;
 template <> struct Blas<float> {
   BLAS2_NAMES(s)
-  static constexpr double tol = 3e-6;
 };
 template <> struct Blas<double> {
   BLAS2_NAMES(d)
-  static constexpr double tol = 1e-13;
 };
 
 enum class Kind { Full, Band, Packed };
@@ -111,15 +111,8 @@ template <typename T> std::vector<T> randomBuffer(size_t len, std::mt19937 &rng,
   return b;
 }
 
-// Compares a routine's buffer with the expected one, element by element (every position: the
-// ones the routine must not write are expected unchanged).
-template <typename T> void expectBuffer(const std::vector<T> &got, const std::vector<double> &want, double scale, const char *what) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t p = 0; p < got.size(); ++p)
-    ASSERT_NEAR(double(got[p]), want[p], Blas<T>::tol * scale * (1 + std::fabs(want[p]))) << what << " at buffer position " << p;
-}
-
-template <typename T> std::vector<double> widen(const std::vector<T> &v) { return std::vector<double>(v.begin(), v.end()); }
+using blas_check::expectBuffer;
+using blas_check::widen;
 
 template <typename T> class Level2 : public ::testing::Test {};
 using Precisions = ::testing::Types<float, double>;

@@ -11,6 +11,8 @@
 #include <random>
 #include <vector>
 
+#include "buffer_check.h"
+
 #define FORTRAN_BLAS3(P, T)                                                                                       \
   void P##gemm_(const char *, const char *, const int *, const int *, const int *, const T *, const T *,         \
                 const int *, const T *, const int *, const T *, T *, const int *, size_t, size_t);               \
@@ -35,11 +37,9 @@ namespace {
 template <typename T> struct Blas;
 template <> struct Blas<float> {
   static constexpr auto gemm = sgemm_, symm = ssymm_, syrk = ssyrk_, syr2k = ssyr2k_, trmm = strmm_, trsm = strsm_;
-  static constexpr double tol = 3e-6;
 };
 template <> struct Blas<double> {
   static constexpr auto gemm = dgemm_, symm = dsymm_, syrk = dsyrk_, syr2k = dsyr2k_, trmm = dtrmm_, trsm = dtrsm_;
-  static constexpr double tol = 1e-13;
 };
 
 // A column-major r x c matrix in a buffer of ld x c elements (ld >= r) and 3 more.
@@ -55,13 +55,8 @@ template <typename T> struct Mat {
   size_t pos(int i, int j) const { return size_t(i) + size_t(j) * size_t(ld); }
 };
 
-template <typename T> void expectBuffer(const std::vector<T> &got, const std::vector<double> &want, double scale, const char *what) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t p = 0; p < got.size(); ++p)
-    ASSERT_NEAR(double(got[p]), want[p], Blas<T>::tol * scale * (1 + std::fabs(want[p]))) << what << " at buffer position " << p;
-}
-
-template <typename T> std::vector<double> widen(const std::vector<T> &v) { return std::vector<double>(v.begin(), v.end()); }
+using blas_check::expectBuffer;
+using blas_check::widen;
 
 template <typename T> class Level3 : public ::testing::Test {};
 using Precisions = ::testing::Types<float, double>;
