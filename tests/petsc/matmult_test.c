@@ -41,6 +41,15 @@ static PetscErrorCode random_vec(Vec v, PetscRandom rng) {
   PetscFunctionReturn(0);
 }
 
+/* y = A x through S against A's own. */
+static PetscErrorCode check_mult(Mat A, Mat S, Vec x, Vec want, Vec got, const char *what, const char *name) {
+  PetscFunctionBegin;
+  PetscCall(MatMult(A, x, want));
+  PetscCall(MatMult(S, x, got));
+  PetscCall(expect_close(PetscObjectComm((PetscObject)A), what, name, got, want, 1e-12));
+  PetscFunctionReturn(0);
+}
+
 /* Every product through S against A's own. */
 static PetscErrorCode check_products(Mat A, Mat S, const char *name, PetscRandom rng) {
   MPI_Comm comm = PetscObjectComm((PetscObject)A);
@@ -59,9 +68,7 @@ static PetscErrorCode check_products(Mat A, Mat S, const char *name, PetscRandom
   PetscCall(random_vec(w_r, rng));
   PetscCall(random_vec(w_c, rng));
 
-  PetscCall(MatMult(A, xc, want_r));
-  PetscCall(MatMult(S, xc, got_r));
-  PetscCall(expect_close(comm, "MatMult", name, got_r, want_r, 1e-12));
+  PetscCall(check_mult(A, S, xc, want_r, got_r, "MatMult", name));
   PetscCall(MatMultAdd(A, xc, w_r, want_r));
   PetscCall(MatMultAdd(S, xc, w_r, got_r));
   PetscCall(expect_close(comm, "MatMultAdd", name, got_r, want_r, 1e-12));
@@ -83,13 +90,9 @@ static PetscErrorCode check_products(Mat A, Mat S, const char *name, PetscRandom
   }
   /* New values (the object state moves): the shell plans again. Then back. */
   PetscCall(MatScale(A, -3.0));
-  PetscCall(MatMult(A, xc, want_r));
-  PetscCall(MatMult(S, xc, got_r));
-  PetscCall(expect_close(comm, "MatMult after MatScale", name, got_r, want_r, 1e-12));
+  PetscCall(check_mult(A, S, xc, want_r, got_r, "MatMult after MatScale", name));
   PetscCall(MatScale(A, -1.0 / 3.0));
-  PetscCall(MatMult(A, xc, want_r));
-  PetscCall(MatMult(S, xc, got_r));
-  PetscCall(expect_close(comm, "MatMult after the second MatScale", name, got_r, want_r, 1e-12));
+  PetscCall(check_mult(A, S, xc, want_r, got_r, "MatMult after the second MatScale", name));
 
   PetscCall(VecDestroy(&xr));
   PetscCall(VecDestroy(&xc));
