@@ -1,4 +1,4 @@
-# bench-env.sh: what the benchmark scripts (run.sh, run-spmm.sh) record of a run, sourced by
+# bench-env.sh: what the benchmark scripts (run.sh, run-spmm.sh, run-blas.sh, run-petsc.sh) record of a run, sourced by
 # them: the machine's name for the results' file names (SPL_BENCH_MACHINE, or the CPU's model
 # and core count) and the commit (SPL_BENCH_COMMIT, or git's short hash, +dirty when the tree
 # has changes). Needs $root, the repository.

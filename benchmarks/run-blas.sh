@@ -31,10 +31,10 @@ mkdir -p "$(dirname "$bench")"
 cc -O2 -fopenmp "$root/benchmarks/blas_bench.c" -o "$bench" -ldl -lm
 
 machine="${SPL_BENCH_MACHINE:-$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1 | tr -s ' ')}"
-commit="${SPL_BENCH_COMMIT:-$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo -dirty)}"
+. "$root/benchmarks/bench-env.sh"
+commit="$(bench_commit)"
 date="$(date +%F)"
-slug="$(echo "$machine" | tr 'A-Z' 'a-z' | sed 's/([^)]*)//g; s/[^a-z0-9]\+/-/g; s/^-//; s/-$//' | cut -d- -f1-3)"
-out="$root/benchmarks/results/$date-$slug-blas"
+out="$root/benchmarks/results/$date-$(bench_machine)-blas"
 [ -n "$quick" ] && out="$build/benchmarks/$date-blas-quick"
 csv="$out.csv"
 {

@@ -47,10 +47,10 @@ done
 
 cores="$(nproc --all)"  # before OMP_NUM_THREADS=1 below, which nproc obeys
 machine="${SPL_BENCH_MACHINE:-$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1 | tr -s ' ')}"
-commit="${SPL_BENCH_COMMIT:-$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo -dirty)}"
+. "$root/benchmarks/bench-env.sh"
+commit="$(bench_commit)"
 date="$(date +%F)"
-slug="$(echo "$machine" | tr 'A-Z' 'a-z' | sed 's/([^)]*)//g; s/[^a-z0-9]\+/-/g; s/^-//; s/-$//' | cut -d- -f1-3)"
-out="$root/benchmarks/results/$date-$slug-petsc"
+out="$root/benchmarks/results/$date-$(bench_machine)-petsc"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
   OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo \
   OMPI_MCA_btl_vader_single_copy_mechanism=none SPL_NUM_THREADS=1 OMP_NUM_THREADS=1
