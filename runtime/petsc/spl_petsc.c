@@ -364,7 +364,7 @@ PetscErrorCode spl_petsc_mat_create(Mat A, PetscInt expected_calls, Mat *S) {
   PetscCall(PetscNew(&s));
   PetscCall(PetscObjectReference((PetscObject)A));
   s->A = A;
-  s->expected_calls = expected_calls == PETSC_DEFAULT || expected_calls == PETSC_DECIDE ? 100 : expected_calls;
+  s->expected_calls = expected_calls == PETSC_DEFAULT || expected_calls == PETSC_DECIDE ? 500 : expected_calls;
   s->overlap = PETSC_TRUE;
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-spl_petsc_overlap", &s->overlap, NULL));
   PetscCall(shell_plan(s));

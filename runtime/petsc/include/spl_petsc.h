@@ -22,8 +22,8 @@ extern "C" {
 #endif
 
 /* S: a new MATSHELL over A (which it references until S is destroyed). expected_calls: how many
- * products the caller expects with these values (PETSC_DEFAULT: 100), which decides what a
- * plan may spend on converting a block (docs/plans.md). */
+ * products the caller expects with these values (PETSC_DEFAULT: 500, a Krylov solve's worth),
+ * which decides what a plan may spend on converting a block (docs/plans.md). */
 PetscErrorCode spl_petsc_mat_create(Mat A, PetscInt expected_calls, Mat *S);
 
 /* The kernels the plans of this rank chose ("csr", "sell", "dia", "bcsr"; "none" for a block
