@@ -233,4 +233,25 @@ TYPED_TEST(Level1, RotgZeroesTheSecondComponent) {
   }
 }
 
+// iamax's edges, which random vectors do not reach: the first of equal magnitudes (of either
+// sign), a NaN after the first element passed over as the reference's `>` passes it, a vector of
+// NaNs answered 1, and a strided vector read at its stride only.
+TYPED_TEST(Level1, IamaxTakesTheFirstLargestAndPassesOverNaN) {
+  using T = TypeParam;
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  auto iamax = [](std::vector<T> v, int inc) {
+    int n = int((v.size() + size_t(inc) - 1) / size_t(inc));
+    return Blas<T>::iamax(&n, v.data(), &inc);
+  };
+  EXPECT_EQ(iamax({1, -3, 2, 3, -3}, 1), 2);
+  EXPECT_EQ(iamax({0, 0, 0}, 1), 1);
+  EXPECT_EQ(iamax({1, nan, 5, 2}, 1), 3);
+  EXPECT_EQ(iamax({nan, nan}, 1), 1);
+  EXPECT_EQ(iamax({1, 100, 2, 100, 7}, 2), 3);  // 1, 2, 7: the 7 at position 3
+  std::vector<T> big(5000, T(1));
+  big[4321] = T(-2);
+  big[4999] = T(2);
+  EXPECT_EQ(iamax(big, 1), 4322);
+}
+
 }  // namespace
