@@ -1,6 +1,7 @@
 /* blas_bench.c: libsplblas against OpenBLAS, in one process (issue 26, docs/blas.md).
  *
- * usage: spl-blas-bench LIBSPLBLAS LIBOPENBLAS THREADS [--quick]
+ * usage: spl-blas-bench LIBSPLBLAS LIBOPENBLAS THREADS [--quick] [--only NAME,NAME...]
+ * (--only: the routines named as the CSV names them, spaces as underscores: gemm_NN,trsm_LLN)
  *
  * Both libraries are loaded with dlopen (RTLD_LOCAL) and called through their Fortran entry
  * points on the same operands; the thread counts come from SPL_NUM_THREADS and
@@ -226,12 +227,35 @@ static double triadGBs(int threads) {
   return best;
 }
 
+/* Is `name` (spaces read as underscores) one of the comma-separated names of `list`? */
+static int listed(const char *list, const char *name) {
+  size_t len = strlen(name);
+  for (const char *p = list; *p;) {
+    const char *end = strchr(p, ',');
+    size_t l = end ? (size_t)(end - p) : strlen(p);
+    int same = l == len;
+    for (size_t i = 0; same && i < len; ++i) same = p[i] == (name[i] == ' ' ? '_' : name[i]);
+    if (same) return 1;
+    p += l + (end ? 1 : 0);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: %s LIBSPLBLAS LIBOPENBLAS THREADS [--quick]\n", argv[0]);
+    fprintf(stderr, "usage: %s LIBSPLBLAS LIBOPENBLAS THREADS [--quick] [--only NAME,NAME...]\n", argv[0]);
     return 2;
   }
-  int threads = atoi(argv[3]), quick = argc > 4 && strcmp(argv[4], "--quick") == 0;
+  int threads = atoi(argv[3]), quick = 0;
+  const char *only = NULL;
+  for (int a = 4; a < argc; ++a) {
+    if (strcmp(argv[a], "--quick") == 0) quick = 1;
+    else if (strcmp(argv[a], "--only") == 0 && a + 1 < argc) only = argv[++a];
+    else {
+      fprintf(stderr, "blas_bench: unknown argument %s\n", argv[a]);
+      return 2;
+    }
+  }
   for (int l = 0; l < 2; ++l) {
     lib[l] = dlopen(argv[1 + l], RTLD_NOW | RTLD_LOCAL);
     if (!lib[l]) {
@@ -255,6 +279,7 @@ int main(int argc, char **argv) {
     size_t elem = prec == 0 ? 8 : 4;
     for (int g = 0; g < ng; ++g) {
       int r = groups[g].r, n = groups[g].n;
+      if (only && !listed(only, routineName[r])) continue;
       if (prec == 1 && !(r == DOT || r == AXPY || r == GEMV_N || r == GEMV_T || r == TRSV_LN || r == GEMM_NN)) continue;
       int needA = r >= GEMV_N, needB = r == GEMM_NN || r == GEMM_TN, needC = r >= GER;
       Ops ops[2] = {makeOps(n, elem, needA, needB, needC), makeOps(n, elem, needA, needB, needC)};

@@ -2,7 +2,10 @@
 # Runs libsplblas against OpenBLAS (benchmarks/blas_bench.c: one process, both libraries loaded
 # with dlopen, on 1 and 2 threads) and writes benchmarks/results/<date>-<machine>-blas.{md,csv,png}.
 #
-#   benchmarks/run-blas.sh [--threads 1,2] [--quick]
+#   benchmarks/run-blas.sh [--threads 1,2] [--quick] [--only gemm_NN,gemm_TN,...] [--name SUFFIX]
+#
+# --only measures those routines alone (named as the report names them, spaces as
+# underscores); --name adds -SUFFIX to the result files' names.
 #
 # Environment: SPL_BENCH_BUILD_DIR (the build folder whose runtime/blas/libsplblas.so is
 # measured; default build), SPL_BLAS_OPENBLAS (OpenBLAS's libblas.so.3; default the multiarch
@@ -13,11 +16,15 @@ build="${SPL_BENCH_BUILD_DIR:-$root/build}"
 case "$build" in /*) ;; *) build="$root/$build" ;; esac
 threads="1,2"
 quick=""
+only=()
+suffix=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --threads) threads="$2"; shift 2 ;;
     --quick) quick="--quick"; shift ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    --only) only=(--only "$2"); shift 2 ;;
+    --name) suffix="-$2"; shift 2 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "run-blas.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -34,14 +41,14 @@ machine="${SPL_BENCH_MACHINE:-$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | h
 . "$root/benchmarks/bench-env.sh"
 commit="$(bench_commit)"
 date="$(date +%F)"
-out="$root/benchmarks/results/$date-$(bench_machine)-blas"
+out="$root/benchmarks/results/$date-$(bench_machine)-blas$suffix"
 [ -n "$quick" ] && out="$build/benchmarks/$date-blas-quick"
 csv="$out.csv"
 {
   echo "# machine: $machine, $(nproc) cores; date: $date; commit: $commit; libsplblas: $spl; OpenBLAS: $(readlink -f "$openblas"); load: $(cut -d' ' -f1-3 /proc/loadavg)"
   first=1
   for t in ${threads//,/ }; do
-    SPL_NUM_THREADS=$t OPENBLAS_NUM_THREADS=$t OMP_NUM_THREADS=$t "$bench" "$spl" "$openblas" "$t" $quick | if [ $first = 1 ]; then cat; else tail -n +2; fi
+    SPL_NUM_THREADS=$t OPENBLAS_NUM_THREADS=$t OMP_NUM_THREADS=$t "$bench" "$spl" "$openblas" "$t" $quick "${only[@]}" | if [ $first = 1 ]; then cat; else tail -n +2; fi
     first=0
   done
   echo "# load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -375,6 +375,7 @@ class StmtPrinter : public Visitor {
     out_.append(s.knobs.str());
     if (s.vectorize) out_(" vectorize");
     if (s.unroll) out_(" unroll({})", s.unroll);
+    if (s.vectorWidth) out_(" width({})", s.vectorWidth);
     w_.braced(s.body[0]);
   }
   void visitAssign(const Stmt &s) override {

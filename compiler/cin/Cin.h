@@ -184,6 +184,9 @@ struct Stmt {
   /// Loop hints from a user schedule (vectorise; unroll by a factor, 0 = no hint).
   bool vectorize = false;
   int unroll = 0;
+  /// SIMD width for LLVM's loop vectoriser (1: keep the loop scalar, as a register tile's loop
+  /// over k, whose unrolled inner loops are the vectors; 0: LLVM's choice).
+  int vectorWidth = 0;
   /// A Parallel forall whose every iteration is a large piece of work (a column sweep's block
   /// of rows): the thread pool may hand out single iterations (otherwise at least 16).
   bool heavyIterations = false;

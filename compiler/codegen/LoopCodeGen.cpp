@@ -348,7 +348,12 @@ void LoopCodeGen::afterTerminator() {
 llvm::FunctionCallee LoopCodeGen::runtime(const std::string &name, llvm::Type *ret, std::vector<llvm::Type *> params) {
   auto *ft = llvm::FunctionType::get(ret, params, false);
   llvm::FunctionCallee c = m_.getOrInsertFunction(name, ft);
-  if (auto *f = llvm::dyn_cast<llvm::Function>(c.getCallee())) f->addFnAttr(llvm::Attribute::NoUnwind);
+  if (auto *f = llvm::dyn_cast<llvm::Function>(c.getCallee())) {
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    // spl_alloc is malloc: its memory aliases nothing else the kernel reaches, so LLVM may keep
+    // a temporary's cells in registers across loops that read the inputs (a register tile).
+    if (name == "spl_alloc") f->addRetAttr(llvm::Attribute::NoAlias);
+  }
   return c;
 }
 

@@ -455,11 +455,13 @@ class Flattener : public cin::Visitor {
     std::swap(pre, pre_);
     StmtP body = lowerStmt(s.body[0]);
     StmtP loop = forLoop(v, s.varName, lo, hi, body, loopKind(s.forall));
-    if (s.vectorize || s.unroll || s.userKind || s.heavyIterations || s.rows != ast::GpuRowMapping::Auto || s.knobs.merge()) {
+    if (s.vectorize || s.unroll || s.vectorWidth || s.userKind || s.heavyIterations || s.rows != ast::GpuRowMapping::Auto ||
+        s.knobs.merge()) {
       auto copy = std::make_shared<Stmt>(*loop);
       copy->heavyIterations = s.heavyIterations;
       copy->vectorize = s.vectorize;
       copy->unroll = s.unroll;
+      copy->vectorWidth = s.vectorWidth;
       copy->userKind = s.userKind;
       copy->rows = s.rows;
       copy->knobs = s.knobs;

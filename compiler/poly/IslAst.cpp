@@ -389,6 +389,7 @@ cin::StmtP AstToCin::loopStmt(const AstLoop &loop, Nat lo, Nat hi, cin::StmtP bo
   withHints->userKind = loop.like->userKind;
   withHints->vectorize = loop.like->vectorize;
   withHints->unroll = loop.like->unroll;
+  withHints->vectorWidth = loop.like->vectorWidth;
   withHints->heavyIterations = loop.like->heavyIterations;
   withHints->rows = loop.like->rows;
   withHints->knobs = loop.like->knobs;

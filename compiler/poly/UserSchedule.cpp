@@ -10,9 +10,16 @@
 ///                             (isl_schedule_band_tile) and the loops come from isl's AST
 ///                             (poly/Tile.h): tile loops i_tile, j_tile over point loops i, j;
 ///                             legal when both loops are independent (a permutable band)
-///   reorder(i, j)             interchanges a perfect nest of independent loops through isl
-///                             (the band S[i, j] -> [j, i], poly/Tile.h); inner bounds may be
-///                             affine in the outer index (a triangle)
+///   reorder(i, j)             interchanges a perfect nest through isl (the band
+///                             S[i, j] -> [j, i], poly/Tile.h) when both loops are independent
+///                             or the band is permutable (an update of one element per (i, j)
+///                             carried by i); inner bounds may be affine in the outer index (a
+///                             triangle); split's guard `i0 f + i1 < n` in i is first made i's
+///                             bound. When j is one of several statements of i (a reduction's
+///                             accumulator `acc = 0; forall j {...}; T[i] = f(acc)`), i is
+///                             distributed around them with its private values expanded into
+///                             arrays over i, and the middle nest interchanged
+///                             (poly/Distribute.h); legal when i carries no dependence
 ///   fuse(i, j)                merges two loops of one block (i first) into one loop through
 ///                             isl's schedule tree (poly/Fuse.h): iteration x runs i's body at x
 ///                             then j's; the statements between them move before i; where the
@@ -31,7 +38,11 @@
 ///                                 `T[x] = init; forall i {T[x] atomic op= e}`;
 ///                               ignore_races: the user asserts the iterations do not conflict
 ///                                 (no check, as in taco)
-///   vectorize(i), unroll(i, f)  hints to LLVM's vectoriser and unroller
+///   vectorize(i), unroll(i, f)  hints to LLVM's vectoriser and unroller; unroll of a tile's
+///                             point loop [lo, min(X, lo + c)) with c <= f versions full tiles
+///                             (X >= lo + c) from the last partial one: there the loop runs c
+///                             iterations, unrolled, the loops around it stay scalar, and a
+///                             register tile's sums go to a local array (cin/RegisterTile.h)
 ///   precompute(t)             `let t = <array>` is computed into a temporary where the let
 ///                             stands (taco's workspace), instead of being fused into each use;
 ///                             applied by the lowering (LowerOptions::precompute), checked here
@@ -62,10 +73,12 @@
 #include <set>
 #include <variant>
 
+#include "cin/RegisterTile.h"
 #include "cin/Schedule.h"
 #include "cin/SpmvPattern.h"
 #include "cin/Visitor.h"
 #include "poly/Dependences.h"
+#include "poly/Distribute.h"
 #include "poly/Fuse.h"
 #include "poly/Tile.h"
 #include "support/Format.h"
@@ -245,11 +258,87 @@ class Scheduler {
     const Stmt *l = loop(c, c.loop, 0);
     auto f = integer(c, c.factor, "the unroll factor");
     if (!l || !f) return;
+    if (versionFullTiles(*l, static_cast<int>(*f))) return;
     k_.body = replace(k_.body, l, [&](const StmtP &s) {
       auto n = std::make_shared<Stmt>(*s);
       n->unroll = static_cast<int>(*f);
       return std::vector<StmtP>{n};
     });
+  }
+
+  /// A tile's point loop [lo, min(X, lo + c)) unrolled by f >= c: its full tiles (X >= lo + c,
+  /// every tile but the last) get a version where the loop, and every other loop of the same
+  /// bounds there (the copies a reorder's distribution made), runs exactly c
+  /// iterations, unrolled completely: its body's values can stay in registers (a register
+  /// tile's sums). The test stands inside the innermost loop whose variable it reads, so the
+  /// loops between run once per version. False when the loop is not of that form.
+  bool versionFullTiles(const Stmt &l, int f) {
+    const std::vector<Nat::Term> &terms = l.hi.terms();
+    if (terms.size() != 1 || !(terms[0].coeff == Rat(1)) || terms[0].mono.factors.size() != 1 || terms[0].mono.factors[0].second != 1)
+      return false;
+    const NatAtom &a = *terms[0].mono.factors[0].first;
+    if (a.kind != NatAtomKind::Min) return false;
+    std::optional<Nat> whole, full;
+    int64_t count = 0;
+    for (const Nat &arm : a.args) {
+      std::optional<int64_t> d = (arm - l.lo).asConst();
+      if (!full && d && *d > 0 && *d <= f) {
+        full = arm;
+        count = *d;
+      } else {
+        whole = whole ? Nat::min(*whole, arm) : arm;
+      }
+    }
+    if (!whole) return false;
+    if (!full) return false;
+    // The innermost loop around l whose variable the test reads: its body is the region.
+    const Stmt *region = nullptr;
+    std::vector<const Stmt *> path;
+    std::function<bool(const StmtP &)> down = [&](const StmtP &s) {
+      if (!s) return false;
+      if (s.get() == &l) return true;
+      if (s->kind == StmtKind::Forall) path.push_back(s.get());
+      for (const StmtP &b : s->body)
+        if (down(b)) return true;
+      if (s->kind == StmtKind::Forall) path.pop_back();
+      return false;
+    };
+    down(k_.body);
+    for (const Stmt *p : path)
+      if (whole->mentions(p->var) || full->mentions(p->var)) region = p;
+    Nat exact = *full;
+    Nat partialHi = l.hi;
+    // A loop around an unrolled one stays scalar: the unrolled loops are the tile's vectors,
+    // and LLVM would otherwise vectorise the loop over k with gathers.
+    std::function<StmtP(const StmtP &, bool &)> specialise = [&](const StmtP &s, bool &unrolled) -> StmtP {
+      if (!s) return s;
+      auto n = std::make_shared<Stmt>(*s);
+      bool here = s->kind == StmtKind::Forall && s->lo == l.lo && s->hi == partialHi, below = false;
+      if (here) {
+        n->hi = exact;
+        n->unroll = static_cast<int>(count);
+      }
+      for (StmtP &b : n->body) b = specialise(b, below);
+      if (below && !here && s->kind == StmtKind::Forall) n->vectorWidth = 1;
+      unrolled = unrolled || here || below;
+      return n;
+    };
+    auto versions = [&](const StmtP &body) {
+      ExprP test = binary(ast::BinOp::Le, natExpr(exact), natExpr(*whole), Scalar::Bool);
+      bool unrolled = false;
+      // Once every loop of a register tile is unrolled, its sums go to a local array.
+      return ifThen(test, promoteRegisterTiles(specialise(body, unrolled), k_.tensors), body);
+    };
+    if (!region) {
+      k_.body = versions(k_.body);
+      return true;
+    }
+    k_.body = replace(k_.body, region, [&](const StmtP &s) {
+      auto n = std::make_shared<Stmt>(*s);
+      n->body = {versions(s->body[0])};
+      return std::vector<StmtP>{n};
+    });
+    return true;
   }
 
   /// Done by the lowering (cin/Lower.h, LowerOptions::precompute): check that it applied.
@@ -639,28 +728,83 @@ class Scheduler {
     const Stmt *outer = loop(c, c.outer, 0);
     const Stmt *innerTarget = loop(c, c.inner, 1);
     if (!outer || !innerTarget) return;
+    std::string pair = "reorder(" + outer->varName + ", " + innerTarget->varName + ")";
+    if (StmtP folded = guardAsBound(*outer)) {
+      // split's guard `i0 f + i1 < n` around the body: the inner loop's bound instead.
+      k_.body = replace(k_.body, outer, [&](const StmtP &) { return std::vector<StmtP>{folded}; });
+      outer = find(k_.body, c.outer.text);
+      innerTarget = find(k_.body, c.inner.text);
+    }
     const StmtP &ob = outer->body[0];
     const Stmt *direct = ob->kind == StmtKind::Forall ? ob.get()
                          : ob->kind == StmtKind::Block && ob->body.size() == 1 && ob->body[0]->kind == StmtKind::Forall ? ob->body[0].get()
                                                                                                                       : nullptr;
+    std::string why;
     if (direct != innerTarget) {
-      error(c.loc, "reorder(" + outer->varName + ", " + innerTarget->varName + "): the loops are not perfectly nested (" +
-                       innerTarget->varName + " must be the only statement of " + outer->varName + ")");
+      // Statements around the inner loop (a reduction's accumulator and its store, or the
+      // accumulator array an earlier reorder made): the outer loop is distributed around
+      // them, its private values expanded into arrays over it (poly/Distribute.h). Legal when
+      // the outer loop carries no dependence.
+      bool inBody = false;
+      forEachStmt(ob, [&](const StmtP &s) { inBody = inBody || s.get() == innerTarget; });
+      if (!inBody)
+        return error(c.loc, pair + ": the loops are not nested (" + innerTarget->varName + " is not inside " + outer->varName + ")");
+      why = dependence(*outer);
+      if (!why.empty()) return error(c.loc, pair + ": the statements around " + innerTarget->varName + " cannot run for every " +
+                                                outer->varName + " first: " + why);
+      std::vector<TensorP> added;
+      std::string before = outer->varName + "_before", after = outer->varName + "_after";
+      for (std::string *n : {&before, &after})
+        while (find(k_.body, *n)) *n += "_";
+      std::optional<StmtP> moved = distributeInterchange(*outer, *innerTarget, before, after, added, why);
+      if (!moved)
+        return error(c.loc, pair + ": the loops are not perfectly nested, and " + outer->varName + " cannot move inside " +
+                                innerTarget->varName + ": " + why);
+      k_.tensors.insert(k_.tensors.end(), added.begin(), added.end());
+      k_.body = replace(k_.body, outer, [&](const StmtP &) { return std::vector<StmtP>{*moved}; });
       return;
     }
-    std::string pair = "reorder(" + outer->varName + ", " + innerTarget->varName + ")";
-    for (const Stmt *l : {outer, innerTarget}) {
-      std::string why = dependence(*l);
-      if (!why.empty()) return error(c.loc, pair + ": " + why);
+    // A perfect nest: exchanged when both loops are independent, or when the band is
+    // permutable (every dependence keeps its direction in both loops: an update of one
+    // element per (i, j) carried by the outer loop, blocked gemm's k).
+    std::string dOuter = dependence(*outer), dInner = dependence(*innerTarget);
+    if (!dOuter.empty() || !dInner.empty()) {
+      PolyModel model;
+      DependenceAnalysis deps;
+      auto [lo, li] = modelLoops(outer->var, innerTarget->var, model, deps);
+      std::string band = lo < 0 || li < 0 ? "the loops are not in the polyhedral model" : checkPermutableBand(model, deps, lo, li);
+      if (!band.empty()) return error(c.loc, pair + ": " + (dOuter.empty() ? dInner : dOuter) + " (" + band + ")");
     }
     // Through isl: the band S[i, j] -> [j, i] and its AST, which also exchanges the bounds of a
     // triangle (j <= i: j in [0, n), i in [j, n)).
-    std::string why;
     std::optional<StmtP> exchanged = interchangeNest(*outer, *innerTarget, why);
     if (!exchanged)
       return error(c.loc, pair + ": the bounds of " + innerTarget->varName + " [" + innerTarget->lo.str() + ", " +
                               innerTarget->hi.str() + ") depend on " + outer->varName + " other than affinely (" + why + ")");
     k_.body = replace(k_.body, outer, [&](const StmtP &) { return std::vector<StmtP>{*exchanged}; });
+  }
+
+  /// `forall i [lo, hi) { if (i + r < y) { body } }` (split's guard, r and y free of i) as
+  /// `forall i [lo, min(hi, y - r)) { body }`, or null when the loop is not of that form.
+  static StmtP guardAsBound(const Stmt &l) {
+    StmtP g = l.body[0];
+    if (g->kind == StmtKind::Block && g->body.size() == 1) g = g->body[0];
+    if (g->kind != StmtKind::If || (g->body.size() > 1 && g->body[1])) return nullptr;
+    const ExprP &c = g->value;
+    if (!c || c->kind != ExprKind::Binary || c->binop != ast::BinOp::Lt) return nullptr;
+    auto natOf = [](const ExprP &e) -> std::optional<Nat> {
+      if (e->kind == ExprKind::NatE) return e->nat;
+      if (e->kind == ExprKind::Const && !isFloat(e->type)) return Nat(e->ival);
+      return std::nullopt;
+    };
+    std::optional<Nat> x = natOf(c->args[0]), y = natOf(c->args[1]);
+    if (!x || !y || y->mentions(l.var)) return nullptr;
+    Nat r = *x - Nat::var(NatVarId{l.var, l.varName});
+    if (r.mentions(l.var)) return nullptr;
+    auto n = std::make_shared<Stmt>(l);
+    n->hi = Nat::min(l.hi, *y - r);
+    n->body = {g->body[0]};
+    return n;
   }
 
   /// fuse(a, b): through isl (poly/Fuse.h). The loops are statements of one block, a first;
@@ -718,6 +862,7 @@ class Scheduler {
         n->balanceBy = a->balanceBy == b->balanceBy && kind == a->forall ? a->balanceBy : 0;
         n->vectorize = a->vectorize && b->vectorize;
         n->unroll = a->unroll == b->unroll ? a->unroll : 0;
+        n->vectorWidth = a->vectorWidth == b->vectorWidth ? a->vectorWidth : 0;
         n->rows = a->rows == b->rows ? a->rows : ast::GpuRowMapping::Auto;
         n->knobs = a->rows == b->rows ? a->knobs.common(b->knobs) : ast::GpuRowKnobs{};
         return n;  // the bodies keep their own loops' hints
