@@ -90,10 +90,10 @@ static void freeOps(Ops *o) {
 
 /* The routines: each a call of library l on o, restoring what it writes first. */
 enum { DOT, AXPY, NRM2, ASUM, SCAL, IAMAX, GEMV_N, GEMV_T, SYMV_U, SYMV_L, TRMV_LN, TRMV_UT, TRSV_LN, TRSV_UN, GER, SYR_L,
-       GEMM_NN, GEMM_TN, TRSM_LLN, SYRK_LN };
+       GEMM_NN, GEMM_TN, SYMM_LL, TRSM_LLN, SYRK_LN };
 static const char *routineName[] = {"dot", "axpy", "nrm2", "asum", "scal", "iamax", "gemv N", "gemv T", "symv U", "symv L",
                                     "trmv LN", "trmv UT", "trsv LN", "trsv UN", "ger", "syr L", "gemm NN", "gemm TN",
-                                    "trsm LLN", "syrk LN"};
+                                    "symm LL", "trsm LLN", "syrk LN"};
 static double result; /* a scalar result, kept so the call is not dropped */
 
 static void call(int l, int r, Ops *o) {
@@ -167,6 +167,12 @@ static void call(int l, int r, Ops *o) {
                  const int *, const void *, void *, const int *, size_t, size_t))sym(l, NAME("gemm")))(
           r == GEMM_NN ? "N" : "T", "N", &n, &n, &n, alpha, o->A, &n, o->B, &n, beta, o->C, &n, 1, 1);
       break;
+    case SYMM_LL:
+      memcpy(o->C, o->C0, mat);
+      ((void (*)(const char *, const char *, const int *, const int *, const void *, const void *, const int *, const void *,
+                 const int *, const void *, void *, const int *, size_t, size_t))sym(l, NAME("symm")))(
+          "L", "L", &n, &n, alpha, o->A, &n, o->B, &n, beta, o->C, &n, 1, 1);
+      break;
     case TRSM_LLN:
       memcpy(o->C, o->C0, mat);
       ((void (*)(const char *, const char *, const char *, const char *, const int *, const int *, const void *, const void *, const int *,
@@ -200,7 +206,7 @@ static double bytesOf(int r, int n, size_t e) {
 }
 static double flopsOf(int r, int n) {
   double c = (double)n * (double)n * (double)n;
-  return r == GEMM_NN || r == GEMM_TN ? 2 * c : c; /* trsm, syrk: n^3 */
+  return r == GEMM_NN || r == GEMM_TN || r == SYMM_LL ? 2 * c : c; /* trsm, syrk: n^3 */
 }
 
 /* The output a routine writes, to compare the libraries. */
@@ -281,7 +287,7 @@ int main(int argc, char **argv) {
       int r = groups[g].r, n = groups[g].n;
       if (only && !listed(only, routineName[r])) continue;
       if (prec == 1 && !(r == DOT || r == AXPY || r == GEMV_N || r == GEMV_T || r == TRSV_LN || r == GEMM_NN)) continue;
-      int needA = r >= GEMV_N, needB = r == GEMM_NN || r == GEMM_TN, needC = r >= GER;
+      int needA = r >= GEMV_N, needB = r == GEMM_NN || r == GEMM_TN || r == SYMM_LL, needC = r >= GER;
       Ops ops[2] = {makeOps(n, elem, needA, needB, needC), makeOps(n, elem, needA, needB, needC)};
       /* Correctness first: both libraries on the same operands. */
       double scalar[2];

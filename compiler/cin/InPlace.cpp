@@ -95,6 +95,24 @@ class Prover {
  private:
   std::string name() const { return p_.input->name; }
 
+  /// Do the ranges [lo, hi) of loop `l` for iterations t and t + 1 of the loop of variable t
+  /// follow each other without overlapping (lo(t) <= lo(t + 1) and hi(t) <= lo(t + 1); hi may
+  /// be a min of which one arm is enough: a tile's last partial tile)?
+  static bool movesPast(const Stmt &l, int64_t t) {
+    if (!l.lo.mentions(t)) return false;
+    NatSubst next;
+    next.vars.emplace(t, Nat::var(NatVarId{t, ""}) + Nat(1));
+    Nat loNext = substitute(l.lo, next);
+    if (!proveNonNegative(loNext - l.lo, NatFacts{})) return false;
+    if (proveNonNegative(loNext - l.hi, NatFacts{})) return true;
+    const std::vector<Nat::Term> &terms = l.hi.terms();
+    if (terms.size() != 1 || !(terms[0].coeff == Rat(1)) || terms[0].mono.factors.size() != 1 || terms[0].mono.factors[0].second != 1)
+      return false;
+    const NatAtom &a = *terms[0].mono.factors[0].first;
+    if (a.kind != NatAtomKind::Min) return false;
+    return std::any_of(a.args.begin(), a.args.end(), [&](const Nat &arm) { return proveNonNegative(loNext - arm, NatFacts{}); });
+  }
+
   static std::string showIndex(const std::vector<Nat> &ix) {
     std::vector<std::string> parts;
     for (const Nat &n : ix) parts.push_back(n.str());
@@ -122,21 +140,35 @@ class Prover {
         refuse("the result is written in two loops");
       return;
     }
-    // The indices are the variables of the outermost loops around the write, one each.
-    if (loops.size() < ix.size()) refuse("an element of the result is written outside its loop");
+    // The indices are variables of loops around the write, one each; the owner is the
+    // innermost of those loops, and every other loop around it partitions the elements: the
+    // range of an index loop inside it moves past itself from one iteration to the next (the
+    // tile loops of a tiled nest).
+    std::vector<const Stmt *> indexLoops;
     for (size_t d = 0; d < ix.size(); ++d) {
       std::optional<NatVarId> v = ix[d].asVar();
-      bool isLoop = v && std::any_of(loops.begin(), loops.begin() + static_cast<std::ptrdiff_t>(ix.size()),
-                                     [&](const Stmt *l) { return l->var == v->id; });
-      if (!isLoop)
-        refuse("the result is written at [" + showIndex(ix) +
-               "], not at the variables of the loops around the write (a tiled or split loop?)");
+      auto l = v ? std::find_if(loops.begin(), loops.end(), [&](const Stmt *x) { return x->var == v->id; }) : loops.end();
+      if (l == loops.end())
+        refuse("the result is written at [" + showIndex(ix) + "], not at the variables of the loops around the write");
+      indexLoops.push_back(*l);
+    }
+    const Stmt *owner = nullptr;
+    for (const Stmt *l : loops)
+      if (std::find(indexLoops.begin(), indexLoops.end(), l) != indexLoops.end()) owner = l;
+    for (const Stmt *t : loops) {
+      if (t == owner) break;
+      if (std::find(indexLoops.begin(), indexLoops.end(), t) != indexLoops.end()) continue;
+      bool partitions = false;
+      for (auto l = std::find(loops.begin(), loops.end(), t); l != loops.end() && !partitions; ++l)
+        partitions = std::find(indexLoops.begin(), indexLoops.end(), *l) != indexLoops.end() && movesPast(**l, t->var);
+      if (!partitions)
+        refuse("the result is written at [" + showIndex(ix) + "] in every iteration of loop " + t->varName);
     }
     for (size_t a = 0; a < ix.size(); ++a)
       for (size_t b = a + 1; b < ix.size(); ++b)
         if (ix[a] == ix[b]) refuse("the result is written at [" + showIndex(ix) + "], a loop variable twice");
     if (ix.empty()) refuse("a scalar result cannot be written in place");
-    p_.owner = loops[ix.size() - 1];
+    p_.owner = owner;
     p_.index = ix;
   }
 

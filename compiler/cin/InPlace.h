@@ -7,12 +7,14 @@
 ///             cannot be shown, the result tensor becomes a temporary that the kernel writes,
 ///             and loops at the end copy it into the inputs (Kernel::inPlaceStaged says why).
 /// What is shown, per leaf L written into input P: all writes of L are at one index vector I
-/// whose entries are the variables of the loops around them, outermost first (so iterations
-/// write distinct elements); every read of P in the statement nest that writes L reads P[I]
-/// inside the innermost of those loops, where it is read once into a local at the top of the
-/// loop body, before anything is written; statements of the kernel before that nest may read P
-/// anywhere (nothing is written yet), statements after it may not. Tiled or split loops
-/// (indices that are not plain loop variables) are staged.
+/// whose entries are variables of loops around them, one loop each; the innermost of those
+/// loops is the owner, and every other loop around the owner partitions the elements (the
+/// range of an index loop inside it moves past itself from one iteration to the next: a tile
+/// loop over its point loop), so iterations write distinct elements; every read of P in the
+/// statement nest that writes L reads P[I] inside the owner, where it is read once into a local
+/// at the top of the loop body, before anything is written; statements of the kernel before that
+/// nest may read P anywhere (nothing is written yet), statements after it may not. Split loops
+/// (an index 4 io + ii, not a loop variable) are staged.
 #pragma once
 
 #include "cin/Cin.h"

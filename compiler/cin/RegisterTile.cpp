@@ -40,13 +40,25 @@ class Promote : public Mutator {
       tile.push_back(&p);
       at = &bodyOf(p);
     }
-    const Stmt &update = **at;
+    // The update, after declarations of the values it uses (symm's element of A).
+    std::vector<StmtP> decls;
+    const StmtP *last = at;
+    if ((*at)->kind == StmtKind::Block) {
+      const std::vector<StmtP> &ss = (*at)->body;
+      if (ss.empty()) return nullptr;
+      decls.assign(ss.begin(), ss.end() - 1);
+      last = &ss.back();
+    }
+    const Stmt &update = **last;
     if (tile.empty() || update.kind != StmtKind::Assign || update.compound || update.atomic) return nullptr;
     const ExprP &cell = update.lhs;
     if (cell->tensor->kind != Tensor::Temp || !cell->leaf.empty()) return nullptr;
     for (const Nat &n : cell->indices)
       if (n.mentions(k.var)) return nullptr;
     if (!onlyAt(update.value, cell->tensor.get(), cell->indices)) return nullptr;
+    for (const StmtP &d : decls)
+      if (d->kind != StmtKind::DeclLocal || anyExpr(d->value, [&](const Expr &x) { return x.kind == ExprKind::Access && x.tensor == cell->tensor; }))
+        return nullptr;
     // R: the tile's shape, indexed by each loop's offset in its tile.
     TypeP type = types::scalar(cell->type);
     for (auto p = tile.rbegin(); p != tile.rend(); ++p) type = types::array(*((*p)->hi - (*p)->lo).asConst(), type);
@@ -93,7 +105,11 @@ class Promote : public Mutator {
     newUpdate->value = toTile.mutate(update.value);
     // Rebuild k over the tile loops with the new update.
     std::function<StmtP(size_t)> inner = [&](size_t d) -> StmtP {
-      if (d == tile.size()) return newUpdate;
+      if (d == tile.size()) {
+        std::vector<StmtP> body = decls;
+        body.push_back(newUpdate);
+        return block(body);
+      }
       auto l = std::make_shared<Stmt>(*tile[d]);
       l->body = {inner(d + 1)};
       return l;

@@ -2,7 +2,8 @@
 /// that accumulates them (scalar replacement), so that LLVM holds them in registers.
 ///
 /// Takes:      a statement; the loops `forall k { forall p1 { ... forall pn { T[x] = f(T[x]) } } }`
-///             in it where every p is unrolled completely (its unroll factor equals its
+///             in it (the update may follow declarations of locals that do not read T) where
+///             every p is unrolled completely (its unroll factor equals its
 ///             constant trip count: a full tile that `unroll` versioned), T is a temporary,
 ///             its index x does not mention k, and the update's only accesses to T are at x.
 /// Gives:      each such loop as
