@@ -62,7 +62,7 @@ tunableRange
   | natExpr '..' natExpr            # tunableInterval
   ;
 
-scheduleDecl : 'schedule' ID 'for' ID '{' scheduleCmd* '}' ;
+scheduleDecl : 'schedule' ID (',' ID)* 'for' ID '{' scheduleCmd* '}' ;
 
 scheduleCmd : ID '(' (expr (',' expr)*)? ')' ';' ;
 

@@ -125,20 +125,28 @@ class Builder {
       m.order.emplace_back(DeclKind::Tunable, m.tunables.size());
       m.tunables.push_back(std::move(td));
     } else if (auto *c = d->scheduleDecl()) {
-      ScheduleDecl sd;
-      sd.exportName = c->ID(0)->getText();
-      sd.loc = loc(c->ID(0));
-      sd.target = c->ID(1)->getText();
-      sd.targetLoc = loc(c->ID(1));
+      // `schedule a, b for T { ... }` is one schedule per name, each with the commands.
+      std::vector<antlr4::tree::TerminalNode *> ids = c->ID();
+      antlr4::tree::TerminalNode *target = ids.back();
+      ids.pop_back();
+      std::vector<ScheduleCmd> cmds;
       for (auto *cmd : c->scheduleCmd()) {
         ScheduleCmd sc;
         sc.name = cmd->ID()->getText();
         sc.loc = loc(cmd);
         for (auto *e : cmd->expr()) sc.args.push_back(expr(e));
-        sd.cmds.push_back(std::move(sc));
+        cmds.push_back(std::move(sc));
       }
-      m.order.emplace_back(DeclKind::Schedule, m.schedules.size());
-      m.schedules.push_back(std::move(sd));
+      for (auto *id : ids) {
+        ScheduleDecl sd;
+        sd.exportName = id->getText();
+        sd.loc = loc(id);
+        sd.target = target->getText();
+        sd.targetLoc = loc(target);
+        sd.cmds = cmds;
+        m.order.emplace_back(DeclKind::Schedule, m.schedules.size());
+        m.schedules.push_back(std::move(sd));
+      }
     }
   }
 

@@ -1,5 +1,5 @@
 // libsplblas's level 3 through its Fortran entry points, on sizes beyond netlib's xblat3 (which
-// stops at 9): seeded random operands up to 120 x 90 (gemm and symm up to 300 x 131 x 530, across
+// stops at 9): seeded random operands up to 120 x 90 (gemm, symm, syrk and syr2k up to 300 x 131 x 530, across
 // the blocks of gemm's schedule), non-square, 1 x N and N x 1, every side,
 // uplo, trans and diag, leading dimensions larger than the matrices. References in double on
 // the matrices the arguments mean; every position of C (B) outside what the routine may write
@@ -65,8 +65,8 @@ using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(Level3, Precisions);
 
 const int kShapes[][3] = {{1, 1, 1}, {1, 33, 5}, {33, 1, 7}, {7, 9, 0}, {40, 25, 31}, {120, 90, 64}};
-// gemm's schedule (stdlib/blas3.spl) blocks C into 256 x 64 blocks of 16 x 4 register tiles and
-// k into blocks of 256: these shapes cross every kind of edge (a partial block, a partial tile
+// gemm's schedule (stdlib/blas3.spl, also symm's, syrk's and syr2k's) blocks C into 256 x 64
+// blocks of 16 x 4 register tiles and k into blocks of 256: these shapes cross every kind of edge (a partial block, a partial tile
 // in m and in n, a last k block of 18), and the first is all full blocks and tiles.
 const int kBlockedShapes[][3] = {{256, 64, 512}, {300, 131, 530}};
 const double kAlphas[] = {0.0, 1.0, -0.6}, kBetas[] = {0.0, 1.0, 0.8};
@@ -133,7 +133,10 @@ TYPED_TEST(Level3, RankKUpdatesWriteOneTriangle) {
   using T = TypeParam;
   std::mt19937 rng(2606);
   int calls = 0;
-  for (const auto &s : kShapes)
+  std::vector<std::array<int, 3>> shapes;
+  for (const auto &s : kShapes) shapes.push_back({s[0], s[1], s[2]});
+  for (const auto &s : kBlockedShapes) shapes.push_back({s[0], s[1], s[2]});
+  for (const auto &s : shapes)
     for (int two = 0; two < 2; ++two)
       for (char uplo : {'U', 'L'})
         for (char trans : {'N', 'T'}) {
