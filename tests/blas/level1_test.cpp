@@ -214,10 +214,18 @@ TYPED_TEST(Level1, Nrm2NeitherOverflowsNorUnderflows) {
   T big[n] = {huge, huge, T(0)}, small[n] = {tiny, T(0), tiny};
   EXPECT_NEAR(double(Blas<T>::nrm2(&n, big, &one)) / (double(huge) * std::sqrt(2.0)), 1.0, 1e-6);
   EXPECT_NEAR(double(Blas<T>::nrm2(&n, small, &one)) / (double(tiny) * std::sqrt(2.0)), 1.0, 1e-6);
-  // Subnormal: 1 / max|x_i| overflows there, so the scaling divides (3-4-5 is exact).
+  // Subnormal: scaled up by a power of the radix (3-4-5 is exact).
   const T sub = std::numeric_limits<T>::denorm_min();
   T subnormal[n] = {3 * sub, T(0), 4 * sub};
   EXPECT_EQ(Blas<T>::nrm2(&n, subnormal, &one), 5 * sub);
+  // The three sums of the one pass combined: a tiny element beside ordinary ones, a huge one
+  // beside an ordinary one (the reference's results), and a NaN in any company stays NaN.
+  T mixed[n] = {tiny, T(3), T(4)}, bigAndOne[n] = {huge, T(1), T(0)};
+  EXPECT_EQ(Blas<T>::nrm2(&n, mixed, &one), T(5));
+  EXPECT_EQ(Blas<T>::nrm2(&n, bigAndOne, &one), huge);
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  T withNan[][n] = {{T(1), nan, T(2)}, {huge, nan, T(0)}, {tiny, nan, T(0)}, {nan, T(0), T(0)}};
+  for (T *v : withNan) EXPECT_TRUE(std::isnan(Blas<T>::nrm2(&n, v, &one))) << v[0];
 }
 
 TYPED_TEST(Level1, RotgZeroesTheSecondComponent) {
