@@ -264,10 +264,15 @@ struct ScheduleCmd {
   std::vector<ExprP> args;
 };
 
+/// `schedule a, b for T { ... }`: the commands for each of the names (exports or defs).
 struct ScheduleDecl {
-  std::string exportName;
+  struct Name {
+    std::string text;
+    SourceLoc loc;
+  };
+  std::vector<Name> names;
   std::string target;
-  SourceLoc loc;
+  SourceLoc loc;  // the first name's
   SourceLoc targetLoc;
   std::vector<ScheduleCmd> cmds;
 };

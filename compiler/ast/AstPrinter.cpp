@@ -319,7 +319,9 @@ std::string printModule(const Module &m) {
       }
       case DeclKind::Schedule: {
         const ScheduleDecl &d = m.schedules[idx];
-        out("  Schedule {} for {}  @{}\n", d.exportName, d.target, locStr(d.loc));
+        std::vector<std::string> names;
+        for (const ScheduleDecl::Name &n : d.names) names.push_back(n.text);
+        out("  Schedule {} for {}  @{}\n", fmt::join(names, ", "), d.target, locStr(d.loc));
         for (const ScheduleCmd &c : d.cmds) {
           std::vector<std::string> args;
           for (const auto &a : c.args) args.push_back(printExprInline(*a));

@@ -1439,27 +1439,29 @@ std::optional<tir::Program> Checker::run(const ast::Module &main) {
     }
 
   std::map<std::pair<std::string, std::string>, SourceLoc> scheduleSeen;  // (name, target) -> first block
-  for (const ast::ScheduleDecl &s : main.schedules) {
-    auto [first, inserted] = scheduleSeen.emplace(std::make_pair(s.exportName, s.target), s.loc);
-    if (!inserted) {
-      // Two blocks would apply in turn, the second to loops the first renamed: one block is clearer.
-      diags_.error(s.loc, fmt::format("a second schedule for '{}' for {} (the first is at line {}); put its commands in one block",
-                                      s.exportName, s.target, first->second.line));
-      continue;
+  for (const ast::ScheduleDecl &s : main.schedules)
+    for (const ast::ScheduleDecl::Name &name : s.names) {
+      // `schedule a, b for T`: the block for each name.
+      auto [first, inserted] = scheduleSeen.emplace(std::make_pair(name.text, s.target), name.loc);
+      if (!inserted) {
+        // Two blocks would apply in turn, the second to loops the first renamed: one block is clearer.
+        diags_.error(name.loc, fmt::format("a second schedule for '{}' for {} (the first is at line {}); put its commands in one block",
+                                           name.text, s.target, first->second.line));
+        continue;
+      }
+      bool found = false;
+      for (const tir::Export &e : prog.exports)
+        if (e.cname == name.text || e.def->name == name.text) found = true;
+      if (!found) {
+        diags_.error(name.loc, "schedule for '" + name.text + "': no export or definition has that name");
+        continue;
+      }
+      if (s.target != "cpu" && s.target != "cuda") {
+        diags_.error(s.targetLoc, "unknown target '" + s.target + "' (the targets are cpu and cuda)");
+        break;
+      }
+      prog.schedules.push_back(tir::Schedule{name.text, s.target, name.loc, tir::typedCommands(s.cmds), tir::typedScript(s.cmds)});
     }
-    bool found = false;
-    for (const tir::Export &e : prog.exports)
-      if (e.cname == s.exportName || e.def->name == s.exportName) found = true;
-    if (!found) {
-      diags_.error(s.loc, "schedule for '" + s.exportName + "': no export or definition has that name");
-      continue;
-    }
-    if (s.target != "cpu" && s.target != "cuda") {
-      diags_.error(s.targetLoc, "unknown target '" + s.target + "' (the targets are cpu and cuda)");
-      continue;
-    }
-    prog.schedules.push_back(tir::Schedule{s.exportName, s.target, s.loc, tir::typedCommands(s.cmds), tir::typedScript(s.cmds)});
-  }
 
   if (diags_.numErrors() > errorsBefore) return std::nullopt;
   return prog;

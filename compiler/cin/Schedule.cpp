@@ -63,6 +63,13 @@ StmtP rewrite(const StmtP &s, bool insideParallel) {
 
 }  // namespace
 
+Nat strideOf(const Expr &a, int64_t var) {
+  Nat off = elementOffset(*a.tensor, a.indices, a.leaf);
+  NatSubst s;
+  s.vars.emplace(var, Nat::var(NatVarId{var, ""}) + Nat(1));
+  return substitute(off, s) - off;
+}
+
 int64_t compressedRowOffsets(const Stmt &loop, int64_t rowVar) {
   if (loop.kind != StmtKind::Forall || !loop.segment || loop.segment->lengths || !loop.segment->whole) return 0;
   return loop.segment->parent == Nat::var(NatVarId{rowVar, ""}) ? loop.segment->array.id : 0;
@@ -72,14 +79,6 @@ namespace {
 
 // ---- reduction interchange (locality) ---------------------------------------------------------
 
-/// The change of an access's offset when `var` advances by one (a constant, or symbolic like
-/// n for a column walk of a row-major matrix).
-Nat strideOf(const Expr &a, int64_t var) {
-  Nat off = elementOffset(*a.tensor, a.indices, a.leaf);
-  NatSubst s;
-  s.vars.emplace(var, Nat::var(NatVarId{var, ""}) + Nat(1));
-  return substitute(off, s) - off;
-}
 
 void accessesOf(const ExprP &e, std::vector<const Expr *> &out) {
   anyExpr(e, [&](const Expr &x) {

@@ -39,6 +39,10 @@ StmtP defaultCpuSchedule(const StmtP &body);
 /// so); 0 otherwise.
 int64_t compressedRowOffsets(const Stmt &loop, int64_t rowVar);
 
+/// The change of an access's offset in its buffer when `var` advances by one (a constant, or
+/// symbolic like n for a column walk of a row-major matrix).
+Nat strideOf(const Expr &access, int64_t var);
+
 /// The default GPU schedule: unless the program maps loops itself (mapBlock, mapThread, ...),
 /// the outermost independent loop of each nest runs one iteration per GPU thread (GpuGlobal)
 /// and the loops inside it run in that thread.

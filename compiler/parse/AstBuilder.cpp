@@ -125,28 +125,21 @@ class Builder {
       m.order.emplace_back(DeclKind::Tunable, m.tunables.size());
       m.tunables.push_back(std::move(td));
     } else if (auto *c = d->scheduleDecl()) {
-      // `schedule a, b for T { ... }` is one schedule per name, each with the commands.
       std::vector<antlr4::tree::TerminalNode *> ids = c->ID();
-      antlr4::tree::TerminalNode *target = ids.back();
-      ids.pop_back();
-      std::vector<ScheduleCmd> cmds;
+      ScheduleDecl sd;
+      for (size_t i = 0; i + 1 < ids.size(); ++i) sd.names.push_back({ids[i]->getText(), loc(ids[i])});
+      sd.loc = sd.names.front().loc;
+      sd.target = ids.back()->getText();
+      sd.targetLoc = loc(ids.back());
       for (auto *cmd : c->scheduleCmd()) {
         ScheduleCmd sc;
         sc.name = cmd->ID()->getText();
         sc.loc = loc(cmd);
         for (auto *e : cmd->expr()) sc.args.push_back(expr(e));
-        cmds.push_back(std::move(sc));
+        sd.cmds.push_back(std::move(sc));
       }
-      for (auto *id : ids) {
-        ScheduleDecl sd;
-        sd.exportName = id->getText();
-        sd.loc = loc(id);
-        sd.target = target->getText();
-        sd.targetLoc = loc(target);
-        sd.cmds = cmds;
-        m.order.emplace_back(DeclKind::Schedule, m.schedules.size());
-        m.schedules.push_back(std::move(sd));
-      }
+      m.order.emplace_back(DeclKind::Schedule, m.schedules.size());
+      m.schedules.push_back(std::move(sd));
     }
   }
 

@@ -41,7 +41,8 @@
 ///   vectorize(i), unroll(i, f)  hints to LLVM's vectoriser and unroller; unroll of a tile's
 ///                             point loop [lo, min(X, lo + c)) with c <= f versions full tiles
 ///                             (X >= lo + c) from the last partial one: there the loop runs c
-///                             iterations, unrolled, the loops around it stay scalar, and a
+///                             iterations, unrolled, the loops around it stay scalar when it
+///                             walks memory contiguously (its copies are the vectors), and a
 ///                             register tile's sums go to a local array (cin/RegisterTile.h)
 ///   precompute(t)             `let t = <array>` is computed into a temporary where the let
 ///                             stands (taco's workspace), instead of being fused into each use;
@@ -308,8 +309,18 @@ class Scheduler {
       if (whole->mentions(p->var) || full->mentions(p->var)) region = p;
     Nat exact = *full;
     Nat partialHi = l.hi;
-    // A loop around an unrolled one stays scalar: the unrolled loops are the tile's vectors,
-    // and LLVM would otherwise vectorise the loop over k with gathers.
+    // When the unrolled loop walks memory contiguously (a register tile's column), its copies
+    // are the tile's vectors (LLVM's SLP vectoriser joins them): the loops around it stay scalar,
+    // which LLVM's loop vectoriser would otherwise vectorise with gathers (gemm's k). When it
+    // does not (gemv T's columns, lda apart), the loop around is the one to vectorise.
+    bool vectorsAcross = anyStmt(l.body[0], [&](const Stmt &x) {
+      auto unit = [&](const Expr &e) {
+        if (e.kind != ExprKind::Access || e.tensor->kind == Tensor::Temp) return false;  // sums: registers
+        std::optional<int64_t> d = strideOf(e, l.var).asConst();
+        return d && (*d == 1 || *d == -1);
+      };
+      return anyExpr(x.value, unit) || anyExpr(x.lhs, unit);
+    });
     std::function<StmtP(const StmtP &, bool &)> specialise = [&](const StmtP &s, bool &unrolled) -> StmtP {
       if (!s) return s;
       auto n = std::make_shared<Stmt>(*s);
@@ -319,7 +330,7 @@ class Scheduler {
         n->unroll = static_cast<int>(count);
       }
       for (StmtP &b : n->body) b = specialise(b, below);
-      if (below && !here && s->kind == StmtKind::Forall) n->vectorWidth = 1;
+      if (below && !here && s->kind == StmtKind::Forall && vectorsAcross) n->vectorWidth = 1;
       unrolled = unrolled || here || below;
       return n;
     };
