@@ -50,6 +50,19 @@ StmtP rewrite(const StmtP &s, bool insideParallel) {
     else if (s->lo.isZero()) copy->balanceBy = rowOffsetsOf(s->body[0], s->var, /*loose=*/true);
     inner = true;
   }
+  if (copy->kind == StmtKind::Forall && copy->forall == ForallKind::Parallel && !insideParallel && !copy->balanceBy) {
+    // Each iteration runs a nest three loops deep (a block of gemm's C, 1024 rows of a gemv
+    // sweep by groups of columns): the pool may hand out single iterations, or a matrix of
+    // four such blocks would run on one thread (the pool's grain is otherwise 16 iterations,
+    // which two-deep bodies such as gemv T's groups of rows need against the pool's costs).
+    std::function<int(const Stmt &)> depth = [&](const Stmt &x) {
+      int below = 0;
+      for (const StmtP &b : x.body)
+        if (b) below = std::max(below, depth(*b));
+      return below + (x.kind == StmtKind::Forall ? 1 : 0);
+    };
+    if (depth(*s->body[0]) >= 3) copy->heavyIterations = true;
+  }
   if (s->kind == StmtKind::Forall && s->forall != ForallKind::Parallel && !s->userKind) {
     // A serial or reduction loop: loops inside it may still be the outermost parallel ones,
     // but running a parallel region per iteration of a serial loop costs more than it gives
