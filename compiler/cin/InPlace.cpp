@@ -105,12 +105,8 @@ class Prover {
     Nat loNext = substitute(l.lo, next);
     if (!proveNonNegative(loNext - l.lo, NatFacts{})) return false;
     if (proveNonNegative(loNext - l.hi, NatFacts{})) return true;
-    const std::vector<Nat::Term> &terms = l.hi.terms();
-    if (terms.size() != 1 || !(terms[0].coeff == Rat(1)) || terms[0].mono.factors.size() != 1 || terms[0].mono.factors[0].second != 1)
-      return false;
-    const NatAtom &a = *terms[0].mono.factors[0].first;
-    if (a.kind != NatAtomKind::Min) return false;
-    return std::any_of(a.args.begin(), a.args.end(), [&](const Nat &arm) { return proveNonNegative(loNext - arm, NatFacts{}); });
+    std::optional<std::vector<Nat>> arms = minArms(l.hi);
+    return arms && std::any_of(arms->begin(), arms->end(), [&](const Nat &arm) { return proveNonNegative(loNext - arm, NatFacts{}); });
   }
 
   static std::string showIndex(const std::vector<Nat> &ix) {

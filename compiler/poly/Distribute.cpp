@@ -83,13 +83,10 @@ bool inNat(const StmtP &s, int64_t id) {
 /// point loop [16 t, min(m, 16 t + 16))).
 std::optional<int64_t> extentBound(const Nat &lo, const Nat &hi) {
   if (std::optional<int64_t> c = constUpperBound(hi - lo, NatFacts{})) return c;
-  const std::vector<Nat::Term> &terms = hi.terms();
-  if (terms.size() != 1 || !(terms[0].coeff == Rat(1)) || terms[0].mono.factors.size() != 1 || terms[0].mono.factors[0].second != 1)
-    return std::nullopt;
-  const NatAtom &a = *terms[0].mono.factors[0].first;
-  if (a.kind != NatAtomKind::Min) return std::nullopt;
+  std::optional<std::vector<Nat>> arms = minArms(hi);
+  if (!arms) return std::nullopt;
   std::optional<int64_t> best;
-  for (const Nat &arm : a.args)
+  for (const Nat &arm : *arms)
     if (std::optional<int64_t> c = extentBound(lo, arm)) best = best ? std::min(*best, *c) : *c;
   return best;
 }

@@ -274,14 +274,11 @@ class Scheduler {
   /// tile's sums). The test stands inside the innermost loop whose variable it reads, so the
   /// loops between run once per version. False when the loop is not of that form.
   bool versionFullTiles(const Stmt &l, int f) {
-    const std::vector<Nat::Term> &terms = l.hi.terms();
-    if (terms.size() != 1 || !(terms[0].coeff == Rat(1)) || terms[0].mono.factors.size() != 1 || terms[0].mono.factors[0].second != 1)
-      return false;
-    const NatAtom &a = *terms[0].mono.factors[0].first;
-    if (a.kind != NatAtomKind::Min) return false;
+    std::optional<std::vector<Nat>> arms = minArms(l.hi);
+    if (!arms) return false;
     std::optional<Nat> whole, full;
     int64_t count = 0;
-    for (const Nat &arm : a.args) {
+    for (const Nat &arm : *arms) {
       std::optional<int64_t> d = (arm - l.lo).asConst();
       if (!full && d && *d > 0 && *d <= f) {
         full = arm;
@@ -290,8 +287,7 @@ class Scheduler {
         whole = whole ? Nat::min(*whole, arm) : arm;
       }
     }
-    if (!whole) return false;
-    if (!full) return false;
+    if (!whole || !full) return false;
     // The innermost loop around l whose variable the test reads: its body is the region.
     const Stmt *region = nullptr;
     std::vector<const Stmt *> path;

@@ -227,6 +227,9 @@ std::optional<Nat> upperBound(const Nat &n, const NatFacts &facts);
 std::optional<Nat> lowerBound(const Nat &n, const NatFacts &facts);
 /// The smallest constant upper bound found (for static sizes such as GPU shared memory).
 std::optional<int64_t> constUpperBound(const Nat &n, const NatFacts &facts);
+/// The arguments of n when n is exactly one min (a tile's bound min(m, 16 t + 16)), else
+/// nullopt.
+std::optional<std::vector<Nat>> minArms(const Nat &n);
 
 /// Evaluates a Nat under an assignment of its atoms (variables by id, lookups by callback).
 /// Returns nullopt if some atom has no value. Used by tests (fuzzing the normaliser).
