@@ -79,18 +79,6 @@ bool inNat(const StmtP &s, int64_t id) {
   });
 }
 
-/// A constant bound of hi - lo: hi may be a min one of whose arms is lo plus a constant (a tile's
-/// point loop [16 t, min(m, 16 t + 16))).
-std::optional<int64_t> extentBound(const Nat &lo, const Nat &hi) {
-  if (std::optional<int64_t> c = constUpperBound(hi - lo, NatFacts{})) return c;
-  std::optional<std::vector<Nat>> arms = minArms(hi);
-  if (!arms) return std::nullopt;
-  std::optional<int64_t> best;
-  for (const Nat &arm : *arms)
-    if (std::optional<int64_t> c = extentBound(lo, arm)) best = best ? std::min(*best, *c) : *c;
-  return best;
-}
-
 TensorP cellArray(const std::string &name, const Nat &extent, TypeP elem, std::vector<TensorP> &tensors) {
   auto t = std::make_shared<Tensor>();
   t->kind = Tensor::Temp;
@@ -147,7 +135,7 @@ std::optional<StmtP> distributeInterchange(const Stmt &outer, const Stmt &inner,
   }
   // The cells: i - lo in [0, extent), extent a constant bound of the loop's length when there
   // is one (a tile's point loop: at most the tile size), else hi for a loop from 0.
-  if (std::optional<int64_t> c = extentBound(outer.lo, outer.hi)) {
+  if (std::optional<int64_t> c = constExtentBound(outer.lo, outer.hi)) {
     x.extent = Nat(std::max<int64_t>(*c, 1));
   } else if (outer.lo.isZero()) {
     x.extent = outer.hi;

@@ -1064,6 +1064,16 @@ std::optional<int64_t> constUpperBound(const Nat &n, const NatFacts &facts) {
   return constantArm(*u);
 }
 
+std::optional<int64_t> constExtentBound(const Nat &lo, const Nat &hi) {
+  if (std::optional<int64_t> c = constUpperBound(hi - lo, NatFacts{})) return c;
+  std::optional<std::vector<Nat>> arms = minArms(hi);
+  if (!arms) return std::nullopt;
+  std::optional<int64_t> best;
+  for (const Nat &arm : *arms)
+    if (std::optional<int64_t> c = constExtentBound(lo, arm)) best = best ? std::min(*best, *c) : *c;
+  return best;
+}
+
 // ---- evaluation -----------------------------------------------------------------------------------
 
 namespace {
