@@ -187,9 +187,12 @@ struct Stmt {
   /// SIMD width for LLVM's loop vectoriser (1: keep the loop scalar, as a register tile's loop
   /// over k, whose unrolled inner loops are the vectors; 0: LLVM's choice).
   int vectorWidth = 0;
-  /// A Parallel forall whose every iteration is a large piece of work (a column sweep's block
-  /// of rows): the thread pool may hand out single iterations (otherwise at least 16).
-  bool heavyIterations = false;
+  /// A Parallel forall: about how many innermost iterations one of its iterations runs (every
+  /// loop's extent, a triangle's at its bounding box), set by the default schedule; the code
+  /// sizes the pool's chunks from it, so that no chunk is too small to repay a thread and a
+  /// block of gemm's C may be a chunk alone. Unset: unknown (a compressed row's length), the
+  /// pool's default grain.
+  std::optional<Nat> iterationWork;
   // Assign: lhs = value, or with `compound` lhs op= value (op a binary operator, or min/max
   // when isMinMax). An `atomic` compound assignment is one indivisible read-modify-write (a
   // schedule's race strategy): iterations running at once may update the same element.

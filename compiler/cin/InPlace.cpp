@@ -269,8 +269,13 @@ StmtP copyInto(const TensorP &input, const TensorP &result, const std::vector<in
   for (const auto &d : dims) ix.push_back(Nat::var(d.first));
   Scalar sc = scalarOf(t);
   StmtP s = assign(access(input, ix, {}, sc), access(result, ix, leaf, sc));
-  for (size_t d = dims.size(); d-- > 0;)
-    s = forall(dims[d].first.id, "c", Nat(0), dims[d].second, s, ForallKind::Parallel, loc);
+  Nat below(1);  // the elements one iteration of the loop copies (the pool's chunks, cin::Stmt)
+  for (size_t d = dims.size(); d-- > 0;) {
+    auto loop = std::make_shared<Stmt>(*forall(dims[d].first.id, "c", Nat(0), dims[d].second, s, ForallKind::Parallel, loc));
+    loop->iterationWork = below;
+    below = below * dims[d].second;
+    s = loop;
+  }
   return s;
 }
 

@@ -40,28 +40,61 @@ int64_t rowOffsetsOf(const StmtP &s, int64_t var, bool loose) {
   return found;
 }
 
+/// Does n read memory or a run-time value (which the code before a loop may not hold yet)?
+bool readsRunTime(const Nat &n) {
+  for (const Nat::Term &t : n.terms())
+    for (const auto &f : t.mono.factors) {
+      NatAtomKind k = f.first->kind;
+      if (k == NatAtomKind::Lookup || k == NatAtomKind::Value || k == NatAtomKind::Sum || k == NatAtomKind::Cond) return true;
+      for (const Nat &a : f.first->args)
+        if (readsRunTime(a)) return true;
+    }
+  return false;
+}
+
+/// About how many innermost iterations (statements) `s` runs: each loop's extent, bounded
+/// over the ranges of the loops around it (`loops`: a triangle counts as its bounding box),
+/// times its body's; nullopt where an extent reads memory (a compressed row's length).
+std::optional<Nat> workOf(const StmtP &s, NatFacts &loops) {
+  if (!s) return Nat(0);
+  if (s->kind == StmtKind::Forall) {
+    std::optional<Nat> extent = upperBound(Nat::max(s->hi - s->lo, Nat(0)), loops);
+    if (!extent || readsRunTime(*extent)) return std::nullopt;
+    loops.ranges.push_back({s->var, s->lo, s->hi});
+    std::optional<Nat> body = workOf(s->body[0], loops);
+    loops.ranges.pop_back();
+    if (!body) return std::nullopt;
+    return *extent * *body;
+  }
+  if (s->body.empty()) return Nat(1);
+  Nat sum(0);
+  for (const StmtP &b : s->body) {
+    std::optional<Nat> w = workOf(b, loops);
+    if (!w) return std::nullopt;
+    sum = sum + *w;
+  }
+  return sum;
+}
+
 StmtP rewrite(const StmtP &s, bool insideParallel) {
   auto copy = std::make_shared<Stmt>(*s);
   bool inner = insideParallel;
   if (s->kind == StmtKind::Forall && s->userKind) {
-    inner = inner || s->forall == ForallKind::Parallel;
+    // A user's parallel loop is the one that runs on the pool; inside a user's serial loop (a
+    // fused loop carrying sums), loops run serially as inside the default's serial loops below.
+    inner = inner || s->forall == ForallKind::Parallel || s->forall == ForallKind::Serial || s->forall == ForallKind::Reduction;
   } else if (s->kind == StmtKind::Forall && s->forall == ForallKind::Parallel) {
     if (insideParallel) copy->forall = ForallKind::Serial;
     else if (s->lo.isZero()) copy->balanceBy = rowOffsetsOf(s->body[0], s->var, /*loose=*/true);
     inner = true;
   }
   if (copy->kind == StmtKind::Forall && copy->forall == ForallKind::Parallel && !insideParallel && !copy->balanceBy) {
-    // Each iteration runs a nest three loops deep (a block of gemm's C, 1024 rows of a gemv
-    // sweep by groups of columns): the pool may hand out single iterations, or a matrix of
-    // four such blocks would run on one thread (the pool's grain is otherwise 16 iterations,
-    // which two-deep bodies such as gemv T's groups of rows need against the pool's costs).
-    std::function<int(const Stmt &)> depth = [&](const Stmt &x) {
-      int below = 0;
-      for (const StmtP &b : x.body)
-        if (b) below = std::max(below, depth(*b));
-      return below + (x.kind == StmtKind::Forall ? 1 : 0);
-    };
-    if (depth(*s->body[0]) >= 3) copy->heavyIterations = true;
+    // How much one iteration does sizes the pool's chunks (codegen): an axpy's single elements
+    // go to threads only by thousands, a block of gemm's C or 1024 rows of a gemv sweep one by
+    // one (a matrix of four blocks would otherwise run on one thread).
+    NatFacts loops;
+    loops.ranges.push_back({s->var, s->lo, s->hi});
+    copy->iterationWork = workOf(s->body[0], loops);
   }
   if (s->kind == StmtKind::Forall && s->forall != ForallKind::Parallel && !s->userKind) {
     // A serial or reduction loop: loops inside it may still be the outermost parallel ones,
@@ -75,6 +108,32 @@ StmtP rewrite(const StmtP &s, bool insideParallel) {
 }
 
 }  // namespace
+
+StmtP shiftRowRest(const Stmt &loop, const Nat &i, int64_t outerVar) {
+  if (loop.lo.mentions(outerVar) || !loop.hi.mentions(outerVar) || (loop.hi + i).mentions(outerVar)) return nullptr;
+  // By i plus the constant c of an index k + i + c the body reads, so that the loop's variable
+  // is that position (two loops over one column then meet at the same element); else by i.
+  Nat k = Nat::var(NatVarId{loop.var, loop.varName}), by = i;
+  anyStmt(loop.body[0], [&](const Stmt &x) {
+    auto found = [&](const Expr &e) {
+      if (e.kind != ExprKind::Access) return false;
+      for (const Nat &ix : e.indices)
+        if (std::optional<int64_t> c = (ix - k - i).asConst()) {
+          by = i + Nat(*c);
+          return true;
+        }
+      return false;
+    };
+    return anyExpr(x.value, found) || anyExpr(x.lhs, found);
+  });
+  NatSubst shift;
+  shift.vars.emplace(loop.var, k - by);
+  auto shifted = std::make_shared<Stmt>(loop);
+  shifted->body = {substitute(loop.body[0], shift)};
+  shifted->lo = loop.lo + by;
+  shifted->hi = loop.hi + by;
+  return shifted;
+}
 
 Nat strideOf(const Expr &a, int64_t var) {
   Nat off = elementOffset(*a.tensor, a.indices, a.leaf);
@@ -255,16 +314,9 @@ StmtP interchangeReductionAt(const StmtP &s, const std::vector<StmtP> &items, si
   Nat iv = Nat::var(NatVarId{i, s->varName});
   std::vector<StmtP> inner = rr->inner;
   ExprP upd = rr->update;
-  if (!red->lo.mentions(i) && red->hi.mentions(i) && !(red->hi + iv).mentions(i)) {
-    NatSubst shift;
-    shift.vars.emplace(k, Nat::var(NatVarId{k, red->varName}) - iv);
-    auto shifted = std::make_shared<Stmt>(*red);
-    shifted->body = {substitute(red->body[0], shift)};
-    shifted->lo = red->lo + iv;
-    shifted->hi = red->hi + iv;
+  if (StmtP shifted = shiftRowRest(*red, iv, i)) {
     red = shifted;
-    const StmtP &sb = red->body[0];
-    inner = itemsOf(sb);
+    inner = itemsOf(red->body[0]);
     upd = inner.back()->value;
   }
   std::optional<RowBound> klo = rowBound(red->lo, i), khi = rowBound(red->hi, i);
@@ -349,7 +401,6 @@ StmtP interchangeReductionAt(const StmtP &s, const std::vector<StmtP> &items, si
   }
   Nat blocks = Nat::div(s->hi + Nat(kRowBlock - 1), kRowBlock);
   auto nest = std::make_shared<Stmt>(*forall(blk.id, blk.name, Nat(0), blocks, block({initRows, kLoop}), ForallKind::Parallel, s->loc));
-  nest->heavyIterations = true;
   if (direct) return nest;
   // Then per row, in a loop of its own over all rows (so a store at [..i..] is still at the
   // variable of the loop around it, cin/InPlace's condition for writing in place): pre, then

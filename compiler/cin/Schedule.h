@@ -39,6 +39,14 @@ StmtP defaultCpuSchedule(const StmtP &body);
 /// so); 0 otherwise.
 int64_t compressedRowOffsets(const Stmt &loop, int64_t rowVar);
 
+/// `loop` over the rest of a row after outer loop i's (`drop(i + 1)`: k in [0, n - i - 1),
+/// reading k + i + 1), shifted into [i + 1, n) reading k: its variable is the position it reads
+/// (by i plus the constant of such an index, else by i), so that an interchange of the two loops
+/// walks the triangle by rows and columns rather than by diagonals and a fusion with another
+/// loop over the row meets it at the same elements; null when its upper bound is not i's
+/// complement (hi + i free of i) or its lower bound mentions i.
+StmtP shiftRowRest(const Stmt &loop, const Nat &i, int64_t outerVar);
+
 /// The change of an access's offset in its buffer when `var` advances by one (a constant, or
 /// symbolic like n for a column walk of a row-major matrix).
 Nat strideOf(const Expr &access, int64_t var);

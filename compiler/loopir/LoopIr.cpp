@@ -575,6 +575,7 @@ class StmtPrinter : public Visitor {
       out_(" @ {}{}", print(s.segment.parent), s.segment.whole ? ")" : ", part)");
     }
     if (s.balanceBy >= 0) out_(" balanced-by b{}", s.balanceBy);
+    if (s.iterationWork) out_(" work {}", print(s.iterationWork));
     if (s.rows != ast::GpuRowMapping::Auto) out_(" rows={}", ast::gpuRowMappingName(s.rows));
     out_.append(s.knobs.str());
     if (s.vectorize) out_(" vectorize");

@@ -195,7 +195,8 @@ struct Stmt {
   bool vectorize = false;    // For: a user's SIMD hint
   bool userKind = false;     // For: the kind was chosen by a user schedule (keep it as is)
   int unroll = 0;            // For: a user's unroll factor
-  bool heavyIterations = false;  // For, Parallel: each iteration is a large piece of work (pool grain 1)
+  /// Parallel: about how many innermost iterations one iteration runs (cin::Stmt's), or null.
+  ExprP iterationWork;
   int vectorWidth = 0;       // For: SIMD width to use (1: keep scalar; 0: LLVM's choice)
   int interleave = 0;        // For: partial sums / copies to interleave (0: LLVM's choice)
   /// Prefetch: how long the line should stay in the caches, as LLVM's locality: 0 non-temporal

@@ -3,7 +3,8 @@
 /// shared with CIN.
 /// Takes:      a statement or an expression of the loop IR (loopir/LoopIr.h; null: none).
 /// Gives:      Visitor: a method per node kind (visitFor, visitLoad, ...) whose default visits
-///             a statement's expressions (a, b, step, the segment's parent, in that order) and
+///             a statement's expressions (a, b, step, the segment's parent, a parallel loop's
+///             iteration work, in that order) and
 ///             then its statements in order, an expression's operands in order. Mutator: a
 ///             method per kind returning the node's replacement, by default the node itself
 ///             unless a child changed.

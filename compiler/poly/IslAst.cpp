@@ -390,7 +390,7 @@ cin::StmtP AstToCin::loopStmt(const AstLoop &loop, Nat lo, Nat hi, cin::StmtP bo
   withHints->vectorize = loop.like->vectorize;
   withHints->unroll = loop.like->unroll;
   withHints->vectorWidth = loop.like->vectorWidth;
-  withHints->heavyIterations = loop.like->heavyIterations;
+  withHints->iterationWork = loop.like->iterationWork;
   withHints->rows = loop.like->rows;
   withHints->knobs = loop.like->knobs;
   withHints->rowsLoc = loop.like->rowsLoc;

@@ -15,7 +15,8 @@
 ///                             or the band is permutable (an update of one element per (i, j)
 ///                             carried by i); inner bounds may be affine in the outer index (a
 ///                             triangle); split's guard `i0 f + i1 < n` in i is first made i's
-///                             bound. When j is one of several statements of i (a reduction's
+///                             bound, and a loop j over the rest of a row after i ([0, n - i - 1)
+///                             reading j + i + 1) is first shifted to [i, n - 1). When j is one of several statements of i (a reduction's
 ///                             accumulator `acc = 0; forall j {...}; T[i] = f(acc)`), i is
 ///                             distributed around them with its private values expanded into
 ///                             arrays over i, and the middle nest interchanged
@@ -742,6 +743,14 @@ class Scheduler {
       outer = find(k_.body, c.outer.text);
       innerTarget = find(k_.body, c.inner.text);
     }
+    if (StmtP shifted = shiftRowRest(*innerTarget, Nat::var(NatVarId{outer->var, outer->varName}), outer->var)) {
+      // The rest of a row after i (k in [0, n - i - 1) reading k + i + 1) as k in [i, n - 1)
+      // reading k + 1: interchanged, the loops then walk the triangle's rows and columns, not
+      // its diagonals.
+      k_.body = replace(k_.body, innerTarget, [&](const StmtP &) { return std::vector<StmtP>{shifted}; });
+      outer = find(k_.body, c.outer.text);
+      innerTarget = find(k_.body, c.inner.text);
+    }
     const StmtP &ob = outer->body[0];
     const Stmt *direct = ob->kind == StmtKind::Forall ? ob.get()
                          : ob->kind == StmtKind::Block && ob->body.size() == 1 && ob->body[0]->kind == StmtKind::Forall ? ob->body[0].get()
@@ -817,10 +826,31 @@ class Scheduler {
   /// fuse(a, b): through isl (poly/Fuse.h). The loops are statements of one block, a first;
   /// the statements between them move before a; the bounds may differ (isl splits off the range
   /// where only one body runs). Legal when no dependence forbids that order (checkFusion).
+  /// The nearest loop around `target` in `s`, or null.
+  static const Stmt *loopAround(const StmtP &s, const Stmt *target, const Stmt *around = nullptr) {
+    if (!s) return nullptr;
+    if (s.get() == target) return around;
+    const Stmt *next = s->kind == StmtKind::Forall ? s.get() : around;
+    for (const StmtP &b : s->body)
+      if (const Stmt *found = loopAround(b, target, next)) return found;
+    return nullptr;
+  }
+
   void apply(const tir::Fuse &c) {
     const Stmt *a = loop(c, c.first, 0);
     const Stmt *b = loop(c, c.second, 1);
     if (!a || !b) return;
+    // A loop over the rest of a row after the index of the loop around it (k in [0, n - i - 1)
+    // reading k + i + 1) is first shifted to the row's positions (k in [i, n - 1) reading
+    // k + 1), so that fused iterations read neighbouring positions, not positions i apart.
+    for (const tir::NameArg *ref : {&c.first, &c.second}) {
+      const Stmt *l = find(k_.body, ref->text), *around = l ? loopAround(k_.body, l) : nullptr;
+      if (!around) continue;
+      if (StmtP shifted = shiftRowRest(*l, Nat::var(NatVarId{around->var, around->varName}), around->var))
+        k_.body = replace(k_.body, l, [&](const StmtP &) { return std::vector<StmtP>{shifted}; });
+    }
+    a = find(k_.body, c.first.text);
+    b = find(k_.body, c.second.text);
     std::string pair = "fuse(" + a->varName + ", " + b->varName + ")";
     const Stmt *parent = nullptr;
     size_t ia = 0, ib = 0;
