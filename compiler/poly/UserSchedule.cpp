@@ -342,11 +342,43 @@ class Scheduler {
       return true;
     }
     k_.body = replace(k_.body, region, [&](const StmtP &s) {
+      if (std::optional<std::vector<StmtP>> split = splitAtFullTiles(s, exact, *whole, specialise)) return *split;
       auto n = std::make_shared<Stmt>(*s);
       n->body = {versions(s->body[0])};
       return std::vector<StmtP>{n};
     });
     return true;
+  }
+
+  /// The region loop r split where the full tiles start or end, when the test `exact <= whole`
+  /// is r >= t or r <= t (whole - exact is r or -r plus terms free of r: the rows of a triangle
+  /// whose tile reaches the diagonal): a loop over r's full tiles with the specialised body and
+  /// one over the others with the body as it was, instead of a test in every iteration (which
+  /// keeps LLVM from vectorising r). nullopt otherwise.
+  std::optional<std::vector<StmtP>> splitAtFullTiles(const StmtP &r, const Nat &exact, const Nat &whole,
+                                                     const std::function<StmtP(const StmtP &, bool &)> &specialise) {
+    Nat v = Nat::var(NatVarId{r->var, r->varName}), gap = whole - exact;
+    NatSubst next;
+    next.vars.emplace(r->var, v + Nat(1));
+    std::optional<int64_t> coef = (substitute(gap, next) - gap).asConst();
+    if (!coef || (*coef != 1 && *coef != -1) || (gap - Nat(*coef) * v).mentions(r->var)) return std::nullopt;
+    // The full tiles are r >= t (coef 1: gap = r - t) or r < t (coef -1: gap = t - 1 - r).
+    Nat t = *coef == 1 ? v - gap : v + gap + Nat(1);
+    Nat cut = Nat::min(r->hi, Nat::max(r->lo, t));
+    bool unrolled = false;
+    auto full = std::make_shared<Stmt>(*r), partial = std::make_shared<Stmt>(*r);
+    full->body = {promoteRegisterTiles(specialise(r->body[0], unrolled), k_.tensors)};
+    StmtP first = *coef == 1 ? partial : full, second = *coef == 1 ? full : partial;
+    auto firstLoop = std::make_shared<Stmt>(*first), secondLoop = std::make_shared<Stmt>(*second);
+    firstLoop->hi = cut;
+    secondLoop->lo = cut;
+    // The second loop gets a variable of its own (two loops of one variable side by side).
+    NatVarId fresh = freshNatVar(r->varName);
+    NatSubst rename;
+    rename.vars.emplace(r->var, Nat::var(fresh));
+    secondLoop->var = fresh.id;
+    secondLoop->body = {substitute(secondLoop->body[0], rename)};
+    return std::vector<StmtP>{firstLoop, secondLoop};
   }
 
   /// Done by the lowering (cin/Lower.h, LowerOptions::precompute): check that it applied.
