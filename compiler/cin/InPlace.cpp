@@ -193,10 +193,86 @@ class Rewriter : public Mutator {
       while (elem->kind == TypeKind::Array) elem = elem->elems[0];
       stmts.push_back(declLocal(p->local, p->input->name + "_elem", scalarOf(elem), access(p->input, p->index, {}, scalarOf(elem))));
     }
-    for (const StmtP &c : body->body) stmts.push_back(c);
+    for (const StmtP &c : body->body) stmts.push_back(storeOnlyChanged(c, mine));
     auto copy = std::make_shared<Stmt>(*body);
     copy->body = {block(std::move(stmts))};
-    return copy;
+    return onlyChangedElements(copy);
+  }
+
+  /// `x[i] = c ? e : x_elem` (an element the result keeps where c fails: syr's other triangle)
+  /// as `if (c) x[i] = e`, and `c ? x_elem : e` as `if (!c)`: an element kept is not written.
+  static StmtP storeOnlyChanged(const StmtP &st, const std::vector<const Pair *> &mine) {
+    if (st->kind == StmtKind::Block) {
+      auto copy = std::make_shared<Stmt>(*st);
+      for (StmtP &b : copy->body) b = storeOnlyChanged(b, mine);
+      return copy;
+    }
+    if (st->kind != StmtKind::Assign || st->compound || st->value->kind != ExprKind::Select) return st;
+    for (const Pair *p : mine) {
+      if (st->lhs->tensor != p->input || st->lhs->indices != p->index) continue;
+      const ExprP &v = st->value;
+      auto kept = [&](const ExprP &e) { return e->kind == ExprKind::Local && e->local == p->local; };
+      if (kept(v->args[2])) return ifThen(v->args[0], assign(st->lhs, v->args[1]));
+      if (kept(v->args[1])) return ifThen(unary(ast::UnOp::Not, v->args[0], Scalar::Bool), assign(st->lhs, v->args[2]));
+    }
+    return st;
+  }
+
+  /// The owner loop l whose body became `x_elem = x[i]; if (c) {...}`: the element is read
+  /// inside the test only, and where c compares l's variable with a bound free of it (syr's
+  /// triangle, j <= i) l runs over the elements that change only, neither reading nor writing
+  /// the others. A test choosing between two such comparisons by a value that l does not change
+  /// (syr's uplo) gives l a version for each.
+  /// An integer expression of nats and constants as the Nat it computes, or nullopt.
+  static std::optional<Nat> asNat(const ExprP &e) {
+    if (e->kind == ExprKind::NatE) return e->nat;
+    if (e->kind == ExprKind::Const && (e->type == Scalar::I64 || e->type == Scalar::I32)) return Nat(e->ival);
+    if (e->kind != ExprKind::Binary) return std::nullopt;
+    std::optional<Nat> a = asNat(e->args[0]), b = asNat(e->args[1]);
+    if (!a || !b) return std::nullopt;
+    if (e->binop == ast::BinOp::Add) return *a + *b;
+    if (e->binop == ast::BinOp::Sub) return *a - *b;
+    return std::nullopt;
+  }
+
+  static StmtP onlyChangedElements(const StmtP &l) {
+    const StmtP &b = l->body[0];
+    if (l->segment || b->kind != StmtKind::Block || b->body.size() != 2) return l;
+    const StmtP &decl = b->body[0], &test = b->body[1];
+    if (decl->kind != StmtKind::DeclLocal || test->kind != StmtKind::If || (test->body.size() > 1 && test->body[1])) return l;
+    auto readsElem = [&](const Expr &e) { return e.kind == ExprKind::Local && e.local == decl->local; };
+    auto readsVar = [&](const Expr &e) { return e.kind == ExprKind::NatE && e.nat.mentions(l->var); };
+    if (anyExpr(test->value, readsElem)) return l;
+    StmtP changed = block({decl, test->body[0]});
+    // l over the elements where `c` holds, or null when c is not a comparison of l's variable.
+    auto bounded = [&](const ExprP &c) -> StmtP {
+      std::optional<Nat> lhs = c->kind == ExprKind::Binary ? asNat(c->args[0]) : std::nullopt;
+      std::optional<Nat> rhs = lhs ? asNat(c->args[1]) : std::nullopt;
+      if (!rhs) return nullptr;
+      Nat v = Nat::var(NatVarId{l->var, l->varName}), a = *lhs, e = *rhs;
+      ast::BinOp op = c->binop;
+      if (a != v) {  // e.g. i >= j as j <= i
+        std::swap(a, e);
+        op = op == ast::BinOp::Le ? ast::BinOp::Ge : op == ast::BinOp::Ge ? ast::BinOp::Le : op == ast::BinOp::Lt ? ast::BinOp::Gt
+           : op == ast::BinOp::Gt ? ast::BinOp::Lt : op;
+      }
+      if (a != v || e.mentions(l->var)) return nullptr;
+      auto n = std::make_shared<Stmt>(*l);
+      n->body = {changed};
+      if (op == ast::BinOp::Le) n->hi = Nat::min(l->hi, e + Nat(1));
+      else if (op == ast::BinOp::Lt) n->hi = Nat::min(l->hi, e);
+      else if (op == ast::BinOp::Ge) n->lo = Nat::max(l->lo, e);
+      else if (op == ast::BinOp::Gt) n->lo = Nat::max(l->lo, e + Nat(1));
+      else return nullptr;
+      return n;
+    };
+    const ExprP &c = test->value;
+    if (StmtP n = bounded(c)) return n;
+    if (c->kind == ExprKind::Select && !anyExpr(c->args[0], readsVar)) {
+      StmtP yes = bounded(c->args[1]), no = bounded(c->args[2]);
+      if (yes && no) return ifThen(c->args[0], yes, no);
+    }
+    return l;
   }
 
   ExprP mutateAccess(const ExprP &e) override {
