@@ -218,11 +218,6 @@ class Rewriter : public Mutator {
     return st;
   }
 
-  /// The owner loop l whose body became `x_elem = x[i]; if (c) {...}`: the element is read
-  /// inside the test only, and where c compares l's variable with a bound free of it (syr's
-  /// triangle, j <= i) l runs over the elements that change only, neither reading nor writing
-  /// the others. A test choosing between two such comparisons by a value that l does not change
-  /// (syr's uplo) gives l a version for each.
   /// An integer expression of nats and constants as the Nat it computes, or nullopt.
   static std::optional<Nat> asNat(const ExprP &e) {
     if (e->kind == ExprKind::NatE) return e->nat;
@@ -235,6 +230,11 @@ class Rewriter : public Mutator {
     return std::nullopt;
   }
 
+  /// The owner loop l whose body became `x_elem = x[i]; if (c) {...}`: the element is read
+  /// inside the test only, and where c compares l's variable with a bound free of it (syr's
+  /// triangle, j <= i) l runs over the elements that change only, neither reading nor writing
+  /// the others. A test choosing between two such comparisons by a value that l does not change
+  /// (syr's uplo) gives l a version for each.
   static StmtP onlyChangedElements(const StmtP &l) {
     const StmtP &b = l->body[0];
     if (l->segment || b->kind != StmtKind::Block || b->body.size() != 2) return l;

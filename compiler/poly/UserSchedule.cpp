@@ -16,7 +16,8 @@
 ///                             carried by i); inner bounds may be affine in the outer index (a
 ///                             triangle); split's guard `i0 f + i1 < n` in i is first made i's
 ///                             bound, and a loop j over the rest of a row after i ([0, n - i - 1)
-///                             reading j + i + 1) is first shifted to [i, n - 1). When j is one of several statements of i (a reduction's
+///                             reading j + i + 1) is first shifted to the positions it reads
+///                             ([i + 1, n) reading j). When j is one of several statements of i (a reduction's
 ///                             accumulator `acc = 0; forall j {...}; T[i] = f(acc)`), i is
 ///                             distributed around them with its private values expanded into
 ///                             arrays over i, and the middle nest interchanged
@@ -27,7 +28,9 @@
 ///                             bounds differ, the rest of the longer range is a loop NAME_rest.
 ///                             Refused when a dependence forbids that order (j at x reading what
 ///                             i produces at a later x, or a statement in between depending on
-///                             i); a fused loop that carries a dependence runs in order
+///                             i); a fused loop that carries a dependence runs in order. A loop
+///                             over the rest of a row after the index of the loop around it is
+///                             first shifted to the positions it reads, as for reorder
 ///   parallelize(i, kind[, race])  kind: cpu_threads | serial | simd | gpu_block | gpu_warp |
 ///                             gpu_thread | gpu_lane | gpu_global. race (taco's output race strategies):
 ///                               no_races (default): only loops whose iterations are
@@ -44,7 +47,9 @@
 ///                             (X >= lo + c) from the last partial one: there the loop runs c
 ///                             iterations, unrolled, the loops around it stay scalar when it
 ///                             walks memory contiguously (its copies are the vectors), and a
-///                             register tile's sums go to a local array (cin/RegisterTile.h)
+///                             register tile's sums go to a local array (cin/RegisterTile.h);
+///                             where the test is a row's own bound (a triangle's tiles at its
+///                             diagonal), that row loop is split there instead
 ///   precompute(t)             `let t = <array>` is computed into a temporary where the let
 ///                             stands (taco's workspace), instead of being fused into each use;
 ///                             applied by the lowering (LowerOptions::precompute), checked here
@@ -776,9 +781,9 @@ class Scheduler {
       innerTarget = find(k_.body, c.inner.text);
     }
     if (StmtP shifted = shiftRowRest(*innerTarget, Nat::var(NatVarId{outer->var, outer->varName}), outer->var)) {
-      // The rest of a row after i (k in [0, n - i - 1) reading k + i + 1) as k in [i, n - 1)
-      // reading k + 1: interchanged, the loops then walk the triangle's rows and columns, not
-      // its diagonals.
+      // The rest of a row after i (k in [0, n - i - 1) reading k + i + 1) as k in [i + 1, n)
+      // reading k: interchanged, the loops then walk the triangle's rows and columns, not its
+      // diagonals.
       k_.body = replace(k_.body, innerTarget, [&](const StmtP &) { return std::vector<StmtP>{shifted}; });
       outer = find(k_.body, c.outer.text);
       innerTarget = find(k_.body, c.inner.text);
@@ -855,9 +860,6 @@ class Scheduler {
     return n;
   }
 
-  /// fuse(a, b): through isl (poly/Fuse.h). The loops are statements of one block, a first;
-  /// the statements between them move before a; the bounds may differ (isl splits off the range
-  /// where only one body runs). Legal when no dependence forbids that order (checkFusion).
   /// The nearest loop around `target` in `s`, or null.
   static const Stmt *loopAround(const StmtP &s, const Stmt *target, const Stmt *around = nullptr) {
     if (!s) return nullptr;
@@ -868,13 +870,16 @@ class Scheduler {
     return nullptr;
   }
 
+  /// fuse(a, b): through isl (poly/Fuse.h). The loops are statements of one block, a first;
+  /// the statements between them move before a; the bounds may differ (isl splits off the range
+  /// where only one body runs). Legal when no dependence forbids that order (checkFusion).
   void apply(const tir::Fuse &c) {
     const Stmt *a = loop(c, c.first, 0);
     const Stmt *b = loop(c, c.second, 1);
     if (!a || !b) return;
     // A loop over the rest of a row after the index of the loop around it (k in [0, n - i - 1)
-    // reading k + i + 1) is first shifted to the row's positions (k in [i, n - 1) reading
-    // k + 1), so that fused iterations read neighbouring positions, not positions i apart.
+    // reading k + i + 1) is first shifted to the row's positions (k in [i + 1, n) reading k),
+    // so that fused iterations read the same positions, not positions i apart.
     for (const tir::NameArg *ref : {&c.first, &c.second}) {
       const Stmt *l = find(k_.body, ref->text), *around = l ? loopAround(k_.body, l) : nullptr;
       if (!around) continue;
