@@ -260,6 +260,26 @@ TYPED_TEST(Level1, IamaxTakesTheFirstLargestAndPassesOverNaN) {
   big[4321] = T(-2);
   big[4999] = T(2);
   EXPECT_EQ(iamax(big, 1), 4322);
+  // iamax goes by blocks of 1024 (stdlib/blas1.spl): ties across and at the edges of blocks,
+  // the largest in a last partial block, NaN filling a block, against the reference's loop.
+  std::mt19937 rng(2611);
+  for (int n : {1, 2, 1023, 1024, 1025, 2047, 2048, 2049, 5000}) {
+    for (int round = 0; round < 4; ++round) {
+      std::vector<T> v(static_cast<size_t>(n));
+      for (T &e : v) e = T(int(rng() % 9) - 4);  // few values: many ties
+      if (round == 1) v[size_t(n - 1)] = T(9);  // the largest last
+      if (round == 2 && n > 1024) {
+        for (int i = 1; i < 1024; ++i) v[size_t(i)] = nan;  // NaN past the first element
+        v[size_t(n / 2 + 512)] = T(-7);
+        v[size_t(n - 1)] = T(7);
+      }
+      int want = 1;
+      for (int i = 1; i < n; ++i)
+        if (std::abs(v[size_t(i)]) > std::abs(v[size_t(want - 1)])) want = i + 1;
+      SCOPED_TRACE(testing::Message() << "n " << n << " round " << round);
+      EXPECT_EQ(iamax(v, 1), want);
+    }
+  }
 }
 
 }  // namespace
