@@ -282,18 +282,33 @@ class Scheduler {
   bool versionFullTiles(const Stmt &l, int f) {
     std::optional<std::vector<Nat>> arms = minArms(l.hi);
     if (!arms) return false;
-    std::optional<Nat> whole, full;
+    // The lower bound: one value, or a max of which one arm starts the full tiles and the
+    // others must not exceed it (a triangle's rows: ii in [max(0, k + 1 - 8 io), min(.., 8))).
+    std::vector<Nat> loArms{l.lo};
+    for (const Nat::Term &t : l.lo.terms())
+      if (l.lo.terms().size() == 1 && t.coeff == Rat(1) && t.mono.factors.size() == 1 && t.mono.factors[0].second == 1 &&
+          t.mono.factors[0].first->kind == NatAtomKind::Max)
+        loArms = t.mono.factors[0].first->args;
+    std::optional<Nat> whole, full, base;
     int64_t count = 0;
-    for (const Nat &arm : *arms) {
-      std::optional<int64_t> d = (arm - l.lo).asConst();
-      if (!full && d && *d > 0 && *d <= f) {
-        full = arm;
-        count = *d;
-      } else {
-        whole = whole ? Nat::min(*whole, arm) : arm;
+    for (const Nat &a : loArms)
+      for (const Nat &arm : *arms) {
+        std::optional<int64_t> d = (arm - a).asConst();
+        if (!full && d && *d > 0 && *d <= f) {
+          full = arm;
+          base = a;
+          count = *d;
+        }
       }
-    }
-    if (!whole || !full) return false;
+    if (!full) return false;
+    for (const Nat &arm : *arms)
+      if (arm != *full) whole = whole ? Nat::min(*whole, arm) : arm;
+    // The conditions of a full tile, each lhs <= rhs.
+    std::vector<std::pair<Nat, Nat>> conditions;
+    if (whole) conditions.emplace_back(*full, *whole);
+    for (const Nat &a : loArms)
+      if (a != *base) conditions.emplace_back(a, *base);
+    if (conditions.empty()) return false;
     // The innermost loop around l whose variable the test reads: its body is the region.
     const Stmt *region = nullptr;
     std::vector<const Stmt *> path;
@@ -308,7 +323,8 @@ class Scheduler {
     };
     down(k_.body);
     for (const Stmt *p : path)
-      if (whole->mentions(p->var) || full->mentions(p->var)) region = p;
+      for (const auto &[lhs, rhs] : conditions)
+        if (lhs.mentions(p->var) || rhs.mentions(p->var)) region = p;
     Nat exact = *full;
     Nat partialHi = l.hi;
     // When the unrolled loop walks memory contiguously (a register tile's column), its copies
@@ -328,6 +344,7 @@ class Scheduler {
       auto n = std::make_shared<Stmt>(*s);
       bool here = s->kind == StmtKind::Forall && s->lo == l.lo && s->hi == partialHi, below = false;
       if (here) {
+        n->lo = *base;
         n->hi = exact;
         n->unroll = static_cast<int>(count);
       }
@@ -337,7 +354,7 @@ class Scheduler {
       return n;
     };
     auto versions = [&](const StmtP &body) {
-      ExprP test = binary(ast::BinOp::Le, natExpr(exact), natExpr(*whole), Scalar::Bool);
+      ExprP test = allHold(conditions);
       bool unrolled = false;
       // Once every loop of a register tile is unrolled, its sums go to a local array.
       return ifThen(test, promoteRegisterTiles(specialise(body, unrolled), k_.tensors), body);
@@ -347,22 +364,51 @@ class Scheduler {
       return true;
     }
     k_.body = replace(k_.body, region, [&](const StmtP &s) {
-      if (std::optional<std::vector<StmtP>> split = splitAtFullTiles(s, exact, *whole, specialise)) return *split;
+      std::optional<std::vector<StmtP>> split = splitAtFullTiles(s, conditions, specialise);
+      // Conditions free of the region's variable are tested once around the split loops.
+      std::vector<std::pair<Nat, Nat>> hoisted;
+      for (const auto &c : conditions)
+        if (!c.first.mentions(s->var) && !c.second.mentions(s->var)) hoisted.push_back(c);
+      if (split && hoisted.empty()) return *split;
       auto n = std::make_shared<Stmt>(*s);
       n->body = {versions(s->body[0])};
+      if (split) return std::vector<StmtP>{ifThen(allHold(hoisted), block(*split), n)};
       return std::vector<StmtP>{n};
     });
     return true;
   }
 
-  /// The region loop r split where the full tiles start or end, when the test `exact <= whole`
-  /// is r >= t or r <= t (whole - exact is r or -r plus terms free of r: the rows of a triangle
-  /// whose tile reaches the diagonal): a loop over r's full tiles with the specialised body and
-  /// one over the others with the body as it was, instead of a test in every iteration (which
-  /// keeps LLVM from vectorising r). nullopt otherwise.
-  std::optional<std::vector<StmtP>> splitAtFullTiles(const StmtP &r, const Nat &exact, const Nat &whole,
+  /// `lhs <= rhs` for every condition, as one test.
+  static ExprP allHold(const std::vector<std::pair<Nat, Nat>> &conditions) {
+    ExprP test;
+    for (const auto &[lhs, rhs] : conditions) {
+      ExprP c = binary(ast::BinOp::Le, natExpr(lhs), natExpr(rhs), Scalar::Bool);
+      test = test ? binary(ast::BinOp::And, test, c, Scalar::Bool) : c;
+    }
+    return test;
+  }
+
+  /// The region loop r split where the full tiles start or end, when exactly one of the
+  /// conditions (lhs <= rhs) reads r and is r >= t or r <= t (rhs - lhs is r or -r plus terms
+  /// free of r: the rows of a triangle whose tile reaches the diagonal): a loop over r's full
+  /// tiles with the specialised body and one over the others with the body as it was, instead
+  /// of a test in every iteration (which keeps LLVM from vectorising r); the other conditions
+  /// are the caller's to test around them. nullopt otherwise.
+  std::optional<std::vector<StmtP>> splitAtFullTiles(const StmtP &r, const std::vector<std::pair<Nat, Nat>> &conditions,
                                                      const std::function<StmtP(const StmtP &, bool &)> &specialise) {
-    Nat v = Nat::var(NatVarId{r->var, r->varName}), gap = whole - exact;
+    std::optional<Nat> gap;
+    for (const auto &[lhs, rhs] : conditions)
+      if (lhs.mentions(r->var) || rhs.mentions(r->var)) {
+        if (gap) return std::nullopt;
+        gap = rhs - lhs;
+      }
+    if (!gap) return std::nullopt;
+    return splitWhereFull(r, *gap, specialise);
+  }
+
+  std::optional<std::vector<StmtP>> splitWhereFull(const StmtP &r, const Nat &gapIn,
+                                                   const std::function<StmtP(const StmtP &, bool &)> &specialise) {
+    Nat v = Nat::var(NatVarId{r->var, r->varName}), gap = gapIn;
     NatSubst next;
     next.vars.emplace(r->var, v + Nat(1));
     std::optional<int64_t> coef = (substitute(gap, next) - gap).asConst();
