@@ -49,7 +49,9 @@
 ///                             walks memory contiguously (its copies are the vectors), and a
 ///                             register tile's sums go to a local array (cin/RegisterTile.h);
 ///                             where the test is a row's own bound (a triangle's tiles at its
-///                             diagonal), that row loop is split there instead
+///                             diagonal), that row loop is split there instead; lo may be a
+///                             max one arm of which starts the tile (the others must not
+///                             exceed it in a full tile)
 ///   precompute(t)             `let t = <array>` is computed into a temporary where the let
 ///                             stands (taco's workspace), instead of being fused into each use;
 ///                             applied by the lowering (LowerOptions::precompute), checked here
@@ -277,8 +279,10 @@ class Scheduler {
   /// every tile but the last) get a version where the loop, and every other loop of the same
   /// bounds there (the copies a reorder's distribution made), runs exactly c
   /// iterations, unrolled completely: its body's values can stay in registers (a register
-  /// tile's sums). The test stands inside the innermost loop whose variable it reads, so the
-  /// loops between run once per version. False when the loop is not of that form.
+  /// tile's sums). lo may be a max(lo', e, ...) (a triangle's rows past the diagonal): full
+  /// tiles then also need e <= lo'. The test stands inside the innermost loop whose variable it
+  /// reads, so the loops between run once per version, or splits that loop (splitAtFullTiles).
+  /// False when the loop is not of that form.
   bool versionFullTiles(const Stmt &l, int f) {
     std::optional<std::vector<Nat>> arms = minArms(l.hi);
     if (!arms) return false;
