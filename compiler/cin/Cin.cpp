@@ -66,6 +66,31 @@ ExprP local(int64_t id, Scalar t) {
   e->local = id;
   return e;
 }
+std::optional<Nat> foldNat(const ExprP &e) {
+  switch (e->kind) {
+    case ExprKind::NatE: return e->nat;
+    case ExprKind::Const: return e->type == Scalar::I64 || e->type == Scalar::I32 ? std::optional<Nat>(Nat(e->ival)) : std::nullopt;
+    case ExprKind::Binary: {
+      if (e->type != Scalar::I64) return std::nullopt;
+      std::optional<Nat> a = foldNat(e->args[0]), b = foldNat(e->args[1]);
+      if (!a || !b) return std::nullopt;
+      switch (e->binop) {
+        case ast::BinOp::Add: return *a + *b;
+        case ast::BinOp::Sub: return *a - *b;
+        case ast::BinOp::Mul: return *a * *b;
+        case ast::BinOp::Div: {
+          for (const Nat::Term &t : a->terms())
+            if (t.coeff.num() < 0) return std::nullopt;
+          if (auto c = b->asConst(); c && *c > 0) return Nat::div(*a, *c);
+          return std::nullopt;
+        }
+        default: return std::nullopt;
+      }
+    }
+    default: return std::nullopt;
+  }
+}
+
 ExprP natExpr(const Nat &n) {
   if (auto c = n.asConst()) return constInt(*c);
   auto e = mk(ExprKind::NatE, Scalar::I64);

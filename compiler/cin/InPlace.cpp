@@ -218,18 +218,6 @@ class Rewriter : public Mutator {
     return st;
   }
 
-  /// An integer expression of nats and constants as the Nat it computes, or nullopt.
-  static std::optional<Nat> asNat(const ExprP &e) {
-    if (e->kind == ExprKind::NatE) return e->nat;
-    if (e->kind == ExprKind::Const && (e->type == Scalar::I64 || e->type == Scalar::I32)) return Nat(e->ival);
-    if (e->kind != ExprKind::Binary) return std::nullopt;
-    std::optional<Nat> a = asNat(e->args[0]), b = asNat(e->args[1]);
-    if (!a || !b) return std::nullopt;
-    if (e->binop == ast::BinOp::Add) return *a + *b;
-    if (e->binop == ast::BinOp::Sub) return *a - *b;
-    return std::nullopt;
-  }
-
   /// The owner loop l whose body became `x_elem = x[i]; if (c) {...}`: the element is read
   /// inside the test only, and where c compares l's variable with a bound free of it (syr's
   /// triangle, j <= i) l runs over the elements that change only, neither reading nor writing
@@ -246,8 +234,8 @@ class Rewriter : public Mutator {
     StmtP changed = block({decl, test->body[0]});
     // l over the elements where `c` holds, or null when c is not a comparison of l's variable.
     auto bounded = [&](const ExprP &c) -> StmtP {
-      std::optional<Nat> lhs = c->kind == ExprKind::Binary ? asNat(c->args[0]) : std::nullopt;
-      std::optional<Nat> rhs = lhs ? asNat(c->args[1]) : std::nullopt;
+      std::optional<Nat> lhs = c->kind == ExprKind::Binary ? foldNat(c->args[0]) : std::nullopt;
+      std::optional<Nat> rhs = lhs ? foldNat(c->args[1]) : std::nullopt;
       if (!rhs) return nullptr;
       Nat v = Nat::var(NatVarId{l->var, l->varName}), a = *lhs, e = *rhs;
       ast::BinOp op = c->binop;

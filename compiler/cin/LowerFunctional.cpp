@@ -125,35 +125,6 @@ ValP Lowerer::tensorView(const TensorP &t, const TypeP &type, std::vector<Nat> p
   }
 }
 
-/// An integer expression of positions and constants (`i + j * (j + 1) / 2`, a packed triangle's
-/// index) as the Nat it computes, so that an index stays affine where it is (strides, bounds);
-/// none for anything else. A division is folded only where its dividend has no negative term
-/// (positions and nats are non-negative, so C's truncation is then the Nat's floor).
-static std::optional<Nat> foldNat(const ExprP &e) {
-  switch (e->kind) {
-    case ExprKind::NatE: return e->nat;
-    case ExprKind::Const: return e->type == Scalar::I64 || e->type == Scalar::I32 ? std::optional<Nat>(Nat(e->ival)) : std::nullopt;
-    case ExprKind::Binary: {
-      if (e->type != Scalar::I64) return std::nullopt;
-      std::optional<Nat> a = foldNat(e->args[0]), b = foldNat(e->args[1]);
-      if (!a || !b) return std::nullopt;
-      switch (e->binop) {
-        case ast::BinOp::Add: return *a + *b;
-        case ast::BinOp::Sub: return *a - *b;
-        case ast::BinOp::Mul: return *a * *b;
-        case ast::BinOp::Div: {
-          for (const Nat::Term &t : a->terms())
-            if (t.coeff.num() < 0) return std::nullopt;
-          if (auto c = b->asConst(); c && *c > 0) return Nat::div(*a, *c);
-          return std::nullopt;
-        }
-        default: return std::nullopt;
-      }
-    }
-    default: return std::nullopt;
-  }
-}
-
 Nat Lowerer::natOf(const ValP &v) {
   const ExprP &e = v->scalar;
   if (e->kind == ExprKind::NatE) return e->nat;

@@ -288,11 +288,7 @@ class Scheduler {
     if (!arms) return false;
     // The lower bound: one value, or a max of which one arm starts the full tiles and the
     // others must not exceed it (a triangle's rows: ii in [max(0, k + 1 - 8 io), min(.., 8))).
-    std::vector<Nat> loArms{l.lo};
-    for (const Nat::Term &t : l.lo.terms())
-      if (l.lo.terms().size() == 1 && t.coeff == Rat(1) && t.mono.factors.size() == 1 && t.mono.factors[0].second == 1 &&
-          t.mono.factors[0].first->kind == NatAtomKind::Max)
-        loArms = t.mono.factors[0].first->args;
+    std::vector<Nat> loArms = maxArms(l.lo).value_or(std::vector<Nat>{l.lo});
     std::optional<Nat> whole, full, base;
     int64_t count = 0;
     for (const Nat &a : loArms)

@@ -1049,14 +1049,19 @@ std::optional<Nat> lowerBound(const Nat &n, const NatFacts &facts) {
   return b.bound(n, false);
 }
 
-std::optional<std::vector<Nat>> minArms(const Nat &n) {
+namespace {
+std::optional<std::vector<Nat>> armsOf(const Nat &n, NatAtomKind kind) {
   const std::vector<Nat::Term> &terms = n.terms();
   if (terms.size() != 1 || !(terms[0].coeff == Rat(1)) || terms[0].mono.factors.size() != 1 || terms[0].mono.factors[0].second != 1)
     return std::nullopt;
   const NatAtom &a = *terms[0].mono.factors[0].first;
-  if (a.kind != NatAtomKind::Min) return std::nullopt;
+  if (a.kind != kind) return std::nullopt;
   return a.args;
 }
+}  // namespace
+
+std::optional<std::vector<Nat>> minArms(const Nat &n) { return armsOf(n, NatAtomKind::Min); }
+std::optional<std::vector<Nat>> maxArms(const Nat &n) { return armsOf(n, NatAtomKind::Max); }
 
 std::optional<int64_t> constUpperBound(const Nat &n, const NatFacts &facts) {
   auto u = upperBound(n, facts);

@@ -230,6 +230,8 @@ std::optional<int64_t> constUpperBound(const Nat &n, const NatFacts &facts);
 /// The arguments of n when n is exactly one min (a tile's bound min(m, 16 t + 16)), else
 /// nullopt.
 std::optional<std::vector<Nat>> minArms(const Nat &n);
+/// The same for one max (a triangle's row bound max(0, k + 1 - 8 io)).
+std::optional<std::vector<Nat>> maxArms(const Nat &n);
 /// A constant bound of a loop's extent hi - lo, where hi may be a min one of whose arms is lo
 /// plus a constant (a tile's point loop [16 t, min(m, 16 t + 16)) runs at most 16 times).
 std::optional<int64_t> constExtentBound(const Nat &lo, const Nat &hi);
