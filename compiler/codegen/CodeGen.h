@@ -34,6 +34,17 @@ struct CodeGenOptions {
   bool fpContract = true;
 };
 
+/// What the CPU target's vector unit offers the loop-IR passes (loopir::CpuVectors' source).
+struct CpuVectors {
+  /// Bytes of a vector whose loads and gathers take a lane mask at no extra cost (64 with
+  /// AVX-512), or 0 where masked accesses are emulated or slow.
+  int maskedBytes = 0;
+};
+
+/// The vectors of the CPU that `opts` names (the host's by default). False, with `error`, when
+/// the CPU is not one LLVM knows.
+bool cpuVectors(const CodeGenOptions &opts, CpuVectors &out, std::string &error);
+
 enum class OutputKind { LlvmIr, Assembly, Object };
 
 /// Compiles the functions and writes the requested output to `out`. Returns false and fills

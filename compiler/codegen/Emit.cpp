@@ -14,6 +14,7 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/CodeGen.h>
@@ -87,6 +88,28 @@ std::unique_ptr<llvm::TargetMachine> makeDeviceMachine(const CodeGenOptions &opt
 }
 
 }  // namespace
+
+bool cpuVectors(const CodeGenOptions &opts, CpuVectors &out, std::string &error) {
+  initTargets();
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target) return false;
+  if (!opts.cpu.empty()) {
+    // Asked before any target machine is made: LLVM only warns about an unknown name, and would
+    // then compile for a generic CPU.
+    std::unique_ptr<llvm::MCSubtargetInfo> sti(target->createMCSubtargetInfo(triple, "", ""));
+    if (!sti || !sti->isCPUStringValid(opts.cpu)) {
+      error = "unknown CPU '" + opts.cpu + "' for " + triple.str() + " (LLVM's names, as clang's -march)";
+      return false;
+    }
+  }
+  auto tm = makeTargetMachine(opts, error);
+  if (!tm) return false;
+  // AVX-512's mask registers make a masked load or gather as cheap as a plain one; AVX2's
+  // masked gathers take a vector mask and run slower than scalar loads on some CPUs.
+  out.maskedBytes = tm->getMCSubtargetInfo()->checkFeatures("+avx512f") ? 64 : 0;
+  return true;
+}
 
 bool prepareDeviceModule(llvm::Module &m, const CodeGenOptions &opts, std::string &error) {
   auto tm = makeDeviceMachine(opts, error);

@@ -519,7 +519,7 @@ void LoopCodeGen::serialLoop(const Stmt &s, llvm::Value *lo, llvm::Value *hi, ll
     llvm::Value *cur = b_.CreateLoad(b_.getInt64Ty(), iv);
     b_.CreateStore(step ? b_.CreateAdd(cur, step) : b_.CreateAdd(cur, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true), iv);
     llvm::BranchInst *latch = b_.CreateBr(header);
-    if (s.vectorize || s.unroll || s.vectorWidth || s.interleave) {
+    if (s.vectorize || s.unroll || s.vectorWidth || s.interleave || s.maskedTail) {
       // A schedule's hints, as llvm.loop metadata on the latch.
       std::vector<llvm::Metadata *> md{nullptr};
       auto hint = [&](const char *name, llvm::Constant *value) {
@@ -528,6 +528,7 @@ void LoopCodeGen::serialLoop(const Stmt &s, llvm::Value *lo, llvm::Value *hi, ll
       if (s.vectorize) hint("llvm.loop.vectorize.enable", b_.getTrue());
       if (s.vectorWidth > 0) hint("llvm.loop.vectorize.width", b_.getInt32(static_cast<uint32_t>(s.vectorWidth)));
       if (s.interleave > 0) hint("llvm.loop.interleave.count", b_.getInt32(static_cast<uint32_t>(s.interleave)));
+      if (s.maskedTail) hint("llvm.loop.vectorize.predicate.enable", b_.getTrue());
       if (s.unroll > 1) hint("llvm.loop.unroll.count", b_.getInt32(static_cast<uint32_t>(s.unroll)));
       if (s.unroll == 1) md.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")}));
       llvm::MDNode *loopId = llvm::MDNode::getDistinct(ctx_, md);

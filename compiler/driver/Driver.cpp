@@ -294,6 +294,18 @@ int runCompiler(const Options &opts, std::ostream &err) {
       for (const cin::Kernel &k : kernels) text += poly::emitIsl(k) + (opts.islCodegen ? poly::emitIslAst(k) : "") + "\n";
       return writeText(opts, text, err) ? 0 : 1;
     }
+    // The CPU's vectors, which the loop-IR passes version loops by (an unknown --cpu is refused
+    // here, before any code is made).
+    codegen::CpuVectors vectors;
+    {
+      codegen::CodeGenOptions target;
+      target.cpu = opts.cpu;
+      std::string cpuError;
+      if (!codegen::cpuVectors(target, vectors, cpuError)) {
+        err << "splc: error: " << cpuError << "\n";
+        return 1;
+      }
+    }
     loopir::Module lm;
     lm.plans = plans;
     // poly/: the loops of the loop IR are isl's (whole kernels, region by region).
@@ -321,7 +333,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
       if (opts.optLevel > 0) {
         pass("GuardRange", [&] { loopir::restrictGuardedLoops(fn); });
         pass("StreamPrefetch", [&] { loopir::insertStreamPrefetches(fn); });
-        pass("SegmentVersioning (versions)", [&] { loopir::versionSegmentReductions(fn); });
+        pass("SegmentVersioning (versions)", [&] { loopir::versionSegmentReductions(fn, vectors.maskedBytes); });
         pass("SegmentVersioning (lanes)", [&] { loopir::vectorizeSegmentLanes(fn); });
       }
       pass("ParallelScan", [&] { loopir::parallelizeRunningSums(fn); });
@@ -343,6 +355,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
     }
     codegen::CodeGenOptions cg;
     cg.optLevel = opts.optLevel;
+    cg.cpu = opts.cpu;
     cg.gpuArch = opts.gpuArch;
     cg.gpuEmulatorImage = opts.gpuEmulator;
     cg.fpContract = opts.fpContract;

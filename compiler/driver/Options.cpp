@@ -34,6 +34,8 @@ options:
                           (NAME_len) after it (docs/c-abi.md)
   --fp-contract=fast|off  fuse a product feeding a sum into one multiply-add (default fast,
                           as nvcc and gcc do); off rounds every operation on its own
+  --cpu=NAME              the CPU the object is for, as LLVM names it (skylake-avx512,
+                          znver3, x86-64-v3, ...; default: the host's CPU and features)
   --gpu-arch=sm_XX        PTX target architecture (default sm_90)
   --gpu-rows=merge|vector how cuda kernels map rows of a compressed level reduced to one
                           value: a merge path over rows and nonzeros (default), or a vector
@@ -190,6 +192,9 @@ ParsedArgs parseArgs(const std::vector<std::string> &args) {
       else return fail("--fp-contract must be fast or off, got '" + v + "'");
     } else if (a == "--no-isl-codegen") {
       o.islCodegen = false;
+    } else if (a == "--cpu" || a.rfind("--cpu=", 0) == 0) {
+      if (!valueOf("--cpu", v) || v.empty()) return fail("--cpu needs a CPU name such as skylake-avx512");
+      o.cpu = v;
     } else if (a == "--gpu-arch" || a.rfind("--gpu-arch=", 0) == 0) {
       if (!valueOf("--gpu-arch", v)) return fail("--gpu-arch needs a value such as sm_90");
       if (v.rfind("sm_", 0) != 0 || v.size() < 5) return fail("--gpu-arch must look like sm_80 or sm_90, got '" + v + "'");

@@ -30,6 +30,7 @@ struct Options {
   int gpuMergeMinBlocks = 0;          // --gpu-merge-min-blocks=1..8 (0: ptxas's choice)
   bool islCodegen = true;             // --no-isl-codegen turns it off
   std::string gpuArch = "sm_90";      // --gpu-arch
+  std::string cpu;                    // --cpu (empty: the host's CPU and features)
   bool gpuEmulator = false;           // --gpu-emulator: embed kernel bitcode for the CPU emulator
   bool timePasses = false;            // --time-passes
   bool verifyEach = false;            // --verify-each: the verifiers after every pass, not each stage

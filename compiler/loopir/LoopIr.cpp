@@ -581,6 +581,7 @@ class StmtPrinter : public Visitor {
     if (s.vectorize) out_(" vectorize");
     if (s.vectorWidth) out_(" width={}", s.vectorWidth);
     if (s.interleave) out_(" interleave={}", s.interleave);
+    if (s.maskedTail) out_(" masked-tail");
     if (s.unroll) out_(" unroll={}", s.unroll);
     w_.braced(s.body[0]);
   }

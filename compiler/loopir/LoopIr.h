@@ -199,6 +199,9 @@ struct Stmt {
   ExprP iterationWork;
   int vectorWidth = 0;       // For: SIMD width to use (1: keep scalar; 0: LLVM's choice)
   int interleave = 0;        // For: partial sums / copies to interleave (0: LLVM's choice)
+  /// For, vectorised: the last partial vector runs under a mask (LLVM's tail folding) instead
+  /// of a scalar remainder loop, so a short trip count does not end in a mispredicted scalar loop.
+  bool maskedTail = false;
   /// Prefetch: how long the line should stay in the caches, as LLVM's locality: 0 non-temporal
   /// (prefetchnta) to 3 (prefetcht0).
   int locality = 0;

@@ -52,8 +52,30 @@ bool gathers(const StmtP &s, const std::vector<int> &loaded) {
   return find.found;
 }
 
-/// The two versions of a segment gather, or `s` itself.
-StmtP version(const StmtP &cur, int &count) {
+/// The floating-point type a segment loop accumulates (the widest assigned to a variable the
+/// loop does not declare), or I64 when it sums none.
+Ty accumulatedType(const StmtP &loop) {
+  class Find : public Visitor {
+   public:
+    Ty widest = Ty::I64;
+
+   protected:
+    void visitDecl(const Stmt &d) override { declared_.push_back(d.var); }
+    void visitAssign(const Stmt &a) override {
+      bool outer = std::find(declared_.begin(), declared_.end(), a.var) == declared_.end();
+      if (outer && a.a && isFloatTy(a.a->type) && (widest == Ty::I64 || tyBytes(a.a->type) > tyBytes(widest)))
+        widest = a.a->type;
+    }
+
+   private:
+    std::vector<int> declared_;
+  } find;
+  find.visit(loop->body[0]);
+  return find.widest;
+}
+
+/// The versions of a segment gather, or `s` itself.
+StmtP version(const StmtP &cur, int maskedVectorBytes, int &count) {
   if (!isSegmentGather(*cur) || cur->vectorize || cur->vectorWidth || cur->interleave || cur->unroll || cur->userKind)
     return cur;
   auto scalarWith = [&](int partialSums) {
@@ -63,8 +85,21 @@ StmtP version(const StmtP &cur, int &count) {
     loop->unroll = 1;  // a few iterations: an unrolled body and its remainder loop cost more than they save
     return loop;
   };
-  auto vector = std::make_shared<Stmt>(*cur);
   ExprP length = bin(BinOp::Sub, cur->b, cur->a);
+  Ty sum = accumulatedType(cur);
+  // LLVM vectorises innermost loops only: a segment whose entries each run a loop (a BCSR
+  // block's columns of a run-time size) keeps the versions below, which ask for no vector.
+  bool innermost = !anyStmt(cur->body[0], [](const Stmt &x) { return x.kind == StmtKind::For; });
+  if (maskedVectorBytes > 0 && sum != Ty::I64 && innermost) {
+    auto masked = std::make_shared<Stmt>(*cur);
+    masked->vectorize = true;
+    masked->vectorWidth = maskedVectorBytes / tyBytes(sum);
+    masked->interleave = 1;
+    masked->maskedTail = true;
+    ++count;
+    return ifThen(bin(BinOp::Lt, length, cInt(kMaskedSegment)), scalarWith(1), masked);
+  }
+  auto vector = std::make_shared<Stmt>(*cur);
   ++count;
   // Short segments first: they are the most common, and pay for one comparison only.
   return ifThen(bin(BinOp::Lt, length, cInt(kMediumSegment)), scalarWith(1),
@@ -155,10 +190,10 @@ bool isSegmentGather(const Stmt &loop) {
   return gathers(loop.body[0], loaded);
 }
 
-int versionSegmentReductions(Function &f) {
+int versionSegmentReductions(Function &f, int maskedVectorBytes) {
   if (f.cuda) return 0;
   int count = 0;
-  f.body = rewriteBottomUp(f.body, [&](const StmtP &s) { return version(s, count); });
+  f.body = rewriteBottomUp(f.body, [&](const StmtP &s) { return version(s, maskedVectorBytes, count); });
   return count;
 }
 

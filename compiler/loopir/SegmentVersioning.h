@@ -2,14 +2,37 @@
 /// Takes:      a loopir::Function for the CPU (from loopir/Flatten).
 /// Gives:      versionSegmentReductions: the same function where a reduction loop whose trip
 ///             count is read from memory (a CSR row, a LIL list, a graph's neighbours) and
-///             whose body gathers through an index read from memory runs as
+///             whose body gathers through an index read from memory runs, when the loop is
+///             innermost and sums floats on a CPU whose vectors take a lane mask at no cost
+///             (AVX-512: codegen::cpuVectors), as
+///
+///               if (hi - lo < kMaskedSegment) { the loop, kept scalar (width 1, no interleave) }
+///               else { the loop vectorised over a whole vector of its sums' type (8 lanes of
+///                      f64, 16 of f32), one partial sum, the last partial vector under a mask }
+///
+///             and elsewhere as
 ///
 ///               if (hi - lo < kMediumSegment)     { the loop, kept scalar (width 1, no interleave) }
 ///               else if (hi - lo >= kLongSegment) { the loop, vectorised as LLVM sees fit }
 ///               else                              { scalar, kMediumPartialSums partial sums }
 ///
-///             Sparse rows are mostly short: LLVM's vector loop (8 lanes x 4 partial sums of
-///             gathers on AVX-512) never runs on them, and its checks and vector epilogue cost
+///             With masks, a row of 8 to 63 entries runs a few vector iterations and no scalar
+///             remainder loop, whose exit mispredicts on rows of varying length (2-core Xeon,
+///             AVX-512, 2026-11-29, stdlib's CSR kernel in f64 on the suite at half scale, one
+///             thread, against the three versions below in the same build: rma10 (51 a row)
+///             0.78 -> 0.56 ms, cop20k_A (22) 1.30 -> 0.75, conf5_4-8x8-05 (39) 0.57 -> 0.47,
+///             varied-uniform (1-41) 26.0 -> 19.0, kron_g500-logn18 19.2 -> 13.2, email-Enron
+///             0.24 -> 0.21, rail4284 13.2 -> 12.4; atmosmodd, thermal2, consph, pdb1HYS within
+///             3%; dense2 (2000 a row, x in L1) 0.79 -> 0.84: LLVM's four unmasked partial sums
+///             suit only rows that long with x in L1, and rows of 256 or more kept on them lost
+///             on kron and rail4284). A threshold of 16 lost on the varied rows (20.6 ms) and
+///             graphs; rows under 8 stay scalar (the stencils: a masked 16-lane row had lost
+///             20-25% there). Two or four partial sums under masks were mixed (rma10 and
+///             rail4284 gained 2-9%, cop20k_A lost 7%, rma10 lost 40% with four).
+///
+///             Without masks (the three versions, tuned on a 2-core AMD EPYC):
+///             sparse rows are mostly short: LLVM's vector loop (8 lanes x 4 partial sums of
+///             gathers) never runs on them, and its checks and vector epilogue cost
 ///             more than a plain scalar loop (on a 2-core AMD EPYC, cop20k_A with 21 entries a
 ///             row: 1.18 ms against 0.98 ms scalar; pwtk with 53: 2.9 against 2.7), while long
 ///             rows still gain from it (dense rows of 1414: 0.82 ms against 1.07 scalar). The
@@ -30,7 +53,7 @@
 ///             vectorizeSegmentLanes: a segment loop whose body is one loop over a constant
 ///             number of lanes (SELL-C's slots over the C rows of a slice) runs its lanes as one
 ///             vector and its segment scalar (see the function).
-/// Assumes:    nothing beyond the loop IR's guarantees; the three versions are the same loop, so
+/// Assumes:    nothing beyond the loop IR's guarantees; the versions are the same loop, so
 ///             results differ only by the reassociation a reduction already allows; the lanes
 ///             vectorised carry nothing from one lane to the next (checked).
 /// Guarantees: only loops outside GPU functions are touched (Reduction loops by the first, the
@@ -42,7 +65,10 @@
 
 namespace spl::loopir {
 
-/// Segments at least this long take the vectorised version.
+/// With masked vectors: segments at least this long take the masked vector loop.
+constexpr int64_t kMaskedSegment = 8;
+
+/// Without them: segments at least this long take the vectorised version.
 constexpr int64_t kLongSegment = 64;
 
 /// Segments at least this long (and shorter than kLongSegment) run scalar with
@@ -54,8 +80,9 @@ constexpr int kMediumPartialSums = 2;
 /// read from memory (CSR SpMV's nonzero loop): the loops this pass and StreamPrefetch take.
 bool isSegmentGather(const Stmt &loop);
 
-/// Rewrites every eligible loop of `f`. Returns how many it versioned.
-int versionSegmentReductions(Function &f);
+/// Rewrites every eligible loop of `f`, with masked vectors of `maskedVectorBytes` bytes (0:
+/// none). Returns how many it versioned.
+int versionSegmentReductions(Function &f, int maskedVectorBytes);
 
 /// Lanes at most this many are vectorised across by vectorizeSegmentLanes.
 constexpr int64_t kMaxLanes = 16;

@@ -210,6 +210,9 @@ class Verifier : public Visitor {
     integer(s.a, "a loop's lower bound");
     integer(s.b, "a loop's upper bound");
     if (s.step) integer(s.step, "a loop's step");
+    // A masked tail is how a vector loop ends: without a vector there is nothing to mask.
+    if (s.maskedTail && (!s.vectorize || s.vectorWidth < 2))
+      fail(fmt::format("loop v{} has a masked tail but is not a vector loop (width {})", s.var, s.vectorWidth));
     if (failed()) return;
     scopes_.emplace_back();
     scopes_.back()[s.var] = s.a->type;

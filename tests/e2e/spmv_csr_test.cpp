@@ -63,9 +63,11 @@ TEST(SpmvCsr, OffsetsNotStartingAtZero) {
 }
 
 TEST(SpmvCsr, EveryRowLengthAcrossTheLoopVersions) {
-  // Row i holds i entries (0 to 140): the scalar loop (under 32), the two-partial-sum loop (32 to
-  // 63) and the vector loop (64 and more) of loopir/SegmentVersioning, each boundary from both
-  // sides and every remainder. Small integers keep every sum exact in f32.
+  // Row i holds i entries (0 to 140): loopir/SegmentVersioning's versions for the CPU the test
+  // runs on, each boundary from both sides and every remainder: with AVX-512 the scalar loop
+  // (under 8) and the masked vector loop (16 lanes of f32: tails of 0 to 15 lanes, one to eight
+  // vectors); elsewhere the scalar loop (under 32), the two-partial-sum loop (32 to 63) and the
+  // vector loop (64 and more). Small integers keep every sum exact in f32.
   const int64_t rows = 141, cols = 150;
   std::vector<int32_t> offs{0}, colIdx;
   std::vector<float> vals;

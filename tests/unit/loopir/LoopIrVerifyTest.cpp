@@ -61,6 +61,17 @@ TEST(LoopIrVerify, NamesEachBrokenInvariant) {
   // A condition that is not i1.
   Function cond = scale(ifThen(var(1, Ty::I64), block({})));
   EXPECT_NE(verify(cond).find("a condition that is not i1"), std::string::npos) << verify(cond);
+  // A masked tail on a loop that is not a vector loop (loopir/SegmentVersioning's masked rows
+  // are vectorised over at least two lanes), and the same loop as a vector loop.
+  auto masked = std::make_shared<Stmt>(*loopOver(block({})));
+  masked->maskedTail = true;
+  Function scalarMasked = scale(masked);
+  EXPECT_NE(verify(scalarMasked).find("loop v2 has a masked tail but is not a vector loop (width 0)"), std::string::npos)
+      << verify(scalarMasked);
+  auto vectorMasked = std::make_shared<Stmt>(*masked);
+  vectorMasked->vectorize = true;
+  vectorMasked->vectorWidth = 8;
+  EXPECT_EQ(verify(scale(vectorMasked)), "");
   // verifyAfter turns it into an internal error naming the pass.
   try {
     verifyAfter(wide, "SomePass");
