@@ -228,6 +228,39 @@ TYPED_TEST(Level1, Nrm2NeitherOverflowsNorUnderflows) {
   for (T *v : withNan) EXPECT_TRUE(std::isnan(Blas<T>::nrm2(&n, v, &one))) << v[0];
 }
 
+// nrm2 sums squares over blocks of 4096 elements (run on the pool) and takes Blue's pass only
+// when some element lies outside his middle range: a vector of 10000 (two whole blocks and a
+// partial one) against a double-precision sum, then one element past tbig or one nonzero below
+// tsml placed in the last block, an infinity, and a stride of 2 over the same elements.
+TYPED_TEST(Level1, Nrm2AcrossBlocksTakesBluesPassOnlyWhenNeeded) {
+  using T = TypeParam;
+  const int n = 10000, one = 1;
+  std::vector<T> x(n);
+  double sum = 0;
+  for (int i = 0; i < n; ++i) {
+    x[i] = T((i % 17) - 8) / T(4);
+    sum += double(x[i]) * double(x[i]);
+  }
+  const double tol = std::is_same<T, float>::value ? 1e-5 : 1e-13;
+  EXPECT_NEAR(double(Blas<T>::nrm2(&n, x.data(), &one)) / std::sqrt(sum), 1.0, tol);
+  // At stride 2, the elements between (huge) never read.
+  std::vector<T> strided(2 * n, std::numeric_limits<T>::max());
+  for (int i = 0; i < n; ++i) strided[2 * i] = x[i];
+  const int two = 2;
+  EXPECT_NEAR(double(Blas<T>::nrm2(&n, strided.data(), &two)) / std::sqrt(sum), 1.0, tol);
+  const T huge = std::numeric_limits<T>::max() / 4, tiny = std::numeric_limits<T>::min() * 4;
+  std::vector<T> withHuge = x;
+  withHuge[9000] = -huge;
+  EXPECT_NEAR(double(Blas<T>::nrm2(&n, withHuge.data(), &one)) / double(huge), 1.0, tol);
+  std::vector<T> tinies(n, T(0));
+  tinies[5000] = tiny;
+  tinies[9999] = -tiny;
+  EXPECT_NEAR(double(Blas<T>::nrm2(&n, tinies.data(), &one)) / (double(tiny) * std::sqrt(2.0)), 1.0, 1e-6);
+  std::vector<T> withInf = x;
+  withInf[7000] = std::numeric_limits<T>::infinity();
+  EXPECT_EQ(Blas<T>::nrm2(&n, withInf.data(), &one), std::numeric_limits<T>::infinity());
+}
+
 TYPED_TEST(Level1, RotgZeroesTheSecondComponent) {
   using T = TypeParam;
   const T cases[][2] = {{3, 4}, {-3, 4}, {4, -3}, {0, 2}, {2, 0}, {0, 0}, {1e-3, -7}};
