@@ -1453,7 +1453,14 @@ std::optional<tir::Program> Checker::run(const ast::Module &main) {
       for (const tir::Export &e : prog.exports)
         if (e.cname == name.text || e.def->name == name.text) found = true;
       if (!found) {
-        diags_.error(name.loc, "schedule for '" + name.text + "': no export or definition has that name");
+        bool defined = std::any_of(main.defs.begin(), main.defs.end(),
+                                   [&](const std::shared_ptr<ast::DefDecl> &d) { return d->name == name.text; });
+        // A block applies to an export's kernel; a definition that exports only call is inlined
+        // into theirs, where its loops are the callers' to schedule.
+        diags_.error(name.loc, defined ? "schedule for '" + name.text +
+                                             "': no export names this definition; schedule the exported definitions "
+                                             "that call it (their kernels hold its loops)"
+                                       : "schedule for '" + name.text + "': no export or definition has that name");
         continue;
       }
       if (s.target != "cpu" && s.target != "cuda") {
