@@ -34,7 +34,7 @@ struct CodeGenOptions {
   bool fpContract = true;
 };
 
-/// What the CPU target's vector unit offers the loop-IR passes (loopir::CpuVectors' source).
+/// What the CPU target's vector unit offers the loop-IR passes (the driver hands them maskedBytes).
 struct CpuVectors {
   /// Bytes of a vector whose loads and gathers take a lane mask at no extra cost (64 with
   /// AVX-512), or 0 where masked accesses are emulated or slow.
