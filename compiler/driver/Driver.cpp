@@ -296,15 +296,16 @@ int runCompiler(const Options &opts, std::ostream &err) {
     }
     // The CPU's vectors, which the loop-IR passes version loops by (an unknown --cpu is refused
     // here, before any code is made).
+    codegen::CodeGenOptions cg;
+    cg.optLevel = opts.optLevel;
+    cg.cpu = opts.cpu;
+    cg.gpuArch = opts.gpuArch;
+    cg.gpuEmulatorImage = opts.gpuEmulator;
+    cg.fpContract = opts.fpContract;
     codegen::CpuVectors vectors;
-    {
-      codegen::CodeGenOptions target;
-      target.cpu = opts.cpu;
-      std::string cpuError;
-      if (!codegen::cpuVectors(target, vectors, cpuError)) {
-        err << "splc: error: " << cpuError << "\n";
-        return 1;
-      }
+    if (std::string cpuError; !codegen::cpuVectors(cg, vectors, cpuError)) {
+      err << "splc: error: " << cpuError << "\n";
+      return 1;
     }
     loopir::Module lm;
     lm.plans = plans;
@@ -353,12 +354,6 @@ int runCompiler(const Options &opts, std::ostream &err) {
       for (const loopir::PlanEntry &p : lm.plans) text += loopir::print(p);
       return writeText(opts, text, err) ? 0 : 1;
     }
-    codegen::CodeGenOptions cg;
-    cg.optLevel = opts.optLevel;
-    cg.cpu = opts.cpu;
-    cg.gpuArch = opts.gpuArch;
-    cg.gpuEmulatorImage = opts.gpuEmulator;
-    cg.fpContract = opts.fpContract;
     if (opts.emit == Emit::Ptx) {
       std::string ptx, ptxError;
       if (!codegen::buildPtx(lm, cg, ptx, ptxError)) {

@@ -52,26 +52,32 @@ bool gathers(const StmtP &s, const std::vector<int> &loaded) {
   return find.found;
 }
 
-/// The floating-point type a segment loop accumulates (the widest assigned to a variable the
-/// loop does not declare), or I64 when it sums none.
-Ty accumulatedType(const StmtP &loop) {
+/// The types of the values `s` assigns to variables it does not declare (a value carried from
+/// one iteration of the loop around it to the next, such as a fold's or a row's accumulator).
+std::vector<Ty> outerAssignments(const StmtP &s) {
   class Find : public Visitor {
    public:
-    Ty widest = Ty::I64;
+    std::vector<Ty> types;
 
    protected:
     void visitDecl(const Stmt &d) override { declared_.push_back(d.var); }
     void visitAssign(const Stmt &a) override {
-      bool outer = std::find(declared_.begin(), declared_.end(), a.var) == declared_.end();
-      if (outer && a.a && isFloatTy(a.a->type) && (widest == Ty::I64 || tyBytes(a.a->type) > tyBytes(widest)))
-        widest = a.a->type;
+      if (std::find(declared_.begin(), declared_.end(), a.var) == declared_.end()) types.push_back(a.a->type);
     }
 
    private:
     std::vector<int> declared_;
   } find;
-  find.visit(loop->body[0]);
-  return find.widest;
+  find.visit(s);
+  return find.types;
+}
+
+/// The widest floating-point type a segment loop accumulates, or I64 when it sums none.
+Ty accumulatedType(const StmtP &loop) {
+  Ty widest = Ty::I64;
+  for (Ty t : outerAssignments(loop->body[0]))
+    if (isFloatTy(t) && (widest == Ty::I64 || tyBytes(t) > tyBytes(widest))) widest = t;
+  return widest;
 }
 
 /// The versions of a segment gather, or `s` itself.
@@ -120,26 +126,6 @@ const Stmt *onlyLoop(const StmtP &s) {
   return nullptr;
 }
 
-/// Does `s` assign a variable it does not declare (a value carried from one iteration of the
-/// loop around it to the next, such as a fold's accumulator)?
-bool assignsOuterVariable(const StmtP &s) {
-  class Find : public Visitor {
-   public:
-    bool carried = false;
-
-   protected:
-    void visitDecl(const Stmt &d) override { declared_.push_back(d.var); }
-    void visitAssign(const Stmt &a) override {
-      carried = carried || std::find(declared_.begin(), declared_.end(), a.var) == declared_.end();
-    }
-
-   private:
-    std::vector<int> declared_;
-  } find;
-  find.visit(s);
-  return find.carried;
-}
-
 /// The segment loop `cur` with its lanes loop vectorised (see vectorizeSegmentLanes), or `cur`.
 StmtP withLanesVectorised(const StmtP &cur, int &count) {
   if (cur->kind != StmtKind::For || cur->loop == LoopKind::Parallel || cur->vectorize || cur->vectorWidth ||
@@ -155,7 +141,7 @@ StmtP withLanesVectorised(const StmtP &cur, int &count) {
   if (!gathers(lanes->body[0], loaded)) return cur;
   // The lanes must be independent: a vectorise hint lets LLVM reorder a floating-point sum
   // carried across them, which a fold over the lanes does not allow.
-  if (assignsOuterVariable(lanes->body[0])) return cur;
+  if (!outerAssignments(lanes->body[0]).empty()) return cur;
   // A lane that may return (a --checked bound check) ends the loop early: not vectorisable.
   if (anyStmt(lanes->body[0], [](const Stmt &x) { return x.kind == StmtKind::Return; })) return cur;
   auto vecLanes = std::make_shared<Stmt>(*lanes);
