@@ -68,7 +68,9 @@ inline constexpr int64_t kColumnSample = 8;     /* the inspection reads the colu
 inline constexpr double kBcsrMinGain = 1.15;    /* BCSR tried when CSR moves this many times its bytes */
 inline constexpr double kBcsrConversionSpmvs = 10;/* a BCSR conversion in CSR calls, expected (count, fill, first touch
                                           * of the copy: 6.0-11.6 over pwtk, cant, consph, pdb1HYS, dense2
-                                          * on 1 and 2 threads, 2026-11-28) */
+                                          * on 1 and 2 threads, 2026-11-28; 2.7-8.6 of the plan's own calls
+                                          * since dense blocks are copied, 2026-11-29, while masked rows
+                                          * made CSR's calls faster: kept as the bound the budget checks) */
 inline constexpr double kCachedBlockShare = 0.3; /* the share of BCSR's byte gain expected when CSR's bytes fit in
                                           * the last-level cache (measured 1.0-1.3x there against a
                                           * byte gain of 1.36-1.79 on two threads, 1.35x for 1.37 on one

@@ -2,8 +2,9 @@
 // against a reference computed here: every block row's block columns and every stored value, on
 // random matrices of every shape (empty rows, skewed rows, 1 x N, N x 1, nnz = 0, dense,
 // rectangular) with blocks of 1 to 7, offsets that do not start at 0; matrices of dense blocks
-// (the aligned rows the conversion reads without merging), also cut so that b divides neither
-// n nor m, and converted with other block sizes; rows whose columns are out of order (the
+// (the block rows the conversion copies without a sum, and aligned rows it reads without
+// merging), also cut so that b divides neither n nor m, and converted with other block sizes;
+// block rows almost of dense blocks (each way of missing one); rows whose columns are out of order (the
 // table path); on 1, 2 and 4 threads; duplicates adding up; columns outside [0, m) left out;
 // bad input.
 #include "spl_runtime.h"
@@ -146,6 +147,27 @@ TEST_F(Bcsr, DenseBlocksOnEveryThreadCount) {
       for (int64_t b : {2, 3, 4})
         for (const Csr32 *c : {&whole, &cut}) expectConversion(*c, b);
     }
+  }
+}
+
+// Block rows of dense blocks are copied without a sum; a block row that is almost one (a
+// repeated column inside a block, columns shifted off the block boundaries, a column past m or
+// below 0, two columns of a block swapped in one row) must take the general paths and still
+// give the reference's blocks, its neighbours unchanged.
+TEST_F(Bcsr, AlmostDenseBlocksTakeTheGeneralPaths) {
+  Csr32 c = denseBlocks(200, 3, 600, 600, 19);
+  auto at = [&](int64_t row, int64_t k) -> int32_t & { return c.cols[static_cast<size_t>(c.offs[static_cast<size_t>(row)] + k)]; };
+  at(16, 1) = at(16, 0);                                  // block row 5: a duplicate inside a block
+  for (int64_t i = 30; i < 33; ++i)                       // block row 10: every column one to the right
+    for (int32_t p = c.offs[static_cast<size_t>(i)]; p < c.offs[static_cast<size_t>(i + 1)]; ++p) c.cols[static_cast<size_t>(p)] += 1;
+  at(62, c.offs[63] - c.offs[62] - 1) = 605;              // block row 20: a column past m
+  at(90, 0) = -1;                                         // block row 30: a negative column
+  std::swap(at(121, 0), at(121, 1));                      // block row 40: two columns swapped
+  std::swap(c.vals[static_cast<size_t>(c.offs[121])], c.vals[static_cast<size_t>(c.offs[121] + 1)]);
+  for (size_t p = 0; p < c.vals.size(); ++p) c.vals32[p] = static_cast<float>(c.vals[p]);
+  for (int threads : {1, 2}) {
+    spl_set_num_threads(threads);
+    for (int64_t b : {2, 3}) expectConversion(c, b);
   }
 }
 
