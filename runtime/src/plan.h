@@ -66,11 +66,11 @@ namespace spl_rt {
 
 inline constexpr int64_t kColumnSample = 8;     /* the inspection reads the columns of one row chunk in this many */
 inline constexpr double kBcsrMinGain = 1.15;    /* BCSR tried when CSR moves this many times its bytes */
-inline constexpr double kBcsrConversionSpmvs = 10;/* a BCSR conversion in CSR calls, expected (count, fill, first touch
+inline constexpr double kBcsrConversionSpmvs = 7; /* a BCSR conversion in CSR calls, expected (count, fill, first touch
                                           * of the copy: 6.0-11.6 over pwtk, cant, consph, pdb1HYS, dense2
-                                          * on 1 and 2 threads, 2026-11-28; 2.7-8.6 of the plan's own calls
-                                          * since dense blocks are copied, 2026-11-29, while masked rows
-                                          * made CSR's calls faster: kept as the bound the budget checks) */
+                                          * on 1 and 2 threads, 2026-11-28; 2.7-10.7 of the plan's own calls,
+                                          * 4.7 in the middle, since dense blocks are copied, 2026-11-29,
+                                          * while masked rows made CSR's calls faster) */
 inline constexpr double kCachedBlockShare = 0.3; /* the share of BCSR's byte gain expected when CSR's bytes fit in
                                           * the last-level cache (measured 1.0-1.3x there against a
                                           * byte gain of 1.36-1.79 on two threads, 1.35x for 1.37 on one
@@ -82,9 +82,12 @@ inline constexpr int64_t kMaxPlanBlock = 64;     /* a BCSR kernel's block at mos
 inline constexpr double kReleaseSpmvs = 1;      /* freeing a copy not kept, in CSR calls (munmap of ~50 MB: 2.6 ms) */
 inline constexpr double kKeepMargin = 0.97;     /* a conversion kept when it takes at most this much of CSR */
 inline constexpr double kBudgetSpmvs = 20;      /* planning's whole cost, in CSR calls, at most (issue 25) */
-inline constexpr double kWarmCall = 0.85;       /* a warm CSR call against the ones planning times: its calls
+inline constexpr double kWarmCall = 0.75;       /* a warm CSR call against the ones planning times: its calls
                                           * meet a matrix still settling in the cache (pdb1HYS: planning
-                                          * took 19.3 of its own calls, 24.3 of the benchmark's warm ones) */
+                                          * took 19.3 of its own calls, 24.3 of the benchmark's warm ones;
+                                          * 2026-11-29, masked rows: the plan's best CSR call ran 0.8-1.8x
+                                          * the benchmark's median, 1.15x in the middle, over the blocked
+                                          * matrices, dense2 and email-Enron in f32/f64 on 1 and 2 threads) */
 inline constexpr double kBudgetFloor = 5e-4;    /* but never less than this many seconds: on a matrix whose
                                           * call takes microseconds, the pool's and the allocator's
                                           * fixed costs would leave no time to try anything */
