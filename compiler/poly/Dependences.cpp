@@ -371,4 +371,18 @@ std::string checkPermutableBand(const PolyModel &m, const DependenceAnalysis &d,
   return "";
 }
 
+std::string checkDistribution(const PolyModel &m, const DependenceAnalysis &d, int loop, const std::map<int, int> &partOf) {
+  if (d.quotaExceeded) return "the dependences could not be decided (isl ran out of its operations quota)";
+  const LoopAnalysis &a = d.loops[static_cast<size_t>(loop)];
+  for (size_t c = 0; c < a.carried.size(); ++c) {
+    const PolyDependence &x = d.deps[static_cast<size_t>(a.carried[c])];
+    auto src = partOf.find(x.source), dst = partOf.find(x.sink);
+    if (src == partOf.end() || dst == partOf.end()) return describeDependence(m, x) + " leaves the distributed loop";
+    if (src->second > dst->second)
+      return describeDependence(m, x) + ", carried by " + m.loops[static_cast<size_t>(loop)].name + " from a later part to an earlier one: " +
+             (c < a.carriedRelations.size() ? a.carriedRelations[c] : x.relation);
+  }
+  return "";
+}
+
 }  // namespace spl::poly

@@ -28,6 +28,7 @@
 ///             verdict is "unknown" and quotaExceeded is set.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -104,5 +105,14 @@ FusionCheck checkFusion(const PolyModel &m, const DependenceAnalysis &d, int a, 
 /// verdict is a reduction: their updates may run in any order). "" when permutable, else that
 /// dependence in words.
 std::string checkPermutableBand(const PolyModel &m, const DependenceAnalysis &d, int outer, int inner);
+
+/// Distributing loop `loop` (an index into PolyModel::loops) over consecutive parts of its body,
+/// `partOf` giving each statement inside it (an index into PolyModel::statements) its part,
+/// numbered in program order: every iteration of one part then runs before any of the next.
+/// That keeps a dependence the loop carries (source at iteration x, sink at y > x) when its
+/// source's part comes no later than its sink's; dependences within one iteration already go
+/// forward in program order. "" when every carried dependence is kept, else the first that is
+/// not, in words.
+std::string checkDistribution(const PolyModel &m, const DependenceAnalysis &d, int loop, const std::map<int, int> &partOf);
 
 }  // namespace spl::poly

@@ -78,7 +78,9 @@
 /// interchanged or fused, and a refusal names the dependence that forbids it.
 #include "poly/UserSchedule.h"
 
+#include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 #include <variant>
 
@@ -849,8 +851,12 @@ class Scheduler {
       if (!inBody)
         return error(c.loc, pair + ": the loops are not nested (" + innerTarget->varName + " is not inside " + outer->varName + ")");
       why = dependence(*outer);
-      if (!why.empty()) return error(c.loc, pair + ": the statements around " + innerTarget->varName + " cannot run for every " +
-                                                outer->varName + " first: " + why);
+      if (!why.empty()) {
+        std::string whyNotSplit;
+        if (reorderPastDiagonalBlock(*outer, *innerTarget, whyNotSplit)) return;
+        return error(c.loc, pair + ": the statements around " + innerTarget->varName + " cannot run for every " +
+                                outer->varName + " first: " + why + (whyNotSplit.empty() ? "" : " (" + whyNotSplit + ")"));
+      }
       std::vector<TensorP> added;
       std::string before = outer->varName + "_before", after = outer->varName + "_after";
       for (std::string *n : {&before, &after})
@@ -881,6 +887,100 @@ class Scheduler {
       return error(c.loc, pair + ": the bounds of " + innerTarget->varName + " [" + innerTarget->lo.str() + ", " +
                               innerTarget->hi.str() + ") depend on " + outer->varName + " other than affinely (" + why + ")");
     k_.body = replace(k_.body, outer, [&](const StmtP &) { return std::vector<StmtP>{*exchanged}; });
+  }
+
+  /// reorder(ki, i) where ki carries a dependence only through the rows of its own block: ki
+  /// the point loop of a split (a constant bound f among its bound's arms), i a loop in its
+  /// body over [lo, hi) with lo increasing in ki (a triangle's rows below the diagonal,
+  /// lo = a ki + e, a > 0) and hi free of ki. i splits where the block's last iteration starts,
+  /// P = lo at ki = f - 1: the rows [lo, min(hi, P)) inside the block stay where they are (a
+  /// loop `i_diag`, in ki's order), and the rows [P, hi) past it, whose bounds no longer
+  /// depend on ki, are interchanged with ki by the distribution of a reorder. Legal when no
+  /// dependence ki carries goes from a later part of its body to an earlier one (the rows past
+  /// the block before the statements after them, the diagonal block's rows before both) and
+  /// the interchanged rows keep their dependences' directions (poly/Dependences.h). This is
+  /// how a fused symmetric product takes several columns at once: column k's rows inside its
+  /// block of columns update sums that the block's later columns read first; the rows below
+  /// the block do not. On failure the kernel is left as it was, with the reason in `why`.
+  bool reorderPastDiagonalBlock(const Stmt &outer, const Stmt &inner, std::string &why) {
+    std::optional<std::vector<Nat>> arms = minArms(outer.hi);
+    std::optional<int64_t> f;
+    for (const Nat &arm : arms.value_or(std::vector<Nat>{outer.hi}))
+      if (std::optional<int64_t> v = arm.asConst()) f = f ? std::min(*f, *v) : *v;
+    if (!f || *f < 2 || outer.lo.asConst() != std::optional<int64_t>(0) || !inner.lo.mentions(outer.var) ||
+        inner.hi.mentions(outer.var))
+      return false;
+    Nat ki = Nat::var(NatVarId{outer.var, outer.varName});
+    NatSubst next, last;
+    next.vars.emplace(outer.var, ki + Nat(1));
+    last.vars.emplace(outer.var, Nat(*f - 1));
+    std::optional<int64_t> slope = (substitute(inner.lo, next) - inner.lo).asConst();
+    if (!slope || *slope <= 0 || (inner.lo - Nat(*slope) * ki).mentions(outer.var)) return false;
+    const Nat cut = substitute(inner.lo, last);
+    const StmtP saved = k_.body;
+    // The rows inside the block, under a variable of their own, then the rows past it.
+    NatVarId diagVar = freshNatVar(inner.varName + "_diag");
+    std::string diagName = inner.varName + "_diag";
+    while (find(k_.body, diagName)) diagName += "_";
+    NatSubst rename;
+    rename.vars.emplace(inner.var, Nat::var(diagVar));
+    auto diag = std::make_shared<Stmt>(inner), past = std::make_shared<Stmt>(inner);
+    diag->var = diagVar.id;
+    diag->varName = diagName;
+    diag->hi = Nat::min(inner.hi, cut);
+    diag->body = {substitute(inner.body[0], rename)};
+    past->lo = cut;
+    k_.body = replace(k_.body, &inner, [&](const StmtP &) { return std::vector<StmtP>{diag, past}; });
+    // The distribution takes the rows past the block as a statement of ki's body: blocks
+    // nested there (a fuse's) are flattened into it (a block opens no scope).
+    for (const Stmt *l = find(k_.body, outer.varName); l && l->body[0]->kind == StmtKind::Block;) {
+      std::vector<StmtP> flat;
+      std::function<void(const StmtP &)> add = [&](const StmtP &x) {
+        if (x->kind == StmtKind::Block)
+          for (const StmtP &y : x->body) add(y);
+        else
+          flat.push_back(x);
+      };
+      add(l->body[0]);
+      if (flat.size() == l->body[0]->body.size()) break;
+      auto flattened = std::make_shared<Stmt>(*l);
+      flattened->body = {block(flat)};
+      k_.body = replace(k_.body, l, [&](const StmtP &) { return std::vector<StmtP>{flattened}; });
+      break;
+    }
+    auto fail = [&](const std::string &reason) {
+      k_.body = saved;
+      why = "nor past the diagonal block: " + reason;
+      return false;
+    };
+    const Stmt *o = nullptr, *rows = nullptr;
+    forEachStmt(k_.body, [&](const StmtP &s) {
+      if (s->kind != StmtKind::Forall) return;
+      if (s->var == outer.var) o = s.get();
+      if (s->var == inner.var) rows = s.get();
+    });
+    if (!o || !rows) return fail("the split loops were not found");
+    PolyModel model;
+    DependenceAnalysis deps;
+    auto [lo, li] = modelLoops(outer.var, inner.var, model, deps);
+    if (lo < 0 || li < 0) return fail("the loops are not in the polyhedral model");
+    const std::vector<int> &inRows = model.loops[static_cast<size_t>(li)].statements;
+    if (inRows.empty()) return fail("the rows past the block hold no statement");
+    std::set<int> rowSet(inRows.begin(), inRows.end());
+    const int firstRow = *std::min_element(inRows.begin(), inRows.end());
+    std::map<int, int> partOf;
+    for (int s : model.loops[static_cast<size_t>(lo)].statements) partOf[s] = rowSet.count(s) ? 1 : s < firstRow ? 0 : 2;
+    if (std::string broken = checkDistribution(model, deps, lo, partOf); !broken.empty()) return fail(broken);
+    if (std::string band = checkPermutableBand(model, deps, lo, li); !band.empty()) return fail(band);
+    std::vector<TensorP> added;
+    std::string before = outer.varName + "_before", after = outer.varName + "_after", whyNot;
+    for (std::string *n : {&before, &after})
+      while (find(k_.body, *n)) *n += "_";
+    std::optional<StmtP> moved = distributeInterchange(*o, *rows, before, after, added, whyNot);
+    if (!moved) return fail(whyNot);
+    k_.tensors.insert(k_.tensors.end(), added.begin(), added.end());
+    k_.body = replace(k_.body, o, [&](const StmtP &) { return std::vector<StmtP>{*moved}; });
+    return true;
   }
 
   /// `forall i [lo, hi) { if (i + r < y) { body } }` (split's guard, r and y free of i) as
