@@ -136,6 +136,14 @@ class Scheduler {
     return findForall(s, [&](const Stmt &x) { return x.varName == name; });
   }
 
+  /// A distribution's loops as statements of the block that held the loop it replaces (a block
+  /// opens no scope), so that later commands find them side by side (fuse takes two loops of
+  /// one block); a nest wrapped in its temporaries stays whole.
+  static std::vector<StmtP> spliced(const StmtP &s) {
+    if (s->kind == StmtKind::Block) return s->body;
+    return {s};
+  }
+
   /// Rebuilds the tree with `target` replaced by the statements `fn` returns.
   /// (In a block, the statements take the target's place among the block's own.)
   StmtP replace(const StmtP &s, const Stmt *target, const std::function<std::vector<StmtP>(const StmtP &)> &fn) {
@@ -821,12 +829,19 @@ class Scheduler {
     const Stmt *outer = loop(c, c.outer, 0);
     const Stmt *innerTarget = loop(c, c.inner, 1);
     if (!outer || !innerTarget) return;
+    // Of loops of one name (the copies a fuse's split makes, such as a peeled first row's), the
+    // one inside the outer loop.
+    auto innerOf = [&](const Stmt *o) {
+      const Stmt *inside = find(o->body[0], c.inner.text);
+      return inside ? inside : find(k_.body, c.inner.text);
+    };
+    innerTarget = innerOf(outer);
     std::string pair = "reorder(" + outer->varName + ", " + innerTarget->varName + ")";
     if (StmtP folded = guardAsBound(*outer)) {
       // split's guard `i0 f + i1 < n` around the body: the inner loop's bound instead.
       k_.body = replace(k_.body, outer, [&](const StmtP &) { return std::vector<StmtP>{folded}; });
       outer = find(k_.body, c.outer.text);
-      innerTarget = find(k_.body, c.inner.text);
+      innerTarget = innerOf(outer);
     }
     if (StmtP shifted = shiftRowRest(*innerTarget, Nat::var(NatVarId{outer->var, outer->varName}), outer->var)) {
       // The rest of a row after i (k in [0, n - i - 1) reading k + i + 1) as k in [i + 1, n)
@@ -834,7 +849,7 @@ class Scheduler {
       // diagonals.
       k_.body = replace(k_.body, innerTarget, [&](const StmtP &) { return std::vector<StmtP>{shifted}; });
       outer = find(k_.body, c.outer.text);
-      innerTarget = find(k_.body, c.inner.text);
+      innerTarget = innerOf(outer);
     }
     const StmtP &ob = outer->body[0];
     const Stmt *direct = ob->kind == StmtKind::Forall ? ob.get()
@@ -866,7 +881,7 @@ class Scheduler {
         return error(c.loc, pair + ": the loops are not perfectly nested, and " + outer->varName + " cannot move inside " +
                                 innerTarget->varName + ": " + why);
       k_.tensors.insert(k_.tensors.end(), added.begin(), added.end());
-      k_.body = replace(k_.body, outer, [&](const StmtP &) { return std::vector<StmtP>{*moved}; });
+      k_.body = replace(k_.body, outer, [&](const StmtP &) { return spliced(*moved); });
       return;
     }
     // A perfect nest: exchanged when both loops are independent, or when the band is
@@ -891,34 +906,40 @@ class Scheduler {
 
   /// reorder(ki, i) where ki carries a dependence only through the rows of its own block: ki
   /// the point loop of a split (a constant bound f among its bound's arms), i a loop in its
-  /// body over [lo, hi) with lo increasing in ki (a triangle's rows below the diagonal,
-  /// lo = a ki + e, a > 0) and hi free of ki. i splits where the block's last iteration starts,
-  /// P = lo at ki = f - 1: the rows [lo, min(hi, P)) inside the block stay where they are (a
-  /// loop `i_diag`, in ki's order), and the rows [P, hi) past it, whose bounds no longer
-  /// depend on ki, are interchanged with ki by the distribution of a reorder. Legal when no
-  /// dependence ki carries goes from a later part of its body to an earlier one (the rows past
-  /// the block before the statements after them, the diagonal block's rows before both) and
-  /// the interchanged rows keep their dependences' directions (poly/Dependences.h). This is
-  /// how a fused symmetric product takes several columns at once: column k's rows inside its
-  /// block of columns update sums that the block's later columns read first; the rows below
-  /// the block do not. On failure the kernel is left as it was, with the reason in `why`.
+  /// body over a triangle's part of a row or column: [lo, hi) with one bound increasing in ki
+  /// (a ki + e, a > 0) and the other free of ki. With lo moving (the rows below a column's
+  /// diagonal) i splits at P = lo at ki = f - 1, where the block's last column starts its rows:
+  /// [lo, min(hi, P)) inside the block, then [P, hi) past it. With hi moving (the columns
+  /// left of a row's diagonal) at P = hi at ki = 0: [lo, P) before the block, then
+  /// [max(lo, P), hi) inside it. The part inside the block stays where it was (a loop
+  /// `i_diag`, in ki's order); the part outside it, whose bounds no longer depend on ki, is
+  /// interchanged with ki by the distribution of a reorder. Legal when no dependence ki
+  /// carries goes from a later part of its body to an earlier one and the interchanged rows
+  /// keep their dependences' directions (poly/Dependences.h). This is how a fused symmetric
+  /// product takes several columns at once: column k's rows inside its block of columns
+  /// update sums that the block's later columns read first; the rows below the block do not.
+  /// On failure the kernel is left as it was, with the reason in `why`.
   bool reorderPastDiagonalBlock(const Stmt &outer, const Stmt &inner, std::string &why) {
     std::optional<std::vector<Nat>> arms = minArms(outer.hi);
     std::optional<int64_t> f;
     for (const Nat &arm : arms.value_or(std::vector<Nat>{outer.hi}))
       if (std::optional<int64_t> v = arm.asConst()) f = f ? std::min(*f, *v) : *v;
-    if (!f || *f < 2 || outer.lo.asConst() != std::optional<int64_t>(0) || !inner.lo.mentions(outer.var) ||
-        inner.hi.mentions(outer.var))
-      return false;
+    // Which bound moves with ki: the lower one (the rows below a column's diagonal, the block's
+    // rows first) or the upper one (the columns left of a row's diagonal, the block's last).
+    const bool lower = inner.lo.mentions(outer.var);
+    const Nat &moving = lower ? inner.lo : inner.hi;
+    if (!f || *f < 2 || outer.lo.asConst() != std::optional<int64_t>(0) || lower == inner.hi.mentions(outer.var)) return false;
     Nat ki = Nat::var(NatVarId{outer.var, outer.varName});
-    NatSubst next, last;
+    NatSubst next, at;
     next.vars.emplace(outer.var, ki + Nat(1));
-    last.vars.emplace(outer.var, Nat(*f - 1));
-    std::optional<int64_t> slope = (substitute(inner.lo, next) - inner.lo).asConst();
-    if (!slope || *slope <= 0 || (inner.lo - Nat(*slope) * ki).mentions(outer.var)) return false;
-    const Nat cut = substitute(inner.lo, last);
+    at.vars.emplace(outer.var, Nat(lower ? *f - 1 : 0));
+    std::optional<int64_t> slope = (substitute(moving, next) - moving).asConst();
+    if (!slope || *slope <= 0 || (moving - Nat(*slope) * ki).mentions(outer.var)) return false;
+    // Where the block's rows end (lower: where its last column's rows start) or begin (upper:
+    // where its first row's columns end).
+    const Nat cut = substitute(moving, at);
     const StmtP saved = k_.body;
-    // The rows inside the block, under a variable of their own, then the rows past it.
+    // The rows inside the block, under a variable of their own, and the rows outside it.
     NatVarId diagVar = freshNatVar(inner.varName + "_diag");
     std::string diagName = inner.varName + "_diag";
     while (find(k_.body, diagName)) diagName += "_";
@@ -927,10 +948,16 @@ class Scheduler {
     auto diag = std::make_shared<Stmt>(inner), past = std::make_shared<Stmt>(inner);
     diag->var = diagVar.id;
     diag->varName = diagName;
-    diag->hi = Nat::min(inner.hi, cut);
     diag->body = {substitute(inner.body[0], rename)};
-    past->lo = cut;
-    k_.body = replace(k_.body, &inner, [&](const StmtP &) { return std::vector<StmtP>{diag, past}; });
+    if (lower) {
+      diag->hi = Nat::min(inner.hi, cut);
+      past->lo = cut;
+    } else {
+      diag->lo = Nat::max(inner.lo, cut);
+      past->hi = cut;
+    }
+    const std::vector<StmtP> parts = lower ? std::vector<StmtP>{diag, past} : std::vector<StmtP>{past, diag};
+    k_.body = replace(k_.body, &inner, [&](const StmtP &) { return parts; });
     // The distribution takes the rows past the block as a statement of ki's body: blocks
     // nested there (a fuse's) are flattened into it (a block opens no scope).
     for (const Stmt *l = find(k_.body, outer.varName); l && l->body[0]->kind == StmtKind::Block;) {
@@ -979,7 +1006,7 @@ class Scheduler {
     std::optional<StmtP> moved = distributeInterchange(*o, *rows, before, after, added, whyNot);
     if (!moved) return fail(whyNot);
     k_.tensors.insert(k_.tensors.end(), added.begin(), added.end());
-    k_.body = replace(k_.body, o, [&](const StmtP &) { return std::vector<StmtP>{*moved}; });
+    k_.body = replace(k_.body, o, [&](const StmtP &) { return spliced(*moved); });
     return true;
   }
 
@@ -1035,18 +1062,25 @@ class Scheduler {
     a = find(k_.body, c.first.text);
     b = find(k_.body, c.second.text);
     std::string pair = "fuse(" + a->varName + ", " + b->varName + ")";
+    // The first block holding loops of these names, a's first (of loops of one name, such as
+    // the copy of a peeled first row a fuse's split makes, the pair that are siblings).
     const Stmt *parent = nullptr;
     size_t ia = 0, ib = 0;
+    auto named = [](const StmtP &s, const std::string &name) { return s && s->kind == StmtKind::Forall && s->varName == name; };
     forEachStmt(k_.body, [&](const StmtP &s) {
       if (parent || s->kind != StmtKind::Block) return;
-      for (size_t i = 0; i < s->body.size(); ++i)
-        for (size_t j = i + 1; j < s->body.size(); ++j)
-          if (s->body[i].get() == a && s->body[j].get() == b) {
+      for (size_t i = 0; i < s->body.size() && !parent; ++i)
+        for (size_t j = i + 1; j < s->body.size() && !parent; ++j)
+          if (named(s->body[i], c.first.text) && named(s->body[j], c.second.text)) {
             parent = s.get();
             ia = i;
             ib = j;
           }
     });
+    if (parent) {
+      a = parent->body[ia].get();
+      b = parent->body[ib].get();
+    }
     if (!parent) return error(c.loc, pair + ": the loops must be statements of one block, " + a->varName + " first");
     for (size_t k = ia + 1; k < ib; ++k)
       if (parent->body[k] && parent->body[k]->kind == StmtKind::Barrier)
