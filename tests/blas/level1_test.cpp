@@ -288,6 +288,9 @@ TYPED_TEST(Level1, IamaxTakesTheFirstLargestAndPassesOverNaN) {
   EXPECT_EQ(iamax({0, 0, 0}, 1), 1);
   EXPECT_EQ(iamax({1, nan, 5, 2}, 1), 3);
   EXPECT_EQ(iamax({nan, nan}, 1), 1);
+  // A NaN first: the reference's |x_1| is NaN, which no later element exceeds.
+  EXPECT_EQ(iamax({nan, 1, 5, 2}, 1), 1);
+  EXPECT_EQ(iamax({nan, 100, 2, 100, 7}, 2), 1);
   EXPECT_EQ(iamax({1, 100, 2, 100, 7}, 2), 3);  // 1, 2, 7: the 7 at position 3
   std::vector<T> big(5000, T(1));
   big[4321] = T(-2);
@@ -297,10 +300,11 @@ TYPED_TEST(Level1, IamaxTakesTheFirstLargestAndPassesOverNaN) {
   // the largest in a last partial block, NaN filling a block, against the reference's loop.
   std::mt19937 rng(2611);
   for (int n : {1, 2, 1023, 1024, 1025, 2047, 2048, 2049, 5000}) {
-    for (int round = 0; round < 4; ++round) {
+    for (int round = 0; round < 5; ++round) {
       std::vector<T> v(static_cast<size_t>(n));
       for (T &e : v) e = T(int(rng() % 9) - 4);  // few values: many ties
       if (round == 1) v[size_t(n - 1)] = T(9);  // the largest last
+      if (round == 3) v[0] = nan;  // the first element NaN: 1 whatever follows
       if (round == 2 && n > 1024) {
         for (int i = 1; i < 1024; ++i) v[size_t(i)] = nan;  // NaN past the first element
         v[size_t(n / 2 + 512)] = T(-7);
