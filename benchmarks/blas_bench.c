@@ -13,13 +13,7 @@
  * a call takes longer); the median sample is the time. Beside each group, a STREAM triad of the
  * same thread count (a[i] = b[i] + s c[i] over 3 x 32 MB, OpenMP) gives the machine's bandwidth,
  * and level 1 and 2 report the bandwidth each library reached (the bytes the routine must move
- * once). With more than one thread, each sample starts after a pause of kSettle: OpenBLAS's
- * idle workers spin for about 2^28 cycles after a call (its thread timeout) and, on a machine
- * with as many cores as threads, took a core from SPL's pool in the sample after OpenBLAS's
- * (dgemv T at n = 400 on two threads measured 41 us in the suite; 19 us without OpenBLAS in
- * the process), so without the pause a library's sample measured the other's leftover threads.
- * After the pause one untimed call wakes the library's own workers.
- * Output: CSV rows on stdout (the header first), progress on stderr. */
+ * once). Output: CSV rows on stdout (the header first), progress on stderr. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <math.h>
@@ -32,16 +26,6 @@
 typedef void (*fn_t)(void);
 static void *lib[2];
 static const char *libName[2] = {"spl", "openblas"};
-
-/* The pause before each sample with more than one thread: longer than OpenBLAS's default
- * thread timeout (2^28 cycles, about 0.1 s at 2.5 GHz), so that its workers are asleep. */
-static const double kSettle = 0.15;
-
-static void settle(int threads) {
-  if (threads <= 1) return;
-  struct timespec pause = {0, (long)(kSettle * 1e9)};
-  nanosleep(&pause, NULL);
-}
 
 static double now(void) {
   struct timespec t;
@@ -332,10 +316,6 @@ int main(int argc, char **argv) {
         for (int q = 0; q < 2; ++q) {
           int l = (round + q) % 2;
           int calls = 0;
-          if (threads > 1) {
-            settle(threads);
-            call(l, r, &ops[l]);  /* its own workers awake again, untimed */
-          }
           double t0 = now(), t;
           do {
             call(l, r, &ops[l]);
