@@ -423,7 +423,7 @@ void addPlanEntries(llvm::Module &mod, const std::vector<PlanEntry> &plans) {
   auto *blocksTy = llvm::ArrayType::get(blockTy, kBlockSizes);
   // spl_spmv_kernels_T: csr, sell_narrow, sell_wide, lanes, narrow, wide, dia, bcsr[].
   auto *tableTy = llvm::StructType::get(ctx, {ptr, ptr, ptr, i64, i64, i64, ptr, blocksTy});
-  auto *transposedTableTy = llvm::StructType::get(ctx, {ptr, ptr});
+  auto *transposedTableTy = llvm::StructType::get(ctx, {ptr, ptr, ptr});  // transposed, csr, copy (a table as above)
   auto *widthTy = llvm::StructType::get(ctx, {i64, ptr, blocksTy});
   auto *widthsTy = llvm::ArrayType::get(widthTy, kWidths);
   auto *spmmTableTy = llvm::StructType::get(ctx, {ptr, widthsTy});
@@ -457,14 +457,22 @@ void addPlanEntries(llvm::Module &mod, const std::vector<PlanEntry> &plans) {
     const std::vector<llvm::Type *> kernelParams{i64, i64, ptr, ptr, ptr, ptr, ptr};  // n, m, offs, cols, vals, x, out
     if (p.paramOf.size() != kernelParams.size()) throw InternalError("codegen: the plan of " + p.name + " has no parameter map");
     llvm::Function *csr = kernelInRuntimeOrder(mod, kernel(p.csr), p.name, kernelParams, p.paramOf);
-    // spl_spmv_kernels_T, or spl_spmv_t_kernels_T for y = A^T x (the export and the CSR kernel
-    // the runtime runs over the transpose).
-    llvm::GlobalVariable *table =
-        p.transposed ? tableOf(transposedTableTy, llvm::ConstantStruct::get(transposedTableTy, {csr, kernel(p.gather)}))
-                     : tableOf(tableTy, llvm::ConstantStruct::get(
-                                            tableTy, {csr, kernel(p.sellNarrow), kernel(p.sellWide), llvm::ConstantInt::get(i64, p.lanes),
-                                                      llvm::ConstantInt::get(i64, p.narrowRows), llvm::ConstantInt::get(i64, p.wideRows),
-                                                      kernel(p.dia), blockTable(blockTy, blocksTy, p.bcsr, kernel, p.name)}));
+    // spl_spmv_kernels_T, or spl_spmv_t_kernels_T for y = A^T x: the export, the CSR kernel
+    // the runtime runs over the transpose, and the candidates of the transposed copy's plan (a
+    // spl_spmv_kernels_T whose csr is that CSR kernel).
+    auto candidates = [&](llvm::Function *first) {
+      return llvm::ConstantStruct::get(tableTy, {first, kernel(p.sellNarrow), kernel(p.sellWide), llvm::ConstantInt::get(i64, p.lanes),
+                                                 llvm::ConstantInt::get(i64, p.narrowRows), llvm::ConstantInt::get(i64, p.wideRows),
+                                                 kernel(p.dia), blockTable(blockTy, blocksTy, p.bcsr, kernel, p.name)});
+    };
+    llvm::GlobalVariable *table = nullptr;
+    if (p.transposed) {
+      auto *copy = new llvm::GlobalVariable(mod, tableTy, /*isConstant=*/true, llvm::GlobalValue::InternalLinkage,
+                                            candidates(kernel(p.gather)), p.name + ".plan.copy.kernels");
+      table = tableOf(transposedTableTy, llvm::ConstantStruct::get(transposedTableTy, {csr, kernel(p.gather), copy}));
+    } else {
+      table = tableOf(tableTy, candidates(csr));
+    }
     definePlanAndRun(mod, p, table, 5, 6, {0, 1}, {0, 1, 2, 3, 4}, (p.transposed ? "spl_spmv_t_plan_" : "spl_spmv_plan_") + elem,
                      "spl_spmv_run_" + elem);
   }

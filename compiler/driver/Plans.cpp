@@ -23,9 +23,9 @@ int64_t maxWidthOfBlock(int64_t b) { return b >= 3 ? 8 : 16; }
 
 /// The candidates' module for kernel `name` in `elem` (f32 or f64): stdlib spmv's SELL-C-sigma
 /// row kernels of both windows, its DIA kernel and its BCSR kernels (kPlanBlocks) under names
-/// of the kernel's own, with the schedules stdlib gives them; for a transposed product,
-/// stdlib's CSR kernel (run over the transpose); for C = A B, stdlib spmm's kernels of each
-/// width in kSpmmWidths (CSR and BCSR).
+/// of the kernel's own, with the schedules stdlib gives them; for a transposed product, the
+/// same candidates and stdlib's CSR kernel, for the plan of the transposed copy (run over the
+/// transpose); for C = A B, stdlib spmm's kernels of each width in kSpmmWidths (CSR and BCSR).
 std::string candidateModule(const std::string &name, const std::string &elem, bool transposed, bool spmm) {
   if (spmm) {
     std::string exports;
@@ -38,15 +38,11 @@ std::string candidateModule(const std::string &name, const std::string &elem, bo
                        "import spmm;\n{1}",
                        name, exports);
   }
-  if (transposed)
-    return fmt::format(
-        "// The candidate of {0}'s plan (splc, driver/Plans.cpp), y = A^T x: a CSR SpMV over the transpose.\n"
-        "import spmv;\n"
-        "export spmv_csr(T = {1}) as {0}__csr for cpu;\n",
-        name, elem);
+  const std::string csrOverTheCopy =
+      transposed ? fmt::format("export spmv_csr(T = {1}) as {0}__csr for cpu;\n", name, elem) : std::string();
   return fmt::format(
-      "// The candidates of {0}'s plan (splc, driver/Plans.cpp): SELL-C-sigma row kernels of both windows, DIA, BCSR.\n"
-      "import spmv;\n"
+      "// The candidates of {0}'s plan (splc, driver/Plans.cpp): SELL-C-sigma row kernels of both windows, DIA, BCSR{2}.\n"
+      "import spmv;\n{3}"
       "export spmv_sell_rows_{1} as {0}__sell_narrow for cpu;\n"
       "export spmv_sell_rows_wide_{1} as {0}__sell_wide for cpu;\n"
       "export spmv_dia(T = {1}) as {0}__dia for cpu;\n"
@@ -54,7 +50,7 @@ std::string candidateModule(const std::string &name, const std::string &elem, bo
       "export spmv_bcsr3_{1} as {0}__bcsr3 for cpu;\n"
       "schedule spmv_sell_rows_{1} for cpu {{ precompute(ys); }}\n"
       "schedule spmv_sell_rows_wide_{1} for cpu {{ precompute(ys); }}\n",
-      name, elem);
+      name, elem, transposed ? " and CSR, for the plan of the transposed copy of y = A^T x" : "", csrOverTheCopy);
 }
 
 int64_t tunable(const tir::Program &p, const std::string &name) {
@@ -115,10 +111,11 @@ bool addPlanCandidates(std::vector<cin::Kernel> &kernels, std::vector<loopir::Pl
           if (w <= maxWidthOfBlock(b)) width.bcsr.push_back({b, fmt::format("{}__bcsr{}_w{}", k->name, b, w)});
         e.widths.push_back(width);
       }
-    } else if (k->planTransposed) {
-      e.transposed = true;
-      e.gather = k->name + "__csr";
     } else {
+      if (k->planTransposed) {
+        e.transposed = true;
+        e.gather = k->name + "__csr";
+      }
       e.sellNarrow = k->name + "__sell_narrow";
       e.sellWide = k->name + "__sell_wide";
       e.lanes = tunable(p, f64 ? "SELL_LANES_F64" : "SELL_LANES_F32");

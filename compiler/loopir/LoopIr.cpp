@@ -639,12 +639,14 @@ std::string print(const PlanEntry &p) {
     }
     return fmt::format("plan {} ({}, spmm): csr {}{}\n", p.name, p.f64 ? "f64" : "f32", p.csr, widths);
   }
-  if (p.transposed)
-    return fmt::format("plan {} ({}, transposed): csr^T {}, csr over the transpose {}\n", p.name, p.f64 ? "f64" : "f32", p.csr, p.gather);
   std::string blocks;
   for (const auto &[b, kernel] : p.bcsr) blocks += fmt::format(", bcsr {} ({}x{})", kernel, b, b);
-  return fmt::format("plan {} ({}): csr {}, sell {} ({} rows a window) and {} ({} rows), {} lanes, dia {}{}\n", p.name,
-                     p.f64 ? "f64" : "f32", p.csr, p.sellNarrow, p.narrowRows, p.sellWide, p.wideRows, p.lanes, p.dia, blocks);
+  const std::string candidates = fmt::format("sell {} ({} rows a window) and {} ({} rows), {} lanes, dia {}{}", p.sellNarrow,
+                                             p.narrowRows, p.sellWide, p.wideRows, p.lanes, p.dia, blocks);
+  if (p.transposed)
+    return fmt::format("plan {} ({}, transposed): csr^T {}, csr over the transpose {}; the copy's plan: {}\n", p.name,
+                       p.f64 ? "f64" : "f32", p.csr, p.gather, candidates);
+  return fmt::format("plan {} ({}): csr {}, {}\n", p.name, p.f64 ? "f64" : "f32", p.csr, candidates);
 }
 
 std::string print(const Function &f) {

@@ -303,7 +303,8 @@ struct PlanEntry {
   /// BCSR kernels and their block sizes (at most SPL_PLAN_BLOCK_SIZES of spl_runtime.h: 4).
   std::vector<std::pair<int64_t, std::string>> bcsr;
   /// y = A^T x: csr is the export's transposed kernel, gather a CSR SpMV the runtime runs over
-  /// A's transpose (spl_spmv_t_plan_*); the SELL and DIA fields are unused.
+  /// A's transpose (spl_spmv_t_plan_*); the SELL, DIA and BCSR fields are the candidates of the
+  /// transposed copy's own plan.
   bool transposed = false;
   std::string gather;
   /// C = A B (spl_spmm_plan_*): csr is the export's kernel of any width; each width's CSR kernel

@@ -96,7 +96,10 @@ StmtP version(const StmtP &cur, int maskedVectorBytes, int &count) {
   // LLVM vectorises innermost loops only: a segment whose entries each run a loop (a BCSR
   // block's columns of a run-time size) keeps the versions below, which ask for no vector.
   bool innermost = !anyStmt(cur->body[0], [](const Stmt &x) { return x.kind == StmtKind::For; });
-  if (maskedVectorBytes > 0 && sum != Ty::I64 && innermost) {
+  // Nor an early exit: an entry that may return (a --checked bound check) leaves a loop with a
+  // reduction that LLVM cannot vectorise, and the request only made it warn.
+  bool exits = anyStmt(cur->body[0], [](const Stmt &x) { return x.kind == StmtKind::Return; });
+  if (maskedVectorBytes > 0 && sum != Ty::I64 && innermost && !exits) {
     auto masked = std::make_shared<Stmt>(*cur);
     masked->vectorize = true;
     masked->vectorWidth = maskedVectorBytes / tyBytes(sum);

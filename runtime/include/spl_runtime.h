@@ -291,15 +291,21 @@ int spl_spmv_plan_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t *
 /* y = A^T x for the same CSR arrays (y: m entries, x: n), planned: `transposed` is the caller's
  * kernel of that product over A's arrays (the C type of a CSR kernel: n, m, offs, cols, vals, x,
  * y), `csr` (optional) a CSR SpMV, which the plan may run over A's transpose, converted once
- * (spl_csc_convert_*) when hint_calls repay it and it runs faster here. spl_spmv_run_* runs
- * either plan; spl_plan_kernel: "csr-t" (the caller's kernel) or "csc" (the copy). */
+ * (spl_csc_convert_*) when hint_calls repay it and it runs faster here. `copy` (optional): the
+ * kernels of a plan of that transpose (as spl_spmv_plan_*'s; its csr may be null, `csr` then),
+ * which then chooses the copy's kernel among CSR, SELL-C-sigma, DIA and BCSR within this plan's
+ * budget (SPL_PLAN_KERNEL=sell, dia or bcsr[B] forces the copy and its kernel). spl_spmv_run_*
+ * runs either plan; spl_plan_kernel: "csr-t" (the caller's kernel) or "csc" (the copy; the
+ * explanation names its kernel). */
 typedef struct {
-  spl_csr_spmv_f64_fn transposed; /* required */
-  spl_csr_spmv_f64_fn csr;        /* optional */
+  spl_csr_spmv_f64_fn transposed;     /* required */
+  spl_csr_spmv_f64_fn csr;            /* optional */
+  const spl_spmv_kernels_f64 *copy;   /* optional */
 } spl_spmv_t_kernels_f64;
 typedef struct {
   spl_csr_spmv_f32_fn transposed;
   spl_csr_spmv_f32_fn csr;
+  const spl_spmv_kernels_f32 *copy;
 } spl_spmv_t_kernels_f32;
 int spl_spmv_t_plan_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
                         int64_t hint_calls, const spl_spmv_t_kernels_f64 *kernels, spl_plan **plan);

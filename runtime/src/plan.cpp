@@ -128,6 +128,8 @@ template <typename T> int run(const spl_plan *p, const T *x, T *y) {
   case spl_plan::Transposed: /* the same C type: the caller's kernel over A's arrays */
     return reinterpret_cast<typename K::CsrFn>(p->csr)(p->n, p->m, p->offs, p->cols, static_cast<const T *>(p->vals), x, y);
   case spl_plan::Csc: {
+    if (p->copy_plan != nullptr) /* the copy's own plan: x has n entries and y m, as its A's m and n */
+      return run<T>(p->copy_plan, x, y);
     const spl_csc_operands &c = p->transpose;
     return reinterpret_cast<typename K::CsrFn>(p->gather)(p->m, p->n, c.offs, c.rows_idx, static_cast<const T *>(c.vals), x, y);
   }
@@ -146,7 +148,7 @@ template <typename T> int run(const spl_plan *p, const T *x, T *y) {
 
 template <typename T>
 int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T *vals, int64_t hint_calls,
-         const typename Kernels<T>::Set *kernels, spl_plan **out) {
+         const typename Kernels<T>::Set *kernels, spl_plan **out, double cap = -1, bool quiet = false) {
   using K = Kernels<T>;
   if (out == nullptr)
     return SPL_ERR_BAD_INPUT;
@@ -337,7 +339,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         }
         /* The conversion and a round should fit the budget (checked again after the
          * conversion, whose time is then known, before the untimed calls). */
-        if (!forcing && seconds_since(plan_t0) + (conversion_calls + 2 + kReleaseSpmvs) * csr_time > budget(csr_time)) {
+        if (!forcing && seconds_since(plan_t0) + (conversion_calls + 2 + kReleaseSpmvs) * csr_time > budget(csr_time, cap)) {
           std::snprintf(line, sizeof line, "no planning time left to try %s (about %.0f CSR calls to convert)", c.name,
                         conversion_calls);
           decline(line);
@@ -374,7 +376,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         p->kernel = c.kernel;
         /* What the budget still holds once the conversion's real time is known, in CSR calls
          * (a copy's release kept aside). Not a round: the copy is dropped untimed. */
-        const double calls_left = (budget(csr_time) - seconds_since(plan_t0)) / csr_time - kReleaseSpmvs;
+        const double calls_left = (budget(csr_time, cap) - seconds_since(plan_t0)) / csr_time - kReleaseSpmvs;
         if (!forcing && calls_left < 2) {
           p->release();
           std::snprintf(line, sizeof line, "%s converted in %.3f ms (%.1f CSR calls), no planning time left to time it",
@@ -397,7 +399,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           cmp.candidate = timed([&] { return run<T>(p, x.data(), y.data()); });
           cmp.rounds = 1;
         } else {
-          cmp = compare([&] { return run<T>(p, x.data(), y.data()); }, csr_call, csr_time, plan_t0); /* y: scratch */
+          cmp = compare([&] { return run<T>(p, x.data(), y.data()); }, csr_call, csr_time, plan_t0, cap); /* y: scratch */
         }
         char form[160];
         if (c.kernel == spl_plan::Dia)
@@ -451,7 +453,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
     delete p;
     return SPL_ERR_ALLOC;
   }
-  return finish(p, plan_t0, out);
+  return finish(p, plan_t0, out, quiet);
 }
 
 /* A plan of y = A^T x. Over A's own arrays the product is a scatter into y (the compiler runs
@@ -503,10 +505,15 @@ int plan_transposed(int64_t n, int64_t m, const int32_t *offs, const int32_t *co
                     "about %.0f calls\n",
                     own_time * 1e3, kCscGain, repay_calls);
       p->explanation += line;
-      if (static_cast<double>(hint_calls) < repay_calls) {
+      /* SPL_PLAN_KERNEL naming a kernel of the copy's plan (sell, dia, bcsr[B]) converts
+       * whatever the calls or the time, and the copy's plan takes that kernel. */
+      const Forced forced = forced_kernel();
+      const bool forcing = kernels->copy != nullptr && forced.set && forced.known &&
+                           (forced.kernel == spl_plan::Sell || forced.kernel == spl_plan::Dia || forced.kernel == spl_plan::Bcsr);
+      if (!forcing && static_cast<double>(hint_calls) < repay_calls) {
         std::snprintf(line, sizeof line, "%lld expected calls would not repay a conversion to CSC", (long long)hint_calls);
         decide_transposed(line);
-      } else if (seconds_since(plan_t0) + (kCscConversionSpmvs + 2) * own_time > budget(own_time)) {
+      } else if (!forcing && seconds_since(plan_t0) + (kCscConversionSpmvs + 2) * own_time > budget(own_time)) {
         decide_transposed("no planning time left to try CSC");
       } else {
         const auto c0 = std::chrono::steady_clock::now();
@@ -518,23 +525,61 @@ int plan_transposed(int64_t n, int64_t m, const int32_t *offs, const int32_t *co
         const double convert_time = seconds_since(c0);
         p->gather = reinterpret_cast<void *>(kernels->csr);
         p->kernel = spl_plan::Csc;
-        const Comparison cmp = compare([&] { return run<T>(p, x.data(), y.data()); }, own_call, own_time, plan_t0);
-        std::snprintf(line, sizeof line,
-                      "CSC: converted in %.3f ms (%.1f calls of A^T x over A), %.3f ms a call against %.3f in the same "
-                      "rounds (%d)\n",
-                      convert_time * 1e3, convert_time / own_time, cmp.candidate * 1e3, own_time * 1e3, cmp.rounds);
+        std::snprintf(line, sizeof line, "CSC: converted in %.3f ms (%.1f calls of A^T x over A)\n", convert_time * 1e3,
+                      convert_time / own_time);
         p->explanation += line;
-        if (cmp.candidate >= 0 && cmp.candidate <= kKeepMargin * own_time) {
-          p->bytes = p->transpose.bytes;
+        /* The copy is a CSR matrix of its own (m x n): where the caller gave the kernels, its
+         * own plan chooses among CSR, SELL-C-sigma, DIA and BCSR for it, within what is left of
+         * this plan's budget (a round against A^T x over A and a release kept aside). */
+        if (kernels->copy != nullptr) {
+          typename K::Set copy = *kernels->copy;
+          if (copy.csr == nullptr)
+            copy.csr = kernels->csr;
+          const double cap = budget(own_time) - seconds_since(plan_t0) - (2 + kReleaseSpmvs) * own_time;
+          if (forcing || cap > 0) {
+            const spl_csc_operands &t = p->transpose;
+            if (int rc = plan<T>(m, n, t.offs, t.rows_idx, static_cast<const T *>(t.vals), hint_calls, &copy, &p->copy_plan,
+                                 forcing ? -1 : cap, /*quiet=*/true);
+                rc != SPL_OK) {
+              p->release();
+              delete p;
+              return rc;
+            }
+            p->explanation += "the copy's own plan:\n";
+            const std::string &nested = p->copy_plan->explanation;
+            for (size_t at = 0; at < nested.size();) { /* its lines, indented */
+              const size_t end = std::min(nested.find('\n', at), nested.size());
+              p->explanation += "  " + nested.substr(at, end - at) + "\n";
+              at = end + 1;
+            }
+          } else {
+            p->explanation += "no planning time left for the copy's own plan: CSR over it\n";
+          }
+        }
+        Comparison cmp;
+        if (forcing) {
+          cmp.candidate = timed([&] { return run<T>(p, x.data(), y.data()); });
+          cmp.rounds = 1;
+        } else {
+          cmp = compare([&] { return run<T>(p, x.data(), y.data()); }, own_call, own_time, plan_t0);
+        }
+        std::snprintf(line, sizeof line, "CSC (%s over the copy): %.3f ms a call against %.3f in the same rounds (%d)\n",
+                      p->copy_plan != nullptr ? spl_plan_kernel(p->copy_plan) : "csr", cmp.candidate * 1e3, own_time * 1e3,
+                      cmp.rounds);
+        p->explanation += line;
+        if (cmp.candidate >= 0 && (forcing || cmp.candidate <= kKeepMargin * own_time)) {
+          p->bytes = p->transpose.bytes + (p->copy_plan != nullptr ? p->copy_plan->bytes : 0);
+          char repaid[80] = "whenever it is (SPL_PLAN_KERNEL)";
+          if (!forcing || cmp.candidate < own_time)
+            std::snprintf(repaid, sizeof repaid, "after %.0f calls", convert_time / (own_time - cmp.candidate));
           std::snprintf(line, sizeof line,
-                        "chose CSC: %.2fx the speed of A^T x over A; its conversion is repaid after %.0f calls; it holds "
-                        "%.1f MB\n",
-                        own_time / cmp.candidate, convert_time / (own_time - cmp.candidate), p->bytes / 1e6);
+                        "chose CSC: %.2fx the speed of A^T x over A; its conversion is repaid %s; it holds %.1f MB\n",
+                        own_time / cmp.candidate, repaid, p->bytes / 1e6);
           p->explanation += line;
         } else {
           p->release();
-          decide_transposed(cmp.candidate < 0 ? "the CSR kernel failed on the transpose"
-                                              : "CSR over the transpose was not faster here (the copy is freed)");
+          decide_transposed(cmp.candidate < 0 ? "the kernel over the transpose failed"
+                                              : "the kernel over the transpose was not faster here (the copy is freed)");
         }
       }
     }

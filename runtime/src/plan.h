@@ -44,6 +44,8 @@ struct spl_plan {
   spl_dia_operands diagonals{};
   spl_bcsr_operands blocked{};
   spl_csc_operands transpose{};
+  spl_plan *copy_plan = nullptr; /* Csc: the plan of the transposed copy (its kernel among CSR,
+                                  * SELL-C-sigma, DIA and BCSR), where the caller gave its kernels */
   std::vector<char> scratch; /* SELL's last window's output (a window of lanes); BCSR's padded x
                               * (block_cols * b elements) where b does not divide m */
   int64_t bytes = 0;
@@ -51,6 +53,11 @@ struct spl_plan {
 
   /* Drops a conversion that was not kept. */
   void release() {
+    if (copy_plan != nullptr) { /* it points into the transpose: freed first */
+      copy_plan->release();
+      delete copy_plan;
+      copy_plan = nullptr;
+    }
     spl_sell_operands_free(&operands);
     spl_dia_operands_free(&diagonals);
     spl_bcsr_operands_free(&blocked);
@@ -93,8 +100,13 @@ inline constexpr double kBudgetFloor = 5e-4;    /* but never less than this many
                                           * fixed costs would leave no time to try anything */
 inline constexpr double kClearGap = 0.15;       /* a comparison round this decisive ends the comparison */
 
-/* Planning's time budget in seconds, given one CSR call's. */
-inline double budget(double csr_time) { return std::max(kBudgetSpmvs * kWarmCall * csr_time, kBudgetFloor); }
+/* Planning's time budget in seconds, given one CSR call's; no more than `cap` seconds where a
+ * plan made inside another must end in time for the outer one (the transposed copy's plan of
+ * y = A^T x; a negative cap: none). */
+inline double budget(double csr_time, double cap = -1) {
+  const double own = std::max(kBudgetSpmvs * kWarmCall * csr_time, kBudgetFloor);
+  return cap >= 0 ? std::min(own, cap) : own;
+}
 
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -130,7 +142,7 @@ struct Comparison {
 
 template <typename Candidate, typename Csr>
 Comparison compare(const Candidate &candidate, const Csr &csr_call, double &csr_time,
-                   std::chrono::steady_clock::time_point plan_t0) {
+                   std::chrono::steady_clock::time_point plan_t0, double cap = -1) {
   Comparison c;
   for (; c.rounds < kComparisonRounds; ++c.rounds) {
     if (c.rounds > 0) {
@@ -140,7 +152,7 @@ Comparison compare(const Candidate &candidate, const Csr &csr_call, double &csr_
        * 1.0-1.2), so one round must not decide alone. */
       const bool clear = c.rounds > 1 && (c.candidate < (1 - kClearGap) * csr_time ||
                                           c.candidate > (1 + 2 * kClearGap) * csr_time);
-      const bool over_budget = seconds_since(plan_t0) + c.candidate + (1 + kReleaseSpmvs) * csr_time > budget(csr_time);
+      const bool over_budget = seconds_since(plan_t0) + c.candidate + (1 + kReleaseSpmvs) * csr_time > budget(csr_time, cap);
       if (c.candidate < 0 || clear || over_budget)
         break;
     }
@@ -153,11 +165,11 @@ Comparison compare(const Candidate &candidate, const Csr &csr_call, double &csr_
 }
 
 /* The end of planning: its time in the explanation, which SPL_PLAN_EXPLAIN prints; the plan out. */
-inline int finish(spl_plan *p, std::chrono::steady_clock::time_point plan_t0, spl_plan **out) {
+inline int finish(spl_plan *p, std::chrono::steady_clock::time_point plan_t0, spl_plan **out, bool quiet = false) {
   char line[64];
   std::snprintf(line, sizeof line, "planning took %.3f ms\n", seconds_since(plan_t0) * 1e3);
   p->explanation += line;
-  if (std::getenv("SPL_PLAN_EXPLAIN") != nullptr)
+  if (!quiet && std::getenv("SPL_PLAN_EXPLAIN") != nullptr)
     std::fputs(p->explanation.c_str(), stderr);
   *out = p;
   return SPL_OK;
