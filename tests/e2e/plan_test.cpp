@@ -297,6 +297,27 @@ TEST(PlanChoice, StencilsTryDia) {
   spl_csr_free(&m);
 }
 
+/// A random x (one entry past its length, for the kernels' guards) and the double-precision
+/// reference of y = A x (or A^T x), and the same for x rounded to f32.
+struct Operands {
+  std::vector<double> x, want, want32;
+  std::vector<float> x32;
+};
+Operands referenceOperands(const spl_csr &a, uint64_t seed, bool transposed) {
+  const int64_t in = transposed ? a.rows : a.cols, out = transposed ? a.cols : a.rows;
+  Operands o;
+  o.x.resize(static_cast<size_t>(in) + 1);
+  o.want.resize(static_cast<size_t>(out) + 1);
+  o.want32.resize(static_cast<size_t>(out) + 1);
+  spl_random_vector(seed, in, o.x.data());
+  auto reference = [&](const double *x, double *y) { transposed ? spl_ref_spmv_transposed(&a, x, y) : spl_ref_spmv(&a, x, y); };
+  reference(o.x.data(), o.want.data());
+  o.x32.assign(o.x.begin(), o.x.end());
+  const std::vector<double> rounded(o.x32.begin(), o.x32.end());
+  reference(rounded.data(), o.want32.data());
+  return o;
+}
+
 /// The runtime's BCSR conversion and stdlib's kernels of 2 x 2 and 3 x 3 blocks: y = A x on
 /// every test matrix, x padded to the block columns, y written over whole block rows.
 class BcsrKernel : public ::testing::TestWithParam<size_t> {};
@@ -305,12 +326,9 @@ TEST_P(BcsrKernel, ConvertedMatricesComputeAx) {
   const spl_e2e::NamedMatrix &nm = spl_e2e::testMatrices()[GetParam()];
   const spl_csr &a = nm.m;
   Csr32 c = narrow(a);
-  std::vector<double> x(static_cast<size_t>(a.cols) + 1), want(static_cast<size_t>(a.rows) + 1);
-  spl_random_vector(13, a.cols, x.data());
-  spl_ref_spmv(&a, x.data(), want.data());
-  std::vector<float> x32(x.begin(), x.end());
-  std::vector<double> x32d(x32.begin(), x32.end()), want32(static_cast<size_t>(a.rows) + 1);
-  spl_ref_spmv(&a, x32d.data(), want32.data());
+  const Operands ops = referenceOperands(a, 13, /*transposed=*/false);
+  const std::vector<double> &x = ops.x, &want = ops.want, &want32 = ops.want32;
+  const std::vector<float> &x32 = ops.x32;
   for (int64_t b : {2, 3}) {
     SCOPED_TRACE("blocks of " + std::to_string(b));
     spl_bcsr_operands o;
@@ -516,12 +534,9 @@ TEST_P(TransposedPlan, TheCopysOwnPlanTakesEachKernel) {
   const spl_e2e::NamedMatrix &nm = spl_e2e::testMatrices()[GetParam()];
   const spl_csr &a = nm.m;
   Csr32 c = narrow(a);
-  std::vector<double> x(static_cast<size_t>(a.rows) + 1), want(static_cast<size_t>(a.cols) + 1);
-  spl_random_vector(17, a.rows, x.data());
-  spl_ref_spmv_transposed(&a, x.data(), want.data());
-  std::vector<float> x32(x.begin(), x.end());
-  std::vector<double> x32d(x32.begin(), x32.end()), want32(static_cast<size_t>(a.cols) + 1);
-  spl_ref_spmv_transposed(&a, x32d.data(), want32.data());
+  const Operands ops = referenceOperands(a, 17, /*transposed=*/true);
+  const std::vector<double> &x = ops.x, &want = ops.want, &want32 = ops.want32;
+  const std::vector<float> &x32 = ops.x32;
   const spl_spmv_kernels_f64 copy64 = kernelsF64();
   const spl_spmv_kernels_f32 copy32 = kernelsF32();
   for (const char *kernel : {"sell", "dia", "bcsr", "bcsr3"}) {
