@@ -980,12 +980,10 @@ class Scheduler {
       why = "nor past the diagonal block: " + reason;
       return false;
     };
-    const Stmt *o = nullptr, *rows = nullptr;
-    forEachStmt(k_.body, [&](const StmtP &s) {
-      if (s->kind != StmtKind::Forall) return;
-      if (s->var == outer.var) o = s.get();
-      if (s->var == inner.var) rows = s.get();
-    });
+    // The point loop, then the rows loop inside it (a fuse's peeled copy of a loop keeps its
+    // variable: only the one inside counts).
+    const Stmt *o = findForall(k_.body, [&](const Stmt &x) { return x.var == outer.var; });
+    const Stmt *rows = o ? findForall(o->body[0], [&](const Stmt &x) { return x.var == inner.var; }) : nullptr;
     if (!o || !rows) return fail("the split loops were not found");
     PolyModel model;
     DependenceAnalysis deps;
