@@ -11,7 +11,7 @@
  * the counts, the second lists, orders and fills them as the shape allows: a block row of dense
  * blocks is a copy of its values, with no clearing first and no sum an entry (3 x 3, one / two
  * threads, 2026-11-29: pdb1HYS 19.6 -> 11.3 / 14.6 -> 7.5 ms, pwtk 59 -> 32 / 28 -> 20 ms,
- * shipsec1 46 -> 27 / 17 -> 14 ms; what is left is mostly the first touch of the copy's pages,
+ * shipsec1 46 -> 27 / 17 -> 14 ms, dense2 15.4 -> 9.1 ms on one; what is left is mostly the first touch of the copy's pages,
  * 0.5 ms a MB on this VM). A block row's block columns are found in a small open-addressing
  * table sized by its own entries (BlockColumns) rather than in a table over all m columns: its
  * memory stays bounded by the longest block row whatever m is (a web graph's 10^7 columns would
@@ -129,11 +129,13 @@ struct Blocking {
 
   /* Whether block row I is made of dense blocks stored in order, as FEM matrices are: b rows
    * that list the same columns, in runs of b consecutive columns from a multiple of b, the runs
-   * increasing, all in [0, m). Its blocks are then the runs of its first row, and their values
-   * the rows' values in order, copied without a sum (equality tests only: the loops vectorise). */
+   * increasing, all in [0, m); the last run may be shorter where it ends at column m - 1 (the
+   * matrix's last block column is partial: a dense matrix of 1414 columns in 3 x 3 blocks).
+   * Its blocks are then the runs of its first row, and their values the rows' values in order,
+   * copied without a sum (equality tests only: the loops vectorise). */
   template <typename Width> bool dense(int64_t block_row, Width width) const {
-    const int64_t r0 = block_row * b, length = offs[r0 + 1] - offs[r0];
-    if (row_end(block_row) - r0 != b || length % b != 0)
+    const int64_t r0 = block_row * b, length = offs[r0 + 1] - offs[r0], whole = length / b * b, tail = length - whole;
+    if (row_end(block_row) - r0 != b)
       return false;
     for (int64_t i = r0 + 1; i < r0 + b; ++i)
       if (offs[i + 1] - offs[i] != length)
@@ -141,11 +143,17 @@ struct Blocking {
     const uint32_t columns = static_cast<uint32_t>(std::min<int64_t>(m, UINT32_MAX));
     const uint32_t *first = reinterpret_cast<const uint32_t *>(cols + (offs[r0] - offs[0]));
     uint32_t failed = 0;
-    for (int64_t q = 0; q < length; q += b) {
+    for (int64_t q = 0; q < whole; q += b) {
       const uint32_t start = first[q];
       failed += (start >= columns) | (start % width() != 0) | (start + (width() - 1) >= columns) | (q > 0 && start <= first[q - 1]);
       for (int64_t c = 1; c < b; ++c)
         failed += first[q + c] != start + static_cast<uint32_t>(c);
+    }
+    if (tail > 0) {
+      const uint32_t start = first[whole];
+      failed += (start % width() != 0) | (static_cast<int64_t>(start) + tail != m) | (whole > 0 && start <= first[whole - 1]);
+      for (int64_t c = 1; c < tail; ++c)
+        failed += first[whole + c] != start + static_cast<uint32_t>(c);
     }
     for (int64_t i = r0 + 1; i < r0 + b && failed == 0; ++i) {
       const uint32_t *row = reinterpret_cast<const uint32_t *>(cols + (offs[i] - offs[0]));
@@ -241,7 +249,7 @@ struct Blocking {
   template <typename Width> int64_t count(int64_t block_row, Width width, BlockColumns &table, Shape &shape) const {
     if (dense(block_row, width)) {
       shape = Shape::Dense;
-      return (offs[block_row * b + 1] - offs[block_row * b]) / b;
+      return (offs[block_row * b + 1] - offs[block_row * b] + b - 1) / b;
     }
     if (aligned(block_row, width)) {
       shape = Shape::Aligned;
@@ -280,13 +288,22 @@ struct Blocking {
       const int64_t r0 = block_row * b, w = width();
       const int32_t *first = cols + (offs[r0] - offs[0]);
       const T *rows = vals + (offs[r0] - offs[0]);
-      const int64_t length = offs[r0 + 1] - offs[r0];
-      for (int64_t k = 0; k < count; ++k) {
+      const int64_t length = offs[r0 + 1] - offs[r0], whole = length / w;
+      for (int64_t k = 0; k < whole; ++k) {
         bcols[base + k] = static_cast<int32_t>(static_cast<uint32_t>(first[k * w]) / width());
         T *block = block_vals + k * w * w;
         for (int64_t r = 0; r < w; ++r)
           for (int64_t c = 0; c < w; ++c)
             block[r * w + c] = rows[r * length + k * w + c];
+      }
+      if (whole < count) { /* the partial last block column: its columns past m stay 0 */
+        const int64_t tail = length - whole * w;
+        bcols[base + whole] = static_cast<int32_t>(static_cast<uint32_t>(first[whole * w]) / width());
+        T *block = block_vals + whole * w * w;
+        std::fill(block, block + w * w, T(0));
+        for (int64_t r = 0; r < w; ++r)
+          for (int64_t c = 0; c < tail; ++c)
+            block[r * w + c] = rows[r * length + whole * w + c];
       }
       return;
     }

@@ -4,7 +4,8 @@
 // rectangular) with blocks of 1 to 7, offsets that do not start at 0; matrices of dense blocks
 // (the block rows the conversion copies without a sum, and aligned rows it reads without
 // merging), also cut so that b divides neither n nor m, and converted with other block sizes;
-// block rows almost of dense blocks (each way of missing one); rows whose columns are out of order (the
+// block rows almost of dense blocks (each way of missing one), a partial last block column
+// copied only at the matrix's edge; rows whose columns are out of order (the
 // table path); on 1, 2 and 4 threads; duplicates adding up; columns outside [0, m) left out;
 // bad input.
 #include "spl_runtime.h"
@@ -168,6 +169,30 @@ TEST_F(Bcsr, AlmostDenseBlocksTakeTheGeneralPaths) {
   for (int threads : {1, 2}) {
     spl_set_num_threads(threads);
     for (int64_t b : {2, 3}) expectConversion(c, b);
+  }
+}
+
+// A dense block row's last run may be a partial block column only where it ends at column
+// m - 1: rows {0..4} of 5 columns in 2 x 2 blocks are copied (the last block's second column
+// 0); rows whose last run starts past m (column 6 of 5) are not, and leave that entry out.
+TEST_F(Bcsr, APartialLastBlockColumnOnlyAtTheMatrixEdge) {
+  for (int32_t last : {4, 6}) {
+    SCOPED_TRACE("last column " + std::to_string(last));
+    Csr32 c;
+    c.rows = 4;
+    c.columns = 5;
+    c.offs = {0, 5, 10, 15, 20};
+    for (int r = 0; r < 4; ++r)
+      for (int32_t j : {0, 1, 2, 3, last}) {
+        c.cols.push_back(j);
+        c.vals.push_back(1.0 + r * 10 + j);
+      }
+    for (double v : c.vals) c.vals32.push_back(static_cast<float>(v));
+    c.cols.push_back(0), c.vals.push_back(0), c.vals32.push_back(0);
+    for (int threads : {1, 2}) {
+      spl_set_num_threads(threads);
+      expectConversion(c, 2);
+    }
   }
 }
 
