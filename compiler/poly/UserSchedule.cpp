@@ -960,20 +960,18 @@ class Scheduler {
     k_.body = replace(k_.body, &inner, [&](const StmtP &) { return parts; });
     // The distribution takes the rows past the block as a statement of ki's body: blocks
     // nested there (a fuse's) are flattened into it (a block opens no scope).
-    for (const Stmt *l = find(k_.body, outer.varName); l && l->body[0]->kind == StmtKind::Block;) {
+    if (const Stmt *l = find(k_.body, outer.varName); l && l->body[0]->kind == StmtKind::Block) {
       std::vector<StmtP> flat;
       std::function<void(const StmtP &)> add = [&](const StmtP &x) {
-        if (x->kind == StmtKind::Block)
-          for (const StmtP &y : x->body) add(y);
-        else
-          flat.push_back(x);
+        if (x->kind != StmtKind::Block) return flat.push_back(x);
+        for (const StmtP &y : x->body) add(y);
       };
       add(l->body[0]);
-      if (flat.size() == l->body[0]->body.size()) break;
-      auto flattened = std::make_shared<Stmt>(*l);
-      flattened->body = {block(flat)};
-      k_.body = replace(k_.body, l, [&](const StmtP &) { return std::vector<StmtP>{flattened}; });
-      break;
+      if (flat.size() != l->body[0]->body.size()) {
+        auto flattened = std::make_shared<Stmt>(*l);
+        flattened->body = {block(flat)};
+        k_.body = replace(k_.body, l, [&](const StmtP &) { return std::vector<StmtP>{flattened}; });
+      }
     }
     auto fail = [&](const std::string &reason) {
       k_.body = saved;

@@ -393,14 +393,8 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           run<T>(p, x.data(), y.data());
         if (!forcing && calls_left >= 3)
           csr_call();
-        /* Forced: one timed call, for the explanation (and to run the kernel once before the caller). */
-        Comparison cmp;
-        if (forcing) {
-          cmp.candidate = timed([&] { return run<T>(p, x.data(), y.data()); });
-          cmp.rounds = 1;
-        } else {
-          cmp = compare([&] { return run<T>(p, x.data(), y.data()); }, csr_call, csr_time, plan_t0, cap); /* y: scratch */
-        }
+        const Comparison cmp = compare_unless_forced(forcing, [&] { return run<T>(p, x.data(), y.data()); }, csr_call, csr_time,
+                                                     plan_t0, cap); /* y: scratch */
         char form[160];
         if (c.kernel == spl_plan::Dia)
           std::snprintf(form, sizeof form, "%lld diagonals", (long long)p->diagonals.diagonals);
@@ -461,7 +455,9 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
  * (spl_csc_convert_*), it is a CSR SpMV, a gather that runs on the pool. So: the caller's
  * transposed kernel is timed; with calls enough to repay the conversion (kCscGain expected,
  * kCscConversionSpmvs calls of that kernel) and time left, the transpose is made and the CSR
- * kernel over it compared in rounds, as plan() does, and kept if faster. */
+ * kernel over it compared in rounds, as plan() does, and kept if faster. Where the caller gave
+ * the kernels of a plan of the copy (TSet::copy), plan() runs on the copy first, within what is
+ * left of this budget (its `cap`), and its chosen kernel is the one compared. */
 constexpr double kCscGain = 1.5;
 constexpr double kCscConversionSpmvs = 4;
 
@@ -556,13 +552,8 @@ int plan_transposed(int64_t n, int64_t m, const int32_t *offs, const int32_t *co
             p->explanation += "no planning time left for the copy's own plan: CSR over it\n";
           }
         }
-        Comparison cmp;
-        if (forcing) {
-          cmp.candidate = timed([&] { return run<T>(p, x.data(), y.data()); });
-          cmp.rounds = 1;
-        } else {
-          cmp = compare([&] { return run<T>(p, x.data(), y.data()); }, own_call, own_time, plan_t0);
-        }
+        const Comparison cmp =
+            compare_unless_forced(forcing, [&] { return run<T>(p, x.data(), y.data()); }, own_call, own_time, plan_t0);
         std::snprintf(line, sizeof line, "CSC (%s over the copy): %.3f ms a call against %.3f in the same rounds (%d)\n",
                       p->copy_plan != nullptr ? spl_plan_kernel(p->copy_plan) : "csr", cmp.candidate * 1e3, own_time * 1e3,
                       cmp.rounds);

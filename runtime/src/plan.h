@@ -164,6 +164,19 @@ Comparison compare(const Candidate &candidate, const Csr &csr_call, double &csr_
   return c;
 }
 
+/* The comparison of a converted kernel with the one it would replace, or, where SPL_PLAN_KERNEL
+ * forces it, one timed call of it (for the explanation, and to run it once before the caller). */
+template <typename Candidate, typename Csr>
+Comparison compare_unless_forced(bool forcing, const Candidate &candidate, const Csr &csr_call, double &csr_time,
+                                 std::chrono::steady_clock::time_point plan_t0, double cap = -1) {
+  if (!forcing)
+    return compare(candidate, csr_call, csr_time, plan_t0, cap);
+  Comparison c;
+  c.candidate = timed(candidate);
+  c.rounds = 1;
+  return c;
+}
+
 /* The end of planning: its time in the explanation, which SPL_PLAN_EXPLAIN prints; the plan out. */
 inline int finish(spl_plan *p, std::chrono::steady_clock::time_point plan_t0, spl_plan **out, bool quiet = false) {
   char line[64];

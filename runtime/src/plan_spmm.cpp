@@ -165,13 +165,7 @@ int plan_spmm(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_
       if (entry->csr != nullptr && wanted(spl_plan::CsrWidth)) {
         p->fixed = reinterpret_cast<void *>(entry->csr);
         p->kernel = spl_plan::CsrWidth;
-        Comparison cmp;
-        if (forcing) {
-          cmp.candidate = timed(plan_call);
-          cmp.rounds = 1;
-        } else {
-          cmp = compare(plan_call, any_call, any_time, plan_t0);
-        }
+        const Comparison cmp = compare_unless_forced(forcing, plan_call, any_call, any_time, plan_t0);
         std::snprintf(line, sizeof line, "CSR of width %lld (a row's sums in registers): %.3f ms a call against %.3f in the "
                       "same rounds (%d)\n", (long long)k, cmp.candidate * 1e3, any_time * 1e3, cmp.rounds);
         p->explanation += line;
@@ -241,14 +235,9 @@ int plan_spmm(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_
                 p->kernel = now;
                 return r;
               };
-              Comparison cmp;
-              if (forcing) {
-                cmp.candidate = timed(plan_call);
-                cmp.rounds = 1;
-              } else {
+              if (!forcing)
                 plan_call(); /* untimed: the copy settling in the cache */
-                cmp = compare(plan_call, best_call, best_time, plan_t0);
-              }
+              const Comparison cmp = compare_unless_forced(forcing, plan_call, best_call, best_time, plan_t0);
               std::snprintf(line, sizeof line,
                             "BCSR (%lld x %lld blocks, %.2f values an entry): converted in %.3f ms (%.1f calls), %.3f ms a "
                             "call against %.3f in the same rounds (%d)\n",
