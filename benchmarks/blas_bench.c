@@ -262,6 +262,14 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  /* Both libraries share the machine's cores, so neither library's idle workers may spin
+   * through the other's samples: OpenBLAS's spin for 2^28 cycles (about 0.1 s) after a call
+   * by default, and on two cores SPL's samples that followed ran beside a spinning worker
+   * (dgemv T 400 on two threads: 41 us in the suite, 19 us alone). 2^20 cycles (under 1 ms)
+   * still covers the gaps between back-to-back calls, so OpenBLAS's own times do not change
+   * (paired OpenBLAS-against-OpenBLAS runs with and without it agree within the noise); SPL's
+   * pool spins 50 us. Read by OpenBLAS when it loads; a value in the environment wins. */
+  setenv("OPENBLAS_THREAD_TIMEOUT", "20", 0);
   for (int l = 0; l < 2; ++l) {
     lib[l] = dlopen(argv[1 + l], RTLD_NOW | RTLD_LOCAL);
     if (!lib[l]) {
