@@ -27,6 +27,7 @@
 #include "loopir/GpuRowStrategy.h"
 #include "loopir/GpuWarpRows.h"
 #include "loopir/GuardRange.h"
+#include "loopir/MinMaxReductions.h"
 #include "loopir/ParallelScan.h"
 #include "loopir/SegmentVersioning.h"
 #include "loopir/StreamPrefetch.h"
@@ -336,6 +337,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
         pass("StreamPrefetch", [&] { loopir::insertStreamPrefetches(fn); });
         pass("SegmentVersioning (versions)", [&] { loopir::versionSegmentReductions(fn, vectors.maskedBytes); });
         pass("SegmentVersioning (lanes)", [&] { loopir::vectorizeSegmentLanes(fn); });
+        pass("MinMaxReductions", [&] { loopir::guardMinMaxReductions(fn); });
       }
       pass("ParallelScan", [&] { loopir::parallelizeRunningSums(fn); });
       loopir::GpuRowOptions rows;

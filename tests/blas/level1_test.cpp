@@ -296,20 +296,25 @@ TYPED_TEST(Level1, IamaxTakesTheFirstLargestAndPassesOverNaN) {
   big[4321] = T(-2);
   big[4999] = T(2);
   EXPECT_EQ(iamax(big, 1), 4322);
-  // iamax goes by blocks of 1024 (stdlib/blas1.spl): ties across and at the edges of blocks,
-  // the largest in a last partial block, NaN filling a block, against the reference's loop.
+  // iamax goes by blocks of 256 (stdlib/blas1.spl): ties across and at the edges of blocks,
+  // the largest in a last partial block, NaN filling a block, NaN scattered through the blocks'
+  // maxima (loopir/MinMaxReductions guards them), against the reference's loop.
   std::mt19937 rng(2611);
-  for (int n : {1, 2, 1023, 1024, 1025, 2047, 2048, 2049, 5000}) {
-    for (int round = 0; round < 5; ++round) {
+  for (int n : {1, 2, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 5000}) {
+    for (int round = 0; round < 6; ++round) {
       std::vector<T> v(static_cast<size_t>(n));
       for (T &e : v) e = T(int(rng() % 9) - 4);  // few values: many ties
       if (round == 1) v[size_t(n - 1)] = T(9);  // the largest last
       if (round == 3) v[0] = nan;  // the first element NaN: 1 whatever follows
-      if (round == 2 && n > 1024) {
-        for (int i = 1; i < 1024; ++i) v[size_t(i)] = nan;  // NaN past the first element
-        v[size_t(n / 2 + 512)] = T(-7);
+      if (round == 2 && n > 256) {
+        for (int i = 1; i < 256; ++i) v[size_t(i)] = nan;  // NaN past the first element
+        v[size_t(n / 2 + 128)] = T(-7);
         v[size_t(n - 1)] = T(7);
       }
+      if (round >= 4)  // NaN at random places after the first, the largest among them
+        for (int i = 1; i < n; ++i)
+          if (rng() % 5 == 0) v[size_t(i)] = nan;
+      if (round == 5 && n > 3) v[size_t(n / 3)] = T(-8);
       int want = 1;
       for (int i = 1; i < n; ++i)
         if (std::abs(v[size_t(i)]) > std::abs(v[size_t(want - 1)])) want = i + 1;

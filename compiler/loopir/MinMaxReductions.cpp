@@ -1,0 +1,100 @@
+/// \file MinMaxReductions.cpp: float min/max reductions whose accumulator is never NaN (see
+/// the header).
+#include "loopir/MinMaxReductions.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "loopir/Visitor.h"
+
+namespace spl::loopir {
+
+namespace {
+
+/// Is `e` min or max of variable `v` and something else (either order)?
+bool isMinMaxOf(const Expr &e, int v) {
+  if (e.kind != ExprKind::MinMax) return false;
+  for (const ExprP &a : e.args)
+    if (a->kind == ExprKind::Var && a->var == v) return true;
+  return false;
+}
+
+/// The float variables that are never NaN: every declaration gives a constant that is not NaN,
+/// and every later value is min or max of the variable and another value.
+class NeverNan : public Visitor {
+ public:
+  std::map<int, bool> vars;  // variable -> still never NaN
+
+ protected:
+  void visitDecl(const Stmt &s) override {
+    bool ok = isFloatTy(s.type) && s.a && s.a->kind == ExprKind::Const && !std::isnan(s.a->fval);
+    note(s.var, ok);
+    visitChildren(s);
+  }
+  void visitAssign(const Stmt &s) override {
+    note(s.var, isMinMaxOf(*s.a, s.var));
+    visitChildren(s);
+  }
+  void visitWarpReduce(const Stmt &s) override {
+    note(s.var, false);
+    visitChildren(s);
+  }
+  void visitArrive(const Stmt &s) override {
+    note(s.var, false);
+    visitChildren(s);
+  }
+
+ private:
+  void note(int v, bool ok) {
+    auto [it, fresh] = vars.emplace(v, ok);
+    if (!fresh) it->second = it->second && ok;
+  }
+};
+
+class Guard : public Mutator {
+ public:
+  explicit Guard(const std::map<int, bool> &neverNan) : neverNan_(neverNan) {}
+  int rewritten = 0;
+
+ protected:
+  StmtP mutateAssign(const StmtP &s) override {
+    auto it = neverNan_.find(s->var);
+    if (it == neverNan_.end() || !it->second) return mutateChildren(s);
+    const Expr &m = *s->a;
+    std::vector<ExprP> args = m.args;
+    // The operand that is not the accumulator (max(acc, acc) has none).
+    const size_t other = args[0]->kind == ExprKind::Var && args[0]->var == s->var ? 1 : 0;
+    if ((args[other]->kind == ExprKind::Var && args[other]->var == s->var) || guarded(*args[other], m.isMax))
+      return s;
+    const double bound = std::numeric_limits<double>::infinity();
+    args[other] = mm(m.isMax, args[other], cFloat(m.isMax ? -bound : bound, args[other]->type));
+    auto c = std::make_shared<Stmt>(*s);
+    c->a = mm(m.isMax, args[0], args[1]);
+    ++rewritten;
+    return c;
+  }
+
+ private:
+  /// Already max(e, -inf) (min(e, +inf)): the pass ran before.
+  static bool guarded(const Expr &e, bool isMax) {
+    if (e.kind != ExprKind::MinMax || e.isMax != isMax) return false;
+    const Expr &c = *e.args[1];
+    return c.kind == ExprKind::Const && std::isinf(c.fval) && (c.fval < 0) == isMax;
+  }
+
+  const std::map<int, bool> &neverNan_;
+};
+
+}  // namespace
+
+int guardMinMaxReductions(Function &f) {
+  if (f.cuda) return 0;
+  NeverNan scan;
+  scan.visit(f.body);
+  Guard guard(scan.vars);
+  f.body = guard.mutate(f.body);
+  return guard.rewritten;
+}
+
+}  // namespace spl::loopir
