@@ -125,6 +125,7 @@ template <typename T> int run(const spl_plan *p, const T *x, T *y) {
   switch (p->kernel) {
   case spl_plan::Csr:
   case spl_plan::CsrWidth: /* an SpMM's only: refused above */
+  case spl_plan::CsrPanels:
   case spl_plan::Transposed: /* the same C type: the caller's kernel over A's arrays */
     return reinterpret_cast<typename K::CsrFn>(p->csr)(p->n, p->m, p->offs, p->cols, static_cast<const T *>(p->vals), x, y);
   case spl_plan::Csc: {
@@ -623,6 +624,7 @@ const char *spl_plan_kernel(const spl_plan *plan) {
   case spl_plan::Transposed: return "csr-t";
   case spl_plan::Csc: return "csc";
   case spl_plan::CsrWidth: return "csr-w";
+  case spl_plan::CsrPanels: return "csr-panels";
   case spl_plan::Csr: break;
   }
   return "csr";

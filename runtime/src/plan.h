@@ -25,8 +25,9 @@ struct spl_plan {
   /* Csr, Sell, Dia, Bcsr: y = A x. Transposed: y = A^T x by the caller's kernel over A's arrays;
    * Csc: the same by the caller's CSR kernel over A's transpose, converted once. An SpMM plan
    * (width > 0): Csr, the caller's kernel of any width; CsrWidth, the CSR kernel of the plan's
-   * width; Bcsr, the BCSR kernel of that width. */
-  enum Kernel { Csr, Sell, Dia, Bcsr, Transposed, Csc, CsrWidth } kernel = Csr;
+   * width; Bcsr, the BCSR kernel of that width; CsrPanels, CSR kernels of narrower widths over
+   * panels of B's columns (a width without kernels of its own: plan_spmm.cpp). */
+  enum Kernel { Csr, Sell, Dia, Bcsr, Transposed, Csc, CsrWidth, CsrPanels } kernel = Csr;
   size_t element = 0; /* sizeof the precision planned for: a run in the other one is refused */
   int64_t n = 0, m = 0;
   bool transposed = false; /* a plan of y = A^T x: x has n entries, y m */
@@ -40,6 +41,11 @@ struct spl_plan {
   void *bcsr = nullptr;   /* the BCSR kernel of the block size converted to */
   void *gather = nullptr; /* a transposed plan's CSR kernel, run over the transpose */
   void *fixed = nullptr;  /* an SpMM plan's CSR kernel of its width (CsrWidth; BCSR's rows past its last block) */
+  struct Panel {
+    int64_t width;
+    void *kernel; /* the CSR kernel of that width */
+  };
+  std::vector<Panel> panels; /* CsrPanels: B's columns from the first, in these widths */
   spl_sell_operands operands{};
   spl_dia_operands diagonals{};
   spl_bcsr_operands blocked{};
@@ -64,6 +70,7 @@ struct spl_plan {
     spl_csc_operands_free(&transpose);
     scratch.clear();
     scratch.shrink_to_fit();
+    panels.clear();
     sell = dia = bcsr = gather = nullptr;
     kernel = transposed ? Transposed : Csr;
   }
@@ -274,6 +281,8 @@ inline Forced forced_kernel() {
     f.kernel = spl_plan::Dia;
   else if (f.text == "csr-w")
     f.kernel = spl_plan::CsrWidth;
+  else if (f.text == "csr-panels")
+    f.kernel = spl_plan::CsrPanels;
   else if (f.text.rfind("bcsr", 0) == 0) {
     f.kernel = spl_plan::Bcsr;
     const std::string digits = f.text.substr(4);

@@ -8,10 +8,15 @@
  * each term into C in memory (pwtk, f64, one thread, 2026-11-28: 1.9-2.3x at k = 1 to 16); a
  * BCSR kernel also meets each block's values with b rows of B and of C in registers (2.4-3.3x
  * the kernel of any k at k = 1 to 8 on pwtk's dense blocks). Planning:
- *   1. the matrix is inspected (plan.h's inspect_csr: it also checks the arrays); when no entry
- *      of the table has width k, or there is nothing to compute, the caller's kernel is the
- *      plan, untimed;
+ *   1. the matrix is inspected (plan.h's inspect_csr: it also checks the arrays); when there is
+ *      nothing to compute, or no entry of the table has width k and no panels are tried (3b),
+ *      the caller's kernel is the plan, untimed;
  *   2. the caller's kernel is timed (best of two calls on B = 1, into a C the plan owns);
+ *   3b. without kernels of width k: B's columns in panels of the widths the table has (the
+ *      fewest panels, widest first: k = 9 as 8 + 1, 100 as 64 + 32 + 4), each panel of B copied
+ *      into the plan's scratch, its width's CSR kernel run, and its C copied into C's columns;
+ *      tried where the copies move at most kPanelCopyShare of the product's bytes, compared in
+ *      rounds and kept if faster by kKeepMargin;
  *   3. the CSR kernel of width k, which needs no conversion, is compared with it in rounds
  *      (plan.h's compare) and becomes the kernel to beat if faster by kKeepMargin;
  *   4. BCSR: plan.h's bcsr_candidate counts blocks on a sample and expects the bytes' gain of
@@ -21,10 +26,10 @@
  *      conversion (kBcsrConversionSpmvs SpMVs, an SpMV's bytes against this product's) and the
  *      budget (kBudgetSpmvs calls of the caller's kernel) holds it, compared with the kernel to
  *      beat, and kept if faster by kKeepMargin.
- * SPL_PLAN_KERNEL (csr, csr-w, bcsr, bcsrB) forces a kernel where it exists, as for an SpMV.
+ * SPL_PLAN_KERNEL (csr, csr-w, csr-panels, bcsr, bcsrB) forces a kernel where it exists, as for an SpMV.
  *
  * Assumes: what plan.cpp assumes (the arrays outlive the plan, one run at a time per plan: BCSR
- * pads B in the plan's scratch where b does not divide m). Planning times the kernels on a B and
+ * pads B in the plan's scratch where b does not divide m, panels copy B and C through it). Planning times the kernels on a B and
  * a C of its own, as large as the caller's (m x k and n x k), freed when it returns.
  */
 #include "plan.h"
@@ -33,6 +38,17 @@
 
 namespace spl_rt {
 namespace {
+
+/* Panels: at most this many (each reads A once more; with widths up to 64, k up to 1024 is
+ * covered), and the copies of B's and C's panels by chunks of this many elements. */
+constexpr int64_t kMaxPanels = 16;
+constexpr int64_t kPanelCopyElements = 16384;
+/* Panels are tried where copying B's and C's panels (each element read and written once a call)
+ * moves at most this share of what the product itself must move (the matrix, B and C once):
+ * with short rows the copies cost more than the registers win (thermal2, 7 entries a row, and
+ * web-Google at k = 9, 11, 13 and 100: never faster, 2026-11-29), with long ones they do not
+ * (pwtk, 53 entries a row, f32: 1.2-2x the kernel of any k at k = 9, 11 and 13). */
+constexpr double kPanelCopyShare = 0.5;
 
 /* BCSR over the whole block rows, from a padded copy of B where b does not divide m; the rows
  * past the last whole block row by a CSR kernel over the caller's arrays (of width k if given). */
@@ -61,6 +77,82 @@ template <typename T> int run_spmm_bcsr(const spl_plan *p, const T *B, T *C) {
                                                       C + rest * k);
 }
 
+/* dst's columns [dst_col, dst_col + w) of `rows` rows = src's [src_col, src_col + w), both
+ * row-major (row strides src_stride, dst_stride), on the pool by chunks of rows. */
+template <typename T> struct PanelCopy {
+  const T *src;
+  int64_t src_stride, src_col;
+  T *dst;
+  int64_t dst_stride, dst_col, w;
+  static void run(void *closure, int64_t begin, int64_t end) {
+    const PanelCopy &c = *static_cast<const PanelCopy *>(closure);
+    for (int64_t r = begin; r < end; ++r)
+      std::copy(c.src + r * c.src_stride + c.src_col, c.src + r * c.src_stride + c.src_col + c.w,
+                c.dst + r * c.dst_stride + c.dst_col);
+  }
+};
+
+template <typename T>
+void copy_panel(const T *src, int64_t src_stride, int64_t src_col, T *dst, int64_t dst_stride, int64_t dst_col, int64_t rows,
+                int64_t w) {
+  PanelCopy<T> c{src, src_stride, src_col, dst, dst_stride, dst_col, w};
+  spl_parallel_for(0, rows, std::max<int64_t>(1, kPanelCopyElements / std::max<int64_t>(w, 1)), &PanelCopy<T>::run, &c);
+}
+
+/* C = A B by panels of B's columns: each panel copied into the plan's scratch (m x w), the CSR
+ * kernel of its width run into the scratch's n x w, and that copied into C's columns. */
+template <typename T> int run_spmm_panels(const spl_plan *p, const T *B, T *C) {
+  using K = Kernels<T>;
+  const int64_t k = p->width;
+  T *panel_B = reinterpret_cast<T *>(const_cast<char *>(p->scratch.data()));
+  int64_t widest = 0;
+  for (const spl_plan::Panel &panel : p->panels)
+    widest = std::max(widest, panel.width);
+  T *panel_C = panel_B + p->m * widest;
+  int64_t first = 0;
+  for (const spl_plan::Panel &panel : p->panels) {
+    const int64_t w = panel.width;
+    copy_panel(B, k, first, panel_B, w, 0, p->m, w);
+    const int rc = reinterpret_cast<typename K::SpmmWidthFn>(panel.kernel)(p->n, p->m, p->offs, static_cast<const T *>(p->vals),
+                                                                          p->cols, panel_B, panel_C);
+    if (rc != SPL_OK)
+      return rc;
+    copy_panel(panel_C, w, 0, C, k, first, p->n, w);
+    first += w;
+  }
+  return SPL_OK;
+}
+
+/* The panels of k columns by the table's CSR kernels: the fewest (each reads A once more),
+ * wider ones first; none where their widths cannot add up to k or more than kMaxPanels would. */
+template <typename Set> std::vector<spl_plan::Panel> panels_for(const Set &kernels, int64_t k) {
+  std::vector<spl_plan::Panel> given;
+  for (const auto &e : kernels.widths)
+    if (e.width > 0 && e.csr != nullptr)
+      given.push_back({e.width, reinterpret_cast<void *>(e.csr)});
+  std::sort(given.begin(), given.end(), [](const spl_plan::Panel &a, const spl_plan::Panel &b) { return a.width > b.width; });
+  if (given.empty() || k < 2 || k > kMaxPanels * given.front().width)
+    return {};
+  /* fewest[r]: the fewest panels that add up to r; step[r]: the widest first panel of those */
+  std::vector<int64_t> fewest(static_cast<size_t>(k + 1), INT64_MAX), step(static_cast<size_t>(k + 1), -1);
+  fewest[0] = 0;
+  for (int64_t r = 1; r <= k; ++r)
+    for (size_t g = 0; g < given.size(); ++g) {
+      const int64_t w = given[g].width;
+      if (w <= r && fewest[static_cast<size_t>(r - w)] != INT64_MAX && fewest[static_cast<size_t>(r - w)] + 1 < fewest[static_cast<size_t>(r)]) {
+        fewest[static_cast<size_t>(r)] = fewest[static_cast<size_t>(r - w)] + 1;
+        step[static_cast<size_t>(r)] = static_cast<int64_t>(g);
+      }
+    }
+  std::vector<spl_plan::Panel> out;
+  if (fewest[static_cast<size_t>(k)] > kMaxPanels)
+    return out;
+  for (int64_t r = k; r > 0; r -= out.back().width)
+    out.push_back(given[static_cast<size_t>(step[static_cast<size_t>(r)])]);
+  std::sort(out.begin(), out.end(), [](const spl_plan::Panel &a, const spl_plan::Panel &b) { return a.width > b.width; });
+  return out;
+}
+
 template <typename T> int run_spmm(const spl_plan *p, const T *B, T *C) {
   using K = Kernels<T>;
   if (p == nullptr || p->element != sizeof(T) || !p->spmm)
@@ -74,6 +166,8 @@ template <typename T> int run_spmm(const spl_plan *p, const T *B, T *C) {
                                                               B, C);
   case spl_plan::Bcsr:
     return run_spmm_bcsr(p, B, C);
+  case spl_plan::CsrPanels:
+    return run_spmm_panels(p, B, C);
   default:
     return reinterpret_cast<typename K::SpmmFn>(p->csr)(p->n, p->m, k, p->offs, static_cast<const T *>(p->vals), p->cols,
                                                         B, C);
@@ -128,7 +222,7 @@ int plan_spmm(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_
     p->explanation = line;
     const Forced forced = forced_kernel();
     if (forced.set && !forced.known)
-      p->explanation += "SPL_PLAN_KERNEL=" + forced.text + " names no kernel (csr, csr-w, bcsr, bcsrB): ignored\n";
+      p->explanation += "SPL_PLAN_KERNEL=" + forced.text + " names no kernel (csr, csr-w, csr-panels, bcsr, bcsrB): ignored\n";
     const bool forcing = forced.set && forced.known;
     auto wanted = [&](spl_plan::Kernel kind) { return !forcing || forced.kernel == kind; };
     /* The table's entry of width k: its kernels are the candidates. */
@@ -139,12 +233,24 @@ int plan_spmm(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_
     bool bcsr_available = false;
     for (int b = 0; entry != nullptr && b < SPL_PLAN_BLOCK_SIZES; ++b)
       bcsr_available = bcsr_available || (entry->bcsr[b].kernel != nullptr && entry->bcsr[b].block >= 1);
+    const bool own_kernels = entry != nullptr && (entry->csr != nullptr || bcsr_available);
+    /* Without kernels of width k: the CSR kernels of narrower widths over panels of B. */
+    std::vector<spl_plan::Panel> panels = own_kernels ? std::vector<spl_plan::Panel>{} : panels_for(*kernels, k);
+    const double operand_bytes = static_cast<double>(n + m) * static_cast<double>(k) * sizeof(T);
+    const double copy_share = 2 * operand_bytes / (static_cast<double>(K::csr_bytes(prof)) + operand_bytes);
+    std::string panels_skipped;
+    if (!panels.empty() && copy_share > kPanelCopyShare && !(forcing && forced.kernel == spl_plan::CsrPanels)) {
+      std::snprintf(line, sizeof line, ", and panels of narrower widths would copy %.1fx the product's bytes a call", copy_share);
+      panels_skipped = line;
+      panels.clear();
+    }
     std::string chosen = "CSR of any width", why;
     if (k == 0 || n == 0 || prof.entries == 0) {
       why = "nothing to compute";
-    } else if (entry == nullptr || (entry->csr == nullptr && !bcsr_available)) {
-      std::snprintf(line, sizeof line, "no kernels of width %lld were given (widths given: %s)", (long long)k,
-                    widths_given(*kernels).c_str());
+    } else if (!own_kernels && (panels.empty() || !wanted(spl_plan::CsrPanels))) {
+      std::snprintf(line, sizeof line, "no kernels of width %lld were given (widths given: %s)%s", (long long)k,
+                    widths_given(*kernels).c_str(),
+                    !panels_skipped.empty() ? panels_skipped.c_str() : panels.empty() ? ", nor widths that add up to it" : "");
       why = line;
     } else {
       std::vector<T> B(static_cast<size_t>(std::max<int64_t>(m * k, 1)), T(1)), C(static_cast<size_t>(n * k));
@@ -162,7 +268,33 @@ int plan_spmm(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_
       double best_time = any_time;
       std::string declined;
       auto decline = [&](const std::string &d) { declined += (declined.empty() ? "" : "; ") + d; };
-      if (entry->csr != nullptr && wanted(spl_plan::CsrWidth)) {
+      if (!panels.empty()) {
+        std::string widths;
+        for (const spl_plan::Panel &panel : panels)
+          widths += (widths.empty() ? "" : " + ") + std::to_string(panel.width);
+        p->panels = panels;
+        p->scratch.assign(static_cast<size_t>((m + n) * panels.front().width) * sizeof(T), 0);
+        p->kernel = spl_plan::CsrPanels;
+        const Comparison cmp = compare_unless_forced(forcing, plan_call, any_call, any_time, plan_t0);
+        std::snprintf(line, sizeof line,
+                      "CSR in panels of B's columns %s wide (no kernels of width %lld; each panel's B and C copied): %.3f "
+                      "ms a call against %.3f in the same rounds (%d)\n",
+                      widths.c_str(), (long long)k, cmp.candidate * 1e3, any_time * 1e3, cmp.rounds);
+        p->explanation += line;
+        if (cmp.candidate >= 0 && (forcing || cmp.candidate <= kKeepMargin * any_time)) {
+          best = spl_plan::CsrPanels;
+          best_time = cmp.candidate;
+          p->bytes = static_cast<int64_t>(p->scratch.size());
+          chosen = "CSR in panels " + widths;
+          std::snprintf(line, sizeof line, "%.2fx the speed of CSR of any width; its panels hold %.1f MB",
+                        any_time / cmp.candidate, p->bytes / 1e6);
+          why = line;
+        } else {
+          p->release();
+          decline(cmp.candidate < 0 ? "the panels' kernels failed on this matrix" : "CSR in panels " + widths + " was not faster here");
+        }
+      }
+      if (own_kernels && entry->csr != nullptr && wanted(spl_plan::CsrWidth)) {
         p->fixed = reinterpret_cast<void *>(entry->csr);
         p->kernel = spl_plan::CsrWidth;
         const Comparison cmp = compare_unless_forced(forcing, plan_call, any_call, any_time, plan_t0);
@@ -181,7 +313,7 @@ int plan_spmm(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_
                                     : "the CSR kernel of width " + std::to_string(k) + " was not faster here");
         }
       }
-      if (bcsr_available && wanted(spl_plan::Bcsr)) {
+      if (own_kernels && bcsr_available && wanted(spl_plan::Bcsr)) {
         Candidate c{spl_plan::Bcsr, "BCSR", 0, kBcsrConversionSpmvs, ""};
         std::string not_tried;
         if (int rc = bcsr_candidate<T>(n, m, offs, cols, prof, entry->bcsr, k, forcing, forced.block, c, not_tried);

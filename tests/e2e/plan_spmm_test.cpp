@@ -3,8 +3,9 @@
 // fixed width and the BCSR kernels of 2 x 2 and 3 x 3 blocks. Whatever kernel the plan chooses,
 // or is forced to take (SPL_PLAN_KERNEL), C matches the double-precision reference (one SpMV a
 // column of B) on the real and random matrices (empty rows, skewed rows, 1 x N, N x 1, nnz = 0),
-// at widths with kernels of their own and without, in f64 and f32, and nothing is written past
-// C's n * k entries. A width without kernels runs the caller's kernel and says so; dense blocks
+// at widths with kernels of their own and without (panels of the others' widths), in f64 and
+// f32, and nothing is written past C's n * k entries. A width without kernels runs the caller's
+// kernel or panels and says so; dense blocks
 // make the plan count its blocks and try BCSR; bad input is refused. The same through the entry
 // points splc generates for a user's SpMM with plan() (plan_user.spl).
 #include <cmath>
@@ -75,13 +76,19 @@ std::string planAndCheck(const spl_csr &a, const Csr32 &c, const std::vector<T> 
     EXPECT_EQ(C.back(), T(-555)) << why;  // nothing written past C's n * k entries
   }
   const std::string kernel = spl_plan_kernel(p);
-  EXPECT_NE(why.find(kernel == "bcsr" ? "chose BCSR" : kernel == "csr-w" ? "chose CSR of width" : "chose CSR of any width"),
+  EXPECT_NE(why.find(kernel == "bcsr"         ? "chose BCSR"
+                     : kernel == "csr-w"      ? "chose CSR of width"
+                     : kernel == "csr-panels" ? "chose CSR in panels"
+                                              : "chose CSR of any width"),
             std::string::npos)
       << why;
-  if (kernel == "bcsr") EXPECT_GT(spl_plan_bytes(p), 0) << why;
+  if (kernel == "bcsr" || kernel == "csr-panels") EXPECT_GT(spl_plan_bytes(p), 0) << why;
   else EXPECT_EQ(spl_plan_bytes(p), 0) << why;
+  // A width without kernels of its own: panels of the others' widths were timed, or not wanted.
   if (!hasWidth(k) && k > 0 && a.rows > 0 && a.nnz > 0)
-    EXPECT_NE(why.find("no kernels of width " + std::to_string(k) + " were given"), std::string::npos) << why;
+    EXPECT_TRUE(why.find("CSR in panels of B's columns") != std::string::npos ||
+                why.find("no kernels of width " + std::to_string(k) + " were given") != std::string::npos)
+        << why;
   if (k == 0) EXPECT_NE(why.find("nothing to compute"), std::string::npos) << why;
   T dummy{};
   EXPECT_EQ(spl_spmv_run_f64(p, nullptr, nullptr), SPL_ERR_BAD_INPUT);  // an SpMM plan
@@ -100,9 +107,9 @@ TEST_P(SpmmPlan, EveryKernelComputesAB) {
   const Csr32 c = spl_plan_test::narrow(a);
   const spl_spmm_kernels_f64 k64 = kernelsF64();
   const spl_spmm_kernels_f32 k32 = kernelsF32();
-  for (const char *forced : {"", "csr", "csr-w", "bcsr", "bcsr2", "bcsr3"}) {
+  for (const char *forced : {"", "csr", "csr-w", "csr-panels", "bcsr", "bcsr2", "bcsr3"}) {
     ForcedKernel force(forced);
-    for (int64_t k : {0, 1, 2, 3, 8, 9, 16, 24}) {
+    for (int64_t k : {0, 1, 2, 3, 8, 9, 11, 16, 24, 100}) {
       SCOPED_TRACE(nm.name + ", k = " + std::to_string(k) + ", SPL_PLAN_KERNEL=" + forced);
       const std::string chosen =
           planAndCheck(a, c, c.vals, k, 1000000, k64, spl_spmm_plan_f64, spl_spmm_run_f64, kF64Tolerance);
@@ -110,7 +117,11 @@ TEST_P(SpmmPlan, EveryKernelComputesAB) {
           planAndCheck(a, c, c.vals32, k, 1000000, k32, spl_spmm_plan_f32, spl_spmm_run_f32, kF32Tolerance);
       const std::string name(forced);
       const bool computes = a.nnz > 0 && hasWidth(k);
-      if (name == "csr" || !computes) EXPECT_EQ(chosen, "csr");
+      // Without kernels of width k, panels of narrower widths: 9 = 8 + 1, 11 = 10 + 1, 100 = 64 + 32 + 4.
+      const bool panels = a.nnz > 0 && a.rows > 0 && k > 0 && !hasWidth(k);
+      if (name == "csr" || (!computes && !panels) || (panels && name != "" && name != "csr-panels")) EXPECT_EQ(chosen, "csr");
+      if (panels && name.empty()) EXPECT_TRUE(chosen == "csr" || chosen == "csr-panels") << chosen;
+      if (name == "csr-panels") EXPECT_EQ(chosen, panels ? "csr-panels" : "csr");
       if (name == "csr-w" && computes) EXPECT_EQ(chosen, "csr-w");
       // BCSR fits any matrix of entries and at least a block's rows (2 x 2 up to width 16, 3 x 3 up to 8).
       const bool bcsr3 = k <= 8 && a.rows >= 3, bcsr2 = k <= 16 && a.rows >= 2;
@@ -137,9 +148,9 @@ TEST_P(GeneratedSpmmPlan, EveryKernelComputesAB) {
                    const spl_spmm_kernels_f64 *, spl_plan **p) { return plan_spmm_f64_plan(n, m, k, offs, vals, cols, calls, p); };
   auto plan32 = [](int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_t *cols, const float *vals, int64_t calls,
                    const spl_spmm_kernels_f32 *, spl_plan **p) { return plan_spmm_f32_plan(n, m, k, offs, vals, cols, calls, p); };
-  for (const char *forced : {"", "csr", "csr-w", "bcsr", "bcsr3"}) {
+  for (const char *forced : {"", "csr", "csr-w", "csr-panels", "bcsr", "bcsr3"}) {
     ForcedKernel force(forced);
-    for (int64_t k : {1, 3, 9, 16}) {
+    for (int64_t k : {1, 3, 9, 16, 100}) {
       SCOPED_TRACE(nm.name + ", generated, k = " + std::to_string(k) + ", SPL_PLAN_KERNEL=" + forced);
       const std::string chosen = planAndCheck(a, c, c.vals, k, 1000000, unused64, plan64, plan_spmm_f64_run, kF64Tolerance);
       const std::string chosen32 = planAndCheck(a, c, c.vals32, k, 1000000, unused32, plan32, plan_spmm_f32_run, kF32Tolerance);
