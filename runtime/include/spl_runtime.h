@@ -321,8 +321,10 @@ int spl_spmv_t_plan_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t
  * Planning times the caller's kernel, then, when an entry's width is k, its CSR kernel (no
  * conversion) and, where the blocks' bytes promise a gain that hint_calls repay, a BCSR copy
  * (spl_bcsr_convert_*), keeping the fastest; spl_plan_explain says why. spl_spmm_run_* computes
- * C = A B with the choice (B: m * k entries, C: n * k). spl_plan_kernel: "csr" (the caller's),
- * "csr-w" (the CSR kernel of width k) or "bcsr". */
+ * C = A B with the choice (B: m * k entries, C: n * k). Without an entry of width k, the CSR
+ * kernels of the entries' widths over panels of B's columns (k = 9 as 8 + 1), copied through
+ * the plan's memory, where those copies are cheap beside the product. spl_plan_kernel: "csr"
+ * (the caller's), "csr-w" (the CSR kernel of width k), "csr-panels" or "bcsr". */
 typedef int (*spl_csr_spmm_f64_fn)(int64_t n, int64_t m, int64_t k, const int32_t *offs, const double *vals,
                                    const int32_t *cols, const double *B, double *C);
 typedef int (*spl_csr_spmm_f32_fn)(int64_t n, int64_t m, int64_t k, const int32_t *offs, const float *vals,

@@ -190,7 +190,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
     };
     const Forced forced = forced_kernel();
     if (forced.set && !forced.known)
-      p->explanation += "SPL_PLAN_KERNEL=" + forced.text + " names no kernel (csr, sell, dia, bcsr, bcsrB; csr-w for an SpMM): ignored\n";
+      p->explanation += "SPL_PLAN_KERNEL=" + forced.text + " names no kernel (csr, sell, dia, bcsr, bcsrB; csr-w, csr-panels for an SpMM): ignored\n";
     const bool forcing = forced.set && forced.known;
     auto wanted = [&](spl_plan::Kernel k) { return !forcing || forced.kernel == k; };
     const bool any_available = sell_available || dia_available || bcsr_available;
