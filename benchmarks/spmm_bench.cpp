@@ -239,7 +239,7 @@ int main(int argc, char **argv) {
        "double-precision reference and timed in rounds with a STREAM triad of the same thread count, in an order drawn "
        "anew each round (medians of at least 5 rounds, each sample at least 1 ms of calls after an untimed one): SPL's "
        "kernel of any k (`spmm_csr_T`), SPL's plan (`spl_spmm_plan_*` over stdlib/spmm.spl's kernels of widths 1-8, 10, 12, "
-       "16, 24, 32 and 64; a k without kernels of its own runs the kernel of any k) and Eigen's row-major sparse times a row-major "
+       "16, 24, 32 and 64; a k without kernels of its own runs the kernel of any k or, where the copies are cheap, panels of the others' widths) and Eigen's row-major sparse times a row-major "
        "dense matrix. \"vs Eigen\" is Eigen's time over SPL's (above 1: SPL faster). GB/s: values, columns, offsets, B and "
        "C once each over the planned time; \"planning\": the plan's time in calls of the kernel of any k.\n\n";
   std::vector<double> logAny, logPlanned;
