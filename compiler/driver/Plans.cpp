@@ -30,7 +30,10 @@ std::string candidateModule(const std::string &name, const std::string &elem, bo
   if (spmm) {
     std::string exports;
     for (int64_t w : kSpmmWidths) {
-      exports += fmt::format("export spmm_csr_w_{1}(w = {2}) as {0}__csr_w{2} for cpu;\n", name, elem, w);
+      // B and C with row strides (the runtime's spl_csr_spmm_width_*_fn): panels of a wider k.
+      exports += fmt::format(
+          "export spmm_csr_w_{1}(w = {2}) as {0}__csr_w{2} for cpu with B: rowmajor(ldb), C: rowmajor(ldc), result in C;\n",
+          name, elem, w);
       for (int64_t b : kPlanBlocks)
         if (w <= maxWidthOfBlock(b)) exports += fmt::format("export spmm_bcsr{3}_w_{1}(w = {2}) as {0}__bcsr{3}_w{2} for cpu;\n", name, elem, w, b);
     }

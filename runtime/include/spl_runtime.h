@@ -322,17 +322,19 @@ int spl_spmv_t_plan_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t
  * conversion) and, where the blocks' bytes promise a gain that hint_calls repay, a BCSR copy
  * (spl_bcsr_convert_*), keeping the fastest; spl_plan_explain says why. spl_spmm_run_* computes
  * C = A B with the choice (B: m * k entries, C: n * k). Without an entry of width k, the CSR
- * kernels of the entries' widths over panels of B's columns (k = 9 as 8 + 1), copied through
- * the plan's memory, where those copies are cheap beside the product. spl_plan_kernel: "csr"
+ * kernels of the entries' widths over panels of B's and C's columns in place (k = 9 as 8 + 1).
+ * spl_plan_kernel: "csr"
  * (the caller's), "csr-w" (the CSR kernel of width k), "csr-panels" or "bcsr". */
 typedef int (*spl_csr_spmm_f64_fn)(int64_t n, int64_t m, int64_t k, const int32_t *offs, const double *vals,
                                    const int32_t *cols, const double *B, double *C);
 typedef int (*spl_csr_spmm_f32_fn)(int64_t n, int64_t m, int64_t k, const int32_t *offs, const float *vals,
                                    const int32_t *cols, const float *B, float *C);
+/* A CSR kernel of fixed width w reads B's rows at B + j * ldb and writes C's at C + i * ldc (w
+ * columns each; C's others are left as they are): a plan runs it on panels of a wider B and C. */
 typedef int (*spl_csr_spmm_width_f64_fn)(int64_t n, int64_t m, const int32_t *offs, const double *vals, const int32_t *cols,
-                                         const double *B, double *C);
+                                         const double *B, int64_t ldb, double *C, int64_t ldc);
 typedef int (*spl_csr_spmm_width_f32_fn)(int64_t n, int64_t m, const int32_t *offs, const float *vals, const int32_t *cols,
-                                         const float *B, float *C);
+                                         const float *B, int64_t ldb, float *C, int64_t ldc);
 #define SPL_SPMM_WIDTHS 16
 typedef struct {
   int64_t width;                                  /* k of this entry's kernels (an entry of width 0 is none) */

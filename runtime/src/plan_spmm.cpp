@@ -12,11 +12,10 @@
  *      nothing to compute, or no entry of the table has width k and no panels are tried (3b),
  *      the caller's kernel is the plan, untimed;
  *   2. the caller's kernel is timed (best of two calls on B = 1, into a C the plan owns);
- *   3b. without kernels of width k: B's columns in panels of the widths the table has (the
- *      fewest panels, widest first: k = 9 as 8 + 1, 100 as 64 + 32 + 4), each panel of B copied
- *      into the plan's scratch, its width's CSR kernel run, and its C copied into C's columns;
- *      tried where the copies move at most kPanelCopyShare of the product's bytes, compared in
- *      rounds and kept if faster by kKeepMargin;
+ *   3b. without kernels of width k: B's and C's columns in panels of the widths the table has
+ *      (the fewest panels, widest first: k = 9 as 8 + 1, 100 as 64 + 32 + 4), each run in place
+ *      by its width's CSR kernel (row strides ldb = ldc = k), compared in rounds and kept if
+ *      faster by kKeepMargin;
  *   3. the CSR kernel of width k, which needs no conversion, is compared with it in rounds
  *      (plan.h's compare) and becomes the kernel to beat if faster by kKeepMargin;
  *   4. BCSR: plan.h's bcsr_candidate counts blocks on a sample and expects the bytes' gain of
@@ -29,7 +28,7 @@
  * SPL_PLAN_KERNEL (csr, csr-w, csr-panels, bcsr, bcsrB) forces a kernel where it exists, as for an SpMV.
  *
  * Assumes: what plan.cpp assumes (the arrays outlive the plan, one run at a time per plan: BCSR
- * pads B in the plan's scratch where b does not divide m, panels copy B and C through it). Planning times the kernels on a B and
+ * pads B in the plan's scratch where b does not divide m). Planning times the kernels on a B and
  * a C of its own, as large as the caller's (m x k and n x k), freed when it returns.
  */
 #include "plan.h"
@@ -40,15 +39,8 @@ namespace spl_rt {
 namespace {
 
 /* Panels: at most this many (each reads A once more; with widths up to 64, k up to 1024 is
- * covered), and the copies of B's and C's panels by chunks of this many elements. */
+ * covered). */
 constexpr int64_t kMaxPanels = 16;
-constexpr int64_t kPanelCopyElements = 16384;
-/* Panels are tried where copying B's and C's panels (each element read and written once a call)
- * moves at most this share of what the product itself must move (the matrix, B and C once):
- * with short rows the copies cost more than the registers win (thermal2, 7 entries a row, and
- * web-Google at k = 9, 11, 13 and 100: never faster, 2026-11-29), with long ones they do not
- * (pwtk, 53 entries a row, f32: 1.2-2x the kernel of any k at k = 9, 11 and 13). */
-constexpr double kPanelCopyShare = 0.5;
 
 /* BCSR over the whole block rows, from a padded copy of B where b does not divide m; the rows
  * past the last whole block row by a CSR kernel over the caller's arrays (of width k if given). */
@@ -71,54 +63,24 @@ template <typename T> int run_spmm_bcsr(const spl_plan *p, const T *B, T *C) {
   const int64_t first = static_cast<int64_t>(p->offs[rest]) - p->offs[0];
   const T *vals = static_cast<const T *>(p->vals) + first;
   if (p->fixed != nullptr)
-    return reinterpret_cast<typename K::SpmmWidthFn>(p->fixed)(p->n - rest, p->m, p->offs + rest, vals, p->cols + first, B,
-                                                              C + rest * k);
+    return reinterpret_cast<typename K::SpmmWidthFn>(p->fixed)(p->n - rest, p->m, p->offs + rest, vals, p->cols + first, B, k,
+                                                              C + rest * k, k);
   return reinterpret_cast<typename K::SpmmFn>(p->csr)(p->n - rest, p->m, k, p->offs + rest, vals, p->cols + first, B,
                                                       C + rest * k);
 }
 
-/* dst's columns [dst_col, dst_col + w) of `rows` rows = src's [src_col, src_col + w), both
- * row-major (row strides src_stride, dst_stride), on the pool by chunks of rows. */
-template <typename T> struct PanelCopy {
-  const T *src;
-  int64_t src_stride, src_col;
-  T *dst;
-  int64_t dst_stride, dst_col, w;
-  static void run(void *closure, int64_t begin, int64_t end) {
-    const PanelCopy &c = *static_cast<const PanelCopy *>(closure);
-    for (int64_t r = begin; r < end; ++r)
-      std::copy(c.src + r * c.src_stride + c.src_col, c.src + r * c.src_stride + c.src_col + c.w,
-                c.dst + r * c.dst_stride + c.dst_col);
-  }
-};
-
-template <typename T>
-void copy_panel(const T *src, int64_t src_stride, int64_t src_col, T *dst, int64_t dst_stride, int64_t dst_col, int64_t rows,
-                int64_t w) {
-  PanelCopy<T> c{src, src_stride, src_col, dst, dst_stride, dst_col, w};
-  spl_parallel_for(0, rows, std::max<int64_t>(1, kPanelCopyElements / std::max<int64_t>(w, 1)), &PanelCopy<T>::run, &c);
-}
-
-/* C = A B by panels of B's columns: each panel copied into the plan's scratch (m x w), the CSR
- * kernel of its width run into the scratch's n x w, and that copied into C's columns. */
+/* C = A B by panels of B's and C's columns, each by the CSR kernel of its width in place (its
+ * rows w wide at a stride of k). */
 template <typename T> int run_spmm_panels(const spl_plan *p, const T *B, T *C) {
   using K = Kernels<T>;
   const int64_t k = p->width;
-  T *panel_B = reinterpret_cast<T *>(const_cast<char *>(p->scratch.data()));
-  int64_t widest = 0;
-  for (const spl_plan::Panel &panel : p->panels)
-    widest = std::max(widest, panel.width);
-  T *panel_C = panel_B + p->m * widest;
   int64_t first = 0;
   for (const spl_plan::Panel &panel : p->panels) {
-    const int64_t w = panel.width;
-    copy_panel(B, k, first, panel_B, w, 0, p->m, w);
     const int rc = reinterpret_cast<typename K::SpmmWidthFn>(panel.kernel)(p->n, p->m, p->offs, static_cast<const T *>(p->vals),
-                                                                          p->cols, panel_B, panel_C);
+                                                                          p->cols, B + first, k, C + first, k);
     if (rc != SPL_OK)
       return rc;
-    copy_panel(panel_C, w, 0, C, k, first, p->n, w);
-    first += w;
+    first += panel.width;
   }
   return SPL_OK;
 }
@@ -163,7 +125,7 @@ template <typename T> int run_spmm(const spl_plan *p, const T *B, T *C) {
   switch (p->kernel) {
   case spl_plan::CsrWidth:
     return reinterpret_cast<typename K::SpmmWidthFn>(p->fixed)(p->n, p->m, p->offs, static_cast<const T *>(p->vals), p->cols,
-                                                              B, C);
+                                                              B, k, C, k);
   case spl_plan::Bcsr:
     return run_spmm_bcsr(p, B, C);
   case spl_plan::CsrPanels:
@@ -235,22 +197,13 @@ int plan_spmm(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_
       bcsr_available = bcsr_available || (entry->bcsr[b].kernel != nullptr && entry->bcsr[b].block >= 1);
     const bool own_kernels = entry != nullptr && (entry->csr != nullptr || bcsr_available);
     /* Without kernels of width k: the CSR kernels of narrower widths over panels of B. */
-    std::vector<spl_plan::Panel> panels = own_kernels ? std::vector<spl_plan::Panel>{} : panels_for(*kernels, k);
-    const double operand_bytes = static_cast<double>(n + m) * static_cast<double>(k) * sizeof(T);
-    const double copy_share = 2 * operand_bytes / (static_cast<double>(K::csr_bytes(prof)) + operand_bytes);
-    std::string panels_skipped;
-    if (!panels.empty() && copy_share > kPanelCopyShare && !(forcing && forced.kernel == spl_plan::CsrPanels)) {
-      std::snprintf(line, sizeof line, ", and panels of narrower widths would copy %.1fx the product's bytes a call", copy_share);
-      panels_skipped = line;
-      panels.clear();
-    }
+    const std::vector<spl_plan::Panel> panels = own_kernels ? std::vector<spl_plan::Panel>{} : panels_for(*kernels, k);
     std::string chosen = "CSR of any width", why;
     if (k == 0 || n == 0 || prof.entries == 0) {
       why = "nothing to compute";
     } else if (!own_kernels && (panels.empty() || !wanted(spl_plan::CsrPanels))) {
       std::snprintf(line, sizeof line, "no kernels of width %lld were given (widths given: %s)%s", (long long)k,
-                    widths_given(*kernels).c_str(),
-                    !panels_skipped.empty() ? panels_skipped.c_str() : panels.empty() ? ", nor widths that add up to it" : "");
+                    widths_given(*kernels).c_str(), panels.empty() ? ", nor widths that add up to it" : "");
       why = line;
     } else {
       std::vector<T> B(static_cast<size_t>(std::max<int64_t>(m * k, 1)), T(1)), C(static_cast<size_t>(n * k));
@@ -273,21 +226,18 @@ int plan_spmm(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_
         for (const spl_plan::Panel &panel : panels)
           widths += (widths.empty() ? "" : " + ") + std::to_string(panel.width);
         p->panels = panels;
-        p->scratch.assign(static_cast<size_t>((m + n) * panels.front().width) * sizeof(T), 0);
         p->kernel = spl_plan::CsrPanels;
         const Comparison cmp = compare_unless_forced(forcing, plan_call, any_call, any_time, plan_t0);
         std::snprintf(line, sizeof line,
-                      "CSR in panels of B's columns %s wide (no kernels of width %lld; each panel's B and C copied): %.3f "
+                      "CSR in panels of B's and C's columns %s wide (no kernels of width %lld; A read once a panel): %.3f "
                       "ms a call against %.3f in the same rounds (%d)\n",
                       widths.c_str(), (long long)k, cmp.candidate * 1e3, any_time * 1e3, cmp.rounds);
         p->explanation += line;
         if (cmp.candidate >= 0 && (forcing || cmp.candidate <= kKeepMargin * any_time)) {
           best = spl_plan::CsrPanels;
           best_time = cmp.candidate;
-          p->bytes = static_cast<int64_t>(p->scratch.size());
           chosen = "CSR in panels " + widths;
-          std::snprintf(line, sizeof line, "%.2fx the speed of CSR of any width; its panels hold %.1f MB",
-                        any_time / cmp.candidate, p->bytes / 1e6);
+          std::snprintf(line, sizeof line, "%.2fx the speed of CSR of any width", any_time / cmp.candidate);
           why = line;
         } else {
           p->release();
