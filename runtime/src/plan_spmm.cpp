@@ -14,8 +14,9 @@
  *   2. the caller's kernel is timed (best of two calls on B = 1, into a C the plan owns);
  *   3b. without kernels of width k: B's and C's columns in panels of the widths the table has
  *      (the fewest panels, widest first: k = 9 as 8 + 1, 100 as 64 + 32 + 4), each run in place
- *      by its width's CSR kernel (row strides ldb = ldc = k), compared in rounds and kept if
- *      faster by kKeepMargin;
+ *      by its width's CSR kernel (row strides ldb = ldc = k), tried where rows hold at least
+ *      kPanelsMinMeanRow entries on average, compared in rounds and kept if faster by
+ *      kKeepMargin;
  *   3. the CSR kernel of width k, which needs no conversion, is compared with it in rounds
  *      (plan.h's compare) and becomes the kernel to beat if faster by kKeepMargin;
  *   4. BCSR: plan.h's bcsr_candidate counts blocks on a sample and expects the bytes' gain of
@@ -41,6 +42,12 @@ namespace {
 /* Panels: at most this many (each reads A once more; with widths up to 64, k up to 1024 is
  * covered). */
 constexpr int64_t kMaxPanels = 16;
+/* Panels are tried where rows hold this many entries on average: a panel keeps a row's sums in
+ * registers across its entries, which pays for reading A once a panel only over long rows
+ * (2026-11-29, k = 9 and 13, both precisions, one and two threads: kept in all 16 configurations
+ * of pwtk and cant, 53 and 64 entries a row, 1.1-1.9x; in none of thermal2, ecology1,
+ * web-Google and roadNet-CA, 3 to 7, where their planning also cost up to 45 calls at k = 100). */
+constexpr double kPanelsMinMeanRow = 16;
 
 /* BCSR over the whole block rows, from a padded copy of B where b does not divide m; the rows
  * past the last whole block row by a CSR kernel over the caller's arrays (of width k if given). */
@@ -197,13 +204,21 @@ int plan_spmm(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_
       bcsr_available = bcsr_available || (entry->bcsr[b].kernel != nullptr && entry->bcsr[b].block >= 1);
     const bool own_kernels = entry != nullptr && (entry->csr != nullptr || bcsr_available);
     /* Without kernels of width k: the CSR kernels of narrower widths over panels of B. */
-    const std::vector<spl_plan::Panel> panels = own_kernels ? std::vector<spl_plan::Panel>{} : panels_for(*kernels, k);
+    std::vector<spl_plan::Panel> panels = own_kernels ? std::vector<spl_plan::Panel>{} : panels_for(*kernels, k);
+    std::string panels_skipped;
+    if (!panels.empty() && prof.mean_row < kPanelsMinMeanRow && !(forcing && forced.kernel == spl_plan::CsrPanels)) {
+      std::snprintf(line, sizeof line, ", and panels of narrower widths were not tried (rows of %.1f entries on average)",
+                    prof.mean_row);
+      panels_skipped = line;
+      panels.clear();
+    }
     std::string chosen = "CSR of any width", why;
     if (k == 0 || n == 0 || prof.entries == 0) {
       why = "nothing to compute";
     } else if (!own_kernels && (panels.empty() || !wanted(spl_plan::CsrPanels))) {
       std::snprintf(line, sizeof line, "no kernels of width %lld were given (widths given: %s)%s", (long long)k,
-                    widths_given(*kernels).c_str(), panels.empty() ? ", nor widths that add up to it" : "");
+                    widths_given(*kernels).c_str(),
+                    !panels_skipped.empty() ? panels_skipped.c_str() : panels.empty() ? ", nor widths that add up to it" : "");
       why = line;
     } else {
       std::vector<T> B(static_cast<size_t>(std::max<int64_t>(m * k, 1)), T(1)), C(static_cast<size_t>(n * k));

@@ -206,6 +206,38 @@ TEST(SpmmPlanChoice, DenseBlocksTryBcsr) {
   spl_csr_free(&r);
 }
 
+// A width without kernels of its own (k = 9, 13): panels in place are tried over long rows
+// (the table's widths 8 + 1 and 12 + 1, or 8 + 4 + 1 for the generated table's), not over short
+// ones, and C matches the reference whichever runs.
+TEST(SpmmPlanChoice, PanelsOnlyOverLongRows) {
+  const spl_spmm_kernels_f64 k64 = kernelsF64();
+  spl_csr longRows{}, shortRows{};
+  ASSERT_EQ(spl_random_csr(600, 500, 0.2, 7, SPL_RANDOM_UNIFORM, &longRows), SPL_MATRIX_OK);  // 100 entries a row
+  ASSERT_EQ(spl_random_csr(6000, 6000, 0.0005, 7, SPL_RANDOM_UNIFORM, &shortRows), SPL_MATRIX_OK);  // 3 a row
+  const Csr32 lc = spl_plan_test::narrow(longRows), sc = spl_plan_test::narrow(shortRows);
+  for (int64_t k : {9, 13}) {
+    SCOPED_TRACE("k = " + std::to_string(k));
+    spl_plan *p = nullptr;
+    ASSERT_EQ(spl_spmm_plan_f64(longRows.rows, longRows.cols, k, lc.offs.data(), lc.cols.data(), lc.vals.data(), 1000, &k64, &p),
+              SPL_OK);
+    std::string why = spl_plan_explain(p);
+    EXPECT_NE(why.find(std::string("CSR in panels of B's and C's columns ") + (k == 9 ? "8 + 1" : "12 + 1") + " wide"),
+              std::string::npos)
+        << why;
+    spl_plan_free(p);
+    ASSERT_EQ(spl_spmm_plan_f64(shortRows.rows, shortRows.cols, k, sc.offs.data(), sc.cols.data(), sc.vals.data(), 1000, &k64, &p),
+              SPL_OK);
+    why = spl_plan_explain(p);
+    EXPECT_NE(why.find("panels of narrower widths were not tried (rows of "), std::string::npos) << why;
+    EXPECT_EQ(std::string(spl_plan_kernel(p)), "csr") << why;
+    spl_plan_free(p);
+    planAndCheck(longRows, lc, lc.vals, k, 1000, k64, spl_spmm_plan_f64, spl_spmm_run_f64, kF64Tolerance);
+    planAndCheck(longRows, lc, lc.vals32, k, 1000, kernelsF32(), spl_spmm_plan_f32, spl_spmm_run_f32, kF32Tolerance);
+  }
+  spl_csr_free(&longRows);
+  spl_csr_free(&shortRows);
+}
+
 TEST(SpmmPlanChoice, RefusesBadInput) {
   const spl_csr &a = spl_e2e::testMatrices()[0].m;
   const Csr32 c = spl_plan_test::narrow(a);
