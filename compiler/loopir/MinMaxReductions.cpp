@@ -20,8 +20,9 @@ bool isMinMaxOf(const Expr &e, int v) {
   return false;
 }
 
-/// The float variables that are never NaN: every declaration gives a constant that is not NaN,
-/// and every later value is min or max of the variable and another value.
+/// The float variables that are never NaN: declared in the body, every declaration gives a
+/// constant that is not NaN, and every later value is min or max of the variable and another
+/// value (visited in program order: a declaration comes before the variable's uses).
 class NeverNan : public Visitor {
  public:
   std::map<int, bool> vars;  // variable -> still never NaN
@@ -33,6 +34,8 @@ class NeverNan : public Visitor {
     visitChildren(s);
   }
   void visitAssign(const Stmt &s) override {
+    // A variable assigned before any declaration (not one of the body's) is not one of them.
+    if (!vars.count(s.var)) vars.emplace(s.var, false);
     note(s.var, isMinMaxOf(*s.a, s.var));
     visitChildren(s);
   }

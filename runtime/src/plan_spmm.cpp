@@ -102,22 +102,25 @@ template <typename Set> std::vector<spl_plan::Panel> panels_for(const Set &kerne
   std::sort(given.begin(), given.end(), [](const spl_plan::Panel &a, const spl_plan::Panel &b) { return a.width > b.width; });
   if (given.empty() || k < 2 || k > kMaxPanels * given.front().width)
     return {};
-  /* fewest[r]: the fewest panels that add up to r; step[r]: the widest first panel of those */
-  std::vector<int64_t> fewest(static_cast<size_t>(k + 1), INT64_MAX), step(static_cast<size_t>(k + 1), -1);
+  /* fewest[r]: the fewest panels that add up to r columns; step[r]: the widest first panel of
+   * those (an index into given) */
+  const size_t columns = static_cast<size_t>(k);
+  std::vector<int64_t> fewest(columns + 1, INT64_MAX);
+  std::vector<size_t> step(columns + 1, 0);
   fewest[0] = 0;
-  for (int64_t r = 1; r <= k; ++r)
+  for (size_t r = 1; r <= columns; ++r)
     for (size_t g = 0; g < given.size(); ++g) {
-      const int64_t w = given[g].width;
-      if (w <= r && fewest[static_cast<size_t>(r - w)] != INT64_MAX && fewest[static_cast<size_t>(r - w)] + 1 < fewest[static_cast<size_t>(r)]) {
-        fewest[static_cast<size_t>(r)] = fewest[static_cast<size_t>(r - w)] + 1;
-        step[static_cast<size_t>(r)] = static_cast<int64_t>(g);
+      const size_t w = static_cast<size_t>(given[g].width);
+      if (w <= r && fewest[r - w] != INT64_MAX && fewest[r - w] + 1 < fewest[r]) {
+        fewest[r] = fewest[r - w] + 1;
+        step[r] = g;
       }
     }
   std::vector<spl_plan::Panel> out;
-  if (fewest[static_cast<size_t>(k)] > kMaxPanels)
+  if (fewest[columns] > kMaxPanels)
     return out;
-  for (int64_t r = k; r > 0; r -= out.back().width)
-    out.push_back(given[static_cast<size_t>(step[static_cast<size_t>(r)])]);
+  for (size_t r = columns; r > 0; r -= static_cast<size_t>(out.back().width))
+    out.push_back(given[step[r]]);
   std::sort(out.begin(), out.end(), [](const spl_plan::Panel &a, const spl_plan::Panel &b) { return a.width > b.width; });
   return out;
 }
