@@ -207,8 +207,8 @@ TEST(SpmmPlanChoice, DenseBlocksTryBcsr) {
 }
 
 // A width without kernels of its own (k = 9, 13): panels in place are tried over long rows
-// (the table's widths 8 + 1 and 12 + 1, or 8 + 4 + 1 for the generated table's), not over short
-// ones, and C matches the reference whichever runs.
+// (stdlib's widths 8 + 1 and 12 + 1), not over short ones, and C matches the reference
+// whichever runs.
 TEST(SpmmPlanChoice, PanelsOnlyOverLongRows) {
   const spl_spmm_kernels_f64 k64 = kernelsF64();
   spl_csr longRows{}, shortRows{};
