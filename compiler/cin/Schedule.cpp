@@ -52,9 +52,40 @@ bool readsRunTime(const Nat &n) {
   return false;
 }
 
-/// About how many innermost iterations (statements) `s` runs: each loop's extent, bounded
-/// over the ranges of the loops around it (`loops`: a triangle counts as its bounding box),
-/// times its body's; nullopt where an extent reads memory (a compressed row's length).
+StmtP rewrite(const StmtP &s, bool insideParallel) {
+  auto copy = std::make_shared<Stmt>(*s);
+  bool inner = insideParallel;
+  if (s->kind == StmtKind::Forall && s->userKind) {
+    // A user's parallel loop is the one that runs on the pool; inside a user's serial loop (a
+    // fused loop carrying sums), loops run serially as inside the default's serial loops below.
+    inner = inner || s->forall == ForallKind::Parallel || s->forall == ForallKind::Serial || s->forall == ForallKind::Reduction;
+  } else if (s->kind == StmtKind::Forall && s->forall == ForallKind::Parallel) {
+    if (insideParallel) copy->forall = ForallKind::Serial;
+    else if (s->lo.isZero()) copy->balanceBy = rowOffsetsOf(s->body[0], s->var, /*loose=*/true);
+    inner = true;
+  }
+  if (copy->kind == StmtKind::Forall && copy->forall == ForallKind::Parallel && !insideParallel && !copy->balanceBy) {
+    // How much one iteration does sizes the pool's chunks (codegen): an axpy's single elements
+    // go to threads only by thousands, a block of gemm's C or 1024 rows of a gemv sweep one by
+    // one (a matrix of four blocks would otherwise run on one thread).
+    NatFacts loops;
+    loops.ranges.push_back({s->var, s->lo, s->hi});
+    // A loop that knows its work already (privatize's parts) keeps it where it cannot be bounded.
+    if (std::optional<Nat> w = workOf(s->body[0], loops)) copy->iterationWork = w;
+  }
+  if (s->kind == StmtKind::Forall && s->forall != ForallKind::Parallel && !s->userKind) {
+    // A serial or reduction loop: loops inside it may still be the outermost parallel ones,
+    // but running a parallel region per iteration of a serial loop costs more than it gives
+    // for the small inner loops SPL produces, so they run serially too.
+    inner = true;
+  }
+  for (StmtP &b : copy->body)
+    if (b) b = rewrite(b, inner);
+  return copy;
+}
+
+}  // namespace
+
 std::optional<Nat> workOf(const StmtP &s, NatFacts &loops) {
   if (!s) return Nat(0);
   if (s->kind == StmtKind::Forall) {
@@ -76,38 +107,6 @@ std::optional<Nat> workOf(const StmtP &s, NatFacts &loops) {
   return sum;
 }
 
-StmtP rewrite(const StmtP &s, bool insideParallel) {
-  auto copy = std::make_shared<Stmt>(*s);
-  bool inner = insideParallel;
-  if (s->kind == StmtKind::Forall && s->userKind) {
-    // A user's parallel loop is the one that runs on the pool; inside a user's serial loop (a
-    // fused loop carrying sums), loops run serially as inside the default's serial loops below.
-    inner = inner || s->forall == ForallKind::Parallel || s->forall == ForallKind::Serial || s->forall == ForallKind::Reduction;
-  } else if (s->kind == StmtKind::Forall && s->forall == ForallKind::Parallel) {
-    if (insideParallel) copy->forall = ForallKind::Serial;
-    else if (s->lo.isZero()) copy->balanceBy = rowOffsetsOf(s->body[0], s->var, /*loose=*/true);
-    inner = true;
-  }
-  if (copy->kind == StmtKind::Forall && copy->forall == ForallKind::Parallel && !insideParallel && !copy->balanceBy) {
-    // How much one iteration does sizes the pool's chunks (codegen): an axpy's single elements
-    // go to threads only by thousands, a block of gemm's C or 1024 rows of a gemv sweep one by
-    // one (a matrix of four blocks would otherwise run on one thread).
-    NatFacts loops;
-    loops.ranges.push_back({s->var, s->lo, s->hi});
-    copy->iterationWork = workOf(s->body[0], loops);
-  }
-  if (s->kind == StmtKind::Forall && s->forall != ForallKind::Parallel && !s->userKind) {
-    // A serial or reduction loop: loops inside it may still be the outermost parallel ones,
-    // but running a parallel region per iteration of a serial loop costs more than it gives
-    // for the small inner loops SPL produces, so they run serially too.
-    inner = true;
-  }
-  for (StmtP &b : copy->body)
-    if (b) b = rewrite(b, inner);
-  return copy;
-}
-
-}  // namespace
 
 StmtP shiftRowRest(const Stmt &loop, const Nat &i, int64_t outerVar) {
   if (loop.lo.mentions(outerVar) || !loop.hi.mentions(outerVar) || (loop.hi + i).mentions(outerVar)) return nullptr;

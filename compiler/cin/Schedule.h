@@ -34,6 +34,11 @@ std::set<std::string> precomputeNames(const tir::Program &p, const tir::Export &
 
 StmtP defaultCpuSchedule(const StmtP &body);
 
+/// About how many innermost iterations (statements) `s` runs: each loop's extent, bounded
+/// over the ranges of the loops around it (`loops`: a triangle counts as its bounding box),
+/// times its body's; nullopt where an extent reads memory (a compressed row's length).
+std::optional<Nat> workOf(const StmtP &s, NatFacts &loops);
+
 /// The offsets array T (its tensor id) when `loop` runs over [0, T@(i+1) - T@i) for the row
 /// variable i, i.e. over the positions of row i of a compressed level (its SegmentLevel says
 /// so); 0 otherwise.

@@ -1,5 +1,5 @@
-/// \file Distribute.cpp: loop distribution with scalar and array expansion, then the middle
-/// nest's interchange (see Distribute.h).
+/// \file Distribute.cpp: loop distribution with scalar and array expansion, then (for reorder)
+/// the middle nest's interchange (see Distribute.h).
 #include "poly/Distribute.h"
 
 #include <map>
@@ -99,10 +99,10 @@ StmtP copyLoop(const Stmt &outer, const std::string &name, const StmtP &body, co
   return forall(v.id, name, outer.lo, outer.hi, b, outer.forall, outer.loc);
 }
 
-}  // namespace
-
-std::optional<StmtP> distributeInterchange(const Stmt &outer, const Stmt &inner, const std::string &beforeName,
-                                           const std::string &afterName, std::vector<TensorP> &tensors, std::string &why) {
+/// The distribution both entry points share: `interchange` exchanges the middle nest.
+std::optional<StmtP> distributeAround(const Stmt &outer, const Stmt &inner, const std::string &beforeName,
+                                      const std::string &afterName, std::vector<TensorP> &tensors, std::string &why,
+                                      bool interchange) {
   Expansion x;
   x.var = outer.var;
   x.lo = outer.lo;
@@ -162,21 +162,37 @@ std::optional<StmtP> distributeInterchange(const Stmt &outer, const Stmt &inner,
   }
   std::vector<StmtP> out;
   if (!pre.empty()) out.push_back(copyLoop(outer, beforeName, block(pre), x));
-  // The middle: i { k { body } } with the cells, k in order, exchanged through isl.
+  // The middle: i { k { body } } with the cells; interchanged, k in order, exchanged through isl.
   Expand expand(x, Nat::var(NatVarId{outer.var, outer.varName}));
   auto k = std::make_shared<Stmt>(inner);
   k->body = {expand.mutate(inner.body[0])};
-  k->forall = ForallKind::Serial;
   auto middle = std::make_shared<Stmt>(outer);
   middle->body = {k};
-  std::optional<StmtP> exchanged = interchangeNest(*middle, *k, why);
-  if (!exchanged) return std::nullopt;
-  out.push_back(*exchanged);
+  if (interchange) {
+    k->forall = ForallKind::Serial;
+    std::optional<StmtP> exchanged = interchangeNest(*middle, *k, why);
+    if (!exchanged) return std::nullopt;
+    out.push_back(*exchanged);
+  } else {
+    out.push_back(middle);
+  }
   if (!post.empty()) out.push_back(copyLoop(outer, afterName, block(post), x));
   StmtP result = block(out);
   for (auto it = privateTemps.rbegin(); it != privateTemps.rend(); ++it) result = allocTemp(x.temps.at((*it)->id), result);
   for (const auto &[id, t] : x.locals) result = allocTemp(t, result);
   return result;
+}
+
+}  // namespace
+
+std::optional<StmtP> distributeInterchange(const Stmt &outer, const Stmt &inner, const std::string &beforeName,
+                                           const std::string &afterName, std::vector<TensorP> &tensors, std::string &why) {
+  return distributeAround(outer, inner, beforeName, afterName, tensors, why, /*interchange=*/true);
+}
+
+std::optional<StmtP> distributeLoop(const Stmt &outer, const Stmt &inner, const std::string &beforeName,
+                                    const std::string &afterName, std::vector<TensorP> &tensors, std::string &why) {
+  return distributeAround(outer, inner, beforeName, afterName, tensors, why, /*interchange=*/false);
 }
 
 }  // namespace spl::poly

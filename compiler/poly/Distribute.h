@@ -1,7 +1,9 @@
 /// \file Distribute.h: a loop moved inward past the statements around its inner loop (loop
 /// distribution with scalar and array expansion), for `reorder(i, k)` where k is not i's only
 /// statement: a reduction's accumulator between them (gemm's `acc = 0; forall k {...};
-/// C[i] = f(acc)`), or the accumulator array an earlier such reorder made.
+/// C[i] = f(acc)`), or the accumulator array an earlier such reorder made. The distribution
+/// alone, for `distribute(i, k)`: a loop's statements after k apart from those before it (a
+/// fused symv's finishing of its rows, after the loop that adds to them).
 ///
 /// Takes:      a forall `outer` (i in [lo, hi)) whose body is, inside any temporaries allocated
 ///             per iteration (Alloc), either the forall `inner` (k) alone or a block holding it
@@ -36,5 +38,12 @@ namespace spl::poly {
 std::optional<cin::StmtP> distributeInterchange(const cin::Stmt &outer, const cin::Stmt &inner, const std::string &beforeName,
                                                 const std::string &afterName, std::vector<cin::TensorP> &tensors,
                                                 std::string &why);
+
+/// distribute(i, k): the same distribution without the interchange,
+///               alloc X'[E], ... { forall i_before {pre}; forall i {k}; forall i_after {post} }
+/// with the loops' kinds as they were. Assumes the caller checked that no dependence i carries
+/// goes from a later part to an earlier one (poly/Dependences.h's checkDistribution).
+std::optional<cin::StmtP> distributeLoop(const cin::Stmt &outer, const cin::Stmt &inner, const std::string &beforeName,
+                                         const std::string &afterName, std::vector<cin::TensorP> &tensors, std::string &why);
 
 }  // namespace spl::poly

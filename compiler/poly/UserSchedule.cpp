@@ -31,6 +31,11 @@
 ///                             i); a fused loop that carries a dependence runs in order. A loop
 ///                             over the rest of a row after the index of the loop around it is
 ///                             first shifted to the positions it reads, as for reorder
+///   distribute(i, j)          loop i split around its statement j (a loop): i_before over the
+///                             statements before j, i over j, i_after over those after it
+///                             (poly/Distribute.h), values private to an iteration expanded
+///                             into arrays over i; legal when no dependence i carries goes
+///                             from a later part to an earlier one
 ///   parallelize(i, kind[, race])  kind: cpu_threads | serial | simd | gpu_block | gpu_warp |
 ///                             gpu_thread | gpu_lane | gpu_global. race (taco's output race strategies):
 ///                               no_races (default): only loops whose iterations are
@@ -40,6 +45,13 @@
 ///                                 becomes one atomic read-modify-write, and an accumulator
 ///                                 `acc = init; forall i {acc = acc op e}; T[x] = acc` becomes
 ///                                 `T[x] = init; forall i {T[x] atomic op= e}`;
+///                               privatize (CPU): iterations may update the same elements
+///                                 of arrays (`T[x] = T[x] op e`, op + of a reduce, min or
+///                                 max, T read nowhere else in the loop): the loop runs as a
+///                                 fixed number of contiguous parts, each updating a copy of
+///                                 T of its own, and the copies are combined into T after it
+///                                 in part order (poly/Privatize.h): the same result at every
+///                                 run and thread count;
 ///                               ignore_races: the user asserts the iterations do not conflict
 ///                                 (no check, as in taco)
 ///   vectorize(i), unroll(i, f)  hints to LLVM's vectoriser and unroller; unroll of a tile's
@@ -91,6 +103,7 @@
 #include "poly/Dependences.h"
 #include "poly/Distribute.h"
 #include "poly/Fuse.h"
+#include "poly/Privatize.h"
 #include "poly/Tile.h"
 #include "support/Format.h"
 
@@ -1039,6 +1052,40 @@ class Scheduler {
     return nullptr;
   }
 
+  /// distribute(i, j): loop i over its statements before j, then over j, then over those after
+  /// (poly/Distribute.h), its private values expanded into arrays over i. Legal when no
+  /// dependence i carries goes from a later part to an earlier one (checkDistribution): a
+  /// fused symv's finishing of its rows reads sums that only earlier iterations add to.
+  void apply(const tir::Distribute &c) {
+    const Stmt *outer = loop(c, c.loop, 0);
+    if (!outer || !loop(c, c.at, 1)) return;
+    // Of loops of one name, the one inside the outer loop.
+    const Stmt *at = find(outer->body[0], c.at.text);
+    std::string what = "distribute(" + outer->varName + ", " + c.at.text + ")";
+    if (!at) return error(c.loc, what + ": " + c.at.text + " is not inside " + outer->varName);
+    PolyModel model;
+    DependenceAnalysis deps;
+    auto [lo, li] = modelLoops(outer->var, at->var, model, deps);
+    if (lo < 0 || li < 0) return error(c.loc, what + ": the loops are not in the polyhedral model");
+    const std::vector<int> &inAt = model.loops[static_cast<size_t>(li)].statements;
+    if (inAt.empty()) return error(c.loc, what + ": " + at->varName + " holds no statement");
+    // Statements are numbered in program order: before j, in j, after it.
+    std::set<int> atSet(inAt.begin(), inAt.end());
+    const int first = *std::min_element(inAt.begin(), inAt.end());
+    std::map<int, int> partOf;
+    for (int st : model.loops[static_cast<size_t>(lo)].statements) partOf[st] = atSet.count(st) ? 1 : st < first ? 0 : 2;
+    if (std::string broken = checkDistribution(model, deps, lo, partOf); !broken.empty())
+      return error(c.loc, what + ": " + broken);
+    std::vector<TensorP> added;
+    std::string before = outer->varName + "_before", after = outer->varName + "_after", why;
+    for (std::string *n : {&before, &after})
+      while (find(k_.body, *n)) *n += "_";
+    std::optional<StmtP> parts = distributeLoop(*outer, *at, before, after, added, why);
+    if (!parts) return error(c.loc, what + ": " + why);
+    k_.tensors.insert(k_.tensors.end(), added.begin(), added.end());
+    k_.body = replace(k_.body, outer, [&](const StmtP &) { return spliced(*parts); });
+  }
+
   /// fuse(a, b): through isl (poly/Fuse.h). The loops are statements of one block, a first;
   /// the statements between them move before a; the bounds may differ (isl splits off the range
   /// where only one body runs). Legal when no dependence forbids that order (checkFusion).
@@ -1153,7 +1200,7 @@ class Scheduler {
     if (!l) return;
     const std::string &kind = c.kindText, &race = c.racesText;
     if (c.races == Races::Unknown)
-      return error(c.racesLoc, "parallelize: unknown race strategy '" + race + "' (no_races, atomics, ignore_races)");
+      return error(c.racesLoc, "parallelize: unknown race strategy '" + race + "' (no_races, atomics, privatize, ignore_races)");
     ForallKind fk = ForallKind::Parallel;
     const bool gpu = c.isGpu();
     switch (c.kind) {
@@ -1171,7 +1218,13 @@ class Scheduler {
     if (gpu != k_.cuda)
       return error(c.loc, "parallelize(" + l->varName + ", " + kind + "): " + (gpu ? "a GPU level in a cpu schedule" : "a CPU level in a cuda schedule"));
     std::string what = "parallelize(" + l->varName + ", " + kind + (c.races == Races::NoRaces ? "" : ", " + race) + ")";
-    if (fk != ForallKind::Serial && c.races == Races::Atomics) {
+    if (fk != ForallKind::Serial && c.races == Races::Privatize) {
+      if (fk != ForallKind::Parallel) return error(c.racesLoc, what + ": privatize runs a loop's parts on CPU threads (cpu_threads)");
+      std::string part;
+      if (!privatize(c, *l, what, part)) return;
+      if (!part.empty()) l = find(k_.body, part);
+      if (!l) return error(c.loc, what + ": the loop was lost dividing it into parts");
+    } else if (fk != ForallKind::Serial && c.races == Races::Atomics) {
       // makeAtomic rebuilds the tree: `l` may be freed, so keep what names it.
       int64_t var = l->var;
       std::string name = l->varName;
@@ -1189,6 +1242,49 @@ class Scheduler {
       n->userKind = true;
       return std::vector<StmtP>{n};
     });
+  }
+
+  // ---- the privatize race strategy -------------------------------------------------------------
+
+  /// Loop `l` as parts that update private copies of the arrays whose updates it carries
+  /// (poly/Privatize.h); `part` names the parts' loop, empty when nothing races (the loop then
+  /// runs in parallel as it is). False with a diagnostic when another dependence is carried.
+  bool privatize(const tir::CommandBase &c, const Stmt &l, const std::string &what, std::string &part) {
+    PolyModel m;
+    DependenceAnalysis d;
+    LoopAnalysis a = analysis(l.var, &m, &d);
+    if (a.verdict == LoopVerdict::Parallel) return true;
+    if (a.verdict == LoopVerdict::Unknown) {
+      error(c.loc, what + ": the dependences of loop " + l.varName + " could not be decided (" + a.reason + ")");
+      return false;
+    }
+    std::vector<TensorP> updated;
+    for (int dep : a.carried) {
+      const PolyArray &arr = m.arrays[d.deps[dep].array];
+      if (arr.isLocal) {
+        error(c.loc, what + ": loop " + l.varName + " carries the local " + arr.name +
+                         " (privatize keeps copies of arrays; a reduce's accumulator runs in parallel with atomics)");
+        return false;
+      }
+      auto t = std::find_if(k_.tensors.begin(), k_.tensors.end(), [&](const TensorP &x) { return x->id == arr.tensor; });
+      if (t == k_.tensors.end()) {
+        error(c.loc, what + ": the array " + arr.name + " is not one of the kernel's");
+        return false;
+      }
+      if (std::none_of(updated.begin(), updated.end(), [&](const TensorP &x) { return x->id == arr.tensor; })) updated.push_back(*t);
+    }
+    part = l.varName + "_part";
+    while (find(k_.body, part)) part += "_";
+    std::vector<TensorP> added;
+    std::string why;
+    std::optional<StmtP> parts = privatizeUpdates(l, updated, part, added, why);
+    if (!parts) {
+      error(c.loc, what + ": " + why);
+      return false;
+    }
+    k_.tensors.insert(k_.tensors.end(), added.begin(), added.end());
+    k_.body = replace(k_.body, &l, [&](const StmtP &) { return spliced(*parts); });
+    return true;
   }
 
   // ---- the atomics race strategy ---------------------------------------------------------------

@@ -63,6 +63,13 @@ ScheduleCommand fuse(const ast::ScheduleCmd &c) {
   return f;
 }
 
+ScheduleCommand distribute(const ast::ScheduleCmd &c) {
+  auto d = based<Distribute>(c);
+  d.loop = nameArg(c, 0);
+  d.at = nameArg(c, 1);
+  return d;
+}
+
 ScheduleCommand parallelize(const ast::ScheduleCmd &c) {
   using Kind = Parallelize::Kind;
   using Races = Parallelize::Races;
@@ -71,7 +78,8 @@ ScheduleCommand parallelize(const ast::ScheduleCmd &c) {
       {"gpu_block", Kind::GpuBlock},     {"gpu_thread", Kind::GpuThread}, {"gpu_warp", Kind::GpuWarp},
       {"gpu_lane", Kind::GpuLane},       {"gpu_global", Kind::GpuGlobal}};
   static const std::map<std::string, Races> races = {
-      {"no_races", Races::NoRaces}, {"ignore_races", Races::IgnoreRaces}, {"atomics", Races::Atomics}};
+      {"no_races", Races::NoRaces}, {"ignore_races", Races::IgnoreRaces}, {"atomics", Races::Atomics},
+      {"privatize", Races::Privatize}};
   auto p = based<Parallelize>(c);
   p.loop = nameArg(c, 0);
   // A second argument that is not a name leaves the default kind (as written before typing).
@@ -172,6 +180,7 @@ const std::vector<std::pair<const char *, ScheduleCommand (*)(const ast::Schedul
       {"pos", pos},
       {"reorder", reorder},
       {"fuse", fuse},
+      {"distribute", distribute},
       {"parallelize", parallelize},
       {"vectorize", vectorize},
       {"unroll", unroll},

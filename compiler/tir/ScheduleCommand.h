@@ -1,7 +1,7 @@
 /// \file ScheduleCommand.h: the commands of a `schedule` block, typed (LANGUAGE.md section 9).
 /// Takes:      a block's commands as parsed (ast::ScheduleCmd: a name and expressions).
 /// Gives:      one ScheduleCommand per command, built once after type checking
-///             (check/Checker.cpp): a struct per primitive (Split, Reorder, Fuse, Parallelize,
+///             (check/Checker.cpp): a struct per primitive (Split, Reorder, Fuse, Distribute, Parallelize,
 ///             Vectorize, Unroll, Precompute, Pos, Tile, GpuRows, GpuMerge, Plan) whose fields are its
 ///             arguments read by kind: a loop or a new name (NameArg), a positive count
 ///             (CountArg), a parallel kind, a race strategy, a row mapping. Plan takes none. The later stages
@@ -63,10 +63,15 @@ struct Reorder : CommandBase {
 struct Fuse : CommandBase {
   NameArg first, second;
 };
+/// distribute(i, j): loop i split around its statement j into loops over the statements before
+/// j, j, and the statements after it.
+struct Distribute : CommandBase {
+  NameArg loop, at;
+};
 /// parallelize(i[, KIND[, RACES]]).
 struct Parallelize : CommandBase {
   enum class Kind { CpuThreads, Serial, Simd, GpuBlock, GpuThread, GpuWarp, GpuLane, GpuGlobal, Unknown };
-  enum class Races { NoRaces, IgnoreRaces, Atomics, Unknown };
+  enum class Races { NoRaces, IgnoreRaces, Atomics, Privatize, Unknown };
   NameArg loop;
   Kind kind = Kind::CpuThreads;
   std::string kindText = "cpu_threads";  // as written (the default when absent)
@@ -131,7 +136,7 @@ struct Unsupported : CommandBase {};
 /// A name that is no command.
 struct UnknownCommand : CommandBase {};
 
-using ScheduleCommand = std::variant<Split, Reorder, Fuse, Parallelize, Vectorize, Unroll, Precompute, Pos, Tile, GpuRows, GpuMerge,
+using ScheduleCommand = std::variant<Split, Reorder, Fuse, Distribute, Parallelize, Vectorize, Unroll, Precompute, Pos, Tile, GpuRows, GpuMerge,
                                      Plan, Unsupported, UnknownCommand>;
 
 /// The typed command of one parsed command (the registry in ScheduleCommand.cpp).

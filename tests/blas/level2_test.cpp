@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "buffer_check.h"
+#include "spl_runtime.h"
 
 #define FORTRAN_BLAS2(P, T)                                                                                      \
   void P##gemv_(const char *, const int *, const int *, const T *, const T *, const int *, const T *,            \
@@ -366,6 +367,58 @@ TEST(Level2Large, SweepsAcrossRowBlocksMatchTheReference) {
     for (int j = 0; j < c; ++j) acc += double(a[size_t(i) + size_t(j) * lda]) * double(x[size_t(j)]);
     ASSERT_NEAR(double(y[size_t(i)]), 2.0 - acc, 1e-5) << "gemv row " << i;
   }
+}
+
+// symv on the thread pool: the fused loop over the stored triangle's columns (L) or rows (U)
+// runs as eight parts, each adding the sums of other rows into a private copy that is combined
+// after it in part order (parallelize(..., privatize), stdlib/blas2.spl). Sizes past the eight
+// parts' boundaries and the eight-column blocks (1000, 2001), increments 1, -2 and 3, alpha and
+// beta not 1: against a double reference, and the same bits on 1, 2 and 3 threads (the parts do
+// not depend on the thread count).
+template <typename T> void checkSymvOnThreads(double tolerance) {
+  std::mt19937 rng(4242);
+  for (int n : {1000, 2001})
+    for (char uplo : {'L', 'U'})
+      for (auto [incx, incy] : std::vector<std::pair<int, int>>{{1, 1}, {-2, 3}}) {
+        Storage st;
+        st.m = st.n = n, st.lda = n + 3, st.uplo = uplo;
+        std::vector<T> a = randomBuffer<T>(st.size(), rng);
+        Walk wx{n, incx}, wy{n, incy};
+        std::vector<T> x = randomBuffer<T>(wx.size(), rng), y = randomBuffer<T>(wy.size(), rng);
+        const T alpha = T(0.75), beta = T(-0.5);
+        std::vector<double> want(static_cast<size_t>(n)), scale(static_cast<size_t>(n));
+        for (int i = 0; i < n; ++i) {
+          double acc = 0, mag = 0;
+          for (int j = 0; j < n; ++j) {
+            long p = st.at(i, j) >= 0 ? st.at(i, j) : st.at(j, i);
+            double term = double(a[size_t(p)]) * double(x[wx.pos(j)]);
+            acc += term, mag += std::fabs(term);
+          }
+          want[size_t(i)] = double(alpha) * acc + double(beta) * double(y[wy.pos(i)]);
+          scale[size_t(i)] = std::fabs(double(alpha)) * mag + std::fabs(double(beta) * double(y[wy.pos(i)]));
+        }
+        std::vector<T> first;
+        for (int threads : {1, 2, 3}) {
+          spl_set_num_threads(threads);
+          std::vector<T> got = y;
+          Blas<T>::symv(&uplo, &n, &alpha, a.data(), &st.lda, x.data(), &incx, &beta, got.data(), &incy, 1);
+          SCOPED_TRACE(testing::Message() << "symv " << uplo << " n " << n << " incx " << incx << " incy " << incy
+                                          << " threads " << threads);
+          for (int i = 0; i < n; ++i)
+            ASSERT_LE(std::fabs(double(got[wy.pos(i)]) - want[size_t(i)]), tolerance * (scale[size_t(i)] + 1e-300)) << "row " << i;
+          for (size_t k = 0; k < got.size(); ++k)
+            if (k % size_t(std::abs(incy)) != 0 || k >= size_t(n) * size_t(std::abs(incy)))
+              ASSERT_EQ(got[k], y[k]) << "position " << k << " between or past the strides";
+          if (first.empty()) first = got;
+          else ASSERT_EQ(got, first) << "the bits differ from one thread's";
+        }
+        spl_set_num_threads(0);
+      }
+}
+
+TEST(Level2Threads, SymvPartsMatchTheReferenceOnEveryThreadCount) {
+  checkSymvOnThreads<double>(1e-13);
+  checkSymvOnThreads<float>(2e-5);
 }
 
 }  // namespace

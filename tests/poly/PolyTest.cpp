@@ -565,6 +565,21 @@ TEST(ContractAgreementE2e, SchedulesHoldUnderIsl) {
   }
 }
 
+/// privatize's parts loop (every eighth iteration from the part's index, poly/Privatize.h) is
+/// parallel for isl too: the parts' iterations are affine in the part, so their writes of the
+/// values private to an iteration and of their own copies do not meet.
+TEST(ContractAgreementE2e, PrivatizedPartsHoldUnderIsl) {
+  auto ks = lowerSource(SPL_E2E_DIR "/privatize.spl", readFile(SPL_E2E_DIR "/privatize.spl"));
+  ASSERT_EQ(ks.size(), 4u);
+  int parts = 0;
+  for (const cin::Kernel &k : ks) {
+    Analyzed a = analyze(k);
+    for (const std::string &bad : poly::checkLoopKinds(a.model, a.deps)) ADD_FAILURE() << bad << "\n" << report(k);
+    for (const poly::PolyLoop &l : a.model.loops) parts += l.kind == cin::ForallKind::Parallel && l.name.find("_part%") != std::string::npos;
+  }
+  EXPECT_EQ(parts, 4);
+}
+
 /// A deliberately wrong lowering is caught: mark the csc scatter loop parallel.
 TEST(ContractAgreementE2e, WrongParallelLoopIsReported) {
   auto ks = lowerSource(SPL_CONTRACT_DIR "/einsum.spl", readFile(SPL_CONTRACT_DIR "/einsum.spl"));

@@ -23,7 +23,7 @@ export rowsums as typed_rows for cpu, cuda;
 schedule typed_rows for cpu {
   split(i, io, ii, 8); tile(i, j, 0, 4); parallelize(io, cpu_threads, atomics); parallelize(k, warp_drive);
   unroll(ii, 2); precompute(t); pos(k, c, 16); gpu_rows(i, vector, 4); gpu_merge(i, 3); interleave(i); bound(i, 4);
-  plan(); plan(i);
+  plan(); plan(i); distribute(i, k); parallelize(i, cpu_threads, privatize);
 }
 )";
 
@@ -45,7 +45,7 @@ std::vector<tir::ScheduleCommand> commands() {
 
 TEST(TirScheduleCommand, EachCommandIsItsPrimitivesStruct) {
   std::vector<tir::ScheduleCommand> c = commands();
-  ASSERT_EQ(c.size(), 13u);
+  ASSERT_EQ(c.size(), 15u);
   const auto &split = std::get<tir::Split>(c[0]);
   EXPECT_TRUE(split.loop.ok && split.outer.ok && split.inner.ok && split.factor.ok);
   EXPECT_EQ(split.loop.text, "i");
@@ -82,11 +82,15 @@ TEST(TirScheduleCommand, EachCommandIsItsPrimitivesStruct) {
   EXPECT_EQ(tir::commandBase(c[11]).arity, 0u);
   ASSERT_TRUE(std::holds_alternative<tir::Plan>(c[12]));
   EXPECT_EQ(tir::commandBase(c[12]).arity, 1u);
+  const auto &dist = std::get<tir::Distribute>(c[13]);
+  EXPECT_TRUE(dist.loop.ok && dist.at.ok);
+  EXPECT_EQ(dist.at.text, "k");
+  EXPECT_EQ(std::get<tir::Parallelize>(c[14]).races, tir::Parallelize::Races::Privatize);
 }
 
 TEST(TirScheduleCommand, TheRegistryNamesTheCommands) {
   EXPECT_EQ(tir::scheduleCommandNames(),
-            "split, tile, pos, reorder, fuse, parallelize, vectorize, unroll, precompute, gpu_rows, gpu_merge and plan");
+            "split, tile, pos, reorder, fuse, distribute, parallelize, vectorize, unroll, precompute, gpu_rows, gpu_merge and plan");
 }
 
 }  // namespace

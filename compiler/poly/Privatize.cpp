@@ -1,0 +1,228 @@
+/// \file Privatize.cpp: a loop's racing updates into private copies per part (see Privatize.h).
+#include "poly/Privatize.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "cin/Schedule.h"
+#include "cin/Visitor.h"
+
+namespace spl::poly {
+namespace {
+
+using namespace cin;
+
+/// How an array is updated inside the loop: `t[x] = t[x] + e` or `min`/`max`.
+struct UpdateOp {
+  bool isMinMax = false, isMax = false;
+  Scalar type = Scalar::F64;
+  bool operator==(const UpdateOp &o) const { return isMinMax == o.isMinMax && isMax == o.isMax; }
+};
+
+bool sameElement(const ExprP &a, const ExprP &b) {
+  return a->kind == ExprKind::Access && b->kind == ExprKind::Access && a->tensor->id == b->tensor->id && a->leaf == b->leaf &&
+         a->indices == b->indices;
+}
+
+bool reads(const ExprP &e, int64_t t) {
+  return anyExpr(e, [t](const Expr &x) { return (x.kind == ExprKind::Access && x.tensor->id == t) || natMentions(x, t); });
+}
+
+/// The op of `s` when it is an update of t (`t[x] = t[x] op e`, e not reading t), else none.
+std::optional<UpdateOp> updateOf(const Stmt &s, int64_t t) {
+  if (s.kind != StmtKind::Assign || s.compound || s.lhs->tensor->id != t) return std::nullopt;
+  for (const Nat &ix : s.lhs->indices)
+    if (ix.mentions(t)) return std::nullopt;
+  const ExprP &v = s.value;
+  if (!v || v->args.size() != 2) return std::nullopt;
+  UpdateOp op;
+  op.type = s.lhs->type;
+  if (v->kind == ExprKind::Binary && v->binop == ast::BinOp::Add) {
+    // Parts add their terms apart, then to each other: a float sum is regrouped, which the
+    // schedule asks for by naming the strategy (as atomics reorders it).
+  } else if (v->kind == ExprKind::MinMax) {
+    op.isMinMax = true;
+    op.isMax = v->isMax;
+  } else {
+    return std::nullopt;
+  }
+  for (int side = 0; side < 2; ++side)
+    if (sameElement(v->args[side], s.lhs) && !reads(v->args[1 - side], t)) return op;
+  return std::nullopt;
+}
+
+ExprP identityOf(const UpdateOp &op) {
+  if (!op.isMinMax) return isFloat(op.type) ? constFloat(0, op.type) : constInt(0, op.type);
+  if (isFloat(op.type)) return constFloat(op.isMax ? -INFINITY : INFINITY, op.type);
+  if (op.type == Scalar::I32)
+    return constInt(op.isMax ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int32_t>::max(), op.type);
+  return constInt(op.isMax ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max(), op.type);
+}
+
+ExprP combined(const UpdateOp &op, ExprP a, ExprP b) {
+  return op.isMinMax ? minmax(op.isMax, std::move(a), std::move(b), op.type) : binary(ast::BinOp::Add, std::move(a), std::move(b), op.type);
+}
+
+/// The extents of a rectangular array type (each level's length free of the positions above
+/// it), or none.
+std::optional<std::vector<Nat>> shapeOf(const TypeP &type) {
+  std::vector<Nat> dims;
+  TypeP t = type;
+  while (t->kind == TypeKind::Array) {
+    if (types::isDependent(*t)) return std::nullopt;
+    dims.push_back(t->len);
+    t = t->elems[0];
+  }
+  if (t->kind != TypeKind::Scalar) return std::nullopt;
+  return dims;
+}
+
+/// Accesses of the updated arrays become their part's copy: t[x] -> t_parts[part, x].
+class ToPart : public Mutator {
+ public:
+  ToPart(const std::map<int64_t, TensorP> &parts, Nat part) : parts_(parts), part_(std::move(part)) {}
+
+ protected:
+  ExprP mutateAccess(const ExprP &e) override {
+    ExprP m = mutateChildren(e);
+    auto it = parts_.find(m->tensor->id);
+    if (it == parts_.end()) return m;
+    std::vector<Nat> ix{part_};
+    ix.insert(ix.end(), m->indices.begin(), m->indices.end());
+    return access(it->second, std::move(ix), m->leaf, m->type);
+  }
+
+ private:
+  const std::map<int64_t, TensorP> &parts_;
+  Nat part_;
+};
+
+/// `forall z0 in [0, d0) { ... forall zk { leaf(z) } }` over the shape, the outermost of `kind`.
+StmtP overShape(const std::vector<Nat> &shape, const std::string &name, ForallKind kind,
+                const std::function<StmtP(const std::vector<Nat> &)> &leaf) {
+  std::vector<NatVarId> vars;
+  std::vector<Nat> at;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    vars.push_back(freshNatVar(name + std::to_string(d)));
+    at.push_back(Nat::var(vars.back()));
+  }
+  StmtP body = leaf(at);
+  for (size_t d = shape.size(); d-- > 0;)
+    body = forall(vars[d].id, vars[d].name, Nat(0), shape[d], body, d == 0 ? kind : ForallKind::Serial);
+  return body;
+}
+
+}  // namespace
+
+std::optional<StmtP> privatizeUpdates(const Stmt &loop, const std::vector<TensorP> &updated, const std::string &partName,
+                                      std::vector<TensorP> &tensors, std::string &why) {
+  const Nat P(kPrivateParts);
+  if (loop.segment) {
+    why = "loop " + loop.varName + " runs over the entries of a compressed row (pos splits a row by its nonzeros)";
+    return std::nullopt;
+  }
+  std::map<int64_t, TensorP> parts;
+  std::map<int64_t, UpdateOp> ops;
+  std::map<int64_t, std::vector<Nat>> shapes;
+  for (const TensorP &t : updated) {
+    std::optional<UpdateOp> op;
+    bool ok = true;
+    forEachStmt(loop.body[0], [&](const StmtP &s) {
+      if (!ok) return;
+      if (s->kind == StmtKind::Assign && s->lhs->tensor->id == t->id) {
+        std::optional<UpdateOp> u = updateOf(*s, t->id);
+        if (!u || (op && !(*u == *op))) {
+          std::string text = print(s);
+          while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+          text.erase(0, text.find_first_not_of(' '));
+          ok = false;
+          why = "`" + text + "` is not an update " + t->name + "[x] = " + t->name + "[x] op e with one op (+, min or max) for the whole loop";
+          return;
+        }
+        op = u;
+        return;
+      }
+      if (reads(s->value, t->id) || (s->lhs && reads(s->lhs, t->id)) ||
+          (s->kind == StmtKind::Forall && (s->lo.mentions(t->id) || s->hi.mentions(t->id)))) {
+        ok = false;
+        why = "loop " + loop.varName + " reads " + t->name + " outside its updates";
+      }
+    });
+    if (!ok) return std::nullopt;
+    if (!op) {
+      why = "loop " + loop.varName + " does not update " + t->name;
+      return std::nullopt;
+    }
+    std::optional<std::vector<Nat>> shape = shapeOf(t->type);
+    if (!shape) {
+      why = t->name + " is not a rectangular array (its private copies need a shape)";
+      return std::nullopt;
+    }
+    auto copy = std::make_shared<Tensor>();
+    copy->kind = Tensor::Temp;
+    copy->id = freshNatVar(t->name + "_parts").id;
+    copy->name = t->name + "_parts";
+    copy->type = types::array(P, t->type);
+    tensors.push_back(copy);
+    parts.emplace(t->id, copy);
+    ops.emplace(t->id, *op);
+    shapes.emplace(t->id, *shape);
+  }
+
+  NatVarId part = freshNatVar(partName);
+  Nat p = Nat::var(part);
+  // Each part: its copies set to the identity, then its contiguous run of the loop's iterations.
+  std::vector<StmtP> partBody;
+  for (const auto &[id, copy] : parts) {
+    const UpdateOp &op = ops.at(id);
+    partBody.push_back(overShape(shapes.at(id), copy->name + "_z", ForallKind::Serial, [&](const std::vector<Nat> &z) {
+      std::vector<Nat> ix{p};
+      ix.insert(ix.end(), z.begin(), z.end());
+      return assign(access(copy, ix, {}, op.type), identityOf(op));
+    }));
+  }
+  // Part p runs every P-th iteration from lo + p (i = lo + p + P j): the parts' iterations are
+  // affine in p and j, so isl sees them disjoint, and a work that changes steadily with i (a
+  // triangle's columns or rows) is shared evenly whatever its direction.
+  const Nat n = loop.hi - loop.lo;
+  NatVarId j = freshNatVar(loop.varName);
+  NatSubst strided;
+  strided.vars.emplace(loop.var, loop.lo + p + P * Nat::var(j));
+  auto chunk = std::make_shared<Stmt>(loop);
+  chunk->var = j.id;
+  chunk->lo = Nat(0);
+  chunk->hi = Nat::div(n + P - Nat(1) - p, kPrivateParts);  // p < P: never negative
+  chunk->body = {substitute(ToPart(parts, p).mutate(loop.body[0]), strided)};
+  chunk->iterationWork.reset();
+  chunk->balanceBy = 0;  // its iterations are the part's, not [0, n)
+  partBody.push_back(chunk);
+  auto parallel = std::make_shared<Stmt>(*forall(part.id, partName, Nat(0), P, block(partBody), ForallKind::Parallel, loop.loc));
+  parallel->userKind = true;
+  // A part's work sizes the pool's chunks (codegen): one part at a time. Where it is unknown
+  // (compressed rows), as if each part were large: the schedule asked for the parts.
+  NatFacts none;
+  std::optional<Nat> whole = cin::workOf(std::make_shared<Stmt>(loop), none);
+  parallel->iterationWork = whole ? Nat::div(*whole, kPrivateParts) : Nat(int64_t(1) << 20);
+
+  // The copies added to the arrays in part order, element by element.
+  std::vector<StmtP> out{parallel};
+  for (const auto &[id, copy] : parts) {
+    const UpdateOp &op = ops.at(id);
+    const TensorP &t = *std::find_if(updated.begin(), updated.end(), [&](const TensorP &x) { return x->id == id; });
+    NatVarId q = freshNatVar(partName + "_q");
+    const std::vector<Nat> &shape = shapes.at(id);
+    out.push_back(overShape(shape, t->name + "_z", ForallKind::Parallel, [&](const std::vector<Nat> &z) {
+      std::vector<Nat> ix{Nat::var(q)};
+      ix.insert(ix.end(), z.begin(), z.end());
+      ExprP self = access(t, z, {}, op.type);
+      StmtP add = assign(self, combined(op, self, access(copy, ix, {}, op.type)));
+      return forall(q.id, q.name, Nat(0), P, add, ForallKind::Serial);
+    }));
+  }
+  StmtP result = block(out);
+  for (const auto &[id, copy] : parts) result = allocTemp(copy, result);
+  return result;
+}
+
+}  // namespace spl::poly

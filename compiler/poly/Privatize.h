@@ -1,0 +1,52 @@
+/// \file Privatize.h: the `privatize` race strategy of `parallelize(i, KIND, privatize)` (taco's
+/// workspaces per thread, OpenBLAS's per-thread buffers): a loop whose iterations only race on
+/// updates of arrays runs as parts, each adding into a copy of those arrays of its own, and the
+/// copies are combined after it in part order.
+///
+/// Takes:      a forall `loop` (i in [lo, hi)) and the arrays `updated` whose updates make it
+///             carry its dependences: every write of such an array t inside the loop is
+///             `t[x] = t[x] op e` with one op per array (+, min or max), and t is read there
+///             nowhere else. A float sum is regrouped (each part's terms, then the parts), as
+///             the schedule asks by naming the strategy.
+/// Gives:      (P = kPrivateParts, t_parts a temporary of P copies of t, shape P.shape(t))
+///               where t_parts {
+///                 forall i_part in [0, P) parallel {
+///                   forall z in shape(t): t_parts[i_part, z] = identity(op)
+///                   forall i' in [0, (N + P - 1 - i_part) / P) {loop's body at
+///                     i = lo + i_part + P i', t[x] as t_parts[i_part, x]}     (N = hi - lo)
+///                 }
+///                 forall z0 parallel { forall q in [0, P) { forall z' { t[z] = t[z] op t_parts[q, z] } } }
+///               }
+///             Part p runs every P-th iteration from lo + p, in order: the parts are affine in
+///             p (isl sees them disjoint, poly/Dependences), and a work that changes steadily
+///             with i (a triangle's columns or rows, either way) is shared evenly by P parts
+///             (on 2, 4 or 8 threads; within one part's share on others). The loop i' keeps
+///             the loop's name and kind; the part loop is the `partName` given, a user's
+///             Parallel loop, its iteration work the loop's divided by P (where that is
+///             unknown, as if large: the schedule asked for the parts). The parts are fixed in
+///             number, so the result is the same at every run and for every thread count: each
+///             element adds the parts' sums to its value in part order. The copies take P
+///             times t's memory.
+/// Assumes:    the caller checked (poly/Dependences) that the loop carries no other dependence,
+///             so its iterations may run in any grouping once the updates go to private copies.
+/// Fails:      nullopt and `why` when an update is not of that form, t is read otherwise, t's
+///             shape is not a rectangle of nats (a ragged array), or the loop runs over a
+///             compressed row's entries.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cin/Cin.h"
+
+namespace spl::poly {
+
+/// The number of private copies: the parts the loop is cut into.
+constexpr int64_t kPrivateParts = 8;
+
+std::optional<cin::StmtP> privatizeUpdates(const cin::Stmt &loop, const std::vector<cin::TensorP> &updated,
+                                           const std::string &partName, std::vector<cin::TensorP> &tensors,
+                                           std::string &why);
+
+}  // namespace spl::poly
