@@ -198,6 +198,11 @@ struct Stmt {
   /// block of gemm's C may be a chunk alone. Unset: unknown (a compressed row's length), the
   /// pool's default grain.
   std::optional<Nat> iterationWork;
+  /// A Parallel forall: how much more work its last iteration does than its first (w(hi - 1) -
+  /// w(lo), w as iterationWork's with the loop's variable kept), set by the default schedule
+  /// where the two differ (a triangle's rows); positive at run time, the pool hands its chunks
+  /// out from the last (spl_parallel_for_from_end), so that the heaviest start first.
+  std::optional<Nat> workGrowth;
   // Assign: lhs = value, or with `compound` lhs op= value (op a binary operator, or min/max
   // when isMinMax). An `atomic` compound assignment is one indivisible read-modify-write (a
   // schedule's race strategy): iterations running at once may update the same element.

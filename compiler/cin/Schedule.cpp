@@ -72,6 +72,17 @@ StmtP rewrite(const StmtP &s, bool insideParallel) {
     loops.ranges.push_back({s->var, s->lo, s->hi});
     // A loop that knows its work already (privatize's parts) keeps it where it cannot be bounded.
     if (std::optional<Nat> w = workOf(s->body[0], loops)) copy->iterationWork = w;
+    // Where an iteration's work moves with the loop's variable (a triangle's rows lengthen or
+    // shorten), how much more the last does than the first: the pool then hands out the
+    // heaviest chunks first (codegen), and the threads end together.
+    NatFacts around;
+    if (std::optional<Nat> w = workOf(s->body[0], around)) {
+      NatSubst first, last;
+      first.vars.emplace(s->var, s->lo);
+      last.vars.emplace(s->var, s->hi - Nat(1));
+      Nat growth = substitute(*w, last) - substitute(*w, first);
+      if (!growth.isZero() && !readsRunTime(growth)) copy->workGrowth = growth;
+    }
   }
   if (s->kind == StmtKind::Forall && s->forall != ForallKind::Parallel && !s->userKind) {
     // A serial or reduction loop: loops inside it may still be the outermost parallel ones,

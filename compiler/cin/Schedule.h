@@ -6,6 +6,10 @@
 /// Gives:      the kernel with each forall's kind final: for the CPU, the outermost Parallel
 ///             loop of each nest runs on the thread pool and the loops nested in it run
 ///             serially (vectorised by LLVM where it can); Reduction loops stay reductions.
+///             Each such parallel loop carries how much one iteration does (iterationWork: the
+///             pool's chunk size) and, where that moves with its variable, how much more its
+///             last iteration does than its first (workGrowth: the pool hands out a growing
+///             loop's chunks from the last).
 ///             Before that, a row loop whose per-row reduction walks memory with a stride
 ///             (DIA's diagonals, ELL stored slot-major, A^T x on a row-major A, A x on a
 ///             column-major A; also over a triangle) is interchanged into blocks of 1024 rows

@@ -291,11 +291,21 @@ class CpuGen : public LoopCodeGen {
     b_.SetInsertPoint(savedBlock);
 
     bool balanced = s.balanceBy >= 0 && s.a->kind == ExprKind::Const && s.a->ival == 0;
-    if (balanced) runBalanced(s, bodyFn, closure, hi);
-    else
-      b_.CreateCall(runtime("spl_parallel_for", b_.getVoidTy(),
-                            {b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()}),
-                    {lo, hi, grainOf(s), bodyFn, closure});
+    if (balanced) {
+      runBalanced(s, bodyFn, closure, hi);
+    } else {
+      // Where the loop's later iterations do more work (workGrowth > 0 at run time), the pool
+      // hands its chunks out from the last: the heaviest start first.
+      std::vector<llvm::Type *> params{b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()};
+      llvm::FunctionCallee forward = runtime("spl_parallel_for", b_.getVoidTy(), params);
+      llvm::Value *callee = forward.getCallee();
+      if (s.workGrowth) {
+        llvm::FunctionCallee fromEnd = runtime("spl_parallel_for_from_end", b_.getVoidTy(), params);
+        llvm::Value *grows = b_.CreateICmpSGT(expr(s.workGrowth), b_.getInt64(0));
+        callee = b_.CreateSelect(grows, fromEnd.getCallee(), forward.getCallee());
+      }
+      b_.CreateCall(forward.getFunctionType(), callee, {lo, hi, grainOf(s), bodyFn, closure});
+    }
     llvm::Value *code = b_.CreateLoad(b_.getInt32Ty(), err);
     auto *fail = llvm::BasicBlock::Create(ctx_, "par.fail", frame().fn);
     auto *ok = llvm::BasicBlock::Create(ctx_, "par.ok", frame().fn);

@@ -452,14 +452,16 @@ class Flattener : public cin::Visitor {
     varTy_[v] = Ty::I64;
     ExprP lo = lowerNat(s.lo), hi = lowerNat(s.hi);
     ExprP work = s.iterationWork ? lowerNat(*s.iterationWork) : nullptr;
+    ExprP growth = s.workGrowth ? lowerNat(*s.workGrowth) : nullptr;
     std::vector<StmtP> pre;
     std::swap(pre, pre_);
     StmtP body = lowerStmt(s.body[0]);
     StmtP loop = forLoop(v, s.varName, lo, hi, body, loopKind(s.forall));
-    if (s.vectorize || s.unroll || s.vectorWidth || s.userKind || s.iterationWork || s.rows != ast::GpuRowMapping::Auto ||
+    if (s.vectorize || s.unroll || s.vectorWidth || s.userKind || s.iterationWork || s.workGrowth || s.rows != ast::GpuRowMapping::Auto ||
         s.knobs.merge()) {
       auto copy = std::make_shared<Stmt>(*loop);
       copy->iterationWork = work;
+      copy->workGrowth = growth;
       copy->vectorize = s.vectorize;
       copy->unroll = s.unroll;
       copy->vectorWidth = s.vectorWidth;

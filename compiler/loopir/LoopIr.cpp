@@ -576,6 +576,7 @@ class StmtPrinter : public Visitor {
     }
     if (s.balanceBy >= 0) out_(" balanced-by b{}", s.balanceBy);
     if (s.iterationWork) out_(" work {}", print(s.iterationWork));
+    if (s.workGrowth) out_(" growth {}", print(s.workGrowth));
     if (s.rows != ast::GpuRowMapping::Auto) out_(" rows={}", ast::gpuRowMappingName(s.rows));
     out_.append(s.knobs.str());
     if (s.vectorize) out_(" vectorize");

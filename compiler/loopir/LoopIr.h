@@ -197,6 +197,8 @@ struct Stmt {
   int unroll = 0;            // For: a user's unroll factor
   /// Parallel: about how many innermost iterations one iteration runs (cin::Stmt's), or null.
   ExprP iterationWork;
+  /// Parallel: how much more work its last iteration does than its first (cin::Stmt's), or null.
+  ExprP workGrowth;
   int vectorWidth = 0;       // For: SIMD width to use (1: keep scalar; 0: LLVM's choice)
   int interleave = 0;        // For: partial sums / copies to interleave (0: LLVM's choice)
   /// For, vectorised: the last partial vector runs under a mask (LLVM's tail folding) instead

@@ -391,6 +391,7 @@ cin::StmtP AstToCin::loopStmt(const AstLoop &loop, Nat lo, Nat hi, cin::StmtP bo
   withHints->unroll = loop.like->unroll;
   withHints->vectorWidth = loop.like->vectorWidth;
   withHints->iterationWork = loop.like->iterationWork;
+  withHints->workGrowth = loop.like->workGrowth;
   withHints->rows = loop.like->rows;
   withHints->knobs = loop.like->knobs;
   withHints->rowsLoc = loop.like->rowsLoc;

@@ -56,6 +56,12 @@ void spl_set_num_threads(int n);
  * pool, and returns when all chunks are done. Runs inline when the range is small, when only one
  * thread is configured, or when called from inside a pool worker (no nested parallelism). */
 void spl_parallel_for(int64_t begin, int64_t end, int64_t grain, spl_range_fn fn, void *closure);
+/* The same, with the chunks handed to threads from the last to the first: a loop whose later
+ * iterations do more work (a triangle's lengthening rows) then starts with its heaviest chunks,
+ * and the threads finish together instead of one running the last, heaviest chunk alone.
+ * Kernels call it where their loop's work grows (cin::Stmt::workGrowth). */
+void spl_parallel_for_from_end(int64_t begin, int64_t end, int64_t grain, spl_range_fn fn,
+                               void *closure);
 
 /* Runs fn(closure, c, c + 1) for each chunk c in [0, nchunks), one chunk per task. Kernels that
  * balance work themselves (nnz-balanced rows) compute their own chunk boundaries and use this. */

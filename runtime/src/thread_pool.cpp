@@ -115,6 +115,7 @@ struct Job {
   int64_t chunk;
   int64_t longer;
   int64_t nchunks;
+  bool from_end = false; /* claim the last chunk first (spl_parallel_for_from_end) */
   int max_helpers = 0; /* pool workers that may join, so the thread count limit holds */
   std::atomic<int64_t> next{0};
   int64_t done = 0;
@@ -135,7 +136,8 @@ int64_t run_chunks(Job &job) {
     int64_t c = job.next.fetch_add(1, std::memory_order_relaxed);
     if (c >= job.nchunks)
       return ran;
-    job.fn(job.closure, job.chunk_begin(c), job.chunk_begin(c + 1));
+    const int64_t k = job.from_end ? job.nchunks - 1 - c : c;
+    job.fn(job.closure, job.chunk_begin(k), job.chunk_begin(k + 1));
     ++ran;
   }
 }
@@ -242,9 +244,11 @@ Pool &pool() {
 }
 
 /* Runs [begin, end) as nchunks chunks of near-equal size, in parallel when it can. */
-void run_split(int64_t begin, int64_t end, int64_t nchunks, spl_range_fn fn, void *closure) {
+void run_split(int64_t begin, int64_t end, int64_t nchunks, spl_range_fn fn, void *closure,
+               bool from_end = false) {
   const int threads = spl_num_threads();
   Job job;
+  job.from_end = from_end;
   job.fn = fn;
   job.closure = closure;
   job.begin = begin;
@@ -285,8 +289,9 @@ void spl_set_num_threads(int n) {
                                       std::memory_order_relaxed);
 }
 
-void spl_parallel_for(int64_t begin, int64_t end, int64_t grain, spl_range_fn fn,
-                      void *closure) {
+namespace {
+void parallel_for(int64_t begin, int64_t end, int64_t grain, spl_range_fn fn, void *closure,
+                  bool from_end) {
   if (end <= begin || fn == nullptr)
     return;
   int64_t total = end - begin;
@@ -297,7 +302,18 @@ void spl_parallel_for(int64_t begin, int64_t end, int64_t grain, spl_range_fn fn
     return;
   }
   int64_t nchunks = std::min<int64_t>(threads * spl_rt::kChunksPerThread, total / grain);
-  spl_rt::run_split(begin, end, nchunks, fn, closure);
+  spl_rt::run_split(begin, end, nchunks, fn, closure, from_end);
+}
+} // namespace
+
+void spl_parallel_for(int64_t begin, int64_t end, int64_t grain, spl_range_fn fn,
+                      void *closure) {
+  parallel_for(begin, end, grain, fn, closure, false);
+}
+
+void spl_parallel_for_from_end(int64_t begin, int64_t end, int64_t grain, spl_range_fn fn,
+                               void *closure) {
+  parallel_for(begin, end, grain, fn, closure, true);
 }
 
 void spl_parallel_chunks(int64_t nchunks, spl_range_fn fn, void *closure) {

@@ -1,4 +1,4 @@
-// thread_pool_test.cpp: spl_parallel_for and spl_parallel_chunks cover every index exactly
+// thread_pool_test.cpp: spl_parallel_for (and _from_end) and spl_parallel_chunks cover every index exactly
 // once for many ranges, grains and thread counts; nested and concurrent calls finish.
 #include "spl_runtime.h"
 
@@ -87,6 +87,11 @@ TEST_F(ThreadPool, ParallelForCoversEveryIndexOnce) {
       Coverage cov(r.begin, r.end);
       spl_parallel_for(r.begin, r.end, r.grain, &Coverage::visit, &cov);
       cov.expect_each_once();
+      // The same chunks handed out from the last (a loop whose work grows).
+      Coverage backwards(r.begin, r.end);
+      spl_parallel_for_from_end(r.begin, r.end, r.grain, &Coverage::visit, &backwards);
+      backwards.expect_each_once();
+      EXPECT_EQ(backwards.chunks.size(), cov.chunks.size());
       EXPECT_LE(cov.threads.size(), static_cast<size_t>(threads));
       if (r.end <= r.begin) {
         EXPECT_TRUE(cov.chunks.empty());
