@@ -89,9 +89,10 @@ static void freeOps(Ops *o) {
 }
 
 /* The routines: each a call of library l on o, restoring what it writes first. */
-enum { DOT, AXPY, NRM2, ASUM, SCAL, IAMAX, GEMV_N, GEMV_T, SYMV_U, SYMV_L, TRMV_LN, TRMV_UT, TRSV_LN, TRSV_UN, GER, SYR_L,
+enum { DOT, AXPY, NRM2, ASUM, SCAL, IAMAX, GEMV_N, GEMV_T, SYMV_U, SYMV_L, SPMV_U, SPMV_L, TRMV_LN, TRMV_UT, TRSV_LN, TRSV_UN, GER, SYR_L,
        GEMM_NN, GEMM_TN, SYMM_LL, TRSM_LLN, SYRK_LN, ROUTINES };
 static const char *routineName[] = {"dot", "axpy", "nrm2", "asum", "scal", "iamax", "gemv N", "gemv T", "symv U", "symv L",
+                                    "spmv U", "spmv L",
                                     "trmv LN", "trmv UT", "trsv LN", "trsv UN", "ger", "syr L", "gemm NN", "gemm TN",
                                     "symm LL", "trsm LLN", "syrk LN"};
 static double result; /* a scalar result, kept so the call is not dropped */
@@ -145,6 +146,12 @@ static void call(int l, int r, Ops *o) {
       memcpy(o->y, o->y0, vec);
       ((void (*)(const char *, const int *, const void *, const void *, const int *, const void *, const int *, const void *, void *,
                  const int *, size_t))FN(NAME("symv")))(r == SYMV_U ? "U" : "L", &n, alpha, o->A, &n, o->x, &one, beta, o->y, &one, 1);
+      break;
+    case SPMV_U:
+    case SPMV_L: /* A's first n(n+1)/2 elements as a packed triangle */
+      memcpy(o->y, o->y0, vec);
+      ((void (*)(const char *, const int *, const void *, const void *, const void *, const int *, const void *, void *, const int *,
+                 size_t))FN(NAME("spmv")))(r == SPMV_U ? "U" : "L", &n, alpha, o->A, o->x, &one, beta, o->y, &one, 1);
       break;
     case TRMV_LN:
     case TRMV_UT:
@@ -205,7 +212,7 @@ static double bytesOf(int r, int n, size_t e) {
     case ASUM: case IAMAX: return v;
     case SCAL: return 2 * v;
     case GEMV_N: case GEMV_T: return m + 3 * v;
-    case SYMV_U: case SYMV_L: case TRMV_LN: case TRMV_UT: case TRSV_LN: case TRSV_UN: return m / 2 + 3 * v;
+    case SYMV_U: case SYMV_L: case SPMV_U: case SPMV_L: case TRMV_LN: case TRMV_UT: case TRSV_LN: case TRSV_UN: return m / 2 + 3 * v;
     case GER: return 2 * m;
     case SYR_L: return m; /* the triangle read and written */
     default: return 0;

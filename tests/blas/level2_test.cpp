@@ -369,18 +369,19 @@ TEST(Level2Large, SweepsAcrossRowBlocksMatchTheReference) {
   }
 }
 
-// symv on the thread pool: the fused loop over the stored triangle's columns (L) or rows (U)
-// runs as eight parts, each adding the sums of other rows into a private copy that is combined
-// after it in part order (parallelize(..., privatize), stdlib/blas2.spl). Sizes past the eight
-// parts' boundaries and the eight-column blocks (1000, 2001), increments 1, -2 and 3, alpha and
-// beta not 1: against a double reference, and the same bits on 1, 2 and 3 threads (the parts do
-// not depend on the thread count).
-template <typename T> void checkSymvOnThreads(double tolerance) {
+// symv and spmv (full and packed storage) on the thread pool: the fused loop over the stored
+// triangle's columns (L) or rows (U) runs as eight parts, each adding the sums of other rows
+// into a private copy that is combined after it in part order (parallelize(..., privatize),
+// stdlib/blas2.spl). Sizes past the eight parts' boundaries and the eight-column blocks (1000,
+// 2001), increments 1, -2 and 3, alpha and beta not 1: against a double reference, and the same
+// bits on 1, 2 and 3 threads (the parts do not depend on the thread count).
+template <typename T> void checkSymvOnThreads(Kind kind, double tolerance) {
   std::mt19937 rng(4242);
   for (int n : {1000, 2001})
     for (char uplo : {'L', 'U'})
       for (auto [incx, incy] : std::vector<std::pair<int, int>>{{1, 1}, {-2, 3}}) {
         Storage st;
+        st.kind = kind;
         st.m = st.n = n, st.lda = n + 3, st.uplo = uplo;
         std::vector<T> a = randomBuffer<T>(st.size(), rng);
         Walk wx{n, incx}, wy{n, incy};
@@ -401,8 +402,9 @@ template <typename T> void checkSymvOnThreads(double tolerance) {
         for (int threads : {1, 2, 3}) {
           spl_set_num_threads(threads);
           std::vector<T> got = y;
-          Blas<T>::symv(&uplo, &n, &alpha, a.data(), &st.lda, x.data(), &incx, &beta, got.data(), &incy, 1);
-          SCOPED_TRACE(testing::Message() << "symv " << uplo << " n " << n << " incx " << incx << " incy " << incy
+          if (kind == Kind::Full) Blas<T>::symv(&uplo, &n, &alpha, a.data(), &st.lda, x.data(), &incx, &beta, got.data(), &incy, 1);
+          else Blas<T>::spmv(&uplo, &n, &alpha, a.data(), x.data(), &incx, &beta, got.data(), &incy, 1);
+          SCOPED_TRACE(testing::Message() << (kind == Kind::Full ? "symv " : "spmv ") << uplo << " n " << n << " incx " << incx << " incy " << incy
                                           << " threads " << threads);
           for (int i = 0; i < n; ++i)
             ASSERT_LE(std::fabs(double(got[wy.pos(i)]) - want[size_t(i)]), tolerance * (scale[size_t(i)] + 1e-300)) << "row " << i;
@@ -416,9 +418,11 @@ template <typename T> void checkSymvOnThreads(double tolerance) {
       }
 }
 
-TEST(Level2Threads, SymvPartsMatchTheReferenceOnEveryThreadCount) {
-  checkSymvOnThreads<double>(1e-13);
-  checkSymvOnThreads<float>(2e-5);
+TEST(Level2Threads, SymvAndSpmvPartsMatchTheReferenceOnEveryThreadCount) {
+  for (Kind kind : {Kind::Full, Kind::Packed}) {
+    checkSymvOnThreads<double>(kind, 1e-13);
+    checkSymvOnThreads<float>(kind, 2e-5);
+  }
 }
 
 }  // namespace
