@@ -1,7 +1,9 @@
 /// \file Privatize.cpp: a loop's racing updates into private copies per part (see Privatize.h).
 #include "poly/Privatize.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 
@@ -172,7 +174,7 @@ std::optional<StmtP> privatizeUpdates(const Stmt &loop, const std::vector<Tensor
 
   NatVarId part = freshNatVar(partName);
   Nat p = Nat::var(part);
-  // Each part: its copies set to the identity, then its contiguous run of the loop's iterations.
+  // Each part: its copies set to the identity, then its share of the loop's iterations.
   std::vector<StmtP> partBody;
   for (const auto &[id, copy] : parts) {
     const UpdateOp &op = ops.at(id);

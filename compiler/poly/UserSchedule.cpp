@@ -46,12 +46,12 @@
 ///                                 `acc = init; forall i {acc = acc op e}; T[x] = acc` becomes
 ///                                 `T[x] = init; forall i {T[x] atomic op= e}`;
 ///                               privatize (CPU): iterations may update the same elements
-///                                 of arrays (`T[x] = T[x] op e`, op + of a reduce, min or
-///                                 max, T read nowhere else in the loop): the loop runs as a
-///                                 fixed number of contiguous parts, each updating a copy of
-///                                 T of its own, and the copies are combined into T after it
-///                                 in part order (poly/Privatize.h): the same result at every
-///                                 run and thread count;
+///                                 of arrays (`T[x] = T[x] op e`, op +, min or max, T read
+///                                 nowhere else in the loop): the loop runs as eight parts,
+///                                 part p every eighth iteration from p, each updating a
+///                                 copy of T of its own, and the copies are combined into T
+///                                 after it in part order (poly/Privatize.h): the same result
+///                                 at every run and thread count;
 ///                               ignore_races: the user asserts the iterations do not conflict
 ///                                 (no check, as in taco)
 ///   vectorize(i), unroll(i, f)  hints to LLVM's vectoriser and unroller; unroll of a tile's

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "spl_matrix.h"
+#include "spl_runtime.h"
 
 namespace spl_e2e {
 
@@ -129,5 +130,40 @@ inline double relError(const float *got, const double *want, int64_t n) { return
 
 constexpr double kF32Tolerance = 1e-5;
 constexpr double kF64Tolerance = 1e-12;
+
+/// The operands of a column scatter y = A x with A read by columns (its CSC): x from seed 9,
+/// A x in double, and per row the sum of its terms' magnitudes (the scale of the sum's
+/// rounding), each with a guard element past the end.
+struct ScatterCase {
+  spl_csc csc{};
+  std::vector<double> x, want, scale;
+  explicit ScatterCase(const spl_csr &a)
+      : x(static_cast<size_t>(a.cols) + 1), want(static_cast<size_t>(a.rows) + 1, 0.0), scale(want.size(), 0.0) {
+    EXPECT_EQ(spl_csr_to_csc(&a, &csc), 0);
+    spl_random_vector(9, a.cols, x.data());
+    spl_ref_spmv(&a, x.data(), want.data());
+    for (int64_t i = 0; i < a.rows; ++i)
+      for (int64_t p = a.offs[i]; p < a.offs[i + 1]; ++p) scale[i] += std::fabs(a.vals[p] * x[a.cols_idx[p]]);
+  }
+  /// y = A x by `kernel` (an export taking n, m, the CSC and x) on `threads` threads, checked
+  /// against want row by row, its guard element untouched.
+  template <typename Kernel>
+  std::vector<double> run(Kernel kernel, const spl_csr &a, int threads, const std::string &name) {
+    spl_set_num_threads(threads);
+    std::vector<double> y(static_cast<size_t>(a.rows) + 1, -7.0);
+    EXPECT_EQ(kernel(a.rows, a.cols, csc.offs, csc.vals, csc.row_idx, x.data(), y.data()), SPL_OK);
+    for (int64_t i = 0; i < a.rows; ++i)
+      if (!(std::fabs(y[i] - want[i]) <= 1e-13 * (scale[i] + 1e-300))) {
+        ADD_FAILURE() << name << " row " << i << " threads " << threads << ": " << y[i] << ", want " << want[i];
+        break;
+      }
+    EXPECT_EQ(y[a.rows], -7.0);
+    spl_set_num_threads(0);
+    return y;
+  }
+  ScatterCase(const ScatterCase &) = delete;
+  ScatterCase &operator=(const ScatterCase &) = delete;
+  ~ScatterCase() { spl_csc_free(&csc); }
+};
 
 }  // namespace spl_e2e

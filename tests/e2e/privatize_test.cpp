@@ -16,26 +16,10 @@ namespace {
 
 TEST(Privatize, PrivatizedScatterCsc) {
   for (const spl_e2e::NamedMatrix &nm : spl_e2e::testMatrices()) {
-    const spl_csr &a = nm.m;
-    spl_csc csc;
-    ASSERT_EQ(spl_csr_to_csc(&a, &csc), 0);
-    std::vector<double> x(static_cast<size_t>(a.cols) + 1), want(static_cast<size_t>(a.rows) + 1, 0.0),
-        scale(want.size(), 0.0), first;
-    spl_random_vector(9, a.cols, x.data());
-    spl_ref_spmv(&a, x.data(), want.data());
-    for (int64_t i = 0; i < a.rows; ++i)
-      for (int64_t p = a.offs[i]; p < a.offs[i + 1]; ++p) scale[i] += std::fabs(a.vals[p] * x[a.cols_idx[p]]);
-    for (int threads : {1, 2, 3}) {
-      spl_set_num_threads(threads);
-      std::vector<double> y(static_cast<size_t>(a.rows) + 1, -7.0);
-      ASSERT_EQ(spl_sched_csc_private(a.rows, a.cols, csc.offs, csc.vals, csc.row_idx, x.data(), y.data()), SPL_OK);
-      for (int64_t i = 0; i < a.rows; ++i)
-        ASSERT_LE(std::fabs(y[i] - want[i]), 1e-13 * (scale[i] + 1e-300)) << nm.name << " row " << i << " threads " << threads;
-      EXPECT_EQ(y[a.rows], -7.0);
-      if (first.empty()) first = y;
-      else EXPECT_EQ(y, first) << nm.name << ": the bits differ from one thread's";
-    }
-    spl_csc_free(&csc);
+    spl_e2e::ScatterCase c(nm.m);
+    std::vector<double> first = c.run(spl_sched_csc_private, nm.m, 1, nm.name);
+    for (int threads : {2, 3})
+      EXPECT_EQ(c.run(spl_sched_csc_private, nm.m, threads, nm.name), first) << nm.name << ": the bits differ from one thread's";
   }
   spl_set_num_threads(0);
 }

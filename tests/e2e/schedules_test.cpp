@@ -81,24 +81,8 @@ TEST(Schedules, IslFusedCountScanAndRaggedLoops) {
 // on the real matrices read by columns, at 1 and 2 threads).
 TEST(Schedules, AtomicScatterCsc) {
   for (const spl_e2e::NamedMatrix &nm : spl_e2e::testMatrices()) {
-    const spl_csr &a = nm.m;
-    spl_csc csc;
-    ASSERT_EQ(spl_csr_to_csc(&a, &csc), 0);
-    std::vector<double> x(static_cast<size_t>(a.cols) + 1), want(static_cast<size_t>(a.rows) + 1, 0.0),
-        scale(want.size(), 0.0);
-    spl_random_vector(9, a.cols, x.data());
-    spl_ref_spmv(&a, x.data(), want.data());
-    for (int64_t i = 0; i < a.rows; ++i)
-      for (int64_t p = a.offs[i]; p < a.offs[i + 1]; ++p) scale[i] += std::fabs(a.vals[p] * x[a.cols_idx[p]]);
-    for (int threads : {1, 2}) {
-      spl_set_num_threads(threads);
-      std::vector<double> y(static_cast<size_t>(a.rows) + 1, -7.0);
-      ASSERT_EQ(spl_sched_csc(a.rows, a.cols, csc.offs, csc.vals, csc.row_idx, x.data(), y.data()), SPL_OK);
-      for (int64_t i = 0; i < a.rows; ++i)
-        ASSERT_LE(std::fabs(y[i] - want[i]), 1e-13 * (scale[i] + 1e-300)) << nm.name << " row " << i << " threads " << threads;
-      EXPECT_EQ(y[a.rows], -7.0);
-    }
-    spl_csc_free(&csc);
+    spl_e2e::ScatterCase c(nm.m);
+    for (int threads : {1, 2}) c.run(spl_sched_csc, nm.m, threads, nm.name);
   }
   spl_set_num_threads(0);
 }
