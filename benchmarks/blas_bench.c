@@ -89,13 +89,17 @@ static void freeOps(Ops *o) {
 }
 
 /* The routines: each a call of library l on o, restoring what it writes first. */
-enum { DOT, AXPY, NRM2, ASUM, SCAL, IAMAX, GEMV_N, GEMV_T, SYMV_U, SYMV_L, SPMV_U, SPMV_L, TRMV_LN, TRMV_UT, TRSV_LN, TRSV_UN, GER, SYR_L,
-       GEMM_NN, GEMM_TN, SYMM_LL, TRSM_LLN, SYRK_LN, ROUTINES };
+enum { DOT, AXPY, NRM2, ASUM, SCAL, IAMAX, GEMV_N, GEMV_T, SYMV_U, SYMV_L, SPMV_U, SPMV_L, TRMV_LN, TRMV_UT, TRSV_LN, TRSV_UN,
+       GBMV_N, SBMV_L, TPMV_LN, TBMV_LN, GER, SYR_L, SYR2_L, SPR_L, GEMM_NN, GEMM_TN, SYMM_LL, TRSM_LLN, SYRK_LN, ROUTINES };
 static const char *routineName[] = {"dot", "axpy", "nrm2", "asum", "scal", "iamax", "gemv N", "gemv T", "symv U", "symv L",
                                     "spmv U", "spmv L",
-                                    "trmv LN", "trmv UT", "trsv LN", "trsv UN", "ger", "syr L", "gemm NN", "gemm TN",
+                                    "trmv LN", "trmv UT", "trsv LN", "trsv UN", "gbmv N", "sbmv L", "tpmv LN", "tbmv LN",
+                                    "ger", "syr L", "syr2 L", "spr L", "gemm NN", "gemm TN",
                                     "symm LL", "trsm LLN", "syrk LN"};
 static double result; /* a scalar result, kept so the call is not dropped */
+/* The band routines' diagonals on each side of the main one (A's first (2k + 1) n elements hold
+ * gbmv's band, the first (k + 1) n sbmv's and tbmv's; packed routines A's first n(n+1)/2). */
+enum { kBand = 32 };
 
 static fn_t resolved[2][ROUTINES][2]; /* call()'s entry points, by library, routine and precision */
 static fn_t remember(fn_t *slot, fn_t f) { return *slot = f; }
@@ -163,6 +167,34 @@ static void call(int l, int r, Ops *o) {
                  size_t))FN(NAME(r == TRMV_LN || r == TRMV_UT ? "trmv" : "trsv")))(uplo, trans, "N", &n, o->A, &n, o->y, &one, 1, 1, 1);
       break;
     }
+    case GBMV_N: {
+      memcpy(o->y, o->y0, vec);
+      int k = kBand < n ? kBand : n - 1, ld = 2 * k + 1;
+      ((void (*)(const char *, const int *, const int *, const int *, const int *, const void *, const void *, const int *,
+                 const void *, const int *, const void *, void *, const int *, size_t))FN(NAME("gbmv")))(
+          "N", &n, &n, &k, &k, alpha, o->A, &ld, o->x, &one, beta, o->y, &one, 1);
+      break;
+    }
+    case SBMV_L: {
+      memcpy(o->y, o->y0, vec);
+      int k = kBand < n ? kBand : n - 1, ld = k + 1;
+      ((void (*)(const char *, const int *, const int *, const void *, const void *, const int *, const void *, const int *,
+                 const void *, void *, const int *, size_t))FN(NAME("sbmv")))("L", &n, &k, alpha, o->A, &ld, o->x, &one, beta, o->y,
+                                                                             &one, 1);
+      break;
+    }
+    case TPMV_LN:
+      memcpy(o->y, o->y0, vec);
+      ((void (*)(const char *, const char *, const char *, const int *, const void *, void *, const int *, size_t, size_t,
+                 size_t))FN(NAME("tpmv")))("L", "N", "N", &n, o->A, o->y, &one, 1, 1, 1);
+      break;
+    case TBMV_LN: {
+      memcpy(o->y, o->y0, vec);
+      int k = kBand < n ? kBand : n - 1, ld = k + 1;
+      ((void (*)(const char *, const char *, const char *, const int *, const int *, const void *, const int *, void *, const int *,
+                 size_t, size_t, size_t))FN(NAME("tbmv")))("L", "N", "N", &n, &k, o->A, &ld, o->y, &one, 1, 1, 1);
+      break;
+    }
     case GER:
       memcpy(o->C, o->C0, mat);
       ((void (*)(const int *, const int *, const void *, const void *, const int *, const void *, const int *, void *, const int *))sym(
@@ -172,6 +204,16 @@ static void call(int l, int r, Ops *o) {
       memcpy(o->C, o->C0, mat);
       ((void (*)(const char *, const int *, const void *, const void *, const int *, void *, const int *, size_t))FN(NAME("syr")))(
           "L", &n, alpha, o->x, &one, o->C, &n, 1);
+      break;
+    case SYR2_L:
+      memcpy(o->C, o->C0, mat);
+      ((void (*)(const char *, const int *, const void *, const void *, const int *, const void *, const int *, void *, const int *,
+                 size_t))FN(NAME("syr2")))("L", &n, alpha, o->x, &one, o->y0, &one, o->C, &n, 1);
+      break;
+    case SPR_L: /* C's first n(n+1)/2 elements as a packed triangle */
+      memcpy(o->C, o->C0, mat);
+      ((void (*)(const char *, const int *, const void *, const void *, const int *, void *, size_t))FN(NAME("spr")))(
+          "L", &n, alpha, o->x, &one, o->C, 1);
       break;
     case GEMM_NN:
     case GEMM_TN:
@@ -213,8 +255,11 @@ static double bytesOf(int r, int n, size_t e) {
     case SCAL: return 2 * v;
     case GEMV_N: case GEMV_T: return m + 3 * v;
     case SYMV_U: case SYMV_L: case SPMV_U: case SPMV_L: case TRMV_LN: case TRMV_UT: case TRSV_LN: case TRSV_UN: return m / 2 + 3 * v;
+    case GBMV_N: return (2.0 * kBand + 1) * v + 3 * v;
+    case SBMV_L: case TBMV_LN: return (kBand + 1.0) * v + 3 * v;
+    case TPMV_LN: return m / 2 + 2 * v;
     case GER: return 2 * m;
-    case SYR_L: return m; /* the triangle read and written */
+    case SYR_L: case SYR2_L: case SPR_L: return m; /* the triangle read and written */
     default: return 0;
   }
 }
@@ -294,10 +339,10 @@ int main(int argc, char **argv) {
   printf("precision,routine,n,threads,spl_s,openblas_s,spl_speed,spl_GBs,openblas_GBs,spl_GFlops,openblas_GFlops,triad_GBs\n");
   /* (routine, size) groups: level 1 in cache (32 KB per vector) and beyond the last-level cache
    * (32 MB); level 2 at 400 (1.3 MB in f64) and 4000 (128 MB); level 3 at 1000, 2000, 4000. */
-  struct Group { int r, n; } groups[64];
+  struct Group { int r, n; } groups[96];
   int ng = 0;
   for (int r = DOT; r <= IAMAX; ++r) groups[ng++] = (struct Group){r, 4096}, groups[ng++] = (struct Group){r, 4 << 20};
-  for (int r = GEMV_N; r <= SYR_L; ++r) groups[ng++] = (struct Group){r, 400}, groups[ng++] = (struct Group){r, quick ? 1500 : 4000};
+  for (int r = GEMV_N; r <= SPR_L; ++r) groups[ng++] = (struct Group){r, 400}, groups[ng++] = (struct Group){r, quick ? 1500 : 4000};
   for (int r = GEMM_NN; r <= SYRK_LN; ++r) {
     groups[ng++] = (struct Group){r, quick ? 300 : 1000};
     if (!quick && r != SYRK_LN) groups[ng++] = (struct Group){r, 2000};  /* syrk: 0.1x, 40 s a call at 2000 */
