@@ -118,7 +118,6 @@ std::optional<Nat> workOf(const StmtP &s, NatFacts &loops) {
   return sum;
 }
 
-
 StmtP shiftRowRest(const Stmt &loop, const Nat &i, int64_t outerVar) {
   if (loop.lo.mentions(outerVar) || !loop.hi.mentions(outerVar) || (loop.hi + i).mentions(outerVar)) return nullptr;
   // By i plus the constant c of an index k + i + c the body reads, so that the loop's variable

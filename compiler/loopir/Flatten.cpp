@@ -303,21 +303,28 @@ class Flattener : public cin::Visitor {
     return cInt(0, Ty::I1);
   }
 
+  /// A nat's terms with integer coefficients are summed as they are; those with fractions (a
+  /// packed triangle's j (j + 1) / 2) times their common denominator, divided exactly once (the
+  /// nat and the integer terms are integers, so the rest is too). So an index i + j n -
+  /// j (j + 1) / 2 keeps i outside the division, and a loop over i walks memory by one.
   ExprP lowerNat(const Nat &n) {
     int64_t den = 1;
     for (const Nat::Term &t : n.terms()) den = std::lcm(den, t.coeff.den());
-    ExprP sum = cInt(0);
-    for (const Nat::Term &t : n.terms()) {
-      Rat c = t.coeff * Rat(den);
+    auto product = [&](const Nat::Term &t, Rat c) {
       ExprP prod = cInt(c.num());
       for (const auto &[atom, p] : t.mono.factors) {
         ExprP a = lowerAtom(*atom);
         for (int k = 0; k < p; ++k) prod = bin(BinOp::Mul, prod, a);
       }
-      sum = bin(BinOp::Add, sum, prod);
+      return prod;
+    };
+    ExprP whole = cInt(0), fractions = cInt(0);
+    for (const Nat::Term &t : n.terms()) {
+      if (t.coeff.den() == 1) whole = bin(BinOp::Add, whole, product(t, t.coeff));
+      else fractions = bin(BinOp::Add, fractions, product(t, t.coeff * Rat(den)));
     }
-    if (den != 1) sum = bin(BinOp::ExactDiv, sum, cInt(den));
-    return sum;
+    if (den == 1) return whole;
+    return bin(BinOp::Add, whole, bin(BinOp::ExactDiv, fractions, cInt(den)));
   }
 
   // ---- expressions and statements (a cin::Visitor: each method leaves its result in
@@ -457,8 +464,8 @@ class Flattener : public cin::Visitor {
     std::swap(pre, pre_);
     StmtP body = lowerStmt(s.body[0]);
     StmtP loop = forLoop(v, s.varName, lo, hi, body, loopKind(s.forall));
-    if (s.vectorize || s.unroll || s.vectorWidth || s.userKind || s.iterationWork || s.workGrowth || s.rows != ast::GpuRowMapping::Auto ||
-        s.knobs.merge()) {
+    if (s.vectorize || s.unroll || s.vectorWidth || s.userKind || s.iterationWork || s.workGrowth ||
+        s.rows != ast::GpuRowMapping::Auto || s.knobs.merge()) {
       auto copy = std::make_shared<Stmt>(*loop);
       copy->iterationWork = work;
       copy->workGrowth = growth;

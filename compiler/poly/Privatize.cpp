@@ -63,7 +63,8 @@ ExprP identityOf(const UpdateOp &op) {
 }
 
 ExprP combined(const UpdateOp &op, ExprP a, ExprP b) {
-  return op.isMinMax ? minmax(op.isMax, std::move(a), std::move(b), op.type) : binary(ast::BinOp::Add, std::move(a), std::move(b), op.type);
+  if (op.isMinMax) return minmax(op.isMax, std::move(a), std::move(b), op.type);
+  return binary(ast::BinOp::Add, std::move(a), std::move(b), op.type);
 }
 
 /// The extents of a rectangular array type (each level's length free of the positions above
@@ -139,7 +140,8 @@ std::optional<StmtP> privatizeUpdates(const Stmt &loop, const std::vector<Tensor
           while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
           text.erase(0, text.find_first_not_of(' '));
           ok = false;
-          why = "`" + text + "` is not an update " + t->name + "[x] = " + t->name + "[x] op e with one op (+, min or max) for the whole loop";
+          why = "`" + text + "` is not an update " + t->name + "[x] = " + t->name +
+                "[x] op e with one op (+, min or max) for the whole loop";
           return;
         }
         op = u;

@@ -1,4 +1,5 @@
-/* thread_pool.cpp: the CPU thread pool behind spl_parallel_for and spl_parallel_chunks.
+/* thread_pool.cpp: the CPU thread pool behind spl_parallel_for (and _from_end) and
+ * spl_parallel_chunks.
  *
  * Design: a set of persistent std::threads, started lazily on the first parallel call and grown
  * when spl_set_num_threads asks for more. A parallel call publishes a Job (a range split into
