@@ -140,6 +140,7 @@ class Prover {
     // innermost of those loops, and every other loop around it partitions the elements: the
     // range of an index loop inside it moves past itself from one iteration to the next (the
     // tile loops of a tiled nest).
+    if (ix.size() == 1 && !ix[0].asVar()) return foundPacked(ix, loops);
     std::vector<const Stmt *> indexLoops;
     for (size_t d = 0; d < ix.size(); ++d) {
       std::optional<NatVarId> v = ix[d].asVar();
@@ -164,6 +165,42 @@ class Prover {
       for (size_t b = a + 1; b < ix.size(); ++b)
         if (ix[a] == ix[b]) refuse("the result is written at [" + showIndex(ix) + "], a loop variable twice");
     if (ix.empty()) refuse("a scalar result cannot be written in place");
+    p_.owner = owner;
+    p_.index = ix;
+  }
+
+  /// A packed result (a triangle column by column: sprL's j n + j - j (j + 1) / 2 + t): one
+  /// index e + v, v the variable of a loop around the write with coefficient 1 (the owner) and
+  /// e free of it. The owner's iterations write the run [e + lo, e + hi); it is shown distinct
+  /// from one iteration of the loop around the owner to the next when the next run starts at
+  /// or past this one's end (that loop the only one around the owner that e mentions; a loop
+  /// that e does not mention would write the same run again).
+  void foundPacked(const std::vector<Nat> &ix, const std::vector<const Stmt *> &loops) {
+    const Stmt *owner = nullptr;
+    for (const Stmt *l : loops) {
+      NatVarId v{l->var, l->varName};
+      Nat rest = ix[0] - Nat::var(v);
+      if (ix[0].mentions(l->var) && !rest.mentions(l->var)) owner = l;
+    }
+    if (!owner) refuse("the result is written at [" + showIndex(ix) + "], not at a loop variable plus a position free of it");
+    NatSubst atLo, atHi;
+    atLo.vars.emplace(owner->var, owner->lo);
+    atHi.vars.emplace(owner->var, owner->hi);
+    const Nat runStart = substitute(ix[0], atLo), runEnd = substitute(ix[0], atHi);
+    for (const Stmt *t : loops) {
+      if (t == owner) break;
+      if (!ix[0].mentions(t->var) && !owner->lo.mentions(t->var) && !owner->hi.mentions(t->var))
+        refuse("the result is written at [" + showIndex(ix) + "] in every iteration of loop " + t->varName);
+      NatSubst next;
+      next.vars.emplace(t->var, Nat::var(NatVarId{t->var, t->varName}) + Nat(1));
+      if (!proveNonNegative(substitute(runStart, next) - runEnd, NatFacts{}))
+        refuse("the result is written at [" + showIndex(ix) + "], whose runs in loop " + owner->varName +
+               " are not shown apart from one iteration of loop " + t->varName + " to the next");
+    }
+    const int around = static_cast<int>(std::count_if(loops.begin(), loops.end(), [&](const Stmt *t) {
+      return t != owner && std::find(loops.begin(), loops.end(), owner) > std::find(loops.begin(), loops.end(), t);
+    }));
+    if (around > 1) refuse("the result is written at [" + showIndex(ix) + "] under more than one loop around " + owner->varName);
     p_.owner = owner;
     p_.index = ix;
   }

@@ -12,7 +12,10 @@
 /// range of an index loop inside it moves past itself from one iteration to the next: a tile
 /// loop over its point loop), so iterations write distinct elements; every read of P in the
 /// statement nest that writes L reads P[I] inside the owner, where it is read once into a local
-/// at the top of the loop body, before anything is written; statements of the kernel before that
+/// at the top of the loop body, before anything is written; (a packed result, one index e + v:
+/// the owner is v's loop, and the run [e + lo, e + hi) it writes must start, in the next
+/// iteration of the one loop around it, at or past this one's end: spr's triangle column by
+/// column); statements of the kernel before that
 /// nest may read P anywhere (nothing is written yet), statements after it may not. Split loops
 /// (an index 4 io + ii, not a loop variable) are staged.
 #pragma once
