@@ -187,6 +187,15 @@ class Prover {
     atLo.vars.emplace(owner->var, owner->lo);
     atHi.vars.emplace(owner->var, owner->hi);
     const Nat runStart = substitute(ix[0], atLo), runEnd = substitute(ix[0], atHi);
+    // Runs that never go backwards, so that apart from the next one means apart from all later
+    // (with the ranges of the loops around the owner).
+    NatFacts around;
+    for (const Stmt *t : loops) {
+      if (t == owner) break;
+      around.ranges.push_back({t->var, t->lo, t->hi});
+    }
+    if (!proveNonNegative(runEnd - runStart, around))
+      refuse("the result is written at [" + showIndex(ix) + "], whose runs in loop " + owner->varName + " may be empty backwards");
     for (const Stmt *t : loops) {
       if (t == owner) break;
       if (!ix[0].mentions(t->var) && !owner->lo.mentions(t->var) && !owner->hi.mentions(t->var))
@@ -197,10 +206,7 @@ class Prover {
         refuse("the result is written at [" + showIndex(ix) + "], whose runs in loop " + owner->varName +
                " are not shown apart from one iteration of loop " + t->varName + " to the next");
     }
-    const int around = static_cast<int>(std::count_if(loops.begin(), loops.end(), [&](const Stmt *t) {
-      return t != owner && std::find(loops.begin(), loops.end(), owner) > std::find(loops.begin(), loops.end(), t);
-    }));
-    if (around > 1) refuse("the result is written at [" + showIndex(ix) + "] under more than one loop around " + owner->varName);
+    if (around.ranges.size() > 1) refuse("the result is written at [" + showIndex(ix) + "] under more than one loop around " + owner->varName);
     p_.owner = owner;
     p_.index = ix;
   }
