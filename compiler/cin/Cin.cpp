@@ -470,6 +470,15 @@ bool natMentions(const Expr &e, int64_t id) {
   return e.kind == ExprKind::NatE && e.nat.mentions(id);
 }
 
+bool readsTensor(const ExprP &e, int64_t t) {
+  return anyExpr(e, [t](const Expr &x) { return (x.kind == ExprKind::Access && x.tensor->id == t) || natMentions(x, t); });
+}
+
+bool sameElement(const ExprP &a, const ExprP &b) {
+  return a->kind == ExprKind::Access && b->kind == ExprKind::Access && a->tensor->id == b->tensor->id && a->leaf == b->leaf &&
+         a->indices == b->indices;
+}
+
 const Stmt *findForall(const StmtP &s, const std::function<bool(const Stmt &)> &pred) {
   const Stmt *found = nullptr;
   anyStmt(s, [&](const Stmt &x) {

@@ -286,6 +286,10 @@ void forEachStmt(const StmtP &s, const std::function<void(const StmtP &)> &fn);
 /// Does `e` itself (not its operands) mention `id` (a nat variable, a local or a tensor) in a
 /// Nat: one of its indices or its nat value?
 bool natMentions(const Expr &e, int64_t id);
+/// Does `e` read tensor `t` (an access of it, or its values in a Nat below e)?
+bool readsTensor(const ExprP &e, int64_t t);
+/// Are `a` and `b` accesses of one element (tensor, leaf and indices)?
+bool sameElement(const ExprP &a, const ExprP &b);
 /// The first forall at or below `s` for which `pred` holds, or null.
 const Stmt *findForall(const StmtP &s, const std::function<bool(const Stmt &)> &pred);
 

@@ -22,15 +22,6 @@ struct UpdateOp {
   bool operator==(const UpdateOp &o) const { return isMinMax == o.isMinMax && isMax == o.isMax; }
 };
 
-bool sameElement(const ExprP &a, const ExprP &b) {
-  return a->kind == ExprKind::Access && b->kind == ExprKind::Access && a->tensor->id == b->tensor->id && a->leaf == b->leaf &&
-         a->indices == b->indices;
-}
-
-bool reads(const ExprP &e, int64_t t) {
-  return anyExpr(e, [t](const Expr &x) { return (x.kind == ExprKind::Access && x.tensor->id == t) || natMentions(x, t); });
-}
-
 /// The op of `s` when it is an update of t (`t[x] = t[x] op e`, e not reading t), else none.
 std::optional<UpdateOp> updateOf(const Stmt &s, int64_t t) {
   if (s.kind != StmtKind::Assign || s.compound || s.lhs->tensor->id != t) return std::nullopt;
@@ -50,7 +41,7 @@ std::optional<UpdateOp> updateOf(const Stmt &s, int64_t t) {
     return std::nullopt;
   }
   for (int side = 0; side < 2; ++side)
-    if (sameElement(v->args[side], s.lhs) && !reads(v->args[1 - side], t)) return op;
+    if (sameElement(v->args[side], s.lhs) && !readsTensor(v->args[1 - side], t)) return op;
   return std::nullopt;
 }
 
@@ -147,7 +138,7 @@ std::optional<StmtP> privatizeUpdates(const Stmt &loop, const std::vector<Tensor
         op = u;
         return;
       }
-      if (reads(s->value, t->id) || (s->lhs && reads(s->lhs, t->id)) ||
+      if (readsTensor(s->value, t->id) || (s->lhs && readsTensor(s->lhs, t->id)) ||
           (s->kind == StmtKind::Forall && (s->lo.mentions(t->id) || s->hi.mentions(t->id)))) {
         ok = false;
         why = "loop " + loop.varName + " reads " + t->name + " outside its updates";

@@ -1290,10 +1290,6 @@ class Scheduler {
   // ---- the atomics race strategy ---------------------------------------------------------------
 
 
-  static bool readsTensor(const ExprP &e, int64_t t) {
-    return anyExpr(e, [t](const Expr &x) { return (x.kind == ExprKind::Access && x.tensor->id == t) || natMentions(x, t); });
-  }
-
   static bool readsLocal(const ExprP &e, int64_t l) {
     return anyExpr(e, [l](const Expr &x) { return (x.kind == ExprKind::Local && x.local == l) || natMentions(x, l); });
   }
@@ -1303,11 +1299,6 @@ class Scheduler {
   static bool storesAccumulator(const Stmt &decl, const Stmt &store) {
     return decl.kind == StmtKind::DeclLocal && decl.value && store.kind == StmtKind::Assign && !store.compound &&
            store.value->kind == ExprKind::Local && store.value->local == decl.local;
-  }
-
-  static bool sameAccess(const ExprP &a, const ExprP &b) {
-    return a->kind == ExprKind::Access && b->kind == ExprKind::Access && a->tensor->id == b->tensor->id &&
-           a->leaf == b->leaf && a->indices == b->indices;
   }
 
   /// `self op e` (op +, min or max) as an atomic update's operator and operand, or false.
@@ -1404,7 +1395,7 @@ class Scheduler {
         name = s->lhs->tensor->name;
         auto n = std::make_shared<Stmt>(*s);
         ExprP operand;
-        auto isSelf = [&](const ExprP &e) { return sameAccess(e, s->lhs); };
+        auto isSelf = [&](const ExprP &e) { return sameElement(e, s->lhs); };
         if (s->compound || !splitUpdate(s->value, isSelf, *n, operand) || readsTensor(operand, t) ||
             std::any_of(s->lhs->indices.begin(), s->lhs->indices.end(), [&](const Nat &ix) { return ix.mentions(t); })) {
           ok = false;
