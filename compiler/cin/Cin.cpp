@@ -87,6 +87,12 @@ std::optional<Nat> foldNat(const ExprP &e) {
         default: return std::nullopt;
       }
     }
+    case ExprKind::MinMax: {
+      if (e->type != Scalar::I64) return std::nullopt;
+      std::optional<Nat> a = foldNat(e->args[0]), b = foldNat(e->args[1]);
+      if (!a || !b) return std::nullopt;
+      return e->isMax ? Nat::max(*a, *b) : Nat::min(*a, *b);
+    }
     default: return std::nullopt;
   }
 }

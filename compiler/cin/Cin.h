@@ -104,8 +104,8 @@ ExprP constBool(bool v);
 ExprP local(int64_t id, Scalar t);
 ExprP natExpr(const Nat &n);
 /// An integer expression of positions and constants (`i + j * (j + 1) / 2`, a packed triangle's
-/// index) as the Nat it computes, so that an index stays affine where it is (strides, bounds);
-/// none for anything else. A division is folded only where its dividend has no negative term
+/// index; `max(0, i - kl)`, a band's first column) as the Nat it computes, so that an index stays
+/// affine where it is (strides, bounds); none for anything else. A division is folded only where its dividend has no negative term
 /// (positions and nats are non-negative, so C's truncation is then the Nat's floor).
 std::optional<Nat> foldNat(const ExprP &e);
 ExprP access(TensorP t, std::vector<Nat> indices, std::vector<int> leaf, Scalar type);

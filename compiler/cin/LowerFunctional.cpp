@@ -144,7 +144,12 @@ void Lowerer::bindValue(Env &env, const tir::VarP &var, ValP x) {
   if (x->kind == Val::Scalar) {
     Scalar t = x->scalar->type;
     bool integer = t == Scalar::I32 || t == Scalar::I64;
-    if (!trivial(x->scalar) || (integer && x->scalar->kind == ExprKind::Access)) {
+    // A position computed from positions (a band's first column, max(0, i - kl)) stays the Nat
+    // it is, so that bounds and indices using it stay affine for the schedules.
+    std::optional<Nat> folded = integer && !trivial(x->scalar) ? foldNat(x->scalar) : std::nullopt;
+    if (folded) {
+      x = scalarVal(natExpr(*folded));
+    } else if (!trivial(x->scalar) || (integer && x->scalar->kind == ExprKind::Access)) {
       int64_t id = newLocal(var->name, t, x->scalar);
       x = scalarVal(local(id, t));
     }

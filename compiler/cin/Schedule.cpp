@@ -118,29 +118,73 @@ std::optional<Nat> workOf(const StmtP &s, NatFacts &loops) {
   return sum;
 }
 
-StmtP shiftRowRest(const Stmt &loop, const Nat &i, int64_t outerVar) {
-  if (loop.lo.mentions(outerVar) || !loop.hi.mentions(outerVar) || (loop.hi + i).mentions(outerVar)) return nullptr;
-  // By i plus the constant c of an index k + i + c the body reads, so that the loop's variable
-  // is that position (two loops over one column then meet at the same element); else by i.
-  Nat k = Nat::var(NatVarId{loop.var, loop.varName}), by = i;
-  anyStmt(loop.body[0], [&](const Stmt &x) {
-    auto found = [&](const Expr &e) {
-      if (e.kind != ExprKind::Access) return false;
-      for (const Nat &ix : e.indices)
-        if (std::optional<int64_t> c = (ix - k - i).asConst()) {
-          by = i + Nat(*c);
-          return true;
-        }
-      return false;
-    };
-    return anyExpr(x.value, found) || anyExpr(x.lhs, found);
-  });
+namespace {
+
+/// x when n is max(x, 0) (generate's length of a range, max(hi - lo, 0)).
+std::optional<Nat> rangeEnd(const Nat &n) {
+  const std::vector<Nat::Term> &terms = n.terms();
+  if (terms.size() != 1 || terms[0].coeff != Rat(1) || terms[0].mono.factors.size() != 1 ||
+      terms[0].mono.factors[0].second != 1 || terms[0].mono.factors[0].first->kind != NatAtomKind::Max)
+    return std::nullopt;
+  const std::vector<Nat> &arms = terms[0].mono.factors[0].first->args;
+  if (arms[0].isZero()) return arms[1];
+  if (arms[1].isZero()) return arms[0];
+  return std::nullopt;
+}
+
+}  // namespace
+
+StmtP shiftToPositions(const Stmt &loop, const Nat &i, int64_t outerVar) {
+  Nat k = Nat::var(NatVarId{loop.var, loop.varName});
+  // The first index of the body's accesses that reads k plus an offset (free of k).
+  auto firstOffset = [&](const std::function<std::optional<Nat>(const Nat &)> &offsetOf) {
+    std::optional<Nat> by;
+    anyStmt(loop.body[0], [&](const Stmt &x) {
+      auto found = [&](const Expr &e) {
+        if (e.kind != ExprKind::Access) return false;
+        for (const Nat &ix : e.indices)
+          if ((by = offsetOf(ix))) return true;
+        return false;
+      };
+      return anyExpr(x.value, found) || anyExpr(x.lhs, found);
+    });
+    return by;
+  };
+  Nat by, hi;
+  if (!loop.lo.mentions(outerVar) && loop.hi.mentions(outerVar) && !(loop.hi + i).mentions(outerVar)) {
+    // The rest of a row after i: by i plus the constant c of an index k + i + c the body reads,
+    // so that the loop's variable is that position (two loops over one column then meet at the
+    // same element); else by i.
+    std::optional<Nat> c = firstOffset([&](const Nat &ix) -> std::optional<Nat> {
+      if (std::optional<int64_t> c = (ix - k - i).asConst()) return i + Nat(*c);
+      return std::nullopt;
+    });
+    by = c ? *c : i;
+    hi = loop.hi + by;
+  } else if (std::optional<Nat> e = loop.lo.isZero() ? rangeEnd(loop.hi) : std::nullopt) {
+    // A part [lo, e) of a row, lo moving with i (a band's row: generate over max(e - lo, 0)
+    // reading lo + t, lo = max(0, i - kl)): by lo, read by an index k + lo; [lo, e) runs the
+    // same iterations as [lo, lo + max(e - lo, 0)). Of such offsets (a band's stored row
+    // ku + lo + t - i too) the one of fewest terms, the position in the row.
+    std::optional<Nat> start;
+    firstOffset([&](const Nat &ix) -> std::optional<Nat> {
+      Nat d = ix - k;
+      if (d.mentions(loop.var) || !d.mentions(outerVar) || (*e + d).terms().size() >= e->terms().size()) return std::nullopt;
+      if (!start || d.terms().size() < start->terms().size()) start = d;
+      return std::nullopt;
+    });
+    if (!start) return nullptr;
+    by = *start;
+    hi = *e + by;
+  } else {
+    return nullptr;
+  }
   NatSubst shift;
   shift.vars.emplace(loop.var, k - by);
   auto shifted = std::make_shared<Stmt>(loop);
   shifted->body = {substitute(loop.body[0], shift)};
   shifted->lo = loop.lo + by;
-  shifted->hi = loop.hi + by;
+  shifted->hi = hi;
   return shifted;
 }
 
@@ -323,7 +367,7 @@ StmtP interchangeReductionAt(const StmtP &s, const std::vector<StmtP> &items, si
   Nat iv = Nat::var(NatVarId{i, s->varName});
   std::vector<StmtP> inner = rr->inner;
   ExprP upd = rr->update;
-  if (StmtP shifted = shiftRowRest(*red, iv, i)) {
+  if (StmtP shifted = shiftToPositions(*red, iv, i)) {
     red = shifted;
     inner = itemsOf(red->body[0]);
     upd = inner.back()->value;

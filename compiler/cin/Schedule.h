@@ -48,13 +48,15 @@ std::optional<Nat> workOf(const StmtP &s, NatFacts &loops);
 /// so); 0 otherwise.
 int64_t compressedRowOffsets(const Stmt &loop, int64_t rowVar);
 
-/// `loop` over the rest of a row after outer loop i's (`drop(i + 1)`: k in [0, n - i - 1),
-/// reading k + i + 1), shifted into [i + 1, n) reading k: its variable is the position it reads
-/// (by i plus the constant of such an index, else by i), so that an interchange of the two loops
-/// walks the triangle by rows and columns rather than by diagonals and a fusion with another
-/// loop over the row meets it at the same elements; null when its upper bound is not i's
-/// complement (hi + i free of i) or its lower bound mentions i.
-StmtP shiftRowRest(const Stmt &loop, const Nat &i, int64_t outerVar);
+/// `loop`, inside outer loop i, with its variable changed to the position it reads, so that an
+/// interchange of the two loops walks a triangle or band by rows and columns rather than by
+/// diagonals, and a fusion with another loop over the row meets it at the same elements:
+/// - the rest of a row after i (`drop(i + 1)`: k in [0, n - i - 1) reading k + i + 1) becomes
+///   [i + 1, n) reading k (shifted by i plus the constant of such an index, else by i);
+/// - a part of a row starting at a position lo that moves with i (a band's row, generate over
+///   max(hi - lo, 0) reading lo + k, lo = max(0, i - kl)) becomes [lo, hi) reading k.
+/// Null when the loop is neither (its lower bound is not zero, or no index reads k + lo).
+StmtP shiftToPositions(const Stmt &loop, const Nat &i, int64_t outerVar);
 
 /// The change of an access's offset in its buffer when `var` advances by one (a constant, or
 /// symbolic like n for a column walk of a row-major matrix).

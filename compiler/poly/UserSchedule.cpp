@@ -856,9 +856,10 @@ class Scheduler {
       outer = find(k_.body, c.outer.text);
       innerTarget = innerOf(outer);
     }
-    if (StmtP shifted = shiftRowRest(*innerTarget, Nat::var(NatVarId{outer->var, outer->varName}), outer->var)) {
+    if (StmtP shifted = shiftToPositions(*innerTarget, Nat::var(NatVarId{outer->var, outer->varName}), outer->var)) {
       // The rest of a row after i (k in [0, n - i - 1) reading k + i + 1) as k in [i + 1, n)
-      // reading k: interchanged, the loops then walk the triangle's rows and columns, not its
+      // reading k, a band's row (t in [0, max(hi - lo, 0)) reading lo + t) as [lo, hi):
+      // interchanged, the loops then walk the triangle's or band's rows and columns, not its
       // diagonals.
       k_.body = replace(k_.body, innerTarget, [&](const StmtP &) { return std::vector<StmtP>{shifted}; });
       outer = find(k_.body, c.outer.text);
@@ -1094,13 +1095,21 @@ class Scheduler {
     const Stmt *b = loop(c, c.second, 1);
     if (!a || !b) return;
     // A loop over the rest of a row after the index of the loop around it (k in [0, n - i - 1)
-    // reading k + i + 1) is first shifted to the row's positions (k in [i + 1, n) reading k),
-    // so that fused iterations read the same positions, not positions i apart.
+    // reading k + i + 1) or over a band's row is first shifted to the row's positions (k in
+    // [i + 1, n) reading k), so that fused iterations read the same positions, not positions i
+    // apart. Every loop of the name is shifted (a first iteration that an earlier fuse peeled
+    // keeps a copy of the loop, with no loop around it).
     for (const tir::NameArg *ref : {&c.first, &c.second}) {
-      const Stmt *l = find(k_.body, ref->text), *around = l ? loopAround(k_.body, l) : nullptr;
-      if (!around) continue;
-      if (StmtP shifted = shiftRowRest(*l, Nat::var(NatVarId{around->var, around->varName}), around->var))
-        k_.body = replace(k_.body, l, [&](const StmtP &) { return std::vector<StmtP>{shifted}; });
+      std::vector<const Stmt *> named;
+      forEachStmt(k_.body, [&](const StmtP &x) {
+        if (x->kind == StmtKind::Forall && x->varName == ref->text) named.push_back(x.get());
+      });
+      for (const Stmt *l : named) {
+        const Stmt *around = loopAround(k_.body, l);
+        if (!around) continue;
+        if (StmtP shifted = shiftToPositions(*l, Nat::var(NatVarId{around->var, around->varName}), around->var))
+          k_.body = replace(k_.body, l, [&](const StmtP &) { return std::vector<StmtP>{shifted}; });
+      }
     }
     a = find(k_.body, c.first.text);
     b = find(k_.body, c.second.text);

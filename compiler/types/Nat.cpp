@@ -897,6 +897,25 @@ bool proveNonNegative(const Nat &n, const NatFacts &facts) { return proveNonNega
 
 namespace {
 
+/// n with each term c floor(a / d) (c > 0, the quotient alone) replaced by c a / d, which is
+/// at least as large; none when n has no such term.
+std::optional<Nat> quotientsRaised(const Nat &n) {
+  bool raised = false;
+  Nat out(0);
+  for (const Nat::Term &t : n.terms()) {
+    if (Rat(0) < t.coeff && t.mono.factors.size() == 1 && t.mono.factors[0].second == 1 &&
+        t.mono.factors[0].first->kind == NatAtomKind::Div) {
+      const NatAtom &q = *t.mono.factors[0].first;
+      out = out + q.args[0].scale(t.coeff / Rat(q.divisor));
+      raised = true;
+    } else {
+      out = out + Nat::fromTerms({t});
+    }
+  }
+  if (!raised) return std::nullopt;
+  return out;
+}
+
 bool proveNonNegativeAt(const Nat &n, const NatFacts &facts, int depth) {
   if (allTermsNonNegative(n, facts, depth)) return true;
   // Facts give non-negative linear forms f: v - lo and hi - 1 - v. Search n = sum c_j f_j + rest
@@ -906,6 +925,9 @@ bool proveNonNegativeAt(const Nat &n, const NatFacts &facts, int depth) {
     Nat v = Nat::var(NatVarId{r.var, ""});
     forms.push_back(v - r.lo);
     forms.push_back(r.hi - Nat(1) - v);
+    // A block index below (n + b - 1) / b: with the quotient raised to (n + b - 1) / b exactly
+    // the form stays non-negative and is linear in n, so that b v <= n - 1 follows.
+    if (std::optional<Nat> relaxed = quotientsRaised(r.hi - Nat(1) - v)) forms.push_back(*relaxed);
   }
   Nat cur = n;
   for (int step = 0; step < 8 && !allCoeffsNonNegative(cur); ++step) {
@@ -931,7 +953,21 @@ bool proveNonNegativeAt(const Nat &n, const NatFacts &facts, int depth) {
     }
     if (!improved) break;
   }
-  return allTermsNonNegative(cur, facts, depth);
+  if (allTermsNonNegative(cur, facts, depth)) return true;
+  // -c min(a, b) is at least -c a and -c b, c max(a, b) at least c a and c b: n is
+  // non-negative when it is with the first such term replaced by either.
+  if (depth >= 8) return false;
+  for (const Nat::Term &t : n.terms()) {
+    if (t.mono.factors.size() != 1 || t.mono.factors[0].second != 1) continue;
+    const NatAtom &a = *t.mono.factors[0].first;
+    bool negative = t.coeff < Rat(0);
+    if (!(negative ? a.kind == NatAtomKind::Min : a.kind == NatAtomKind::Max)) continue;
+    Nat rest = n - Nat::fromTerms({t});
+    for (const Nat &arm : a.args)
+      if (proveNonNegativeAt(rest + arm.scale(t.coeff), facts, depth + 1)) return true;
+    return false;
+  }
+  return false;
 }
 
 }  // namespace

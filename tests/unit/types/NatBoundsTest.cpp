@@ -129,5 +129,37 @@ TEST(NatBounds, MinMaxAndConditionals) {
   EXPECT_EQ(*u->asConst(), 18);
 }
 
+/// proveNonNegative(e) under the ranges: the verdict is `proved`, and a proof is true at every
+/// point (n in [0, 40]).
+void checkProof(const Nat &e, const NatFacts &facts, const Vars &v, bool proved) {
+  EXPECT_EQ(proveNonNegative(e, facts), proved) << e.str();
+  if (proved) checkBounds(e, facts, v, std::nullopt, Nat(0));
+}
+
+// A block of 4 rows of n (a split's blocks g in [0, (n + 3) / 4)) starts inside the rows:
+// n - 4 g >= 0 (g's bound raised to (n + 3) / 4 makes it linear), so the block's length
+// min(n - 4 g, 4) is non-negative; the length is not 4 for every block.
+TEST(NatBounds, BlockStartsInsideTheRows) {
+  Vars v;
+  NatFacts f;
+  f.ranges.push_back({v.g.id, Nat(0), Nat::div(v.N() + Nat(3), 4)});
+  checkProof(v.N() - Nat(4) * v.G(), f, v, true);
+  checkProof(v.N() - Nat(4) * v.G() - Nat(1), f, v, true);
+  checkProof(Nat::min(v.N() - Nat(4) * v.G(), Nat(4)), f, v, true);
+  checkProof(v.N() - Nat(4) * v.G() - Nat(4), f, v, false);
+}
+
+// -min(a, b) is at least -a and -b, max(a, b) at least a and b: the end of one block's run,
+// min(n, 4 g + 4), is not past the next block's start 4 g + 4; nothing more follows.
+TEST(NatBounds, MinAndMaxAgainstTheirArms) {
+  Vars v;
+  NatFacts f;
+  f.ranges.push_back({v.g.id, Nat(0), v.N()});
+  checkProof(Nat(4) * v.G() + Nat(4) - Nat::min(v.N(), Nat(4) * v.G() + Nat(4)), f, v, true);
+  checkProof(Nat::max(v.G() - v.N(), v.N()) - v.N(), f, v, true);
+  checkProof(v.N() - Nat::min(v.N(), v.G()) - v.G(), f, v, false);
+  checkProof(v.G() - Nat::max(v.G(), v.N()), f, v, false);
+}
+
 }  // namespace
 }  // namespace spl
