@@ -369,6 +369,75 @@ TEST(Level2Large, SweepsAcrossRowBlocksMatchTheReference) {
   }
 }
 
+// The band routines swept by columns (stdlib/blas2.spl: gbmv N, tbmv LN and UN by blocks of
+// 1024 rows, sbmv in one fused pass): matrices past two blocks, bands that cross the blocks'
+// edges, wider than tall and taller than wide, increments 1 and -2 / 3, on 1, 2 and 3 threads,
+// against a double reference (f64: relative 1e-13 of each row's magnitude).
+TEST(Level2Large, BandSweepsMatchTheReferenceOnEveryThreadCount) {
+  std::mt19937 rng(2609);
+  struct Case {
+    int m, n, kl, ku;
+  };
+  for (Case c : {Case{2100, 1900, 40, 17}, Case{1100, 3000, 3, 70}, Case{2300, 2300, 45, 9}, Case{2500, 2500, 0, 0}})
+    for (int sym = 0; sym < 3; ++sym) {  // gbmv, sbmv, tbmv
+      if (sym && c.m != c.n) continue;
+      for (char uplo : sym ? std::vector<char>{'L', 'U'} : std::vector<char>{'A'})
+        for (char trans : sym == 1 ? std::vector<char>{'N'} : std::vector<char>{'N', 'T'})
+          for (auto [incx, incy] : std::vector<std::pair<int, int>>{{1, 1}, {-2, 3}}) {
+            Storage st;
+            st.kind = Kind::Band;
+            st.m = c.m, st.n = c.n, st.uplo = uplo;
+            int k = std::max(c.kl, c.ku);
+            if (sym) (uplo == 'U' ? st.ku : st.kl) = k;
+            else st.kl = c.kl, st.ku = c.ku;
+            st.lda = st.kl + st.ku + 2;
+            std::vector<double> a = randomBuffer<double>(st.size(), rng);
+            int rows = trans == 'N' ? st.m : st.n, cols = trans == 'N' ? st.n : st.m;
+            auto M = [&](int i, int j) -> double {
+              if (trans != 'N') std::swap(i, j);
+              long p = st.at(i, j);
+              if (p < 0 && sym == 1) p = st.at(j, i);
+              return p < 0 ? 0.0 : a[size_t(p)];
+            };
+            Walk wx{cols, incx}, wy{rows, incy};
+            std::vector<double> x = randomBuffer<double>(wx.size(), rng), y = randomBuffer<double>(wy.size(), rng);
+            const double alpha = 0.75, beta = -0.5;
+            std::vector<double> want(static_cast<size_t>(rows)), scale(static_cast<size_t>(rows));
+            for (int i = 0; i < rows; ++i) {
+              double acc = 0, mag = 0;
+              for (int j = std::max(0, i - k - c.kl - c.ku); j < std::min(cols, i + k + c.kl + c.ku + 1); ++j) {
+                double term = M(i, j) * x[wx.pos(j)];
+                acc += term, mag += std::fabs(term);
+              }
+              bool update = sym != 2;
+              want[size_t(i)] = update ? alpha * acc + beta * y[wy.pos(i)] : acc;
+              scale[size_t(i)] = mag + (update ? std::fabs(y[wy.pos(i)]) : 0);
+            }
+            std::vector<double> first;
+            for (int threads : {1, 2, 3}) {
+              spl_set_num_threads(threads);
+              const char *ul = &uplo, *tr = &trans;
+              std::vector<double> got = sym == 2 ? x : y;
+              if (sym == 0)
+                Blas<double>::gbmv(tr, &st.m, &st.n, &st.kl, &st.ku, &alpha, a.data(), &st.lda, x.data(), &incx, &beta, got.data(), &incy, 1);
+              else if (sym == 1)
+                Blas<double>::sbmv(ul, &st.n, &k, &alpha, a.data(), &st.lda, x.data(), &incx, &beta, got.data(), &incy, 1);
+              else
+                Blas<double>::tbmv(ul, tr, "N", &st.n, &k, a.data(), &st.lda, got.data(), &incx, 1, 1, 1);
+              SCOPED_TRACE(testing::Message() << "routine " << sym << " " << st.m << "x" << st.n << " band " << st.kl << "/" << st.ku
+                                              << " uplo " << uplo << " trans " << trans << " incx " << incx << " incy " << incy
+                                              << " threads " << threads);
+              const Walk &out = sym == 2 ? wx : wy;
+              for (int i = 0; i < rows; ++i)
+                ASSERT_LE(std::fabs(got[out.pos(i)] - want[size_t(i)]), 1e-13 * (scale[size_t(i)] + 1e-300)) << "row " << i;
+              if (first.empty()) first = got;
+              else ASSERT_EQ(got, first) << "the bits differ from one thread's";
+            }
+            spl_set_num_threads(0);
+          }
+    }
+}
+
 // symv and spmv (full and packed storage) on the thread pool: the fused loop over the stored
 // triangle's columns (L) or rows (U) runs as eight parts, each adding the sums of other rows
 // into a private copy that is combined after it in part order (parallelize(..., privatize),
