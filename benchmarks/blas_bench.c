@@ -8,6 +8,10 @@
  * OPENBLAS_NUM_THREADS, which benchmarks/run-blas.sh sets to THREADS. Every routine is checked
  * against the other library's result before it is timed (relative difference below 1e-9 in
  * f64, 1e-3 in f32, on the output's largest element), so a ratio is never of a wrong result.
+ * An output that a routine updates is restored before each call (x and y by memcpy, C of
+ * level 3), except the matrices of the rank updates (ger, syr, syr2, spr: A += alpha x y'): a
+ * restore of theirs would copy as many bytes as the update moves (128 MB at n = 4000) inside
+ * the timed calls; A drifts by alpha x y' a call instead, which changes no timing.
  * A group (a routine at a size) runs both libraries in rounds, alternating which goes first,
  * one sample each per round (a sample: back-to-back calls for at least 20 ms, or one call when
  * a call takes longer); the median sample is the time. Beside each group, a STREAM triad of the
@@ -196,22 +200,18 @@ static void call(int l, int r, Ops *o) {
       break;
     }
     case GER:
-      memcpy(o->C, o->C0, mat);
       ((void (*)(const int *, const int *, const void *, const void *, const int *, const void *, const int *, void *, const int *))sym(
           l, NAME("ger")))(&n, &n, alpha, o->x, &one, o->y0, &one, o->C, &n);
       break;
     case SYR_L:
-      memcpy(o->C, o->C0, mat);
       ((void (*)(const char *, const int *, const void *, const void *, const int *, void *, const int *, size_t))FN(NAME("syr")))(
           "L", &n, alpha, o->x, &one, o->C, &n, 1);
       break;
     case SYR2_L:
-      memcpy(o->C, o->C0, mat);
       ((void (*)(const char *, const int *, const void *, const void *, const int *, const void *, const int *, void *, const int *,
                  size_t))FN(NAME("syr2")))("L", &n, alpha, o->x, &one, o->y0, &one, o->C, &n, 1);
       break;
     case SPR_L: /* C's first n(n+1)/2 elements as a packed triangle */
-      memcpy(o->C, o->C0, mat);
       ((void (*)(const char *, const int *, const void *, const void *, const int *, void *, size_t))FN(NAME("spr")))(
           "L", &n, alpha, o->x, &one, o->C, 1);
       break;
