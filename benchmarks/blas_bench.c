@@ -94,10 +94,10 @@ static void freeOps(Ops *o) {
 
 /* The routines: each a call of library l on o, restoring what it writes first. */
 enum { DOT, AXPY, NRM2, ASUM, SCAL, IAMAX, GEMV_N, GEMV_T, SYMV_U, SYMV_L, SPMV_U, SPMV_L, TRMV_LN, TRMV_UT, TRSV_LN, TRSV_UN,
-       GBMV_N, SBMV_L, TPMV_LN, TBMV_LN, GER, SYR_L, SYR2_L, SPR_L, GEMM_NN, GEMM_TN, SYMM_LL, TRSM_LLN, SYRK_LN, ROUTINES };
+       GBMV_N, GBMV_T, SBMV_L, SBMV_U, TPMV_LN, TBMV_LN, TBMV_UN, GER, SYR_L, SYR2_L, SPR_L, GEMM_NN, GEMM_TN, SYMM_LL, TRSM_LLN, SYRK_LN, ROUTINES };
 static const char *routineName[] = {"dot", "axpy", "nrm2", "asum", "scal", "iamax", "gemv N", "gemv T", "symv U", "symv L",
                                     "spmv U", "spmv L",
-                                    "trmv LN", "trmv UT", "trsv LN", "trsv UN", "gbmv N", "sbmv L", "tpmv LN", "tbmv LN",
+                                    "trmv LN", "trmv UT", "trsv LN", "trsv UN", "gbmv N", "gbmv T", "sbmv L", "sbmv U", "tpmv LN", "tbmv LN", "tbmv UN",
                                     "ger", "syr L", "syr2 L", "spr L", "gemm NN", "gemm TN",
                                     "symm LL", "trsm LLN", "syrk LN"};
 static double result; /* a scalar result, kept so the call is not dropped */
@@ -171,20 +171,22 @@ static void call(int l, int r, Ops *o) {
                  size_t))FN(NAME(r == TRMV_LN || r == TRMV_UT ? "trmv" : "trsv")))(uplo, trans, "N", &n, o->A, &n, o->y, &one, 1, 1, 1);
       break;
     }
-    case GBMV_N: {
+    case GBMV_N:
+    case GBMV_T: {
       memcpy(o->y, o->y0, vec);
       int k = kBand < n ? kBand : n - 1, ld = 2 * k + 1;
       ((void (*)(const char *, const int *, const int *, const int *, const int *, const void *, const void *, const int *,
                  const void *, const int *, const void *, void *, const int *, size_t))FN(NAME("gbmv")))(
-          "N", &n, &n, &k, &k, alpha, o->A, &ld, o->x, &one, beta, o->y, &one, 1);
+          r == GBMV_N ? "N" : "T", &n, &n, &k, &k, alpha, o->A, &ld, o->x, &one, beta, o->y, &one, 1);
       break;
     }
-    case SBMV_L: {
+    case SBMV_L:
+    case SBMV_U: {
       memcpy(o->y, o->y0, vec);
       int k = kBand < n ? kBand : n - 1, ld = k + 1;
       ((void (*)(const char *, const int *, const int *, const void *, const void *, const int *, const void *, const int *,
-                 const void *, void *, const int *, size_t))FN(NAME("sbmv")))("L", &n, &k, alpha, o->A, &ld, o->x, &one, beta, o->y,
-                                                                             &one, 1);
+                 const void *, void *, const int *, size_t))FN(NAME("sbmv")))(r == SBMV_L ? "L" : "U", &n, &k, alpha, o->A, &ld,
+                                                                             o->x, &one, beta, o->y, &one, 1);
       break;
     }
     case TPMV_LN:
@@ -192,11 +194,13 @@ static void call(int l, int r, Ops *o) {
       ((void (*)(const char *, const char *, const char *, const int *, const void *, void *, const int *, size_t, size_t,
                  size_t))FN(NAME("tpmv")))("L", "N", "N", &n, o->A, o->y, &one, 1, 1, 1);
       break;
-    case TBMV_LN: {
+    case TBMV_LN:
+    case TBMV_UN: {
       memcpy(o->y, o->y0, vec);
       int k = kBand < n ? kBand : n - 1, ld = k + 1;
       ((void (*)(const char *, const char *, const char *, const int *, const int *, const void *, const int *, void *, const int *,
-                 size_t, size_t, size_t))FN(NAME("tbmv")))("L", "N", "N", &n, &k, o->A, &ld, o->y, &one, 1, 1, 1);
+                 size_t, size_t, size_t))FN(NAME("tbmv")))(r == TBMV_LN ? "L" : "U", "N", "N", &n, &k, o->A, &ld, o->y, &one, 1, 1,
+                                                          1);
       break;
     }
     case GER:
@@ -255,8 +259,8 @@ static double bytesOf(int r, int n, size_t e) {
     case SCAL: return 2 * v;
     case GEMV_N: case GEMV_T: return m + 3 * v;
     case SYMV_U: case SYMV_L: case SPMV_U: case SPMV_L: case TRMV_LN: case TRMV_UT: case TRSV_LN: case TRSV_UN: return m / 2 + 3 * v;
-    case GBMV_N: return (2.0 * kBand + 1) * v + 3 * v;
-    case SBMV_L: case TBMV_LN: return (kBand + 1.0) * v + 3 * v;
+    case GBMV_N: case GBMV_T: return (2.0 * kBand + 1) * v + 3 * v;
+    case SBMV_L: case SBMV_U: case TBMV_LN: case TBMV_UN: return (kBand + 1.0) * v + 3 * v;
     case TPMV_LN: return m / 2 + 2 * v;
     case GER: return 2 * m;
     case SYR_L: case SYR2_L: case SPR_L: return m; /* the triangle read and written */
