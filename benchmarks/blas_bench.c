@@ -333,6 +333,15 @@ int main(int argc, char **argv) {
    * (paired OpenBLAS-against-OpenBLAS runs with and without it agree within the noise); SPL's
    * pool spins 50 us. Read by OpenBLAS when it loads; a value in the environment wins. */
   setenv("OPENBLAS_THREAD_TIMEOUT", "20", 0);
+  /* OpenBLAS (a DYNAMIC_ARCH build, as Debian's) chooses its kernels by the CPU's family and
+   * model, and 0.3.21 does not know newer Xeons (family 6, model 207 here): it falls back to its
+   * Prescott kernels (SSE3, two doubles a vector), which gemm runs at half of SPL's speed. The
+   * baseline is OpenBLAS at its best on this machine: the kernels of the widest vectors the CPU
+   * has (SkylakeX for AVX-512, Haswell for AVX2), as a user who sets OPENBLAS_CORETYPE gets; a
+   * value in the environment wins (OPENBLAS_CORETYPE=Prescott measures what it detects). */
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
+  else if (__builtin_cpu_supports("avx2")) setenv("OPENBLAS_CORETYPE", "Haswell", 0);
   for (int l = 0; l < 2; ++l) {
     lib[l] = dlopen(argv[1 + l], RTLD_NOW | RTLD_LOCAL);
     if (!lib[l]) {
@@ -341,6 +350,11 @@ int main(int argc, char **argv) {
     }
   }
   printf("precision,routine,n,threads,spl_s,openblas_s,spl_speed,spl_GBs,openblas_GBs,spl_GFlops,openblas_GFlops,triad_GBs\n");
+  {
+    const char *(*corename)(void) = (const char *(*)(void))dlsym(lib[1], "openblas_get_corename");
+    const char *asked = getenv("OPENBLAS_CORETYPE");
+    printf("# OpenBLAS kernels: %s (OPENBLAS_CORETYPE=%s)\n", corename ? corename() : "unknown", asked ? asked : "unset");
+  }
   /* (routine, size) groups: level 1 in cache (32 KB per vector) and beyond the last-level cache
    * (32 MB); level 2 at 400 (1.3 MB in f64) and 4000 (128 MB); level 3 at 1000, 2000, 4000. */
   struct Group { int r, n; } groups[96];

@@ -30,7 +30,7 @@ def main():
     src, md, png = sys.argv[1:4]
     with open(src) as f:
         lines = f.read().splitlines()
-    notes = [l[2:] for l in lines if l.startswith("# ")]
+    notes = list(dict.fromkeys(l[2:] for l in lines if l.startswith("# ")))  # each thread count's run repeats some
     rows = list(csv.DictReader(l for l in lines if not l.startswith("#")))
     out = ["# libsplblas against OpenBLAS", ""]
     out += [f"- {n}" for n in notes]
