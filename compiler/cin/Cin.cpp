@@ -442,6 +442,12 @@ std::string print(const StmtP &s, int indent) {
   return out.str();
 }
 
+std::string quoted(const StmtP &s) {
+  std::string text = print(s);
+  size_t b = text.find_first_not_of(" \n"), e = text.find_last_not_of(" \n");
+  return b == std::string::npos ? "" : text.substr(b, e - b + 1);
+}
+
 std::string print(const Kernel &k) {
   TextOut out;
   out("kernel {}{}{}{}{}\n", k.name, k.cuda ? " (cuda)" : "", k.sizeFunction ? " (sizes)" : "", k.planned ? " (planned)" : "",
@@ -483,6 +489,15 @@ bool readsTensor(const ExprP &e, int64_t t) {
 bool sameElement(const ExprP &a, const ExprP &b) {
   return a->kind == ExprKind::Access && b->kind == ExprKind::Access && a->tensor->id == b->tensor->id && a->leaf == b->leaf &&
          a->indices == b->indices;
+}
+
+std::optional<UpdateForm> updateForm(const ExprP &v, const std::function<bool(const ExprP &)> &isSelf) {
+  if (!v || v->args.size() != 2) return std::nullopt;
+  bool add = v->kind == ExprKind::Binary && v->binop == ast::BinOp::Add;
+  if (!add && v->kind != ExprKind::MinMax) return std::nullopt;
+  for (int side = 0; side < 2; ++side)
+    if (isSelf(v->args[side])) return UpdateForm{!add, !add && v->isMax, v->args[1 - side]};
+  return std::nullopt;
 }
 
 const Stmt *findForall(const StmtP &s, const std::function<bool(const Stmt &)> &pred) {

@@ -52,6 +52,9 @@ struct Tensor {
   int64_t baseLocal = 0;
   /// The result is written into this input (`with result in x`, cin/InPlace.h).
   bool updated = false;
+  /// A register tile's sums (cin/RegisterTile.h): a small array read and written only at
+  /// constant offsets, which LLVM keeps in vector registers.
+  bool registerTile = false;
 };
 
 /// The offset of t[indices].leaf in its leaf's buffer, in elements: by the view's strides
@@ -290,6 +293,14 @@ bool natMentions(const Expr &e, int64_t id);
 bool readsTensor(const ExprP &e, int64_t t);
 /// Are `a` and `b` accesses of one element (tensor, leaf and indices)?
 bool sameElement(const ExprP &a, const ExprP &b);
+/// An update's value `self op e` (or `e op self`), op `+`, `min` or `max`, self an operand for
+/// which `isSelf` holds: its op and e. The race strategies (atomics, privatize) recognise the
+/// updates they may run in another order by it.
+struct UpdateForm {
+  bool isMinMax = false, isMax = false;
+  ExprP operand;
+};
+std::optional<UpdateForm> updateForm(const ExprP &value, const std::function<bool(const ExprP &)> &isSelf);
 /// The first forall at or below `s` for which `pred` holds, or null.
 const Stmt *findForall(const StmtP &s, const std::function<bool(const Stmt &)> &pred);
 
@@ -301,6 +312,9 @@ std::string print(const Kernel &k);
 std::string print(const ExprP &e);
 std::string print(const Expr &e);
 std::string print(const StmtP &s, int indent = 0);
+/// A statement as a diagnostic quotes it: printed without the indentation around it and the
+/// final newline.
+std::string quoted(const StmtP &s);
 Scalar scalarOf(const TypeP &t);  // idx -> i64
 
 }  // namespace spl::cin

@@ -50,12 +50,6 @@ std::string sanitize(const std::string &s) {
   return out;
 }
 
-std::string trim(const std::string &s) {
-  size_t b = s.find_first_not_of(" \n");
-  size_t e = s.find_last_not_of(" \n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
 std::string join(const std::vector<std::string> &v, const std::string &sep) {
   std::string out;
   for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
@@ -701,7 +695,7 @@ void ModelBuilder::leaf(const Stmt &s) {
   int id = static_cast<int>(m_.statements.size());
   PolyStatement st;
   st.name = "S" + std::to_string(id);
-  st.text = trim(cin::print(cin::substitute(std::make_shared<const Stmt>(s), renaming()), 0));
+  st.text = cin::quoted(cin::substitute(std::make_shared<const Stmt>(s), renaming()));
   std::vector<std::string> constraints;
   std::vector<RawAccess> acc;
   std::string reduction;

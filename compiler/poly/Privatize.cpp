@@ -23,26 +23,19 @@ struct UpdateOp {
 };
 
 /// The op of `s` when it is an update of t (`t[x] = t[x] op e`, e not reading t), else none.
+/// (Parts add their terms apart, then to each other: a float sum is regrouped, which the
+/// schedule asks for by naming the strategy, as atomics reorders it.)
 std::optional<UpdateOp> updateOf(const Stmt &s, int64_t t) {
   if (s.kind != StmtKind::Assign || s.compound || s.lhs->tensor->id != t) return std::nullopt;
   for (const Nat &ix : s.lhs->indices)
     if (ix.mentions(t)) return std::nullopt;
-  const ExprP &v = s.value;
-  if (!v || v->args.size() != 2) return std::nullopt;
+  std::optional<UpdateForm> f = updateForm(s.value, [&](const ExprP &x) { return sameElement(x, s.lhs); });
+  if (!f || readsTensor(f->operand, t)) return std::nullopt;
   UpdateOp op;
   op.type = s.lhs->type;
-  if (v->kind == ExprKind::Binary && v->binop == ast::BinOp::Add) {
-    // Parts add their terms apart, then to each other: a float sum is regrouped, which the
-    // schedule asks for by naming the strategy (as atomics reorders it).
-  } else if (v->kind == ExprKind::MinMax) {
-    op.isMinMax = true;
-    op.isMax = v->isMax;
-  } else {
-    return std::nullopt;
-  }
-  for (int side = 0; side < 2; ++side)
-    if (sameElement(v->args[side], s.lhs) && !readsTensor(v->args[1 - side], t)) return op;
-  return std::nullopt;
+  op.isMinMax = f->isMinMax;
+  op.isMax = f->isMax;
+  return op;
 }
 
 ExprP identityOf(const UpdateOp &op) {
@@ -127,11 +120,8 @@ std::optional<StmtP> privatizeUpdates(const Stmt &loop, const std::vector<Tensor
       if (s->kind == StmtKind::Assign && s->lhs->tensor->id == t->id) {
         std::optional<UpdateOp> u = updateOf(*s, t->id);
         if (!u || (op && !(*u == *op))) {
-          std::string text = print(s);
-          while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-          text.erase(0, text.find_first_not_of(' '));
           ok = false;
-          why = "`" + text + "` is not an update " + t->name + "[x] = " + t->name +
+          why = "`" + quoted(s) + "` is not an update " + t->name + "[x] = " + t->name +
                 "[x] op e with one op (+, min or max) for the whole loop";
           return;
         }

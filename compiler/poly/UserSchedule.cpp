@@ -1310,22 +1310,18 @@ class Scheduler {
            store.value->kind == ExprKind::Local && store.value->local == decl.local;
   }
 
-  /// `self op e` (op +, min or max) as an atomic update's operator and operand, or false.
+  /// `self op e` (op +, min or max, cin::updateForm) as an atomic update's operator and
+  /// operand, or false.
   static bool splitUpdate(const ExprP &v, const std::function<bool(const ExprP &)> &isSelf, Stmt &into, ExprP &operand) {
-    if (!v || v->args.size() != 2) return false;
-    bool add = v->kind == ExprKind::Binary && v->binop == ast::BinOp::Add;
-    if (!add && v->kind != ExprKind::MinMax) return false;
-    for (int side = 0; side < 2; ++side)
-      if (isSelf(v->args[side])) {
-        into.compound = true;
-        into.atomic = true;
-        into.isMinMax = !add;
-        into.isMax = v->isMax;
-        into.op = ast::BinOp::Add;
-        operand = v->args[1 - side];
-        return true;
-      }
-    return false;
+    std::optional<UpdateForm> f = updateForm(v, isSelf);
+    if (!f) return false;
+    into.compound = true;
+    into.atomic = true;
+    into.isMinMax = f->isMinMax;
+    into.isMax = f->isMax;
+    into.op = ast::BinOp::Add;
+    operand = f->operand;
+    return true;
   }
 
   /// Rewrites the updates that make loop `l` carry dependences into atomic ones; false (with a
@@ -1408,7 +1404,7 @@ class Scheduler {
         if (s->compound || !splitUpdate(s->value, isSelf, *n, operand) || readsTensor(operand, t) ||
             std::any_of(s->lhs->indices.begin(), s->lhs->indices.end(), [&](const Nat &ix) { return ix.mentions(t); })) {
           ok = false;
-          why = "`" + trimmed(print(s)) + "` is not an update " + name + "[x] = " + name + "[x] op e with op +, min or max";
+          why = "`" + quoted(s) + "` is not an update " + name + "[x] = " + name + "[x] op e with op +, min or max";
           return;
         }
         n->value = operand;
@@ -1418,7 +1414,7 @@ class Scheduler {
       for (const ExprP &e : {s->value, s->lhs})
         if (readsTensor(e, t) || (s->kind == StmtKind::Forall && (s->lo.mentions(t) || s->hi.mentions(t)))) {
           ok = false;
-          why = "loop " + l.varName + " reads the element it updates outside the update, in `" + trimmed(print(s)) + "`";
+          why = "loop " + l.varName + " reads the element it updates outside the update, in `" + quoted(s) + "`";
           return;
         }
     });
@@ -1463,7 +1459,7 @@ class Scheduler {
         ExprP operand;
         auto isSelf = [&](const ExprP &e) { return e->kind == ExprKind::Local && e->local == x; };
         if (!splitUpdate(s->value, isSelf, *n, operand) || readsLocal(operand, x)) {
-          ok = bad("`" + trimmed(print(s)) + "` is not an update " + accName + " = " + accName + " op e with op +, min or max");
+          ok = bad("`" + quoted(s) + "` is not an update " + accName + " = " + accName + " op e with op +, min or max");
           return;
         }
         n->value = operand;
@@ -1472,7 +1468,7 @@ class Scheduler {
       }
       if (readsLocal(s->value, x) || readsLocal(s->lhs, x) ||
           (s->kind == StmtKind::Forall && (s->lo.mentions(x) || s->hi.mentions(x)))) {
-        ok = bad("loop " + l.varName + " reads its accumulator " + accName + " outside the updates, in `" + trimmed(print(s)) + "`");
+        ok = bad("loop " + l.varName + " reads its accumulator " + accName + " outside the updates, in `" + quoted(s) + "`");
       }
     });
     if (!ok) return false;
@@ -1482,11 +1478,6 @@ class Scheduler {
     k_.body = replace(k_.body, storePtr, [](const StmtP &) { return std::vector<StmtP>{}; });
     k_.body = replace(k_.body, declPtr, [&](const StmtP &) { return std::vector<StmtP>{init}; });
     return true;
-  }
-
-  static std::string trimmed(const std::string &s) {
-    size_t b = s.find_first_not_of(" \n"), e = s.find_last_not_of(" \n");
-    return b == std::string::npos ? "" : s.substr(b, e - b + 1);
   }
 
   Kernel &k_;
