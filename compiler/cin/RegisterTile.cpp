@@ -64,6 +64,7 @@ class Promote : public Mutator {
     for (auto p = tile.rbegin(); p != tile.rend(); ++p) type = types::array(*((*p)->hi - (*p)->lo).asConst(), type);
     auto r = std::make_shared<Tensor>();
     r->kind = Tensor::Temp;
+    r->registerTile = true;
     r->id = freshNatVar(cell->tensor->name + "_tile").id;
     r->name = cell->tensor->name + "_tile" + std::to_string(r->id);
     r->type = type;

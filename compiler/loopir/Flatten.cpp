@@ -2,6 +2,7 @@
 /// (cin/Visitor.h) whose methods leave each node's loop IR in exprOut_ / stmtOut_.
 #include "loopir/Flatten.h"
 
+#include <algorithm>
 #include <map>
 #include <numeric>
 #include <set>
@@ -43,6 +44,7 @@ class Flattener : public cin::Visitor {
     fn_.name = k_.name;
     fn_.cuda = k_.cuda;
     fn_.internal = k_.internal;
+    fn_.wideVectors = std::any_of(k_.tensors.begin(), k_.tensors.end(), [](const cin::TensorP &t) { return t->registerTile; });
     fn_.loc = k_.loc;
     fn_.numParams = static_cast<int>(k_.params.size());
     for (const cin::TensorP &t : k_.tensors) tensors_[t->id] = t;

@@ -278,6 +278,9 @@ struct Function {
   std::string name;
   bool cuda = false;
   bool internal = false;  // needed by the object, not exported (a plan's candidates)
+  /// It holds a register tile (cin::Tensor::registerTile): its vectors take the CPU's widest
+  /// registers (codegen), where LLVM's default for the loops of other kernels is 256 bits.
+  bool wideVectors = false;
   int numParams = 0;
   std::vector<ScalarParam> scalars;
   std::vector<Buffer> buffers;
