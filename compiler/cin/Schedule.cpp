@@ -136,30 +136,28 @@ std::optional<Nat> rangeEnd(const Nat &n) {
 
 StmtP shiftToPositions(const Stmt &loop, const Nat &i, int64_t outerVar) {
   Nat k = Nat::var(NatVarId{loop.var, loop.varName});
-  // The first index of the body's accesses that reads k plus an offset (free of k).
-  auto firstOffset = [&](const std::function<std::optional<Nat>(const Nat &)> &offsetOf) {
-    std::optional<Nat> by;
+  // The indices of the body's accesses, in order, until `stop` says so.
+  auto eachIndex = [&](const std::function<bool(const Nat &)> &stop) {
     anyStmt(loop.body[0], [&](const Stmt &x) {
       auto found = [&](const Expr &e) {
         if (e.kind != ExprKind::Access) return false;
         for (const Nat &ix : e.indices)
-          if ((by = offsetOf(ix))) return true;
+          if (stop(ix)) return true;
         return false;
       };
       return anyExpr(x.value, found) || anyExpr(x.lhs, found);
     });
-    return by;
   };
-  Nat by, hi;
+  Nat by = i, hi;
   if (!loop.lo.mentions(outerVar) && loop.hi.mentions(outerVar) && !(loop.hi + i).mentions(outerVar)) {
     // The rest of a row after i: by i plus the constant c of an index k + i + c the body reads,
     // so that the loop's variable is that position (two loops over one column then meet at the
     // same element); else by i.
-    std::optional<Nat> c = firstOffset([&](const Nat &ix) -> std::optional<Nat> {
-      if (std::optional<int64_t> c = (ix - k - i).asConst()) return i + Nat(*c);
-      return std::nullopt;
+    eachIndex([&](const Nat &ix) {
+      std::optional<int64_t> c = (ix - k - i).asConst();
+      if (c) by = i + Nat(*c);
+      return c.has_value();
     });
-    by = c ? *c : i;
     hi = loop.hi + by;
   } else if (std::optional<Nat> e = loop.lo.isZero() ? rangeEnd(loop.hi) : std::nullopt) {
     // A part [lo, e) of a row, lo moving with i (a band's row: generate over max(e - lo, 0)
@@ -167,11 +165,11 @@ StmtP shiftToPositions(const Stmt &loop, const Nat &i, int64_t outerVar) {
     // same iterations as [lo, lo + max(e - lo, 0)). Of such offsets (a band's stored row
     // ku + lo + t - i too) the one of fewest terms, the position in the row.
     std::optional<Nat> start;
-    firstOffset([&](const Nat &ix) -> std::optional<Nat> {
+    eachIndex([&](const Nat &ix) {
       Nat d = ix - k;
-      if (d.mentions(loop.var) || !d.mentions(outerVar) || (*e + d).terms().size() >= e->terms().size()) return std::nullopt;
-      if (!start || d.terms().size() < start->terms().size()) start = d;
-      return std::nullopt;
+      bool offset = !d.mentions(loop.var) && d.mentions(outerVar) && (*e + d).terms().size() < e->terms().size();
+      if (offset && (!start || d.terms().size() < start->terms().size())) start = d;
+      return false;
     });
     if (!start) return nullptr;
     by = *start;

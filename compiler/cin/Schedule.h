@@ -54,7 +54,9 @@ int64_t compressedRowOffsets(const Stmt &loop, int64_t rowVar);
 /// - the rest of a row after i (`drop(i + 1)`: k in [0, n - i - 1) reading k + i + 1) becomes
 ///   [i + 1, n) reading k (shifted by i plus the constant of such an index, else by i);
 /// - a part of a row starting at a position lo that moves with i (a band's row, generate over
-///   max(hi - lo, 0) reading lo + k, lo = max(0, i - kl)) becomes [lo, hi) reading k.
+///   max(hi - lo, 0) reading lo + k, lo = max(0, i - kl)) becomes [lo, hi) reading k (of
+///   the offsets read, the one of fewest terms: the position in the row, not a band's stored
+///   row ku + lo + k - i).
 /// Null when the loop is neither (its lower bound is not zero, or no index reads k + lo).
 StmtP shiftToPositions(const Stmt &loop, const Nat &i, int64_t outerVar);
 
