@@ -122,13 +122,10 @@ namespace {
 
 /// x when n is max(x, 0) (generate's length of a range, max(hi - lo, 0)).
 std::optional<Nat> rangeEnd(const Nat &n) {
-  const std::vector<Nat::Term> &terms = n.terms();
-  if (terms.size() != 1 || terms[0].coeff != Rat(1) || terms[0].mono.factors.size() != 1 ||
-      terms[0].mono.factors[0].second != 1 || terms[0].mono.factors[0].first->kind != NatAtomKind::Max)
-    return std::nullopt;
-  const std::vector<Nat> &arms = terms[0].mono.factors[0].first->args;
-  if (arms[0].isZero()) return arms[1];
-  if (arms[1].isZero()) return arms[0];
+  std::optional<std::vector<Nat>> arms = maxArms(n);
+  if (!arms || arms->size() != 2) return std::nullopt;
+  if ((*arms)[0].isZero()) return (*arms)[1];
+  if ((*arms)[1].isZero()) return (*arms)[0];
   return std::nullopt;
 }
 
