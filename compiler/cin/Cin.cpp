@@ -405,6 +405,7 @@ class StmtPrinter : public Visitor {
     if (s.rows != ast::GpuRowMapping::Auto) out_(" rows={}", ast::gpuRowMappingName(s.rows));
     out_.append(s.knobs.str());
     if (s.vectorize) out_(" vectorize");
+    if (s.vectorBits) out_("({} bits)", s.vectorBits);
     if (s.unroll) out_(" unroll({})", s.unroll);
     if (s.vectorWidth) out_(" width({})", s.vectorWidth);
     w_.braced(s.body[0]);

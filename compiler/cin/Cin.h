@@ -192,6 +192,9 @@ struct Stmt {
   /// Loop hints from a user schedule (vectorise; unroll by a factor, 0 = no hint).
   bool vectorize = false;
   int unroll = 0;
+  /// A user schedule's vectorize(i, bits): the registers the loop's vectors take (0: the
+  /// target's preference; loopir::Function::vectorBits).
+  int vectorBits = 0;
   /// SIMD width for LLVM's loop vectoriser (1: keep the loop scalar, as a register tile's loop
   /// over k, whose unrolled inner loops are the vectors; 0: LLVM's choice).
   int vectorWidth = 0;

@@ -236,7 +236,11 @@ class Rewriter : public Mutator {
       while (elem->kind == TypeKind::Array) elem = elem->elems[0];
       stmts.push_back(declLocal(p->local, p->input->name + "_elem", scalarOf(elem), access(p->input, p->index, {}, scalarOf(elem))));
     }
-    for (const StmtP &c : body->body) stmts.push_back(storeOnlyChanged(c, mine));
+    for (const StmtP &c : body->body) {
+      StmtP changed = storeOnlyChanged(c, mine);
+      if (changed->kind == StmtKind::Block) stmts.insert(stmts.end(), changed->body.begin(), changed->body.end());
+      else stmts.push_back(changed);
+    }
     auto copy = std::make_shared<Stmt>(*body);
     copy->body = {block(std::move(stmts))};
     return onlyChangedElements(copy);
@@ -248,6 +252,7 @@ class Rewriter : public Mutator {
     if (st->kind == StmtKind::Block) {
       auto copy = std::make_shared<Stmt>(*st);
       for (StmtP &b : copy->body) b = storeOnlyChanged(b, mine);
+      if (StmtP chosen = storeOnlyChangedBranch(*copy, mine)) copy->body.resize(copy->body.size() - 3), copy->body.push_back(chosen);
       return copy;
     }
     if (st->kind != StmtKind::Assign || st->compound || st->value->kind != ExprKind::Select) return st;
@@ -259,6 +264,41 @@ class Rewriter : public Mutator {
       if (kept(v->args[1])) return ifThen(unary(ast::UnOp::Not, v->args[0], Scalar::Bool), assign(st->lhs, v->args[2]));
     }
     return st;
+  }
+
+  /// The same where the choice is a statement (a branch computes a reduction first, syrk's dot):
+  /// a block ending `local sel; if (c) {...; sel = e} else {sel = x_elem}; x[i] = sel` ends
+  /// `if (c) {...; x[i] = e}` instead (either branch may be the kept one); null where it does not.
+  static StmtP storeOnlyChangedBranch(const Stmt &blockStmt, const std::vector<const Pair *> &mine) {
+    const std::vector<StmtP> &b = blockStmt.body;
+    if (b.size() < 3) return nullptr;
+    const StmtP &decl = b[b.size() - 3], &test = b[b.size() - 2], &store = b.back();
+    if (decl->kind != StmtKind::DeclLocal || decl->value || test->kind != StmtKind::If || test->body.size() < 2 || !test->body[1] ||
+        store->kind != StmtKind::Assign || store->compound || store->value->kind != ExprKind::Local || store->value->local != decl->local)
+      return nullptr;
+    // A branch as its statements before the last and the value its last one sets sel to.
+    auto setsLast = [&](const StmtP &branch) -> std::optional<std::pair<std::vector<StmtP>, ExprP>> {
+      std::vector<StmtP> stmts = branch->kind == StmtKind::Block ? branch->body : std::vector<StmtP>{branch};
+      if (stmts.empty() || stmts.back()->kind != StmtKind::SetLocal || stmts.back()->local != decl->local) return std::nullopt;
+      ExprP v = stmts.back()->value;
+      stmts.pop_back();
+      return std::make_pair(std::move(stmts), v);
+    };
+    auto yes = setsLast(test->body[0]), no = setsLast(test->body[1]);
+    if (!yes || !no) return nullptr;
+    for (const Pair *p : mine) {
+      if (store->lhs->tensor != p->input || store->lhs->indices != p->index) continue;
+      auto kept = [&](const std::pair<std::vector<StmtP>, ExprP> &br) {
+        return br.first.empty() && br.second->kind == ExprKind::Local && br.second->local == p->local;
+      };
+      auto writes = [&](std::pair<std::vector<StmtP>, ExprP> br) {
+        br.first.push_back(assign(store->lhs, br.second));
+        return block(std::move(br.first));
+      };
+      if (kept(*no)) return ifThen(test->value, writes(*yes));
+      if (kept(*yes)) return ifThen(unary(ast::UnOp::Not, test->value, Scalar::Bool), writes(*no));
+    }
+    return nullptr;
   }
 
   /// The owner loop l whose body became `x_elem = x[i]; if (c) {...}`: the element is read

@@ -44,7 +44,8 @@ class Flattener : public cin::Visitor {
     fn_.name = k_.name;
     fn_.cuda = k_.cuda;
     fn_.internal = k_.internal;
-    fn_.wideVectors = std::any_of(k_.tensors.begin(), k_.tensors.end(), [](const cin::TensorP &t) { return t->registerTile; });
+    if (std::any_of(k_.tensors.begin(), k_.tensors.end(), [](const cin::TensorP &t) { return t->registerTile; }))
+      fn_.preferVectorBits = 512;
     fn_.loc = k_.loc;
     fn_.numParams = static_cast<int>(k_.params.size());
     for (const cin::TensorP &t : k_.tensors) tensors_[t->id] = t;
@@ -466,6 +467,7 @@ class Flattener : public cin::Visitor {
     std::swap(pre, pre_);
     StmtP body = lowerStmt(s.body[0]);
     StmtP loop = forLoop(v, s.varName, lo, hi, body, loopKind(s.forall));
+    fn_.preferVectorBits = std::max(fn_.preferVectorBits, s.vectorBits);
     if (s.vectorize || s.unroll || s.vectorWidth || s.userKind || s.iterationWork || s.workGrowth ||
         s.rows != ast::GpuRowMapping::Auto || s.knobs.merge()) {
       auto copy = std::make_shared<Stmt>(*loop);

@@ -278,9 +278,10 @@ struct Function {
   std::string name;
   bool cuda = false;
   bool internal = false;  // needed by the object, not exported (a plan's candidates)
-  /// It holds a register tile (cin::Tensor::registerTile): its vectors take the CPU's widest
-  /// registers (codegen), where LLVM's default for the loops of other kernels is 256 bits.
-  bool wideVectors = false;
+  /// The width in bits of the registers its vectors take on the CPU, where LLVM's default is
+  /// 256 bits (0: that default): 512 where the kernel holds a register tile
+  /// (cin::Tensor::registerTile), else the widest a schedule's vectorize(i, bits) asked for.
+  int preferVectorBits = 0;
   int numParams = 0;
   std::vector<ScalarParam> scalars;
   std::vector<Buffer> buffers;

@@ -388,6 +388,7 @@ cin::StmtP AstToCin::loopStmt(const AstLoop &loop, Nat lo, Nat hi, cin::StmtP bo
   if (loop.like->segment && !loop.like->segment->whole) withHints->segment = loop.like->segment;
   withHints->userKind = loop.like->userKind;
   withHints->vectorize = loop.like->vectorize;
+  withHints->vectorBits = loop.like->vectorBits;
   withHints->unroll = loop.like->unroll;
   withHints->vectorWidth = loop.like->vectorWidth;
   withHints->iterationWork = loop.like->iterationWork;

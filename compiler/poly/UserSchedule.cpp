@@ -272,6 +272,13 @@ class Scheduler {
   }
 
   void apply(const tir::Vectorize &c) {
+    if (!c.arityOk) return error(c.loc, "vectorize: takes the loop and optionally the width of its vectors in bits (128, 256 or 512)");
+    int bits = 0;
+    if (c.bitsGiven) {
+      if (!c.bits.ok || (c.bits.value != 128 && c.bits.value != 256 && c.bits.value != 512))
+        return error(c.bits.loc, "vectorize: the width of the vectors must be 128, 256 or 512 bits");
+      bits = static_cast<int>(c.bits.value);
+    }
     const Stmt *l = loop(c, c.loop, 0);
     if (!l) return;
     std::string why = dependence(*l, /*reductionOk=*/true);
@@ -282,6 +289,7 @@ class Scheduler {
     k_.body = replace(k_.body, l, [&](const StmtP &s) {
       auto n = std::make_shared<Stmt>(*s);
       n->vectorize = true;
+      n->vectorBits = bits;
       return std::vector<StmtP>{n};
     });
   }
@@ -1167,6 +1175,7 @@ class Scheduler {
         n->userKind = true;
         n->balanceBy = a->balanceBy == b->balanceBy && kind == a->forall ? a->balanceBy : 0;
         n->vectorize = a->vectorize && b->vectorize;
+        n->vectorBits = a->vectorBits == b->vectorBits ? a->vectorBits : 0;
         n->unroll = a->unroll == b->unroll ? a->unroll : 0;
         n->vectorWidth = a->vectorWidth == b->vectorWidth ? a->vectorWidth : 0;
         n->rows = a->rows == b->rows ? a->rows : ast::GpuRowMapping::Auto;

@@ -98,6 +98,9 @@ ScheduleCommand parallelize(const ast::ScheduleCmd &c) {
 ScheduleCommand vectorize(const ast::ScheduleCmd &c) {
   auto v = based<Vectorize>(c);
   v.loop = nameArg(c, 0);
+  v.arityOk = c.args.size() >= 1 && c.args.size() <= 2;
+  v.bitsGiven = c.args.size() == 2;
+  if (v.bitsGiven) v.bits = countArg(c, 1);
   return v;
 }
 

@@ -80,9 +80,12 @@ struct Parallelize : CommandBase {
   SourceLoc racesLoc;
   bool isGpu() const;
 };
-/// vectorize(i).
+/// vectorize(i) or vectorize(i, bits): bits, the width of the registers its vectors take
+/// (128, 256 or 512; 0 when not given: the target's preference).
 struct Vectorize : CommandBase {
   NameArg loop;
+  CountArg bits;
+  bool bitsGiven = false, arityOk = true;
 };
 /// unroll(i, f).
 struct Unroll : CommandBase {
