@@ -32,6 +32,10 @@ struct CodeGenOptions {
   /// multiply-add with a single rounding (`contract` on the LLVM instructions), as C compilers
   /// do with -ffp-contract=fast and nvcc by default. Off: every operation rounds on its own.
   bool fpContract = true;
+  /// --prefer-vector-width: the width in bits of the registers every CPU kernel's vectors
+  /// prefer (clang's -mprefer-vector-width), 0 for LLVM's default (256 bits on AVX-512 CPUs); a
+  /// kernel with a register tile or a loop a schedule vectorises wider takes the wider.
+  int preferVectorBits = 0;
 };
 
 /// What the CPU target's vector unit offers the loop-IR passes (the driver hands them maskedBytes).

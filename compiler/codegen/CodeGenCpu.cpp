@@ -23,6 +23,7 @@ using namespace loopir;
 class CpuGen : public LoopCodeGen {
  public:
   using LoopCodeGen::LoopCodeGen;
+  void setPreferVectorBits(int bits) { preferVectorBits_ = bits; }
 
   void function(const Function &f) {
     fn_ = &f;
@@ -369,6 +370,7 @@ class CpuGen : public LoopCodeGen {
   }
 
   std::set<int> stackTemps_;  // temporaries on the stack (allocStmt): never freed
+  int preferVectorBits_ = 0;   // --prefer-vector-width (CodeGenOptions::preferVectorBits)
   /// Temporaries whose size is known at run time only, by function and buffer: the stack buffer
   /// of kLocalTempBytes they use where they fit it (allocStmt), which freeing skips.
   std::map<std::pair<llvm::Function *, int>, llvm::AllocaInst *> smallTemps_;
@@ -382,7 +384,7 @@ class CpuGen : public LoopCodeGen {
   /// AVX-512 the attribute asks for nothing LLVM can give: vectors stay 256 bits.
   void attributes(llvm::Function *f) {
     f->addFnAttr(llvm::Attribute::NoUnwind);
-    if (fn_->preferVectorBits) f->addFnAttr("prefer-vector-width", std::to_string(fn_->preferVectorBits));
+    if (int bits = std::max(fn_->preferVectorBits, preferVectorBits_)) f->addFnAttr("prefer-vector-width", std::to_string(bits));
   }
 };
 
@@ -549,6 +551,7 @@ void addPlanEntries(llvm::Module &mod, const std::vector<PlanEntry> &plans) {
 void addCpuFunctions(llvm::Module &mod, const loopir::Module &m, const CodeGenOptions &opts) {
   CpuGen g(mod.getContext(), mod);
   g.setFpContract(opts.fpContract);
+  g.setPreferVectorBits(opts.preferVectorBits);
   for (const loopir::Function &f : m.functions)
     if (!f.cuda) g.function(f);
 }

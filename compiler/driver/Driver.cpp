@@ -303,6 +303,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
     cg.gpuArch = opts.gpuArch;
     cg.gpuEmulatorImage = opts.gpuEmulator;
     cg.fpContract = opts.fpContract;
+    cg.preferVectorBits = opts.preferVectorBits;
     codegen::CpuVectors vectors;
     if (std::string cpuError; !codegen::cpuVectors(cg, vectors, cpuError)) {
       err << "splc: error: " << cpuError << "\n";

@@ -34,6 +34,10 @@ options:
                           (NAME_len) after it (docs/c-abi.md)
   --fp-contract=fast|off  fuse a product feeding a sum into one multiply-add (default fast,
                           as nvcc and gcc do); off rounds every operation on its own
+  --prefer-vector-width=128|256|512
+                          the width of the registers the CPU kernels' vectors prefer, as
+                          clang's -mprefer-vector-width (default: LLVM's, 256 bits on CPUs
+                          with AVX-512); a schedule's vectorize(i, bits) asks it of one kernel
   --cpu=NAME              the CPU the object is for, as LLVM names it (skylake-avx512,
                           znver3, x86-64-v3, ...; default: the host's CPU and features)
   --gpu-arch=sm_XX        PTX target architecture (default sm_90)
@@ -190,6 +194,10 @@ ParsedArgs parseArgs(const std::vector<std::string> &args) {
       if (v == "fast") o.fpContract = true;
       else if (v == "off") o.fpContract = false;
       else return fail("--fp-contract must be fast or off, got '" + v + "'");
+    } else if (a == "--prefer-vector-width" || a.rfind("--prefer-vector-width=", 0) == 0) {
+      if (!valueOf("--prefer-vector-width", v)) return fail("--prefer-vector-width needs 128, 256 or 512");
+      if (v == "128" || v == "256" || v == "512") o.preferVectorBits = std::stoi(v);
+      else return fail("--prefer-vector-width must be 128, 256 or 512, got '" + v + "'");
     } else if (a == "--no-isl-codegen") {
       o.islCodegen = false;
     } else if (a == "--cpu" || a.rfind("--cpu=", 0) == 0) {

@@ -25,6 +25,7 @@ struct Options {
   int indexBits = 32;                 // --index-bits
   bool checked = false;               // --checked
   bool fpContract = true;             // --fp-contract=fast|off
+  int preferVectorBits = 0;           // --prefer-vector-width=128|256|512 (0: LLVM's default)
   bool gpuRowsVector = false;         // --gpu-rows=vector (default merge)
   int gpuMergeUnroll = 0;             // --gpu-merge-unroll=1|2|4|8|16 (0: from the element size)
   int gpuMergeMinBlocks = 0;          // --gpu-merge-min-blocks=1..8 (0: ptxas's choice)
