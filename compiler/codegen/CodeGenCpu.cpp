@@ -377,8 +377,8 @@ class CpuGen : public LoopCodeGen {
 
   /// The attributes of a function generated for the kernel (the export and its outlined
   /// bodies). A kernel holding a register tile, or a loop that a schedule vectorises for 512
-  /// bits (vectorize(i, 512): BLAS level 1's sums over vectors in the cache), vectorises for
-  /// 512-bit registers where the CPU has them (LLVM's default prefers 256 bits on AVX-512 CPUs,
+  /// bits (vectorize(i, 512)), or every kernel under --prefer-vector-width=512 (libsplblas's),
+  /// vectorises for 512-bit registers where the CPU has them (LLVM's default prefers 256 bits on AVX-512 CPUs,
   /// for loops that run beside scalar code): gemm's 8 x 16 tiles of f64 sums take 16 zmm registers, 1.5x the speed of ymm ones
   /// (45 against 30 GFlop/s at n = 2000, one core of an AVX-512 Xeon; OpenBLAS 72-77). Without
   /// AVX-512 the attribute asks for nothing LLVM can give: vectors stay 256 bits.
