@@ -370,6 +370,7 @@ StmtP serialized(const StmtP &s) {
       auto copy = std::make_shared<Stmt>(*m);
       copy->forall = ForallKind::Serial;
       copy->balanceBy = 0;
+      copy->vectorize = false;  // its iterations update one element in turn: no vectors
       return copy;
     }
   } serial;

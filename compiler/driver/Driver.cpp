@@ -17,6 +17,7 @@
 #include "support/Version.h"
 #include "check/Checker.h"
 #include "cin/InPlace.h"
+#include "cin/SkipEmptyBlocks.h"
 #include "cin/Lower.h"
 #include "cin/Schedule.h"
 #include "cin/Verify.h"
@@ -176,6 +177,8 @@ bool lowerAndSchedule(const tir::Program &program, const tir::Export &ex, const 
   k.body = cuda ? cin::defaultGpuSchedule(k.body) : cin::defaultCpuSchedule(k.body);
   // `with result in x`: the kernel as scheduled writes its inputs instead of its result.
   cin::writeResultInPlace(k);
+  // A block of the result that the kernel keeps as it is is not computed (syrk's triangle).
+  cin::skipEmptyBlocks(k);
   // The end of the CIN stage: what poly and the loop IR get.
   if (ok) cin::verifyAfter(k, "the schedules");
   out = std::move(k);

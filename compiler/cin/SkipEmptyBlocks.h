@@ -1,0 +1,25 @@
+/// \file SkipEmptyBlocks.h: a block of a result whose stores all fall outside the elements the
+/// kernel writes is not computed (syrk's blocks of C across the diagonal from its triangle).
+/// Takes:      a scheduled kernel whose results are written (in place or not: cin/InPlace.h
+///             has run), where a loop T (a tile loop over blocks) has as its body the
+///             temporaries of one block (`where S { ... }`) and statements that write only
+///             those temporaries, then one finishing nest that reads them and writes the
+///             results: `forall x in [a0, a1) { forall y in [lo(x), hi(x)) ... }`, x's loop
+///             possibly choosing between such y loops by a test free of x (uplo).
+/// Gives:      T's body guarded by the test that the finishing nest runs at least once: the
+///             other statements only prepare what it reads, so a block it skips whole is
+///             skipped whole. The test is exact where lo(x) - hi(x) is monotone in x (each of
+///             lo and hi a sum of terms, min and max of terms, whose coefficients of x all
+///             have one sign, the two signs opposite or one of them absent: a triangle's
+///             bounds): the nest runs iff a0 < a1 and y's range is not empty at x = a0 or at
+///             x = a1 - 1. Where no y loop's bounds read x (a rectangle: gemm's blocks), or
+///             anywhere else, the kernel is left as it is.
+#pragma once
+
+#include "cin/Cin.h"
+
+namespace spl::cin {
+
+void skipEmptyBlocks(Kernel &k);
+
+}  // namespace spl::cin
