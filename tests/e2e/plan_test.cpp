@@ -586,7 +586,13 @@ TEST(PlanChoice, TransposedTriesTheTransposeOnlyWhenItCanRepay) {
   spl_plan *p = nullptr;
   spl_spmv_t_kernels_f64 k{scatterTransposed<double>, spl_spmv_csr_f64};
   ASSERT_EQ(spl_spmv_t_plan_f64(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1000000, &k, &p), SPL_OK);
-  EXPECT_NE(std::string(spl_plan_explain(p)).find("CSC: converted in"), std::string::npos) << spl_plan_explain(p);
+  // A million calls would repay it: converted, or on a machine loaded by other processes (the
+  // scatter's calls timed slow and spent the budget; seen once under ctest -j2) not tried for
+  // want of planning time, which the plan then says.
+  const std::string many = spl_plan_explain(p);
+  EXPECT_TRUE(many.find("CSC: converted in") != std::string::npos || many.find("no planning time left to try CSC") != std::string::npos)
+      << many;
+  EXPECT_EQ(many.find("would not repay"), std::string::npos) << many;
   spl_plan_free(p);
   ASSERT_EQ(spl_spmv_t_plan_f64(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 3, &k, &p), SPL_OK);
   EXPECT_STREQ(spl_plan_kernel(p), "csr-t");
