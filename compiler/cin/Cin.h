@@ -193,7 +193,7 @@ struct Stmt {
   bool vectorize = false;
   int unroll = 0;
   /// A user schedule's vectorize(i, bits): the registers the loop's vectors take (0: the
-  /// target's preference; loopir::Function::vectorBits).
+  /// target's preference; loopir::Function::preferVectorBits).
   int vectorBits = 0;
   /// SIMD width for LLVM's loop vectoriser (1: keep the loop scalar, as a register tile's loop
   /// over k, whose unrolled inner loops are the vectors; 0: LLVM's choice).

@@ -115,7 +115,13 @@ class Skipper : public Mutator {
     for (size_t i = 0; i + 1 < body->body.size(); ++i)
       if (!writesOnlyTemps(body->body[i])) return m;
     ExprP runs = runsOnce(*only(body->body.back()));
-    if (!runs) return m;
+    // The test stands before the block: it may not read what the block's statements declare.
+    auto declaredInside = [&](const Expr &e) {
+      for (int64_t l : locals)
+        if ((e.kind == ExprKind::Local && e.local == l) || natMentions(e, l)) return true;
+      return false;
+    };
+    if (!runs || anyExpr(runs, declaredInside)) return m;
     auto copy = std::make_shared<Stmt>(*m);
     copy->body = {ifThen(runs, m->body[0])};
     return copy;

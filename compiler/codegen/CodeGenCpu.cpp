@@ -99,9 +99,9 @@ class CpuGen : public LoopCodeGen {
   /// A temporary: on the stack when its size has a constant bound of at most kLocalTempBytes
   /// (a window's partial results, allocated in every iteration of its loop, would otherwise
   /// cost a malloc and a free each); else, unless the size is a constant, in a stack buffer of
-  /// kLocalTempBytes when the size at run time fits it (the block sums of a BLAS level-1 call on a short vector: a malloc and
-  /// a free of 64-byte aligned memory took about 50 ns of a 110 ns dasum of 100 elements),
-  /// and from spl_alloc otherwise.
+  /// kLocalTempBytes when the size at run time fits it (the block sums of a BLAS level-1 call
+  /// on a short vector: a malloc and a free of 64-byte aligned memory took about 50 ns of a
+  /// 110 ns dasum of 100 elements), and from spl_alloc otherwise.
   void allocStmt(const Stmt &s) override {
     const Buffer &buf = bufferInfo(s.buffer);
     int64_t elemBytes = buf.fields.empty() ? tyBytes(buf.elem)
@@ -378,10 +378,11 @@ class CpuGen : public LoopCodeGen {
   /// The attributes of a function generated for the kernel (the export and its outlined
   /// bodies). A kernel holding a register tile, or a loop that a schedule vectorises for 512
   /// bits (vectorize(i, 512)), or every kernel under --prefer-vector-width=512 (libsplblas's),
-  /// vectorises for 512-bit registers where the CPU has them (LLVM's default prefers 256 bits on AVX-512 CPUs,
-  /// for loops that run beside scalar code): gemm's 8 x 16 tiles of f64 sums take 16 zmm registers, 1.5x the speed of ymm ones
-  /// (45 against 30 GFlop/s at n = 2000, one core of an AVX-512 Xeon; OpenBLAS 72-77). Without
-  /// AVX-512 the attribute asks for nothing LLVM can give: vectors stay 256 bits.
+  /// vectorises for 512-bit registers where the CPU has them (LLVM's default prefers 256 bits
+  /// on AVX-512 CPUs, for loops that run beside scalar code): gemm's 8 x 16 tiles of f64 sums
+  /// take 16 zmm registers, 1.5x the speed of ymm ones (45 against 30 GFlop/s at n = 2000, one
+  /// core of an AVX-512 Xeon; OpenBLAS 72-77). Without AVX-512 the attribute asks for nothing
+  /// LLVM can give: vectors stay 256 bits.
   void attributes(llvm::Function *f) {
     f->addFnAttr(llvm::Attribute::NoUnwind);
     if (int bits = std::max(fn_->preferVectorBits, preferVectorBits_)) f->addFnAttr("prefer-vector-width", std::to_string(bits));
