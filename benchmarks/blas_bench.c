@@ -51,12 +51,17 @@ static int cmpd(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Operands: A, B, C (n x n), x, y (n); each library works on its own copies, restored before
- * every call that writes them. */
+/* Operands: A, B, C (n x n), x, y (n). For the check each library writes its own outputs (y, C),
+ * restored before every call that writes them from y0 and C0; the inputs (A, B, x, y0, C0) are
+ * one copy that both read, and the timed calls run on one set of operands. With a copy each, 2 x
+ * 64 MB of x and y at n = 4M (2 x 128 MB of A at 4000) did not stay in this machine's 260 MB L3
+ * together, and which library's copy the cache kept decided up to 0.8x of a ddot (a C harness:
+ * OpenBLAS's ddot took 2.3 ms on arrays a plain loop also read, 3.6-3.9 ms on a copy of its own). */
 typedef struct {
   int n;
   size_t elem;
   void *A, *B, *C, *x, *y, *C0, *y0;
+  int ownsInputs;
 } Ops;
 
 static void fill(void *p, size_t count, size_t elem, int diagN, double scale) {
@@ -68,28 +73,35 @@ static void fill(void *p, size_t count, size_t elem, int diagN, double scale) {
   }
 }
 
-/* Level 1 needs x and y, level 2 A too, the updates and level 3 C (and gemm B). */
-static Ops makeOps(int n, size_t elem, int needA, int needB, int needC) {
-  Ops o = {n, elem, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+/* Level 1 needs x and y, level 2 A too, the updates and level 3 C (and gemm B); the inputs are
+ * `inputs`'s where given. */
+static Ops makeOps(int n, size_t elem, int needA, int needB, int needC, const Ops *inputs) {
+  Ops o = {n, elem, NULL, NULL, NULL, NULL, NULL, NULL, NULL, inputs == NULL};
   size_t mat = (size_t)n * (size_t)n;
-  o.A = needA ? malloc(mat * elem) : NULL;
-  o.B = needB ? malloc(mat * elem) : NULL;
+  if (inputs) {
+    o.A = inputs->A, o.B = inputs->B, o.C0 = inputs->C0, o.x = inputs->x, o.y0 = inputs->y0;
+  } else {
+    o.A = needA ? malloc(mat * elem) : NULL;
+    o.B = needB ? malloc(mat * elem) : NULL;
+    o.C0 = needC ? malloc(mat * elem) : NULL;
+    o.x = malloc((size_t)n * elem);
+    o.y0 = malloc((size_t)n * elem);
+    if (needA) fill(o.A, mat, elem, n, 1.0 / n);
+    if (needB) fill(o.B, mat, elem, 0, 1.0);
+    if (needC) fill(o.C0, mat, elem, 0, 1.0);
+    fill(o.x, (size_t)n, elem, 0, 2.0);
+    fill(o.y0, (size_t)n, elem, 0, 1.0);
+  }
   o.C = needC ? malloc(mat * elem) : NULL;
-  o.C0 = needC ? malloc(mat * elem) : NULL;
-  o.x = malloc((size_t)n * elem);
   o.y = malloc((size_t)n * elem);
-  o.y0 = malloc((size_t)n * elem);
-  if (needA) fill(o.A, mat, elem, n, 1.0 / n);
-  if (needB) fill(o.B, mat, elem, 0, 1.0);
-  if (needC) fill(o.C0, mat, elem, 0, 1.0), memcpy(o.C, o.C0, mat * elem);
-  fill(o.x, (size_t)n, elem, 0, 2.0);
-  fill(o.y0, (size_t)n, elem, 0, 1.0);
+  if (needC) memcpy(o.C, o.C0, mat * elem);
   memcpy(o.y, o.y0, (size_t)n * elem);
   return o;
 }
 
 static void freeOps(Ops *o) {
-  free(o->A), free(o->B), free(o->C), free(o->C0), free(o->x), free(o->y), free(o->y0);
+  free(o->C), free(o->y);
+  if (o->ownsInputs) free(o->A), free(o->B), free(o->C0), free(o->x), free(o->y0);
 }
 
 /* The routines: each a call of library l on o, restoring what it writes first. */
@@ -123,8 +135,8 @@ static void call(int l, int r, Ops *o) {
 #define FN(s) (*slot ? *slot : remember(slot, sym(l, s)))
   switch (r) {
     case DOT:
-      if (p == 'd') result += ((double (*)(const int *, const void *, const int *, const void *, const int *))FN(NAME("dot")))(&n, o->x, &one, o->y, &one);
-      else result += ((float (*)(const int *, const void *, const int *, const void *, const int *))FN(NAME("dot")))(&n, o->x, &one, o->y, &one);
+      if (p == 'd') result += ((double (*)(const int *, const void *, const int *, const void *, const int *))FN(NAME("dot")))(&n, o->x, &one, o->y0, &one);
+      else result += ((float (*)(const int *, const void *, const int *, const void *, const int *))FN(NAME("dot")))(&n, o->x, &one, o->y0, &one);
       break;
     case AXPY:
       memcpy(o->y, o->y0, vec);
@@ -373,7 +385,9 @@ int main(int argc, char **argv) {
       if (only && !listed(only, routineName[r])) continue;
       if (prec == 1 && !(r == DOT || r == AXPY || r == GEMV_N || r == GEMV_T || r == TRSV_LN || r == GEMM_NN)) continue;
       int needA = r >= GEMV_N, needB = r == GEMM_NN || r == GEMM_TN || r == SYMM_LL, needC = r >= GER;
-      Ops ops[2] = {makeOps(n, elem, needA, needB, needC), makeOps(n, elem, needA, needB, needC)};
+      Ops ops[2];
+      ops[0] = makeOps(n, elem, needA, needB, needC, NULL);
+      ops[1] = makeOps(n, elem, needA, needB, needC, &ops[0]);
       /* Correctness first: both libraries on the same operands. */
       double scalar[2];
       for (int l = 0; l < 2; ++l) {
@@ -395,6 +409,9 @@ int main(int argc, char **argv) {
                 routineName[r], n, diff);
         return 1;
       }
+      /* Timed on the same operands at the same addresses (ops[0]: its outputs restored before
+       * each call as for one library): where y or C lies against A decides how a loop's stores
+       * alias its loads 4 KB apart, which moved sgemv N 400 by 2.5x in either library. */
       int rounds = r >= GEMM_NN && n >= 2000 ? 3 : 7;
       double samples[2][7];
       for (int round = 0; round < rounds; ++round)
@@ -403,7 +420,7 @@ int main(int argc, char **argv) {
           int calls = 0;
           double t0 = now(), t;
           do {
-            call(l, r, &ops[l]);
+            call(l, r, &ops[0]);
             ++calls;
             t = now() - t0;
           } while (t < 0.02);
@@ -420,8 +437,8 @@ int main(int argc, char **argv) {
       fflush(stdout);
       fprintf(stderr, "%s %-9s n=%-8d %dT: spl %.3g s, openblas %.3g s, spl speed %.2fx\n", elem == 8 ? "f64" : "f32", routineName[r], n,
               threads, med[0], med[1], med[1] / med[0]);
-      freeOps(&ops[0]);
       freeOps(&ops[1]);
+      freeOps(&ops[0]);
     }
   }
   fprintf(stderr, "(result %g)\n", result);
