@@ -15,7 +15,7 @@ import math
 import sys
 
 LEVEL1 = {"dot", "axpy", "nrm2", "asum", "scal", "iamax"}
-LEVEL3 = {"gemm NN", "gemm TN", "symm LL", "trsm LLN", "syrk LN"}
+LEVEL3 = {"gemm NN", "gemm TN", "symm LL", "trsm LLN", "trsm RLN", "syrk LN"}
 
 
 def target(routine):
