@@ -106,12 +106,12 @@ static void freeOps(Ops *o) {
 
 /* The routines: each a call of library l on o, restoring what it writes first. */
 enum { DOT, AXPY, NRM2, ASUM, SCAL, IAMAX, GEMV_N, GEMV_T, SYMV_U, SYMV_L, SPMV_U, SPMV_L, TRMV_LN, TRMV_UT, TRSV_LN, TRSV_UN,
-       GBMV_N, GBMV_T, SBMV_L, SBMV_U, TPMV_LN, TBMV_LN, TBMV_UN, GER, SYR_L, SYR2_L, SPR_L, GEMM_NN, GEMM_TN, SYMM_LL, TRSM_LLN, TRSM_RLN, SYRK_LN, ROUTINES };
+       GBMV_N, GBMV_T, SBMV_L, SBMV_U, TPMV_LN, TBMV_LN, TBMV_UN, GER, SYR_L, SYR2_L, SPR_L, GEMM_NN, GEMM_TN, SYMM_LL, TRSM_LLN, TRSM_RLN, TRMM_RUT, SYRK_LN, ROUTINES };
 static const char *routineName[] = {"dot", "axpy", "nrm2", "asum", "scal", "iamax", "gemv N", "gemv T", "symv U", "symv L",
                                     "spmv U", "spmv L",
                                     "trmv LN", "trmv UT", "trsv LN", "trsv UN", "gbmv N", "gbmv T", "sbmv L", "sbmv U", "tpmv LN", "tbmv LN", "tbmv UN",
                                     "ger", "syr L", "syr2 L", "spr L", "gemm NN", "gemm TN",
-                                    "symm LL", "trsm LLN", "trsm RLN", "syrk LN"};
+                                    "symm LL", "trsm LLN", "trsm RLN", "trmm RUT", "syrk LN"};
 static double result; /* a scalar result, kept so the call is not dropped */
 /* The band routines' diagonals on each side of the main one (A's first (2k + 1) n elements hold
  * gbmv's band, the first (k + 1) n sbmv's and tbmv's; packed routines A's first n(n+1)/2). */
@@ -251,6 +251,12 @@ static void call(int l, int r, Ops *o) {
                  void *, const int *, size_t, size_t, size_t, size_t))FN(NAME("trsm")))(r == TRSM_LLN ? "L" : "R", "L", "N", "N", &n, &n,
                                                                                            alpha, o->A, &n, o->C, &n, 1, 1, 1, 1);
       break;
+    case TRMM_RUT: /* B := alpha B A', A upper */
+      memcpy(o->C, o->C0, mat);
+      ((void (*)(const char *, const char *, const char *, const char *, const int *, const int *, const void *, const void *, const int *,
+                 void *, const int *, size_t, size_t, size_t, size_t))FN(NAME("trmm")))("R", "U", "T", "N", &n, &n, alpha, o->A, &n,
+                                                                                           o->C, &n, 1, 1, 1, 1);
+      break;
     case SYRK_LN:
       memcpy(o->C, o->C0, mat);
       ((void (*)(const char *, const char *, const int *, const int *, const void *, const void *, const int *, const void *, void *,
@@ -282,7 +288,7 @@ static double bytesOf(int r, int n, size_t e) {
 }
 static double flopsOf(int r, int n) {
   double c = (double)n * (double)n * (double)n;
-  return r == GEMM_NN || r == GEMM_TN || r == SYMM_LL ? 2 * c : c; /* trsm, syrk: n^3 */
+  return r == GEMM_NN || r == GEMM_TN || r == SYMM_LL ? 2 * c : c; /* trsm, trmm, syrk: n^3 */
 }
 
 /* The output a routine writes, to compare the libraries. */
