@@ -1,4 +1,5 @@
-/* blas_args.h: the Fortran BLAS's argument decoding, shared by level2.c and level3.c.
+/* blas_args.h: the Fortran BLAS's argument decoding and the kernels' status, shared by level1.c,
+ * level2.c and level3.c.
  *
  * LSAME (a CHARACTER argument's first letter, either case), the reference's checks as a chain
  * whose first failure sets INFO (the position of the wrong argument), and its report through
@@ -7,8 +8,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "blas_f77.h"
+#include "spl_runtime.h"
 
 #define N64(p) ((int64_t) * (p))
 
@@ -27,3 +31,15 @@ static inline int blas_bad_diag(const char *d) { return !blas_is(d, 'U') && !bla
     xerbla_(NAME, &info, sizeof NAME - 1);     \
     return;                                    \
   }
+
+/* A kernel's status, nonzero only when a temporary could not be allocated (SPL_ERR_ALLOC: the
+ * arguments were checked above; trsm's and trmm's row-major copy of the triangle and symm's of
+ * sym(A) are p x p elements). The reference BLAS cannot fail and has no code to return it with;
+ * OpenBLAS prints and aborts on a failed allocation, and so does this layer, rather than return
+ * with the output unchanged. `routine` is the Fortran entry's name (__func__). */
+static inline void blas_done(int status, const char *routine) {
+  if (status == 0) return;
+  fprintf(stderr, " ** libsplblas: %s could not run: %s\n", routine, spl_error_string(status));
+  abort();
+}
+#define BLAS_RUN(call) blas_done((call), __func__)

@@ -17,9 +17,9 @@
 #define TRI_CASE(fn, lower, notrans, ...)                              \
   do {                                                                 \
     if (lower) {                                                       \
-      if (notrans) fn##_ln(__VA_ARGS__); else fn##_lt(__VA_ARGS__);    \
+      BLAS_RUN(notrans ? fn##_ln(__VA_ARGS__) : fn##_lt(__VA_ARGS__));               \
     } else {                                                           \
-      if (notrans) fn##_un(__VA_ARGS__); else fn##_ut(__VA_ARGS__);    \
+      BLAS_RUN(notrans ? fn##_un(__VA_ARGS__) : fn##_ut(__VA_ARGS__));               \
     }                                                                  \
   } while (0)
 
@@ -33,9 +33,9 @@
     BLAS_REPORT(UP "GEMV ");                                                                                         \
     if (*m == 0 || *n == 0 || (*alpha == 0 && *beta == 1)) return;                                             \
     if (blas_is(trans, 'N'))                                                                                         \
-      spl_blas_##P##gemv_n(N64(m), N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy));             \
+      BLAS_RUN(spl_blas_##P##gemv_n(N64(m), N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));             \
     else                                                                                                        \
-      spl_blas_##P##gemv_t(N64(n), N64(m), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy));             \
+      BLAS_RUN(spl_blas_##P##gemv_t(N64(n), N64(m), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));             \
   }                                                                                                             \
   void P##gbmv_(const char *trans, const int *m, const int *n, const int *kl, const int *ku, const T *alpha,    \
                 const T *a, const int *lda, const T *x, const int *incx, const T *beta, T *y, const int *incy,  \
@@ -48,11 +48,11 @@
     if (*m == 0 || *n == 0 || (*alpha == 0 && *beta == 1)) return;                                             \
     int64_t b = N64(kl) + N64(ku) + 1;                                                                          \
     if (blas_is(trans, 'N'))                                                                                         \
-      spl_blas_##P##gbmv_n(b, N64(n), N64(m), N64(kl), N64(ku), *alpha, a, N64(lda), x, N64(incx), *beta, y,   \
-                           N64(incy));                                                                          \
+      BLAS_RUN(spl_blas_##P##gbmv_n(b, N64(n), N64(m), N64(kl), N64(ku), *alpha, a, N64(lda), x, N64(incx), *beta, y,   \
+                           N64(incy)));                                                                          \
     else                                                                                                        \
-      spl_blas_##P##gbmv_t(b, N64(n), N64(m), N64(kl), N64(ku), *alpha, a, N64(lda), x, N64(incx), *beta, y,   \
-                           N64(incy));                                                                          \
+      BLAS_RUN(spl_blas_##P##gbmv_t(b, N64(n), N64(m), N64(kl), N64(ku), *alpha, a, N64(lda), x, N64(incx), *beta, y,   \
+                           N64(incy)));                                                                          \
   }                                                                                                             \
   /* Symmetric: the lower triangle as stored, or the upper one read transposed. */                             \
   void P##symv_(const char *uplo, const int *n, const T *alpha, const T *a, const int *lda, const T *x,         \
@@ -63,8 +63,8 @@
     BLAS_CHECK(*incy == 0, 10);                                                                                      \
     BLAS_REPORT(UP "SYMV ");                                                                                         \
     if (*n == 0 || (*alpha == 0 && *beta == 1)) return;                                                        \
-    if (blas_is(uplo, 'L')) spl_blas_##P##symv_l(N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy));    \
-    else spl_blas_##P##symv_u(N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy));                  \
+    if (blas_is(uplo, 'L')) BLAS_RUN(spl_blas_##P##symv_l(N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));    \
+    else BLAS_RUN(spl_blas_##P##symv_u(N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));                  \
   }                                                                                                             \
   void P##sbmv_(const char *uplo, const int *n, const int *k, const T *alpha, const T *a, const int *lda,       \
                 const T *x, const int *incx, const T *beta, T *y, const int *incy, size_t uplo_len) {           \
@@ -75,9 +75,9 @@
     BLAS_REPORT(UP "SBMV ");                                                                                         \
     if (*n == 0 || (*alpha == 0 && *beta == 1)) return;                                                        \
     if (blas_is(uplo, 'L'))                                                                                          \
-      spl_blas_##P##sbmv_l(N64(k) + 1, N64(n), N64(k), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)); \
+      BLAS_RUN(spl_blas_##P##sbmv_l(N64(k) + 1, N64(n), N64(k), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy))); \
     else                                                                                                        \
-      spl_blas_##P##sbmv_u(N64(k) + 1, N64(n), N64(k), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)); \
+      BLAS_RUN(spl_blas_##P##sbmv_u(N64(k) + 1, N64(n), N64(k), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy))); \
   }                                                                                                             \
   void P##spmv_(const char *uplo, const int *n, const T *alpha, const T *ap, const T *x, const int *incx,       \
                 const T *beta, T *y, const int *incy, size_t uplo_len) {                                        \
@@ -86,8 +86,8 @@
     BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*incx == 0, 6); BLAS_CHECK(*incy == 0, 9);                      \
     BLAS_REPORT(UP "SPMV ");                                                                                         \
     if (*n == 0 || (*alpha == 0 && *beta == 1)) return;                                                        \
-    if (blas_is(uplo, 'L')) spl_blas_##P##spmv_l(N64(n), *alpha, ap, x, N64(incx), *beta, y, N64(incy));             \
-    else spl_blas_##P##spmv_u(N64(n), *alpha, ap, x, N64(incx), *beta, y, N64(incy));                           \
+    if (blas_is(uplo, 'L')) BLAS_RUN(spl_blas_##P##spmv_l(N64(n), *alpha, ap, x, N64(incx), *beta, y, N64(incy)));             \
+    else BLAS_RUN(spl_blas_##P##spmv_u(N64(n), *alpha, ap, x, N64(incx), *beta, y, N64(incy)));                           \
   }                                                                                                             \
   TRIANGULAR(P, T, UP, mv, MV)                                                                                  \
   TRIANGULAR(P, T, UP, sv, SV)                                                                                  \
@@ -97,7 +97,7 @@
     BLAS_CHECK(*m < 0, 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*incx == 0, 5); BLAS_CHECK(*incy == 0, 7); BLAS_CHECK(*lda < blas_max1(*m), 9);  \
     BLAS_REPORT(UP "GER  ");                                                                                         \
     if (*m == 0 || *n == 0 || *alpha == 0) return;                                                             \
-    spl_blas_##P##ger(N64(m), N64(n), *alpha, x, N64(incx), y, N64(incy), a, N64(lda));                        \
+    BLAS_RUN(spl_blas_##P##ger(N64(m), N64(n), *alpha, x, N64(incx), y, N64(incy), a, N64(lda)));                        \
   }                                                                                                             \
   void P##syr_(const char *uplo, const int *n, const T *alpha, const T *x, const int *incx, T *a,               \
                const int *lda, size_t uplo_len) {                                                               \
@@ -106,7 +106,7 @@
     BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*incx == 0, 5); BLAS_CHECK(*lda < blas_max1(*n), 7);                 \
     BLAS_REPORT(UP "SYR  ");                                                                                         \
     if (*n == 0 || *alpha == 0) return;                                                                        \
-    spl_blas_##P##syr(N64(n), blas_is(uplo, 'U'), *alpha, x, N64(incx), a, N64(lda));                               \
+    BLAS_RUN(spl_blas_##P##syr(N64(n), blas_is(uplo, 'U'), *alpha, x, N64(incx), a, N64(lda)));                               \
   }                                                                                                             \
   void P##spr_(const char *uplo, const int *n, const T *alpha, const T *x, const int *incx, T *ap,              \
                size_t uplo_len) {                                                                               \
@@ -115,8 +115,8 @@
     BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*incx == 0, 5);                                            \
     BLAS_REPORT(UP "SPR  ");                                                                                         \
     if (*n == 0 || *alpha == 0) return;                                                                        \
-    if (blas_is(uplo, 'U')) spl_blas_##P##spr_u(N64(n), *alpha, x, N64(incx), ap);                                   \
-    else spl_blas_##P##spr_l(N64(n), *alpha, x, N64(incx), ap);                                                 \
+    if (blas_is(uplo, 'U')) BLAS_RUN(spl_blas_##P##spr_u(N64(n), *alpha, x, N64(incx), ap));                                   \
+    else BLAS_RUN(spl_blas_##P##spr_l(N64(n), *alpha, x, N64(incx), ap));                                                 \
   }                                                                                                             \
   void P##syr2_(const char *uplo, const int *n, const T *alpha, const T *x, const int *incx, const T *y,        \
                 const int *incy, T *a, const int *lda, size_t uplo_len) {                                       \
@@ -126,7 +126,7 @@
     BLAS_CHECK(*lda < blas_max1(*n), 9);                                                                                  \
     BLAS_REPORT(UP "SYR2 ");                                                                                         \
     if (*n == 0 || *alpha == 0) return;                                                                        \
-    spl_blas_##P##syr2(N64(n), blas_is(uplo, 'U'), *alpha, x, N64(incx), y, N64(incy), a, N64(lda));                \
+    BLAS_RUN(spl_blas_##P##syr2(N64(n), blas_is(uplo, 'U'), *alpha, x, N64(incx), y, N64(incy), a, N64(lda)));                \
   }                                                                                                             \
   void P##spr2_(const char *uplo, const int *n, const T *alpha, const T *x, const int *incx, const T *y,        \
                 const int *incy, T *ap, size_t uplo_len) {                                                      \
@@ -135,8 +135,8 @@
     BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*incx == 0, 5); BLAS_CHECK(*incy == 0, 7);                      \
     BLAS_REPORT(UP "SPR2 ");                                                                                         \
     if (*n == 0 || *alpha == 0) return;                                                                        \
-    if (blas_is(uplo, 'U')) spl_blas_##P##spr2_u(N64(n), *alpha, x, N64(incx), y, N64(incy), ap);                    \
-    else spl_blas_##P##spr2_l(N64(n), *alpha, x, N64(incx), y, N64(incy), ap);                                  \
+    if (blas_is(uplo, 'U')) BLAS_RUN(spl_blas_##P##spr2_u(N64(n), *alpha, x, N64(incx), y, N64(incy), ap));                    \
+    else BLAS_RUN(spl_blas_##P##spr2_l(N64(n), *alpha, x, N64(incx), y, N64(incy), ap));                                  \
   }
 
 /* trmv/trsv, tbmv/tbsv, tpmv/tpsv (OP mv or sv): full, band and packed storage. */

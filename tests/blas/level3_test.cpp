@@ -8,8 +8,11 @@
 #include <array>
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <random>
 #include <vector>
 
@@ -233,6 +236,39 @@ TYPED_TEST(Level3, TriangularProductsAndSolvesMatchTheReference) {
               ASSERT_EQ(A.buf, a0);
             }
   EXPECT_GT(calls, 150);
+}
+
+
+// A temporary that cannot be allocated stops the program with the routine's name and the
+// runtime's error (OpenBLAS prints and aborts too) rather than return with B unchanged: trsm on a
+// column-major triangle copies it row by row (3000 x 3000 doubles, 72 MB), here under an
+// address-space limit 40 MB above what the process holds.
+TEST(Level3DeathTest, AnAllocationThatFailsAbortsWithTheRoutinesName) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const int n = 3000;
+  const double one = 1.0;
+  std::vector<double> A(size_t(n) * size_t(n), 0.0), B(size_t(n) * size_t(n), 1.0);
+  for (int i = 0; i < n; ++i) A[size_t(i) * size_t(n) + size_t(i)] = 2.0;
+  auto limitAddressSpace = [] {
+    long pages = 0;
+    std::FILE *statm = std::fopen("/proc/self/statm", "r");
+    if (statm == nullptr || std::fscanf(statm, "%ld", &pages) != 1) std::abort();
+    std::fclose(statm);
+    struct rlimit lim;
+    getrlimit(RLIMIT_AS, &lim);
+    lim.rlim_cur = rlim_t(pages) * 4096 + (rlim_t(40) << 20);
+    setrlimit(RLIMIT_AS, &lim);
+  };
+  EXPECT_DEATH(
+      {
+        limitAddressSpace();
+        dtrsm_("L", "L", "N", "N", &n, &n, &one, A.data(), &n, B.data(), &n, 1, 1, 1, 1);
+      },
+      "libsplblas: dtrsm_ could not run: SPL_ERR_ALLOC");
+  // Without the limit the same call runs: B / 2.
+  dtrsm_("L", "L", "N", "N", &n, &n, &one, A.data(), &n, B.data(), &n, 1, 1, 1, 1);
+  EXPECT_DOUBLE_EQ(B[0], 0.5);
+  EXPECT_DOUBLE_EQ(B.back(), 0.5);
 }
 
 }  // namespace
