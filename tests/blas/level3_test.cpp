@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstddef>
@@ -238,7 +239,6 @@ TYPED_TEST(Level3, TriangularProductsAndSolvesMatchTheReference) {
   EXPECT_GT(calls, 150);
 }
 
-
 // A temporary that cannot be allocated stops the program with the routine's name and the
 // runtime's error (OpenBLAS prints and aborts too) rather than return with B unchanged: trsm on a
 // column-major triangle copies it row by row (3000 x 3000 doubles, 72 MB), here under an
@@ -256,7 +256,7 @@ TEST(Level3DeathTest, AnAllocationThatFailsAbortsWithTheRoutinesName) {
     std::fclose(statm);
     struct rlimit lim;
     getrlimit(RLIMIT_AS, &lim);
-    lim.rlim_cur = rlim_t(pages) * 4096 + (rlim_t(40) << 20);
+    lim.rlim_cur = rlim_t(pages) * rlim_t(sysconf(_SC_PAGESIZE)) + (rlim_t(40) << 20);
     setrlimit(RLIMIT_AS, &lim);
   };
   EXPECT_DEATH(
