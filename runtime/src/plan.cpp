@@ -26,8 +26,9 @@
  *      slots an entry (kMaxLongRowsSellFill where only kRegularGain is expected), whatever the
  *      time, its fill then estimated at kSellSpmvsPerFill CSR calls
  *      a slot an entry. A conversion that left less than two calls of budget is dropped untimed.
- *      After an untimed call of each kernel as the budget allows (the conversion leaves its copy
- *      in cache; a converted kernel's first calls run slow), the converted kernel and CSR are
+ *      After calls of the converted kernel until its time settles (its first calls run slow
+ *      while its copy settles in the cache: plan.h's settle) and an untimed call of CSR (the
+ *      conversion leaves its copy in cache, dirty), as the budget allows, the converted kernel and CSR are
  *      timed in turn, up to kComparisonRounds rounds, each kernel's best counting, fewer when
  *      one is clear after two or planning would pass its budget (kBudgetSpmvs warm CSR calls,
  *      at least kBudgetFloor on a matrix of microsecond calls, kReleaseSpmvs kept for freeing a
@@ -47,6 +48,8 @@
 
 #include "csr_arrays.h"
 #include "inspect.h"
+
+#include <cstdlib>
 
 namespace spl_rt {
 namespace {
@@ -385,14 +388,15 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           decline(line);
           continue;
         }
-        /* An untimed call of each first, as the budget allows. The conversion leaves the cache
-         * full of the copy it wrote, dirty: CSR's first call would pay its write-back
-         * (thermal2's 510 MB mirror against this VM's 260 MiB L3: one round chose CSR on 2
-         * threads where SELL ran 1.6x faster); and the converted kernel's first calls run
-         * slower than its later ones. */
-        if (!forcing && calls_left >= 4)
-          run<T>(p, x.data(), y.data());
-        if (!forcing && calls_left >= 3)
+        /* The converted kernel's calls until they settle (plan.h's settle), then an untimed
+         * call of CSR, as the budget allows. The conversion leaves the cache full of the copy
+         * it wrote, dirty: CSR's first call would pay its write-back (thermal2's 510 MB mirror
+         * against this VM's 260 MiB L3: one round chose CSR on 2 threads where SELL ran 1.6x
+         * faster). */
+        int settling = 0;
+        if (!forcing)
+          settling = std::abs(settle([&] { return run<T>(p, x.data(), y.data()); }, csr_time, plan_t0, cap));
+        if (!forcing && (budget(csr_time, cap) - seconds_since(plan_t0)) / csr_time - kReleaseSpmvs >= 3)
           csr_call();
         const Comparison cmp = compare_unless_forced(forcing, [&] { return run<T>(p, x.data(), y.data()); }, csr_call, csr_time,
                                                      plan_t0, cap); /* y: scratch */
@@ -407,9 +411,10 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
                         (long long)p->operands.sigma,
                         static_cast<double>(p->operands.slots * p->operands.lanes) / prof.entries);
         std::snprintf(line, sizeof line,
-                      "%s (%s): converted in %.3f ms (%.1f CSR calls), %.3f ms a call against CSR's %.3f in the same rounds (%d)\n",
+                      "%s (%s): converted in %.3f ms (%.1f CSR calls), %.3f ms a call against CSR's %.3f in the same rounds (%d, "
+                      "after %d calls to settle)\n",
                       c.name, form, convert_time * 1e3, convert_time / csr_time, cmp.candidate * 1e3, csr_time * 1e3,
-                      cmp.rounds);
+                      cmp.rounds, settling);
         p->explanation += line;
         /* Kept when clearly faster, or when no slower where its gain is expected on the rows'
          * structure (a round of a noisy machine must not overrule a 1.3x expectation). */
