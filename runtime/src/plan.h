@@ -177,8 +177,9 @@ Comparison compare(const Candidate &candidate, const Csr &csr_call, double &csr_
  * was read or slept before, against CSR's 0.9-1.3, and after one untimed call two rounds
  * measured it at 2.2-2.4 ms: the plan kept CSR, and PETSc's MatMult tied SPL's. So before the
  * rounds it is called until a call runs within kSettled of the one before, at most kSettleCalls
- * times, while the budget still holds the next call and two rounds after it. Returns the calls
- * made (negative when one failed). */
+ * times, while the budget still holds the next call and a round after it (as the one untimed
+ * call it replaces asked: a first call where four CSR calls of budget are left). Returns the
+ * calls made (negative when one failed). */
 inline constexpr int kSettleCalls = 5;
 inline constexpr double kSettled = 0.9;
 
@@ -194,7 +195,7 @@ int settle(const Candidate &candidate, double csr_time, std::chrono::steady_cloc
   int calls = 0;
   while (calls < kSettleCalls) {
     const double next = last < 0 ? csr_time : last; /* the next call's time, expected */
-    if (seconds_since(plan_t0) + next + 2 * (next + csr_time) + kReleaseSpmvs * csr_time > budget(csr_time, cap))
+    if (seconds_since(plan_t0) + next + (next + csr_time) + kReleaseSpmvs * csr_time > budget(csr_time, cap))
       break;
     const double t = time_call(candidate);
     ++calls;
