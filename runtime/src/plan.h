@@ -171,11 +171,12 @@ Comparison compare(const Candidate &candidate, const Csr &csr_call, double &csr_
   return c;
 }
 
-/* A converted kernel's first calls run slower than its later ones while its copy settles in the
- * cache (the last-level cache's replacement learning the stream): cant's 3 x 3 BCSR copy (17 MB
- * at scale 0.5) ran 2.4, 2.0, 1.1, 0.96, 0.9 ms in its first calls on the 2-core Xeon, whatever
- * was read or slept before, against CSR's 0.9-1.3, and after one untimed call two rounds
- * measured it at 2.2-2.4 ms: the plan kept CSR, and PETSc's MatMult tied SPL's. So before the
+/* A converted kernel's first calls run slower than its later ones while its fresh copy settles
+ * in the memory system: cant's 3 x 3 BCSR copy (17 MB at scale 0.5) ran 2.4, 2.0, 1.1, 0.96,
+ * 0.9 ms in its first calls on the 2-core Xeon VM, whatever was read or slept before, against
+ * CSR's 0.9-1.3 (a copy into new pages ran its first two or three calls as slowly, the same
+ * pages rewritten much less so; the cause is not pinned down), and after one untimed call two
+ * rounds measured it at 2.2-2.4 ms: the plan kept CSR, and PETSc's MatMult tied SPL's. So before the
  * rounds it is called until a call runs within kSettled of the one before, at most kSettleCalls
  * times, while the budget still holds the next call and a round after it (as the one untimed
  * call it replaces asked: a first call where four CSR calls of budget are left). Returns the

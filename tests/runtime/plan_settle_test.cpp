@@ -1,7 +1,8 @@
 // How a plan lets a converted kernel settle before it is timed against CSR (runtime/src/plan.h's
 // settle): calls until one runs within kSettled of the one before, at most kSettleCalls, while
-// planning's budget holds the next call and a round after it; a failed call stops it. The calls' times
-// are given by the test (a timer that replays them), so no case depends on the machine's load.
+// planning's budget holds the next call and a round after it; a failed call stops it. The calls'
+// times are given by the test (a timer that replays them), so no case depends on the machine's
+// load.
 #include <gtest/gtest.h>
 
 #include <chrono>
