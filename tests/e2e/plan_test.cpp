@@ -283,9 +283,12 @@ TEST(PlanChoice, StencilsTryDia) {
       EXPECT_STREQ(spl_plan_kernel(p), "csr");
       EXPECT_NE(why.find("0 expected calls would not repay a conversion to DIA"), std::string::npos) << why;
     } else {
-      // Tried when planning's budget allows (a loaded machine's counts can leave no time).
+      // Tried when planning's budget allows (a loaded machine's counts can leave no time, or
+      // its conversion no time to time the copy: "DIA converted in ..., no planning time left
+      // to time it", seen on a clean clone's CI run).
       EXPECT_TRUE(why.find("DIA (5 diagonals): converted in") != std::string::npos ||
-                  why.find("no planning time left to try DIA") != std::string::npos)
+                  why.find("no planning time left to try DIA") != std::string::npos ||
+                  why.find("DIA converted in") != std::string::npos)
           << why;
       if (std::string(spl_plan_kernel(p)) == "dia") EXPECT_EQ(spl_plan_bytes(p), 5 * (m.rows * 8 + 4));
     }
@@ -691,7 +694,8 @@ TEST(PlanChoice, LongSteadyRowsKeepCsrWithoutConverting) {
   if (std::string(spl_plan_kernel(p)) == "csr") {
     EXPECT_EQ(spl_plan_bytes(p), 0) << why;
     EXPECT_TRUE(why.find("no planning time left to try BCSR") != std::string::npos ||
-                why.find("BCSR (3 x 3 blocks, 1.00 values an entry): converted in") != std::string::npos)
+                why.find("BCSR (3 x 3 blocks, 1.00 values an entry): converted in") != std::string::npos ||
+                why.find("BCSR converted in") != std::string::npos)  // converted, no time left to time it
         << why;
   } else {
     EXPECT_STREQ(spl_plan_kernel(p), "bcsr") << why;
