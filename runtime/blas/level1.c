@@ -14,52 +14,52 @@
 #include "blas_args.h"
 
 #define LEVEL1(P, T)                                                                                    \
-  void P##rotg_(T *a, T *b, T *c, T *s) { BLAS_RUN(spl_blas_##P##rotg(*a, *b, a, b, c, s)); }                     \
+  void P##rotg_(T *a, T *b, T *c, T *s) { BLAS_RUN(spl_blas_##P##rotg(*a, *b, a, b, c, s)); }           \
                                                                                                         \
   void P##rotmg_(T *d1, T *d2, T *x1, const T *y1, T *p) {                                              \
     BLAS_RUN(spl_blas_##P##rotmg(*d1, *d2, *x1, *y1, p[0], p[1], p[2], p[3], p[4], d1, d2, x1, &p[0], &p[1], &p[2], \
-                        &p[3], &p[4]));                                                                  \
+                        &p[3], &p[4]));                                                                 \
   }                                                                                                     \
                                                                                                         \
-  /* Two vectors: a negative increment walks its vector from the far end. */                           \
+  /* Two vectors: a negative increment walks its vector from the far end. */                            \
   void P##rot_(const int *n, T *x, const int *incx, T *y, const int *incy, const T *c, const T *s) {    \
-    if (*n > 0) BLAS_RUN(spl_blas_##P##rot(N64(n), x, N64(incx), y, N64(incy), *c, *s));                          \
+    if (*n > 0) BLAS_RUN(spl_blas_##P##rot(N64(n), x, N64(incx), y, N64(incy), *c, *s));                \
   }                                                                                                     \
   void P##rotm_(const int *n, T *x, const int *incx, T *y, const int *incy, const T *p) {               \
     if (*n > 0 && p[0] != (T)-2) BLAS_RUN(spl_blas_##P##rotm(N64(n), x, N64(incx), y, N64(incy), p[0], p[1], p[2], p[3], p[4])); \
   }                                                                                                     \
   void P##swap_(const int *n, T *x, const int *incx, T *y, const int *incy) {                           \
-    if (*n > 0) BLAS_RUN(spl_blas_##P##swap(N64(n), x, N64(incx), y, N64(incy)));                                 \
+    if (*n > 0) BLAS_RUN(spl_blas_##P##swap(N64(n), x, N64(incx), y, N64(incy)));                       \
   }                                                                                                     \
   void P##copy_(const int *n, const T *x, const int *incx, T *y, const int *incy) {                     \
-    if (*n > 0) BLAS_RUN(spl_blas_##P##copy(N64(n), x, N64(incx), y, N64(incy)));                                 \
+    if (*n > 0) BLAS_RUN(spl_blas_##P##copy(N64(n), x, N64(incx), y, N64(incy)));                       \
   }                                                                                                     \
   void P##axpy_(const int *n, const T *alpha, const T *x, const int *incx, T *y, const int *incy) {     \
-    if (*n > 0) BLAS_RUN(spl_blas_##P##axpy(N64(n), *alpha, x, N64(incx), y, N64(incy)));                         \
+    if (*n > 0) BLAS_RUN(spl_blas_##P##axpy(N64(n), *alpha, x, N64(incx), y, N64(incy)));               \
   }                                                                                                     \
   T P##dot_(const int *n, const T *x, const int *incx, const T *y, const int *incy) {                   \
     T r = 0;                                                                                            \
-    if (*n > 0) BLAS_RUN(spl_blas_##P##dot(N64(n), x, N64(incx), y, N64(incy), &r));                              \
+    if (*n > 0) BLAS_RUN(spl_blas_##P##dot(N64(n), x, N64(incx), y, N64(incy), &r));                    \
     return r;                                                                                           \
   }                                                                                                     \
                                                                                                         \
   /* One vector: nothing to do (0 returned) unless the increment is positive. */                        \
   void P##scal_(const int *n, const T *alpha, T *x, const int *incx) {                                  \
-    if (*n > 0 && *incx > 0) BLAS_RUN(spl_blas_##P##scal(N64(n), *alpha, x, N64(incx)));                          \
+    if (*n > 0 && *incx > 0) BLAS_RUN(spl_blas_##P##scal(N64(n), *alpha, x, N64(incx)));                \
   }                                                                                                     \
   T P##nrm2_(const int *n, const T *x, const int *incx) {                                               \
     T r = 0;                                                                                            \
-    if (*n > 0 && *incx > 0) BLAS_RUN(spl_blas_##P##nrm2(N64(n), x, N64(incx), &r));                              \
+    if (*n > 0 && *incx > 0) BLAS_RUN(spl_blas_##P##nrm2(N64(n), x, N64(incx), &r));                    \
     return r;                                                                                           \
   }                                                                                                     \
   T P##asum_(const int *n, const T *x, const int *incx) {                                               \
     T r = 0;                                                                                            \
-    if (*n > 0 && *incx > 0) BLAS_RUN(spl_blas_##P##asum(N64(n), x, N64(incx), &r));                              \
+    if (*n > 0 && *incx > 0) BLAS_RUN(spl_blas_##P##asum(N64(n), x, N64(incx), &r));                    \
     return r;                                                                                           \
   }                                                                                                     \
   int i##P##amax_(const int *n, const T *x, const int *incx) {                                          \
     int32_t r = 0;                                                                                      \
-    if (*n > 0 && *incx > 0) BLAS_RUN(spl_blas_i##P##amax(N64(n), x, N64(incx), &r));                             \
+    if (*n > 0 && *incx > 0) BLAS_RUN(spl_blas_i##P##amax(N64(n), x, N64(incx), &r));                   \
     return r;                                                                                           \
   }
 
@@ -68,16 +68,16 @@ LEVEL1(d, double)
 
 /* A complex vector is n (re, im) pairs, incx pairs apart: the exports read it as an n x 2
  * row-major matrix whose rows are 2 incx reals apart. */
-#define PAIRS(P, C, T)                                                                  \
-  T P##C##asum_(const int *n, const T *x, const int *incx) {                            \
-    T r = 0;                                                                            \
-    if (*n > 0 && *incx > 0) BLAS_RUN(spl_blas_##P##C##asum(N64(n), x, 2 * N64(incx), &r));       \
-    return r;                                                                           \
-  }                                                                                     \
-  T P##C##nrm2_(const int *n, const T *x, const int *incx) {                            \
-    T r = 0;                                                                            \
-    if (*n > 0 && *incx > 0) BLAS_RUN(spl_blas_##P##C##nrm2(N64(n), x, 2 * N64(incx), &r));       \
-    return r;                                                                           \
+#define PAIRS(P, C, T)                                                                                  \
+  T P##C##asum_(const int *n, const T *x, const int *incx) {                                            \
+    T r = 0;                                                                                            \
+    if (*n > 0 && *incx > 0) BLAS_RUN(spl_blas_##P##C##asum(N64(n), x, 2 * N64(incx), &r));             \
+    return r;                                                                                           \
+  }                                                                                                     \
+  T P##C##nrm2_(const int *n, const T *x, const int *incx) {                                            \
+    T r = 0;                                                                                            \
+    if (*n > 0 && *incx > 0) BLAS_RUN(spl_blas_##P##C##nrm2(N64(n), x, 2 * N64(incx), &r));             \
+    return r;                                                                                           \
   }
 
 PAIRS(s, c, float)

@@ -14,13 +14,13 @@
 #include "blas_args.h"
 
 /* Triangular x := op(A) x or op(A)^-1 x: the export of the case (lower: (L, N) and (U, T)). */
-#define TRI_CASE(fn, lower, notrans, ...)                              \
-  do {                                                                 \
-    if (lower) {                                                       \
-      BLAS_RUN(notrans ? fn##_ln(__VA_ARGS__) : fn##_lt(__VA_ARGS__));               \
-    } else {                                                           \
-      BLAS_RUN(notrans ? fn##_un(__VA_ARGS__) : fn##_ut(__VA_ARGS__));               \
-    }                                                                  \
+#define TRI_CASE(fn, lower, notrans, ...)                                                                       \
+  do {                                                                                                          \
+    if (lower) {                                                                                                \
+      BLAS_RUN(notrans ? fn##_ln(__VA_ARGS__) : fn##_lt(__VA_ARGS__));                                          \
+    } else {                                                                                                    \
+      BLAS_RUN(notrans ? fn##_un(__VA_ARGS__) : fn##_ut(__VA_ARGS__));                                          \
+    }                                                                                                           \
   } while (0)
 
 #define LEVEL2(P, T, UP)                                                                                        \
@@ -28,53 +28,53 @@
                 const T *x, const int *incx, const T *beta, T *y, const int *incy, size_t trans_len) {          \
     (void)trans_len;                                                                                            \
     int info = 0;                                                                                               \
-    BLAS_CHECK(blas_bad_trans(trans), 1); BLAS_CHECK(*m < 0, 2); BLAS_CHECK(*n < 0, 3); BLAS_CHECK(*lda < blas_max1(*m), 6);                   \
-    BLAS_CHECK(*incx == 0, 8); BLAS_CHECK(*incy == 0, 11);                                                                \
-    BLAS_REPORT(UP "GEMV ");                                                                                         \
-    if (*m == 0 || *n == 0 || (*alpha == 0 && *beta == 1)) return;                                             \
-    if (blas_is(trans, 'N'))                                                                                         \
-      BLAS_RUN(spl_blas_##P##gemv_n(N64(m), N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));             \
+    BLAS_CHECK(blas_bad_trans(trans), 1); BLAS_CHECK(*m < 0, 2); BLAS_CHECK(*n < 0, 3); BLAS_CHECK(*lda < blas_max1(*m), 6); \
+    BLAS_CHECK(*incx == 0, 8); BLAS_CHECK(*incy == 0, 11);                                                      \
+    BLAS_REPORT(UP "GEMV ");                                                                                    \
+    if (*m == 0 || *n == 0 || (*alpha == 0 && *beta == 1)) return;                                              \
+    if (blas_is(trans, 'N'))                                                                                    \
+      BLAS_RUN(spl_blas_##P##gemv_n(N64(m), N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));   \
     else                                                                                                        \
-      BLAS_RUN(spl_blas_##P##gemv_t(N64(n), N64(m), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));             \
+      BLAS_RUN(spl_blas_##P##gemv_t(N64(n), N64(m), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));   \
   }                                                                                                             \
   void P##gbmv_(const char *trans, const int *m, const int *n, const int *kl, const int *ku, const T *alpha,    \
                 const T *a, const int *lda, const T *x, const int *incx, const T *beta, T *y, const int *incy,  \
                 size_t trans_len) {                                                                             \
     (void)trans_len;                                                                                            \
     int info = 0;                                                                                               \
-    BLAS_CHECK(blas_bad_trans(trans), 1); BLAS_CHECK(*m < 0, 2); BLAS_CHECK(*n < 0, 3); BLAS_CHECK(*kl < 0, 4); BLAS_CHECK(*ku < 0, 5);        \
-    BLAS_CHECK(*lda < *kl + *ku + 1, 8); BLAS_CHECK(*incx == 0, 10); BLAS_CHECK(*incy == 0, 13);                               \
-    BLAS_REPORT(UP "GBMV ");                                                                                         \
-    if (*m == 0 || *n == 0 || (*alpha == 0 && *beta == 1)) return;                                             \
+    BLAS_CHECK(blas_bad_trans(trans), 1); BLAS_CHECK(*m < 0, 2); BLAS_CHECK(*n < 0, 3); BLAS_CHECK(*kl < 0, 4); BLAS_CHECK(*ku < 0, 5); \
+    BLAS_CHECK(*lda < *kl + *ku + 1, 8); BLAS_CHECK(*incx == 0, 10); BLAS_CHECK(*incy == 0, 13);                \
+    BLAS_REPORT(UP "GBMV ");                                                                                    \
+    if (*m == 0 || *n == 0 || (*alpha == 0 && *beta == 1)) return;                                              \
     int64_t b = N64(kl) + N64(ku) + 1;                                                                          \
-    if (blas_is(trans, 'N'))                                                                                         \
-      BLAS_RUN(spl_blas_##P##gbmv_n(b, N64(n), N64(m), N64(kl), N64(ku), *alpha, a, N64(lda), x, N64(incx), *beta, y,   \
-                           N64(incy)));                                                                          \
+    if (blas_is(trans, 'N'))                                                                                    \
+      BLAS_RUN(spl_blas_##P##gbmv_n(b, N64(n), N64(m), N64(kl), N64(ku), *alpha, a, N64(lda), x, N64(incx), *beta, y, \
+                           N64(incy)));                                                                         \
     else                                                                                                        \
-      BLAS_RUN(spl_blas_##P##gbmv_t(b, N64(n), N64(m), N64(kl), N64(ku), *alpha, a, N64(lda), x, N64(incx), *beta, y,   \
-                           N64(incy)));                                                                          \
+      BLAS_RUN(spl_blas_##P##gbmv_t(b, N64(n), N64(m), N64(kl), N64(ku), *alpha, a, N64(lda), x, N64(incx), *beta, y, \
+                           N64(incy)));                                                                         \
   }                                                                                                             \
-  /* Symmetric: the lower triangle as stored, or the upper one read transposed. */                             \
+  /* Symmetric: the lower triangle as stored, or the upper one read transposed. */                              \
   void P##symv_(const char *uplo, const int *n, const T *alpha, const T *a, const int *lda, const T *x,         \
                 const int *incx, const T *beta, T *y, const int *incy, size_t uplo_len) {                       \
     (void)uplo_len;                                                                                             \
     int info = 0;                                                                                               \
-    BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*lda < blas_max1(*n), 5); BLAS_CHECK(*incx == 0, 7);                 \
-    BLAS_CHECK(*incy == 0, 10);                                                                                      \
-    BLAS_REPORT(UP "SYMV ");                                                                                         \
-    if (*n == 0 || (*alpha == 0 && *beta == 1)) return;                                                        \
-    if (blas_is(uplo, 'L')) BLAS_RUN(spl_blas_##P##symv_l(N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));    \
-    else BLAS_RUN(spl_blas_##P##symv_u(N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));                  \
+    BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*lda < blas_max1(*n), 5); BLAS_CHECK(*incx == 0, 7); \
+    BLAS_CHECK(*incy == 0, 10);                                                                                 \
+    BLAS_REPORT(UP "SYMV ");                                                                                    \
+    if (*n == 0 || (*alpha == 0 && *beta == 1)) return;                                                         \
+    if (blas_is(uplo, 'L')) BLAS_RUN(spl_blas_##P##symv_l(N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy))); \
+    else BLAS_RUN(spl_blas_##P##symv_u(N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));        \
   }                                                                                                             \
   void P##sbmv_(const char *uplo, const int *n, const int *k, const T *alpha, const T *a, const int *lda,       \
                 const T *x, const int *incx, const T *beta, T *y, const int *incy, size_t uplo_len) {           \
     (void)uplo_len;                                                                                             \
     int info = 0;                                                                                               \
-    BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*k < 0, 3); BLAS_CHECK(*lda < *k + 1, 6);                       \
-    BLAS_CHECK(*incx == 0, 8); BLAS_CHECK(*incy == 0, 11);                                                                \
-    BLAS_REPORT(UP "SBMV ");                                                                                         \
-    if (*n == 0 || (*alpha == 0 && *beta == 1)) return;                                                        \
-    if (blas_is(uplo, 'L'))                                                                                          \
+    BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*k < 0, 3); BLAS_CHECK(*lda < *k + 1, 6); \
+    BLAS_CHECK(*incx == 0, 8); BLAS_CHECK(*incy == 0, 11);                                                      \
+    BLAS_REPORT(UP "SBMV ");                                                                                    \
+    if (*n == 0 || (*alpha == 0 && *beta == 1)) return;                                                         \
+    if (blas_is(uplo, 'L'))                                                                                     \
       BLAS_RUN(spl_blas_##P##sbmv_l(N64(k) + 1, N64(n), N64(k), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy))); \
     else                                                                                                        \
       BLAS_RUN(spl_blas_##P##sbmv_u(N64(k) + 1, N64(n), N64(k), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy))); \
@@ -83,60 +83,60 @@
                 const T *beta, T *y, const int *incy, size_t uplo_len) {                                        \
     (void)uplo_len;                                                                                             \
     int info = 0;                                                                                               \
-    BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*incx == 0, 6); BLAS_CHECK(*incy == 0, 9);                      \
-    BLAS_REPORT(UP "SPMV ");                                                                                         \
-    if (*n == 0 || (*alpha == 0 && *beta == 1)) return;                                                        \
-    if (blas_is(uplo, 'L')) BLAS_RUN(spl_blas_##P##spmv_l(N64(n), *alpha, ap, x, N64(incx), *beta, y, N64(incy)));             \
-    else BLAS_RUN(spl_blas_##P##spmv_u(N64(n), *alpha, ap, x, N64(incx), *beta, y, N64(incy)));                           \
+    BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*incx == 0, 6); BLAS_CHECK(*incy == 0, 9); \
+    BLAS_REPORT(UP "SPMV ");                                                                                    \
+    if (*n == 0 || (*alpha == 0 && *beta == 1)) return;                                                         \
+    if (blas_is(uplo, 'L')) BLAS_RUN(spl_blas_##P##spmv_l(N64(n), *alpha, ap, x, N64(incx), *beta, y, N64(incy))); \
+    else BLAS_RUN(spl_blas_##P##spmv_u(N64(n), *alpha, ap, x, N64(incx), *beta, y, N64(incy)));                 \
   }                                                                                                             \
   TRIANGULAR(P, T, UP, mv, MV)                                                                                  \
   TRIANGULAR(P, T, UP, sv, SV)                                                                                  \
   void P##ger_(const int *m, const int *n, const T *alpha, const T *x, const int *incx, const T *y,             \
                const int *incy, T *a, const int *lda) {                                                         \
     int info = 0;                                                                                               \
-    BLAS_CHECK(*m < 0, 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*incx == 0, 5); BLAS_CHECK(*incy == 0, 7); BLAS_CHECK(*lda < blas_max1(*m), 9);  \
-    BLAS_REPORT(UP "GER  ");                                                                                         \
-    if (*m == 0 || *n == 0 || *alpha == 0) return;                                                             \
-    BLAS_RUN(spl_blas_##P##ger(N64(m), N64(n), *alpha, x, N64(incx), y, N64(incy), a, N64(lda)));                        \
+    BLAS_CHECK(*m < 0, 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*incx == 0, 5); BLAS_CHECK(*incy == 0, 7); BLAS_CHECK(*lda < blas_max1(*m), 9); \
+    BLAS_REPORT(UP "GER  ");                                                                                    \
+    if (*m == 0 || *n == 0 || *alpha == 0) return;                                                              \
+    BLAS_RUN(spl_blas_##P##ger(N64(m), N64(n), *alpha, x, N64(incx), y, N64(incy), a, N64(lda)));               \
   }                                                                                                             \
   void P##syr_(const char *uplo, const int *n, const T *alpha, const T *x, const int *incx, T *a,               \
                const int *lda, size_t uplo_len) {                                                               \
     (void)uplo_len;                                                                                             \
     int info = 0;                                                                                               \
-    BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*incx == 0, 5); BLAS_CHECK(*lda < blas_max1(*n), 7);                 \
-    BLAS_REPORT(UP "SYR  ");                                                                                         \
-    if (*n == 0 || *alpha == 0) return;                                                                        \
-    BLAS_RUN(spl_blas_##P##syr(N64(n), blas_is(uplo, 'U'), *alpha, x, N64(incx), a, N64(lda)));                               \
+    BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*incx == 0, 5); BLAS_CHECK(*lda < blas_max1(*n), 7); \
+    BLAS_REPORT(UP "SYR  ");                                                                                    \
+    if (*n == 0 || *alpha == 0) return;                                                                         \
+    BLAS_RUN(spl_blas_##P##syr(N64(n), blas_is(uplo, 'U'), *alpha, x, N64(incx), a, N64(lda)));                 \
   }                                                                                                             \
   void P##spr_(const char *uplo, const int *n, const T *alpha, const T *x, const int *incx, T *ap,              \
                size_t uplo_len) {                                                                               \
     (void)uplo_len;                                                                                             \
     int info = 0;                                                                                               \
-    BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*incx == 0, 5);                                            \
-    BLAS_REPORT(UP "SPR  ");                                                                                         \
-    if (*n == 0 || *alpha == 0) return;                                                                        \
-    if (blas_is(uplo, 'U')) BLAS_RUN(spl_blas_##P##spr_u(N64(n), *alpha, x, N64(incx), ap));                                   \
-    else BLAS_RUN(spl_blas_##P##spr_l(N64(n), *alpha, x, N64(incx), ap));                                                 \
+    BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*incx == 0, 5);                       \
+    BLAS_REPORT(UP "SPR  ");                                                                                    \
+    if (*n == 0 || *alpha == 0) return;                                                                         \
+    if (blas_is(uplo, 'U')) BLAS_RUN(spl_blas_##P##spr_u(N64(n), *alpha, x, N64(incx), ap));                    \
+    else BLAS_RUN(spl_blas_##P##spr_l(N64(n), *alpha, x, N64(incx), ap));                                       \
   }                                                                                                             \
   void P##syr2_(const char *uplo, const int *n, const T *alpha, const T *x, const int *incx, const T *y,        \
                 const int *incy, T *a, const int *lda, size_t uplo_len) {                                       \
     (void)uplo_len;                                                                                             \
     int info = 0;                                                                                               \
-    BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*incx == 0, 5); BLAS_CHECK(*incy == 0, 7);                      \
-    BLAS_CHECK(*lda < blas_max1(*n), 9);                                                                                  \
-    BLAS_REPORT(UP "SYR2 ");                                                                                         \
-    if (*n == 0 || *alpha == 0) return;                                                                        \
-    BLAS_RUN(spl_blas_##P##syr2(N64(n), blas_is(uplo, 'U'), *alpha, x, N64(incx), y, N64(incy), a, N64(lda)));                \
+    BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*incx == 0, 5); BLAS_CHECK(*incy == 0, 7); \
+    BLAS_CHECK(*lda < blas_max1(*n), 9);                                                                        \
+    BLAS_REPORT(UP "SYR2 ");                                                                                    \
+    if (*n == 0 || *alpha == 0) return;                                                                         \
+    BLAS_RUN(spl_blas_##P##syr2(N64(n), blas_is(uplo, 'U'), *alpha, x, N64(incx), y, N64(incy), a, N64(lda)));  \
   }                                                                                                             \
   void P##spr2_(const char *uplo, const int *n, const T *alpha, const T *x, const int *incx, const T *y,        \
                 const int *incy, T *ap, size_t uplo_len) {                                                      \
     (void)uplo_len;                                                                                             \
     int info = 0;                                                                                               \
-    BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*incx == 0, 5); BLAS_CHECK(*incy == 0, 7);                      \
-    BLAS_REPORT(UP "SPR2 ");                                                                                         \
-    if (*n == 0 || *alpha == 0) return;                                                                        \
-    if (blas_is(uplo, 'U')) BLAS_RUN(spl_blas_##P##spr2_u(N64(n), *alpha, x, N64(incx), y, N64(incy), ap));                    \
-    else BLAS_RUN(spl_blas_##P##spr2_l(N64(n), *alpha, x, N64(incx), y, N64(incy), ap));                                  \
+    BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*incx == 0, 5); BLAS_CHECK(*incy == 0, 7); \
+    BLAS_REPORT(UP "SPR2 ");                                                                                    \
+    if (*n == 0 || *alpha == 0) return;                                                                         \
+    if (blas_is(uplo, 'U')) BLAS_RUN(spl_blas_##P##spr2_u(N64(n), *alpha, x, N64(incx), y, N64(incy), ap));     \
+    else BLAS_RUN(spl_blas_##P##spr2_l(N64(n), *alpha, x, N64(incx), y, N64(incy), ap));                        \
   }
 
 /* trmv/trsv, tbmv/tbsv, tpmv/tpsv (OP mv or sv): full, band and packed storage. */
@@ -145,20 +145,20 @@
                     const int *lda, T *x, const int *incx, size_t l1, size_t l2, size_t l3) {                   \
     (void)l1; (void)l2; (void)l3;                                                                               \
     int info = 0;                                                                                               \
-    BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(blas_bad_trans(trans), 2); BLAS_CHECK(blas_bad_diag(diag), 3); BLAS_CHECK(*n < 0, 4);              \
-    BLAS_CHECK(*lda < blas_max1(*n), 6); BLAS_CHECK(*incx == 0, 8);                                                            \
-    BLAS_REPORT(UP "TR" #OPU " ");                                                                                   \
+    BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(blas_bad_trans(trans), 2); BLAS_CHECK(blas_bad_diag(diag), 3); BLAS_CHECK(*n < 0, 4); \
+    BLAS_CHECK(*lda < blas_max1(*n), 6); BLAS_CHECK(*incx == 0, 8);                                             \
+    BLAS_REPORT(UP "TR" #OPU " ");                                                                              \
     if (*n == 0) return;                                                                                        \
-    TRI_CASE(spl_blas_##P##tr##OP, blas_is(uplo, 'L'), blas_is(trans, 'N'), N64(n), blas_is(diag, 'U'), a, N64(lda), x,        \
+    TRI_CASE(spl_blas_##P##tr##OP, blas_is(uplo, 'L'), blas_is(trans, 'N'), N64(n), blas_is(diag, 'U'), a, N64(lda), x, \
              N64(incx));                                                                                        \
   }                                                                                                             \
   void P##tb##OP##_(const char *uplo, const char *trans, const char *diag, const int *n, const int *k,          \
                     const T *a, const int *lda, T *x, const int *incx, size_t l1, size_t l2, size_t l3) {       \
     (void)l1; (void)l2; (void)l3;                                                                               \
     int info = 0;                                                                                               \
-    BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(blas_bad_trans(trans), 2); BLAS_CHECK(blas_bad_diag(diag), 3); BLAS_CHECK(*n < 0, 4);              \
-    BLAS_CHECK(*k < 0, 5); BLAS_CHECK(*lda < *k + 1, 7); BLAS_CHECK(*incx == 0, 9);                                            \
-    BLAS_REPORT(UP "TB" #OPU " ");                                                                                   \
+    BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(blas_bad_trans(trans), 2); BLAS_CHECK(blas_bad_diag(diag), 3); BLAS_CHECK(*n < 0, 4); \
+    BLAS_CHECK(*k < 0, 5); BLAS_CHECK(*lda < *k + 1, 7); BLAS_CHECK(*incx == 0, 9);                             \
+    BLAS_REPORT(UP "TB" #OPU " ");                                                                              \
     if (*n == 0) return;                                                                                        \
     TRI_CASE(spl_blas_##P##tb##OP, blas_is(uplo, 'L'), blas_is(trans, 'N'), N64(k) + 1, N64(n), N64(k), blas_is(diag, 'U'), a, \
              N64(lda), x, N64(incx));                                                                           \
@@ -167,11 +167,11 @@
                     const int *incx, size_t l1, size_t l2, size_t l3) {                                         \
     (void)l1; (void)l2; (void)l3;                                                                               \
     int info = 0;                                                                                               \
-    BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(blas_bad_trans(trans), 2); BLAS_CHECK(blas_bad_diag(diag), 3); BLAS_CHECK(*n < 0, 4);              \
-    BLAS_CHECK(*incx == 0, 7);                                                                                       \
-    BLAS_REPORT(UP "TP" #OPU " ");                                                                                   \
+    BLAS_CHECK(blas_bad_uplo(uplo), 1); BLAS_CHECK(blas_bad_trans(trans), 2); BLAS_CHECK(blas_bad_diag(diag), 3); BLAS_CHECK(*n < 0, 4); \
+    BLAS_CHECK(*incx == 0, 7);                                                                                  \
+    BLAS_REPORT(UP "TP" #OPU " ");                                                                              \
     if (*n == 0) return;                                                                                        \
-    TRI_CASE(spl_blas_##P##tp##OP, blas_is(uplo, 'L'), blas_is(trans, 'N'), N64(n), blas_is(diag, 'U'), ap, x, N64(incx));     \
+    TRI_CASE(spl_blas_##P##tp##OP, blas_is(uplo, 'L'), blas_is(trans, 'N'), N64(n), blas_is(diag, 'U'), ap, x, N64(incx)); \
   }
 
 LEVEL2(s, float, "S")
