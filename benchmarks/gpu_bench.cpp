@@ -44,6 +44,8 @@
 #include "spl_runtime.h"
 #include "spmv.h"
 #include "spmv_lil.h"
+#include "spmv_merge_long0.h"
+#include "spmv_merge_long16.h"
 #include "spmv_merge_mb4.h"
 #include "spmv_merge_mb5.h"
 #include "spmv_merge_mb6.h"
@@ -238,8 +240,9 @@ void spmv(const spl_csr &a, cudaStream_t stream, cusparseHandle_t handle, int ru
   check("spl");
   record("spl", medianMs(stream, runs, splCall));
   // The same SpMV compiled otherwise: --gpu-rows=vector (benchmarks/spmv_variants.spl: a vector
-  // of lanes per row, as wide as the average row), the merge path with other numbers of reads at
-  // once per lane (benchmarks/spmv_merge_u*.spl) and with its registers capped
+  // of lanes per row, as wide as the average row), the merge path without its whole-warp pass
+  // for long rows or with another threshold (benchmarks/spmv_merge_long*.spl), with other numbers
+  // of reads at once per lane (benchmarks/spmv_merge_u*.spl) and with its registers capped
   // (benchmarks/spmv_merge_mb*.spl).
   struct Variant {
     const char *label, *selector;
@@ -248,6 +251,8 @@ void spmv(const spl_csr &a, cudaStream_t stream, cusparseHandle_t handle, int ru
   };
   const Variant variants[] = {
       {"spl vector", "vector", spl_spmv_csr_vector_f32_cuda, spl_spmv_csr_vector_f64_cuda},
+      {"spl long rows off", "longrows", spl_spmv_csr_long0_f32_cuda, spl_spmv_csr_long0_f64_cuda},
+      {"spl long rows 16", "longrows", spl_spmv_csr_long16_f32_cuda, spl_spmv_csr_long16_f64_cuda},
       {"spl unroll 2", "unroll", spl_spmv_csr_u2_f32_cuda, spl_spmv_csr_u2_f64_cuda},
       {"spl unroll 8", "unroll", spl_spmv_csr_u8_f32_cuda, spl_spmv_csr_u8_f64_cuda},
       {"spl min blocks 4", "occupancy", spl_spmv_csr_mb4_f32_cuda, spl_spmv_csr_mb4_f64_cuda},
@@ -545,7 +550,7 @@ int main(int argc, char **argv) {
     } else if (arg == "--budget" && i + 1 < argc) {
       medianBudgetSeconds = std::max(0.05, std::atof(argv[++i]));
     } else if (arg == "--help" || arg == "-h") {
-      std::printf("usage: spl-gpu-bench [--runs N (>= 100)] [--budget SECONDS per median] [--kernels spmv,vector,unroll,occupancy,lil,sell,dense2csr,bfs]\n"
+      std::printf("usage: spl-gpu-bench [--runs N (>= 100)] [--budget SECONDS per median] [--kernels spmv,vector,longrows,unroll,occupancy,lil,sell,dense2csr,bfs]\n"
                   "                     [--dense2csr-sizes N,N,...] [--csv FILE] MATRIX.mtx ...\n");
       return 0;
     } else {

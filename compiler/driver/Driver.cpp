@@ -348,6 +348,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
       rows.mergeByDefault = !opts.gpuRowsVector;
       rows.mergeReads = opts.gpuMergeUnroll;
       rows.mergeBlocksPerSm = opts.gpuMergeMinBlocks;
+      rows.mergeLongRowSteps = opts.gpuMergeLongRows;
       pass("GpuRowStrategy", [&] { loopir::chooseGpuRowMappings(fn, rows); });
       pass("GpuWarpRows", [&] { loopir::lowerWarpRows(fn); });
       pass("GpuMergeRows", [&] { loopir::lowerMergeRows(fn, rows); });

@@ -48,6 +48,9 @@ options:
                           (1, 2, 4, 8 or 16; default 8 in f32, 4 in f64)
   --gpu-merge-min-blocks=N  blocks of 256 threads of the merge path each multiprocessor
                           should hold at once (1 to 8, capping registers; default: ptxas's)
+  --gpu-merge-long-rows=N a merge path's row needing more than N steps of its lanes is
+                          summed by the whole warp after the others (0 to 64, 0: never;
+                          default 4)
   --gpu-emulator          embed the kernels as LLVM bitcode instead of PTX, for the CPU
                           emulator of the CUDA driver (SPL_CUDA_DRIVER; testing only)
   --no-isl-codegen        lower the scheduled loops directly, not through isl's AST
@@ -180,6 +183,11 @@ ParsedArgs parseArgs(const std::vector<std::string> &args) {
       if (!valueOf("--gpu-merge-min-blocks", v)) return fail("--gpu-merge-min-blocks needs 1 to 8");
       if (v.size() == 1 && v[0] >= '1' && v[0] <= '8') o.gpuMergeMinBlocks = v[0] - '0';
       else return fail("--gpu-merge-min-blocks must be 1 to 8, got '" + v + "'");
+    } else if (a == "--gpu-merge-long-rows" || a.rfind("--gpu-merge-long-rows=", 0) == 0) {
+      if (!valueOf("--gpu-merge-long-rows", v)) return fail("--gpu-merge-long-rows needs 0 to 64");
+      bool digits = !v.empty() && v.size() <= 2 && v.find_first_not_of("0123456789") == std::string::npos;
+      if (digits && std::stoi(v) <= 64) o.gpuMergeLongRows = std::stoi(v);
+      else return fail("--gpu-merge-long-rows must be 0 to 64, got '" + v + "'");
     } else if (a == "--gpu-merge-unroll" || a.rfind("--gpu-merge-unroll=", 0) == 0) {
       if (!valueOf("--gpu-merge-unroll", v)) return fail("--gpu-merge-unroll needs 1, 2, 4, 8 or 16");
       if (v == "1" || v == "2" || v == "4" || v == "8" || v == "16") o.gpuMergeUnroll = std::stoi(v);

@@ -29,6 +29,7 @@ struct Options {
   bool gpuRowsVector = false;         // --gpu-rows=vector (default merge)
   int gpuMergeUnroll = 0;             // --gpu-merge-unroll=1|2|4|8|16 (0: from the element size)
   int gpuMergeMinBlocks = 0;          // --gpu-merge-min-blocks=1..8 (0: ptxas's choice)
+  int gpuMergeLongRows = -1;          // --gpu-merge-long-rows=0..64 (-1: the default)
   bool islCodegen = true;             // --no-isl-codegen turns it off
   std::string gpuArch = "sm_90";      // --gpu-arch
   std::string cpu;                    // --cpu (empty: the host's CPU and features)

@@ -43,6 +43,7 @@ class MergeRows {
     reads_ = loop.knobs.mergeReads > 0 ? loop.knobs.mergeReads
              : opts.mergeReads > 0     ? opts.mergeReads
                                        : std::max<int64_t>(1, 32 / tyBytes(shape_.accTy));
+    if (opts.mergeLongRowSteps >= 0) longSteps_ = opts.mergeLongRowSteps;
     // The kernel shows the knobs it was given, by its schedule or else by the options.
     knobs_ = loop.knobs;
     if (knobs_.mergeReads <= 0) knobs_.mergeReads = opts.mergeReads;
@@ -95,12 +96,21 @@ class MergeRows {
     ExprP start = let(step, "row_start", rowStart(r)), end = let(step, "row_end", rowEnd(r));
     ExprP lo = let(step, "lo", sel(valid, smax(start, posW0), cInt(0)));
     ExprP hi = let(step, "hi", sel(valid, smin(end, posW1), cInt(0)));
+    // A row needing more than longSteps_ steps of its W lanes (a hub among the warp's short
+    // rows) would hold the whole warp that long: it is left out of the side-by-side pass and
+    // summed afterwards by all 32 lanes.
+    ExprP isLong = cInt(0, Ty::I1);
+    if (longSteps_ > 0)
+      isLong = let(step, "long_row", both(lt(width, cInt(32)), bin(BinOp::Gt, sub(hi, lo), mul(width, cInt(reads_ * longSteps_)))),
+                   Ty::I1);
+    ExprP sideHi = longSteps_ > 0 ? let(step, "side_hi", sel(isLong, lo, hi)) : hi;
     ExprP acc = let(step, "acc", combineIdentity(shape_), shape_.accTy);
     int k0 = fresh();
-    StmtP reads = lanesReads(acc, width, hi, var(k0, Ty::I64));
-    step.push_back(steppedLoop(k0, "nonzeros", add(lo, laneOfRow), hi, mul(width, cInt(reads_)), reads));
+    StmtP reads = lanesReads(acc, width, sideHi, var(k0, Ty::I64));
+    step.push_back(steppedLoop(k0, "nonzeros", add(lo, laneOfRow), sideHi, mul(width, cInt(reads_)), reads));
     // The row's W lanes combine; its first lane has the sum.
     step.push_back(combineOver(acc, width));
+    if (longSteps_ > 0) step.push_back(longRows(both(isLong, isZero(laneOfRow)), lo, hi, acc));
     ExprP isFirst = both(continued, isZero(j));
     step.push_back(ifThen(both(valid, isZero(laneOfRow)),
                           ifThen(isFirst, assignVar(firstPart->var, acc),
@@ -132,6 +142,7 @@ class MergeRows {
   RowShape shape_;
   Ty offsetsTy_ = Ty::I32;
   int64_t reads_ = 1;
+  int64_t longSteps_ = kMergeLongRowSteps;
   ast::GpuRowKnobs knobs_;
   int carries_ = -1, arrivals_ = -1;
   ExprP n_, base_, perWarp_, lane_, warp_, rowW0_, rowW1_;
@@ -228,6 +239,30 @@ class MergeRows {
     }
     for (const ExprP &part : parts) reads.push_back(combineInto(acc, part));
     return block(reads);
+  }
+
+  /// The step's long rows, one at a time on all 32 lanes: while a lane still holds one
+  /// (`pending`, on the row's first lane), the lowest such lane's range [lo, hi) is
+  /// broadcast, the warp reads it 32 x R positions at a time, and its sum becomes that lane's
+  /// `acc`, as if its W lanes had summed it.
+  StmtP longRows(const ExprP &pendingNow, const ExprP &lo, const ExprP &hi, const ExprP &acc) {
+    std::vector<StmtP> out;
+    ExprP pending = let(out, "pending", pendingNow, Ty::I1);
+    std::vector<StmtP> each;
+    ExprP candidate = let(each, "leader", sel(pending, lane_, cInt(32)));
+    int other = fresh();
+    each.push_back(warpReduce(candidate->var, other, cInt(32), smin(candidate, var(other, Ty::I64))));
+    ExprP leader = let(each, "leader_lane", warpShuffle(ShuffleKind::Index, candidate, cInt(0), cInt(32)));
+    ExprP from = let(each, "long_lo", warpShuffle(ShuffleKind::Index, lo, leader, cInt(32)));
+    ExprP to = let(each, "long_hi", warpShuffle(ShuffleKind::Index, hi, leader, cInt(32)));
+    ExprP sum = let(each, "long_acc", combineIdentity(shape_), shape_.accTy);
+    int k = fresh();
+    each.push_back(steppedLoop(k, "long_nonzeros", add(from, lane_), to, cInt(32 * reads_), lanesReads(sum, cInt(32), to, var(k, Ty::I64))));
+    each.push_back(combineOver(sum, cInt(32)));
+    ExprP total = let(each, "long_sum", warpShuffle(ShuffleKind::Index, sum, cInt(0), cInt(32)), shape_.accTy);
+    each.push_back(ifThen(eq(lane_, leader), block({assignVar(acc->var, total), assignVar(pending->var, cInt(0, Ty::I1))})));
+    out.push_back(whileLoop(bin(BinOp::Ne, warpVote(VoteKind::Count, pending, cInt(32)), cInt(0)), block(each)));
+    return block(out);
   }
 
   /// Row r's result from the sum v of its contributions: its declarations (the accumulator's

@@ -22,7 +22,11 @@
 ///                  (a schedule's gpu_merge(i, R), --gpu-merge-unroll, or 32 bytes' worth of
 ///                  the accumulator); each lane issues its R reads of a row together, and a
 ///                  WarpReduce sums the row. A warp inside one long row takes all 32 lanes to
-///                  it; a warp of short rows gives each lane its own rows;
+///                  it; a warp of short rows gives each lane its own rows. A row of the 32 / W
+///                  that would take more than kMergeLongRowSteps steps of its W lanes (a hub
+///                  among a power-law graph's short rows, which would keep the other lanes
+///                  waiting) sits out that pass and is then summed by all 32 lanes, the long
+///                  rows of the step one at a time (the lowest lane holding one first);
 ///               3. a row that crosses a warp's boundary is finished across warps,
 ///                  deterministically and without any warp waiting for another: each warp the
 ///                  row crosses stores its part in a carry (2w for the row it began with,
@@ -47,6 +51,9 @@ namespace spl::loopir {
 constexpr int64_t kMergeBlock = 256;
 /// The fewest items a thread's share of the merge path holds (a warp's share is 32 times that).
 constexpr int64_t kMergeRound = 8;
+/// A row of a warp needing more than this many steps of its W lanes is summed by all 32 lanes
+/// after the others (--gpu-merge-long-rows; 0: never).
+constexpr int64_t kMergeLongRowSteps = 4;
 
 /// Rewrites every rows=merge grid loop of `f` (a cuda function) into a GpuKernel, with the
 /// options' reads a lane and blocks a multiprocessor where the loop's schedule sets none.

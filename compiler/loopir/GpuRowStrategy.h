@@ -38,6 +38,9 @@ struct GpuRowOptions {
   /// --gpu-merge-min-blocks: the merge-path kernels' blocks a multiprocessor that ptxas keeps
   /// registers for (0: ptxas's choice); a schedule's gpu_merge(i, R, B) wins.
   int mergeBlocksPerSm = 0;
+  /// --gpu-merge-long-rows: the steps of its W lanes past which a merge path's row is summed
+  /// by the whole warp (0: never; -1: kMergeLongRowSteps).
+  int64_t mergeLongRowSteps = -1;
 };
 
 /// Sets Stmt::rows on every grid loop of `f` (a cuda function). Returns how many grid loops

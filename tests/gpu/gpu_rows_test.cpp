@@ -95,10 +95,21 @@ const std::vector<Csr> &rowMatrices() {
     all.push_back(fromLengths("chunks_past_the_minimum", 100000, lengths, 4));
   }
   all.push_back(fromLengths("one_long_row_only", 10000, {10000}, 5));
+  {
+    // A power-law graph's rows: mostly 1 to 6 entries, hubs of up to 600 (some side by side)
+    // among them. A merge-path warp gives each lane its own rows here, and its hubs need more
+    // than kMergeLongRowSteps steps of that one lane: the whole warp sums them afterwards.
+    std::mt19937_64 hubRng(6);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<int64_t> lengths(6000);
+    for (int64_t &l : lengths) l = std::min<int64_t>(600, static_cast<int64_t>(1.0 / std::pow(u(hubRng) + 1e-9, 1.6)));
+    for (int k = 0; k < 4; ++k) lengths[3000 + k] = 300 + 50 * k;
+    all.push_back(fromLengths("hubs_among_short_rows", 4000, lengths, 6));
+  }
   return all;
 }
 
-constexpr size_t kNumRowMatrices = spl_e2e::kNumTestMatrices + 5;
+constexpr size_t kNumRowMatrices = spl_e2e::kNumTestMatrices + 6;
 
 using spl_gpu_test::download;
 using spl_gpu_test::upload;
