@@ -46,6 +46,10 @@
 #include "spmv_lil.h"
 #include "spmv_merge_long0.h"
 #include "spmv_merge_long16.h"
+#include "spmv_merge_long2.h"
+#include "spmv_merge_long32.h"
+#include "spmv_merge_long4.h"
+#include "spmv_merge_long8.h"
 #include "spmv_merge_mb4.h"
 #include "spmv_merge_mb5.h"
 #include "spmv_merge_mb6.h"
@@ -252,7 +256,11 @@ void spmv(const spl_csr &a, cudaStream_t stream, cusparseHandle_t handle, int ru
   const Variant variants[] = {
       {"spl vector", "vector", spl_spmv_csr_vector_f32_cuda, spl_spmv_csr_vector_f64_cuda},
       {"spl long rows off", "longrows", spl_spmv_csr_long0_f32_cuda, spl_spmv_csr_long0_f64_cuda},
+      {"spl long rows 2", "longrows", spl_spmv_csr_long2_f32_cuda, spl_spmv_csr_long2_f64_cuda},
+      {"spl long rows 4 (copy)", "longrows", spl_spmv_csr_long4_f32_cuda, spl_spmv_csr_long4_f64_cuda},
+      {"spl long rows 8", "longrows", spl_spmv_csr_long8_f32_cuda, spl_spmv_csr_long8_f64_cuda},
       {"spl long rows 16", "longrows", spl_spmv_csr_long16_f32_cuda, spl_spmv_csr_long16_f64_cuda},
+      {"spl long rows 32", "longrows", spl_spmv_csr_long32_f32_cuda, spl_spmv_csr_long32_f64_cuda},
       {"spl unroll 2", "unroll", spl_spmv_csr_u2_f32_cuda, spl_spmv_csr_u2_f64_cuda},
       {"spl unroll 8", "unroll", spl_spmv_csr_u8_f32_cuda, spl_spmv_csr_u8_f64_cuda},
       {"spl min blocks 4", "occupancy", spl_spmv_csr_mb4_f32_cuda, spl_spmv_csr_mb4_f64_cuda},

@@ -134,7 +134,7 @@ if [ -n "$ncuKernel" ]; then
   else
     timeout "$nleft" "$ncu" --clock-control none -k "regex:$ncuKernel" -c 2 \
       --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
-      --section SchedulerStats --section WarpStateStats \
+      --section SchedulerStats --section WarpStateStats --section SourceCounters \
       "$bundle/benchmarks/spl-gpu-bench" --runs 20 --kernels spmv --budget 0.2 "$matrix" > "$out/ncu.txt" 2>&1 ||
       echo "device-run.sh: ncu exited $?" | tee -a "$out/device.txt"
   fi
