@@ -51,6 +51,7 @@
 #include "spmv_merge_long4.h"
 #include "spmv_merge_long8.h"
 #include "spmv_merge_mb4.h"
+#include "spmv_merge_noprefetch.h"
 #include "spmv_merge_mb5.h"
 #include "spmv_merge_mb6.h"
 #include "spmv_merge_u2.h"
@@ -244,7 +245,8 @@ void spmv(const spl_csr &a, cudaStream_t stream, cusparseHandle_t handle, int ru
   check("spl");
   record("spl", medianMs(stream, runs, splCall));
   // The same SpMV compiled otherwise: --gpu-rows=vector (benchmarks/spmv_variants.spl: a vector
-  // of lanes per row, as wide as the average row), the merge path without its whole-warp pass
+  // of lanes per row, as wide as the average row), the merge path without prefetching its next
+  // step's row ends (benchmarks/spmv_merge_noprefetch.spl), without its whole-warp pass
   // for long rows or with another threshold (benchmarks/spmv_merge_long*.spl), with other numbers
   // of reads at once per lane (benchmarks/spmv_merge_u*.spl) and with its registers capped
   // (benchmarks/spmv_merge_mb*.spl).
@@ -255,6 +257,7 @@ void spmv(const spl_csr &a, cudaStream_t stream, cusparseHandle_t handle, int ru
   };
   const Variant variants[] = {
       {"spl vector", "vector", spl_spmv_csr_vector_f32_cuda, spl_spmv_csr_vector_f64_cuda},
+      {"spl prefetch off", "prefetch", spl_spmv_csr_noprefetch_f32_cuda, spl_spmv_csr_noprefetch_f64_cuda},
       {"spl long rows off", "longrows", spl_spmv_csr_long0_f32_cuda, spl_spmv_csr_long0_f64_cuda},
       {"spl long rows 2", "longrows", spl_spmv_csr_long2_f32_cuda, spl_spmv_csr_long2_f64_cuda},
       {"spl long rows 4 (copy)", "longrows", spl_spmv_csr_long4_f32_cuda, spl_spmv_csr_long4_f64_cuda},
@@ -558,7 +561,7 @@ int main(int argc, char **argv) {
     } else if (arg == "--budget" && i + 1 < argc) {
       medianBudgetSeconds = std::max(0.05, std::atof(argv[++i]));
     } else if (arg == "--help" || arg == "-h") {
-      std::printf("usage: spl-gpu-bench [--runs N (>= 100)] [--budget SECONDS per median] [--kernels spmv,vector,longrows,unroll,occupancy,lil,sell,dense2csr,bfs]\n"
+      std::printf("usage: spl-gpu-bench [--runs N (>= 100)] [--budget SECONDS per median] [--kernels spmv,vector,prefetch,longrows,unroll,occupancy,lil,sell,dense2csr,bfs]\n"
                   "                     [--dense2csr-sizes N,N,...] [--csv FILE] MATRIX.mtx ...\n");
       return 0;
     } else {

@@ -349,6 +349,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
       rows.mergeReads = opts.gpuMergeUnroll;
       rows.mergeBlocksPerSm = opts.gpuMergeMinBlocks;
       rows.mergeLongRowSteps = opts.gpuMergeLongRows;
+      rows.mergePrefetch = opts.gpuMergePrefetch;
       pass("GpuRowStrategy", [&] { loopir::chooseGpuRowMappings(fn, rows); });
       pass("GpuWarpRows", [&] { loopir::lowerWarpRows(fn); });
       pass("GpuMergeRows", [&] { loopir::lowerMergeRows(fn, rows); });

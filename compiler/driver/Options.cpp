@@ -51,6 +51,8 @@ options:
   --gpu-merge-long-rows=N a merge path's row needing more than N steps of its lanes is
                           summed by the whole warp after the others (0 to 64, 0: never;
                           default 4)
+  --gpu-merge-prefetch=on|off  whether a merge path's step loads the next step's row ends
+                          before reading its own rows (default on)
   --gpu-emulator          embed the kernels as LLVM bitcode instead of PTX, for the CPU
                           emulator of the CUDA driver (SPL_CUDA_DRIVER; testing only)
   --no-isl-codegen        lower the scheduled loops directly, not through isl's AST
@@ -188,6 +190,11 @@ ParsedArgs parseArgs(const std::vector<std::string> &args) {
       bool digits = !v.empty() && v.size() <= 2 && v.find_first_not_of("0123456789") == std::string::npos;
       if (digits && std::stoi(v) <= 64) o.gpuMergeLongRows = std::stoi(v);
       else return fail("--gpu-merge-long-rows must be 0 to 64, got '" + v + "'");
+    } else if (a == "--gpu-merge-prefetch" || a.rfind("--gpu-merge-prefetch=", 0) == 0) {
+      if (!valueOf("--gpu-merge-prefetch", v)) return fail("--gpu-merge-prefetch needs on or off");
+      if (v == "on") o.gpuMergePrefetch = true;
+      else if (v == "off") o.gpuMergePrefetch = false;
+      else return fail("--gpu-merge-prefetch must be on or off, got '" + v + "'");
     } else if (a == "--gpu-merge-unroll" || a.rfind("--gpu-merge-unroll=", 0) == 0) {
       if (!valueOf("--gpu-merge-unroll", v)) return fail("--gpu-merge-unroll needs 1, 2, 4, 8 or 16");
       if (v == "1" || v == "2" || v == "4" || v == "8" || v == "16") o.gpuMergeUnroll = std::stoi(v);

@@ -30,6 +30,7 @@ struct Options {
   int gpuMergeUnroll = 0;             // --gpu-merge-unroll=1|2|4|8|16 (0: from the element size)
   int gpuMergeMinBlocks = 0;          // --gpu-merge-min-blocks=1..8 (0: ptxas's choice)
   int gpuMergeLongRows = -1;          // --gpu-merge-long-rows=0..64 (-1: the default)
+  bool gpuMergePrefetch = true;       // --gpu-merge-prefetch=on|off
   bool islCodegen = true;             // --no-isl-codegen turns it off
   std::string gpuArch = "sm_90";      // --gpu-arch
   std::string cpu;                    // --cpu (empty: the host's CPU and features)

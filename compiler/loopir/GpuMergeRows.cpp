@@ -44,6 +44,7 @@ class MergeRows {
              : opts.mergeReads > 0     ? opts.mergeReads
                                        : std::max<int64_t>(1, 32 / tyBytes(shape_.accTy));
     if (opts.mergeLongRowSteps >= 0) longSteps_ = opts.mergeLongRowSteps;
+    prefetch_ = opts.mergePrefetch;
     // The kernel shows the knobs it was given, by its schedule or else by the options.
     knobs_ = loop.knobs;
     if (knobs_.mergeReads <= 0) knobs_.mergeReads = opts.mergeReads;
@@ -88,12 +89,28 @@ class MergeRows {
     ExprP firstPart = let(work, "first_part", combineIdentity(shape_), shape_.accTy);
     ExprP lastPart = let(work, "last_part", combineIdentity(shape_), shape_.accTy);
 
+    // With prefetching, a step's row ends were loaded by the step before (the first step's
+    // here), and the step loads the next step's before reading its own row: the offsets' load
+    // leaves the chain of dependent loads (offsets, then columns, then x) that each step waits
+    // on.
+    ExprP nextStart, nextEnd;
+    if (prefetch_) {
+      ExprP lanesFirst = add(rowW0_, rowOfLane);
+      nextStart = let(work, "next_row_start", rowStart(lanesFirst));
+      nextEnd = let(work, "next_row_end", rowEnd(lanesFirst));
+    }
     int stepVar = fresh();
     std::vector<StmtP> step;
     ExprP j = let(step, "warp_row", add(var(stepVar, Ty::I64), rowOfLane));
     ExprP r = let(step, "row", add(rowW0_, j));
     ExprP valid = let(step, "valid", both(lt(j, rows), lt(r, n_)), Ty::I1);
-    ExprP start = let(step, "row_start", rowStart(r)), end = let(step, "row_end", rowEnd(r));
+    ExprP start = let(step, "row_start", prefetch_ ? nextStart : rowStart(r));
+    ExprP end = let(step, "row_end", prefetch_ ? nextEnd : rowEnd(r));
+    if (prefetch_) {
+      ExprP following = add(r, rowsAtOnce);
+      step.push_back(assignVar(nextStart->var, rowStart(following)));
+      step.push_back(assignVar(nextEnd->var, rowEnd(following)));
+    }
     ExprP lo = let(step, "lo", sel(valid, smax(start, posW0), cInt(0)));
     ExprP hi = let(step, "hi", sel(valid, smin(end, posW1), cInt(0)));
     // A row needing more than longSteps_ steps of its W lanes (a hub among the warp's short
@@ -143,6 +160,7 @@ class MergeRows {
   Ty offsetsTy_ = Ty::I32;
   int64_t reads_ = 1;
   int64_t longSteps_ = kMergeLongRowSteps;
+  bool prefetch_ = true;
   ast::GpuRowKnobs knobs_;
   int carries_ = -1, arrivals_ = -1;
   ExprP n_, base_, perWarp_, lane_, warp_, rowW0_, rowW1_;

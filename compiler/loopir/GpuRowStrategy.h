@@ -41,6 +41,9 @@ struct GpuRowOptions {
   /// --gpu-merge-long-rows: the steps of its W lanes past which a merge path's row is summed
   /// by the whole warp (0: never; -1: kMergeLongRowSteps).
   int64_t mergeLongRowSteps = -1;
+  /// --gpu-merge-prefetch=off: a merge path's step loads its rows' ends itself instead of the
+  /// step before loading them.
+  bool mergePrefetch = true;
 };
 
 /// Sets Stmt::rows on every grid loop of `f` (a cuda function). Returns how many grid loops
