@@ -50,6 +50,8 @@
 #include "spmv_merge_long32.h"
 #include "spmv_merge_long4.h"
 #include "spmv_merge_long8.h"
+#include "spmv_merge_mb2.h"
+#include "spmv_merge_mb3.h"
 #include "spmv_merge_mb4.h"
 #include "spmv_merge_noprefetch.h"
 #include "spmv_merge_mb5.h"
@@ -248,8 +250,8 @@ void spmv(const spl_csr &a, cudaStream_t stream, cusparseHandle_t handle, int ru
   // of lanes per row, as wide as the average row), the merge path without prefetching its next
   // step's row ends (benchmarks/spmv_merge_noprefetch.spl), without its whole-warp pass
   // for long rows or with another threshold (benchmarks/spmv_merge_long*.spl), with other numbers
-  // of reads at once per lane (benchmarks/spmv_merge_u*.spl) and with its registers capped
-  // (benchmarks/spmv_merge_mb*.spl).
+  // of reads at once per lane (benchmarks/spmv_merge_u*.spl) and on 2 to 6 blocks a
+  // multiprocessor, registers capped for them (benchmarks/spmv_merge_mb*.spl).
   struct Variant {
     const char *label, *selector;
     int (*f32)(void *, int64_t, int64_t, const int32_t *, const int32_t *, const float *, const float *, float *);
@@ -266,6 +268,8 @@ void spmv(const spl_csr &a, cudaStream_t stream, cusparseHandle_t handle, int ru
       {"spl long rows 32", "longrows", spl_spmv_csr_long32_f32_cuda, spl_spmv_csr_long32_f64_cuda},
       {"spl unroll 2", "unroll", spl_spmv_csr_u2_f32_cuda, spl_spmv_csr_u2_f64_cuda},
       {"spl unroll 8", "unroll", spl_spmv_csr_u8_f32_cuda, spl_spmv_csr_u8_f64_cuda},
+      {"spl min blocks 2", "occupancy", spl_spmv_csr_mb2_f32_cuda, spl_spmv_csr_mb2_f64_cuda},
+      {"spl min blocks 3", "occupancy", spl_spmv_csr_mb3_f32_cuda, spl_spmv_csr_mb3_f64_cuda},
       {"spl min blocks 4", "occupancy", spl_spmv_csr_mb4_f32_cuda, spl_spmv_csr_mb4_f64_cuda},
       {"spl min blocks 5", "occupancy", spl_spmv_csr_mb5_f32_cuda, spl_spmv_csr_mb5_f64_cuda},
       {"spl min blocks 6", "occupancy", spl_spmv_csr_mb6_f32_cuda, spl_spmv_csr_mb6_f64_cuda},

@@ -244,8 +244,8 @@ bool gpuRowMappingFromName(const std::string &name, GpuRowMapping &out);
 
 /// A schedule's knobs of a grid loop's row mapping, 0 where the compiler chooses:
 /// gpu_rows(i, vector, W) gives `lanes`, gpu_merge(i, R[, B]) `mergeReads` (the nonzeros of a
-/// row each lane of the merge path reads at once) and `mergeBlocksPerSm` (the blocks per
-/// multiprocessor ptxas keeps registers for), asked at `mergeLoc`.
+/// row each lane of the merge path reads at once) and `mergeBlocksPerSm` (the blocks run on
+/// each multiprocessor, which ptxas keeps registers for), asked at `mergeLoc`.
 struct GpuRowKnobs {
   int lanes = 0;
   int mergeReads = 0;

@@ -760,9 +760,12 @@ class HostGen : public LoopCodeGen {
     if (seg.kind == Segment::Kernel && !seg.stmts[0]->a) {
       const int64_t threads = seg.stmts[0]->b->ival;
       llvm::AllocaInst *blocks = entryAlloca(b_.getInt32Ty(), "resident.blocks");
-      checked(b_.CreateCall(runtime("spl_cuda_resident_blocks", b_.getInt32Ty(),
-                                    {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy(), b_.getInt32Ty(), b_.getPtrTy()}),
-                            {ptx_, kernelName(seg.kernel), slot_, b_.getInt32(static_cast<uint32_t>(threads)), blocks}));
+      // A kernel asking for B blocks a multiprocessor (its registers capped for B) runs on B
+      // a multiprocessor, though more might fit.
+      const auto perSm = static_cast<uint32_t>(std::max(0, seg.stmts[0]->knobs.mergeBlocksPerSm));
+      checked(b_.CreateCall(runtime("spl_cuda_resident_blocks_at_most", b_.getInt32Ty(),
+                                    {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getPtrTy()}),
+                            {ptx_, kernelName(seg.kernel), slot_, b_.getInt32(static_cast<uint32_t>(threads)), b_.getInt32(perSm), blocks}));
       residentBlocks = b_.CreateLoad(b_.getInt32Ty(), blocks);
       llvm::Value *warps = b_.CreateMul(b_.CreateZExt(residentBlocks, b_.getInt64Ty()), b_.getInt64((threads + 31) / 32));
       for (int bid : seg.bufs) {

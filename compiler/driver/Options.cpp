@@ -47,7 +47,7 @@ options:
   --gpu-merge-unroll=N    nonzeros of a row each lane of the merge path reads at once
                           (1, 2, 4, 8 or 16; default 8 in f32, 4 in f64)
   --gpu-merge-min-blocks=N  blocks of 256 threads of the merge path each multiprocessor
-                          should hold at once (1 to 8, capping registers; default: ptxas's)
+                          runs at once (1 to 8, capping registers; default: as many as fit)
   --gpu-merge-long-rows=N a merge path's row needing more than N steps of its lanes is
                           summed by the whole warp after the others (0 to 64, 0: never;
                           default 4)

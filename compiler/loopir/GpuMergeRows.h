@@ -36,7 +36,8 @@
 ///                  in parallel, in a fixed order) and finishes the row. Every other row is
 ///                  finished by its warp.
 ///             The kernel carries a schedule's gpu_merge(i, R, B) or --gpu-merge-min-blocks as
-///             knobs.mergeBlocksPerSm (ptxas keeps registers for B blocks a multiprocessor).
+///             knobs.mergeBlocksPerSm (B blocks run on each multiprocessor, ptxas keeping
+///             registers for them, though more might fit).
 /// Assumes:    RowPatterns' mergesRows holds for the loop (GpuRowStrategy checked it): rows from
 ///             0 to n reduced into one accumulator, the reduction reading its row only through
 ///             its segment's positions of the offsets buffer.

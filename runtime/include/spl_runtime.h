@@ -433,6 +433,11 @@ int spl_cuda_release_workspaces(void);
  * resident threads (the merge-path row kernels). */
 int spl_cuda_resident_blocks(const char *ptx, const char *name, void **module_slot,
                              uint32_t block_x, uint32_t *blocks);
+/* The same, at most `per_sm` blocks on each multiprocessor (0: as many as fit): a kernel
+ * whose schedule asks for B blocks a multiprocessor (gpu_merge(i, R, B), --gpu-merge-min-blocks)
+ * runs on that many, though more might fit. */
+int spl_cuda_resident_blocks_at_most(const char *ptx, const char *name, void **module_slot,
+                                     uint32_t block_x, uint32_t per_sm, uint32_t *blocks);
 
 /* Copies between host and device on `stream`; kind 0 = host to device, 1 = device to host,
  * 2 = device to device. Device-to-host copies synchronize the stream before returning. */

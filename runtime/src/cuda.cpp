@@ -36,8 +36,9 @@ namespace {
 struct KnownFunction {
   std::string name;
   CUfunction function;
-  /* Blocks of resident_block_x threads that the whole device holds at once (0: not asked). */
-  uint32_t resident_block_x = 0, resident_blocks = 0;
+  /* Blocks of resident_block_x threads that the whole device holds at once (0: not asked):
+   * resident_per_sm on each of resident_sms multiprocessors. */
+  uint32_t resident_block_x = 0, resident_sms = 0, resident_per_sm = 0;
 };
 
 struct ContextModule {
@@ -77,11 +78,12 @@ bool load_module(const Driver &d, const char *ptx, CUmodule *module) {
 
 /* Finds (loading if needed) kernel `name` of `ptx` for context ctx. Returns an SPL_* code.
  * With `resident_block_x`, also writes to *resident_blocks how many blocks of that many threads
- * the device holds at once (SMs x the occupancy calculator's blocks per SM, at least 1), asked
- * of the driver once per function and block size. */
+ * the device holds at once (SMs x the occupancy calculator's blocks per SM, at least 1; at most
+ * `at_most_per_sm` per SM where that is not 0; at most 65535), asked of the driver once per
+ * function and block size. */
 int find_function(const Driver &d, ModuleCache &cache, CUcontext ctx, const char *ptx,
                   const char *name, CUfunction *function, uint32_t resident_block_x = 0,
-                  uint32_t *resident_blocks = nullptr) {
+                  uint32_t *resident_blocks = nullptr, uint32_t at_most_per_sm = 0) {
   try {
     std::lock_guard<std::mutex> lock(cache.mutex);
     ContextModule *entry = nullptr;
@@ -120,11 +122,15 @@ int find_function(const Driver &d, ModuleCache &cache, CUcontext ctx, const char
                      &per_sm, known->function, static_cast<int>(resident_block_x), 0),
                  "cuOccupancyMaxActiveBlocksPerMultiprocessor", name))
         return SPL_ERR_CUDA;
-      int64_t blocks = static_cast<int64_t>(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
-      known->resident_blocks = static_cast<uint32_t>(blocks < 65535 ? blocks : 65535);
+      known->resident_sms = static_cast<uint32_t>(sms > 0 ? sms : 1);
+      known->resident_per_sm = static_cast<uint32_t>(per_sm > 0 ? per_sm : 1);
       known->resident_block_x = resident_block_x;
     }
-    *resident_blocks = known->resident_blocks;
+    uint32_t per_sm = known->resident_per_sm;
+    if (at_most_per_sm > 0 && at_most_per_sm < per_sm)
+      per_sm = at_most_per_sm;
+    int64_t blocks = static_cast<int64_t>(known->resident_sms) * per_sm;
+    *resident_blocks = static_cast<uint32_t>(blocks < 65535 ? blocks : 65535);
     return SPL_OK;
   } catch (...) {
     set_last_error("out of host memory in the CUDA module cache");
@@ -138,7 +144,8 @@ int find_function(const Driver &d, ModuleCache &cache, CUcontext ctx, const char
  * `who` names it in the last error. Writes the driver to *driver_out. Returns an SPL_* code. */
 int kernel_function(const char *who, bool bad_arguments, const char *ptx, const char *name,
                     void **module_slot, const Driver **driver_out, CUfunction *function,
-                    uint32_t resident_block_x = 0, uint32_t *resident_blocks = nullptr) {
+                    uint32_t resident_block_x = 0, uint32_t *resident_blocks = nullptr,
+                    uint32_t at_most_per_sm = 0) {
   CUcontext ctx = nullptr;
   const Driver *d = ready_driver(&ctx);
   if (d == nullptr)
@@ -155,7 +162,8 @@ int kernel_function(const char *who, bool bad_arguments, const char *ptx, const 
     return SPL_ERR_ALLOC;
   }
   *driver_out = d;
-  return find_function(*d, *cache, ctx, ptx, name, function, resident_block_x, resident_blocks);
+  return find_function(*d, *cache, ctx, ptx, name, function, resident_block_x, resident_blocks,
+                       at_most_per_sm);
 }
 
 CUdeviceptr device_address(const void *ptr) {
@@ -186,10 +194,15 @@ int spl_cuda_launch(const char *ptx, const char *name, void **module_slot, uint3
 
 int spl_cuda_resident_blocks(const char *ptx, const char *name, void **module_slot,
                              uint32_t block_x, uint32_t *blocks) {
+  return spl_cuda_resident_blocks_at_most(ptx, name, module_slot, block_x, 0, blocks);
+}
+
+int spl_cuda_resident_blocks_at_most(const char *ptx, const char *name, void **module_slot,
+                                     uint32_t block_x, uint32_t per_sm, uint32_t *blocks) {
   const Driver *d = nullptr;
   CUfunction function = nullptr;
   return kernel_function("spl_cuda_resident_blocks", blocks == nullptr || block_x == 0, ptx, name,
-                         module_slot, &d, &function, block_x, blocks);
+                         module_slot, &d, &function, block_x, blocks, per_sm);
 }
 
 int spl_cuda_alloc(void **dptr, size_t bytes, void *stream) {

@@ -304,6 +304,14 @@ TEST(FakeDriverWorkspace, ResidentBlocksFromTheOccupancyCalculator) {
       << spl_cuda_last_error();
   EXPECT_EQ(blocks, 8u);
   EXPECT_EQ(spl_cuda_resident_blocks(spl_rt_scan_ptx, SPL_RT_SCAN_REDUCE, fresh_slot(), 0, &blocks), SPL_ERR_BAD_INPUT);
+  /* At most 1 a multiprocessor: 4; at most 3 (more than fit) or no cap: the 2 that fit. */
+  void **slot = fresh_slot();
+  ASSERT_EQ(spl_cuda_resident_blocks_at_most(spl_rt_scan_ptx, SPL_RT_SCAN_REDUCE, slot, 256, 1, &blocks), SPL_OK);
+  EXPECT_EQ(blocks, 4u);
+  ASSERT_EQ(spl_cuda_resident_blocks_at_most(spl_rt_scan_ptx, SPL_RT_SCAN_REDUCE, slot, 256, 3, &blocks), SPL_OK);
+  EXPECT_EQ(blocks, 8u);
+  ASSERT_EQ(spl_cuda_resident_blocks_at_most(spl_rt_scan_ptx, SPL_RT_SCAN_REDUCE, slot, 256, 0, &blocks), SPL_OK);
+  EXPECT_EQ(blocks, 8u);
 }
 
 }  // namespace
