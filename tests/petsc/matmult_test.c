@@ -7,7 +7,8 @@
  * place), MatMultTranspose, MatMultTransposeAdd and MatGetDiagonal through the shell equal
  * PETSc's to 1e-12 relative on random vectors, also after A's values change (the shell plans
  * again); on the SPD matrices (-spd names them, and the Laplacian) KSPCG with Jacobi takes the
- * same number of iterations through both and reaches the same solution to 1e-10. A MATDENSE is
+ * same number of iterations through both (within 2 or 5%: rounding) and reaches the same
+ * solution to 1e-10. A MATDENSE is
  * refused. Every rank checks its own part; the program exits 1 if any check failed anywhere. */
 #include <petscksp.h>
 #include <string.h>
@@ -135,13 +136,19 @@ static PetscErrorCode check_cg(Mat A, Mat S, const char *name, PetscRandom rng) 
   PetscCall(random_vec(b, rng));
   PetscCall(cg_solve(A, b, xa, &its_a));
   PetscCall(cg_solve(S, b, xs, &its_s));
-  if (its_a != its_s || its_a < 0) {
+  /* The two operators agree up to rounding (SPL's kernels, chosen by the plan on the machine's
+   * timings, sum a row in another order), and CG's iteration count on an ill-conditioned matrix
+   * moves with rounding: lund_a took 103 and 104. A count off by more than 2 or 5% is an error,
+   * as is no convergence; the solutions must agree either way (below). */
+  PetscInt slack = its_a / 20 > 2 ? its_a / 20 : 2;
+  if (its_a < 0 || its_s < 0 || its_s > its_a + slack || its_s < its_a - slack) {
     ++failures;
     PetscCall(PetscPrintf(comm, "FAIL %s KSPCG+Jacobi: %" PetscInt_FMT " iterations with PETSc's MatMult, %" PetscInt_FMT " with SPL's\n",
                           name, its_a, its_s));
   }
   PetscCall(expect_close(comm, "KSPCG+Jacobi solution", name, xs, xa, 1e-10));
-  PetscCall(PetscPrintf(comm, "  %s: KSPCG+Jacobi %" PetscInt_FMT " iterations through both\n", name, its_s));
+  PetscCall(PetscPrintf(comm, "  %s: KSPCG+Jacobi %" PetscInt_FMT " iterations with PETSc's MatMult, %" PetscInt_FMT " with SPL's\n",
+                        name, its_a, its_s));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&xa));
   PetscCall(VecDestroy(&xs));
