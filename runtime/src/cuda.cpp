@@ -282,26 +282,34 @@ int spl_cuda_sigma_prefix_i32(const int32_t *lens, int64_t n, int64_t *out, void
     set_last_error("spl_cuda_sigma_prefix_i32: negative length or NULL pointer");
     return SPL_ERR_BAD_INPUT;
   }
-  /* Segments of whole tiles, as few as fill SPL_RT_SCAN_MAX_SEGMENTS blocks (sigma_scan.ll). */
+  /* Segments of whole tiles, at least SPL_RT_SCAN_MIN_SEGMENT_TILES (so that a small n is one
+   * segment: one launch), as few as fill SPL_RT_SCAN_MAX_SEGMENTS blocks (sigma_scan.ll). n = 0
+   * is one empty segment, whose block writes out[0]. */
   const int64_t block = SPL_RT_SCAN_BLOCK;
   const int64_t tiles = (n + block - 1) / block;
-  const int64_t tiles_per_segment =
-      (tiles + SPL_RT_SCAN_MAX_SEGMENTS - 1) / SPL_RT_SCAN_MAX_SEGMENTS;
-  int64_t seg = (tiles_per_segment > 0 ? tiles_per_segment : 1) * block;
-  int64_t segments = (n + seg - 1) / seg;
+  int64_t tiles_per_segment = (tiles + SPL_RT_SCAN_MAX_SEGMENTS - 1) / SPL_RT_SCAN_MAX_SEGMENTS;
+  if (tiles_per_segment < SPL_RT_SCAN_MIN_SEGMENT_TILES)
+    tiles_per_segment = SPL_RT_SCAN_MIN_SEGMENT_TILES;
+  int64_t seg = tiles_per_segment * block;
+  int64_t segments = n > 0 ? (n + seg - 1) / seg : 1;
   const uint32_t grid = static_cast<uint32_t>(segments);
-  void *scan_args[] = {&lens, &n, &seg, &out};
-  void *offset_args[] = {&out, &n, &seg, &segments};
+  /* The segments' sums, from the workspace of this stream's calls (nothing to read for one). */
+  void *call = nullptr, *sums = nullptr;
   int status = SPL_OK;
-  if (segments > 0)
+  if (segments > 1) {
+    status = spl_cuda_call_begin(stream, &call);
+    if (status == SPL_OK)
+      status = spl_cuda_call_alloc(call, static_cast<size_t>(segments) * sizeof(int64_t), &sums);
+  }
+  void *reduce_args[] = {&lens, &n, &seg, &sums};
+  void *write_args[] = {&lens, &n, &seg, &sums, &out};
+  if (status == SPL_OK && segments > 1)
     status = spl_cuda_launch(spl_rt_scan_ptx, SPL_RT_SCAN_REDUCE, &scan_module, grid, 1, 1,
-                             SPL_RT_SCAN_BLOCK, 1, 1, 0, stream, scan_args);
+                             SPL_RT_SCAN_BLOCK, 1, 1, 0, stream, reduce_args);
   if (status == SPL_OK)
-    status = spl_cuda_launch(spl_rt_scan_ptx, SPL_RT_SCAN_OFFSETS, &scan_module, 1, 1, 1,
-                             SPL_RT_SCAN_MAX_SEGMENTS, 1, 1, 0, stream, offset_args);
-  if (status == SPL_OK && segments > 0)
     status = spl_cuda_launch(spl_rt_scan_ptx, SPL_RT_SCAN_WRITE, &scan_module, grid, 1, 1,
-                             SPL_RT_SCAN_BLOCK, 1, 1, 0, stream, scan_args);
-  return status;
+                             SPL_RT_SCAN_BLOCK, 1, 1, 0, stream, write_args);
+  int ended = spl_cuda_call_end(call);
+  return status != SPL_OK ? status : ended;
 }
 

@@ -10,17 +10,20 @@
 extern "C" {
 #endif
 
-/* The three phases of spl_cuda_sigma_prefix_i32's exclusive prefix sum of n int32 lengths into
- * n + 1 int64 offsets, over G = ceil(n / seg) segments of seg lengths (sigma_scan.ll):
- *   SPL_RT_SCAN_REDUCE(lens, n, seg, out), G blocks of SPL_RT_SCAN_BLOCK threads;
- *   SPL_RT_SCAN_OFFSETS(out, n, seg, G), one block of SPL_RT_SCAN_MAX_SEGMENTS threads;
- *   SPL_RT_SCAN_WRITE(lens, n, seg, out), G blocks of SPL_RT_SCAN_BLOCK threads.
- * seg is a multiple of SPL_RT_SCAN_BLOCK and G <= SPL_RT_SCAN_MAX_SEGMENTS. */
+/* The two phases of spl_cuda_sigma_prefix_i32's exclusive prefix sum of n int32 lengths into
+ * n + 1 int64 offsets, over G = ceil(n / seg) segments of seg lengths (sigma_scan.ll; G = 1 for
+ * n = 0):
+ *   SPL_RT_SCAN_REDUCE(lens, n, seg, sums), G blocks of SPL_RT_SCAN_BLOCK threads, only when
+ *     G > 1: sums[b] is segment b's sum (G int64 of scratch);
+ *   SPL_RT_SCAN_WRITE(lens, n, seg, sums, out), G blocks of SPL_RT_SCAN_BLOCK threads: block b
+ *     adds sums[0 .. b) itself and writes its segment's offsets (block 0 also out[0]).
+ * seg is a multiple of SPL_RT_SCAN_BLOCK, at least SPL_RT_SCAN_MIN_SEGMENT_TILES of them, and
+ * G <= SPL_RT_SCAN_MAX_SEGMENTS. */
 extern const char spl_rt_scan_ptx[];
 #define SPL_RT_SCAN_REDUCE "spl_rt_scan_reduce"
-#define SPL_RT_SCAN_OFFSETS "spl_rt_scan_offsets"
 #define SPL_RT_SCAN_WRITE "spl_rt_scan_write"
 #define SPL_RT_SCAN_BLOCK 256
+#define SPL_RT_SCAN_MIN_SEGMENT_TILES 4
 #define SPL_RT_SCAN_MAX_SEGMENTS 1024
 
 #ifdef __cplusplus

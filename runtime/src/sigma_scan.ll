@@ -5,15 +5,14 @@
 ; same file for the host, so the GPU tests run exactly this code.
 ;
 ; A reduce-then-scan over G <= 1024 segments of `seg` lengths each (seg a multiple of the block
-; size), three launches on one stream:
-;   1. spl_rt_scan_reduce, G blocks: block b sums lens[lo_b, hi_b) and stores the sum in
-;      out[hi_b], a slot whose final value comes from phase 2 (hi_b = min(n, (b + 1) * seg)).
-;   2. spl_rt_scan_offsets, one block of 1024 threads: thread t < G scans the G sums in place,
-;      leaving out[hi_t] = lens[0] + ... + lens[hi_t - 1], which is final; thread 0 writes out[0].
-;   3. spl_rt_scan_write, G blocks: block b starts from carry = out[lo_b] (final since phase 2)
-;      and scans its segment a tile of blockDim.x lengths at a time, writing out[lo_b + 1 ..
-;      hi_b - 1]. It leaves out[hi_b] alone: block b + 1 is reading it.
-; So no scratch memory is needed and no block waits on another. n = 0 needs phase 2 only.
+; size), on one stream:
+;   1. spl_rt_scan_reduce, G blocks (only when G > 1): block b sums lens[lo_b, hi_b) into
+;      sums[b], scratch of the caller (hi_b = min(n, (b + 1) * seg)).
+;   2. spl_rt_scan_write, G blocks: block b sums sums[0 .. b) itself (its carry: at most 1023
+;      loads, cheaper than a launch between the two phases) and scans its segment a tile of
+;      blockDim.x lengths at a time from that carry, writing out[lo_b + 1 .. hi_b]; block 0 also
+;      writes out[0] = 0.
+; No block waits on another, and a single segment (n up to seg, n = 0 too) is one launch.
 ;
 ; The block scan (@block_scan) is warp shuffles (shfl.sync.up on the two halves of an int64)
 ; plus one shared slot per warp; it needs blockDim.x a multiple of 32 and every thread of the
@@ -157,8 +156,8 @@ entry:
   ret { i64, i64 } %result
 }
 
-; Phase 1: out[hi_b] = lens[lo_b] + ... + lens[hi_b - 1].
-define ptx_kernel void @spl_rt_scan_reduce(ptr %lens, i64 %n, i64 %seg, ptr %out) {
+; Phase 1: sums[b] = lens[lo_b] + ... + lens[hi_b - 1].
+define ptx_kernel void @spl_rt_scan_reduce(ptr %lens, i64 %n, i64 %seg, ptr %sums) {
 entry:
   %tid32 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %ntid32 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
@@ -191,72 +190,59 @@ reduced:
   br i1 %thread0, label %store, label %done
 
 store:
-  %out.slot = getelementptr inbounds i64, ptr %out, i64 %hi
-  store i64 %total, ptr %out.slot, align 8
+  %b32 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %sum.slot = getelementptr inbounds i64, ptr %sums, i32 %b32
+  store i64 %total, ptr %sum.slot, align 8
   br label %done
 
 done:
   ret void
 }
 
-; Phase 2, one block of at least `segments` threads: out[hi_t] becomes the inclusive sum of the
-; segment sums 0 .. t, and out[0] = 0.
-define ptx_kernel void @spl_rt_scan_offsets(ptr %out, i64 %n, i64 %seg, i64 %segments) {
-entry:
-  %tid32 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %tid = zext i32 %tid32 to i64
-  %named = icmp slt i64 %tid, %segments
-  %t.plus.one = add i64 %tid, 1
-  %end = mul i64 %t.plus.one, %seg
-  %short = icmp slt i64 %n, %end
-  %hi = select i1 %short, i64 %n, i64 %end
-  %slot = getelementptr inbounds i64, ptr %out, i64 %hi
-  br i1 %named, label %load, label %loaded
-
-load:
-  %segment.sum = load i64, ptr %slot, align 8
-  br label %loaded
-
-loaded:
-  %value = phi i64 [ %segment.sum, %load ], [ 0, %entry ]
-  %scanned = call { i64, i64 } @block_scan(i64 %value)
-  %inclusive = extractvalue { i64, i64 } %scanned, 0
-  br i1 %named, label %store, label %stored
-
-store:
-  store i64 %inclusive, ptr %slot, align 8
-  br label %stored
-
-stored:
-  %thread0 = icmp eq i32 %tid32, 0
-  br i1 %thread0, label %store.zero, label %done
-
-store.zero:
-  store i64 0, ptr %out, align 8
-  br label %done
-
-done:
-  ret void
-}
-
-; Phase 3: out[i + 1] for lo_b <= i < hi_b - 1, one tile of blockDim.x lengths at a time.
-define ptx_kernel void @spl_rt_scan_write(ptr %lens, i64 %n, i64 %seg, ptr %out) {
+; Phase 2: block b's carry is sums[0] + ... + sums[b - 1] (threads striding over them, then a
+; block scan's total); then out[i + 1] = carry + lens[lo_b] + ... + lens[i] for lo_b <= i < hi_b,
+; one tile of blockDim.x lengths at a time; block 0 writes out[0] = 0. sums is not read by a
+; single segment's block (b = 0).
+define ptx_kernel void @spl_rt_scan_write(ptr %lens, i64 %n, i64 %seg, ptr %sums, ptr %out) {
 entry:
   %tid32 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %ntid32 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %b32 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
   %tid = zext i32 %tid32 to i64
   %ntid = zext i32 %ntid32 to i64
+  %b = zext i32 %b32 to i64
   %bounds = call { i64, i64 } @segment(i64 %n, i64 %seg)
   %lo = extractvalue { i64, i64 } %bounds, 0
   %hi = extractvalue { i64, i64 } %bounds, 1
-  %last.written = sub i64 %hi, 1
-  %start.slot = getelementptr inbounds i64, ptr %out, i64 %lo
-  %start = load i64, ptr %start.slot, align 8
+  br label %carry.loop
+
+carry.loop:
+  %t = phi i64 [ %tid, %entry ], [ %t.next, %carry.body ]
+  %partial = phi i64 [ 0, %entry ], [ %partial.next, %carry.body ]
+  %earlier = icmp slt i64 %t, %b
+  br i1 %earlier, label %carry.body, label %carry.summed
+
+carry.body:
+  %sum.slot = getelementptr inbounds i64, ptr %sums, i64 %t
+  %segment.sum = load i64, ptr %sum.slot, align 8
+  %partial.next = add i64 %partial, %segment.sum
+  %t.next = add i64 %t, %ntid
+  br label %carry.loop
+
+carry.summed:
+  %carried = call { i64, i64 } @block_scan(i64 %partial)
+  %start = extractvalue { i64, i64 } %carried, 1
+  %first.thread = or i32 %b32, %tid32
+  %writes.zero = icmp eq i32 %first.thread, 0
+  br i1 %writes.zero, label %store.zero, label %tile
+
+store.zero:
+  store i64 0, ptr %out, align 8
   br label %tile
 
 tile:
-  %base = phi i64 [ %lo, %entry ], [ %base.next, %written ]
-  %carry = phi i64 [ %start, %entry ], [ %carry.next, %written ]
+  %base = phi i64 [ %lo, %carry.summed ], [ %lo, %store.zero ], [ %base.next, %written ]
+  %carry = phi i64 [ %start, %carry.summed ], [ %start, %store.zero ], [ %carry.next, %written ]
   %more = icmp slt i64 %base, %hi
   br i1 %more, label %scan, label %done
 
@@ -266,7 +252,7 @@ scan:
   %scanned = call { i64, i64 } @block_scan(i64 %len)
   %inclusive = extractvalue { i64, i64 } %scanned, 0
   %total = extractvalue { i64, i64 } %scanned, 1
-  %writes = icmp slt i64 %i, %last.written
+  %writes = icmp slt i64 %i, %hi
   br i1 %writes, label %store, label %written
 
 store:
@@ -288,6 +274,6 @@ done:
 ; The two scans run full-mask shuffles and block barriers: every lane of a warp (every thread of
 ; a block) must reach the same one. `convergent` forbids the optimiser to make that depend on
 ; more values than the source does; without it, opt -O3 copied their calls into both arms of the
-; thread-dependent branches before them (spl_rt_scan_offsets' `t < G`), so lanes of one warp
+; thread-dependent branches before them (the old offsets phase's `t < G`), so lanes of one warp
 ; waited at different copies of one shuffle, and the scan hung on a device (issue 21).
 attributes #0 = { convergent }

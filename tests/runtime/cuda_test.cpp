@@ -46,7 +46,7 @@ TEST(CudaWithoutDriver, EveryEntryFailsWithCudaError) {
   char host[16] = {0};
   EXPECT_EQ(spl_cuda_memcpy(host, host, sizeof host, 0, nullptr), SPL_ERR_CUDA);
   void *slot = nullptr;
-  EXPECT_EQ(spl_cuda_launch(spl_rt_scan_ptx, SPL_RT_SCAN_OFFSETS, &slot, 1, 1, 1, 32, 1, 1, 0,
+  EXPECT_EQ(spl_cuda_launch(spl_rt_scan_ptx, SPL_RT_SCAN_WRITE, &slot, 1, 1, 1, 32, 1, 1, 0,
                             nullptr, nullptr),
             SPL_ERR_CUDA);
   EXPECT_EQ(slot, nullptr) << "no module cache without a driver";
@@ -123,12 +123,13 @@ TEST(CudaDevice, SigmaPrefixMatchesCpu) {
   if (!have_cuda())
     GTEST_SKIP() << "no CUDA driver: " << spl_cuda_last_error();
   uint64_t seed = 99;
-  /* One tile and its edges, one segment per block up to SPL_RT_SCAN_MAX_SEGMENTS tiles, then
-   * segments of two and more tiles (the last one short). */
-  const int64_t tile = SPL_RT_SCAN_BLOCK, full = tile * SPL_RT_SCAN_MAX_SEGMENTS;
-  for (int64_t n : {int64_t(0), int64_t(1), int64_t(2), tile - 1, tile, tile + 1, 4 * tile + 3,
-                    full - 1, full, full + 1, 2 * full + tile + 5, int64_t(1 << 20) + 7,
-                    int64_t(5000011)}) {
+  /* One tile and its edges, one segment (one launch) and its edge, segments of the fewest
+   * tiles up to SPL_RT_SCAN_MAX_SEGMENTS of them, then longer segments (the last one short). */
+  const int64_t tile = SPL_RT_SCAN_BLOCK, one = tile * SPL_RT_SCAN_MIN_SEGMENT_TILES;
+  const int64_t full = one * SPL_RT_SCAN_MAX_SEGMENTS;
+  for (int64_t n : {int64_t(0), int64_t(1), int64_t(2), tile - 1, tile, tile + 1, 2 * tile + 3,
+                    one - 1, one, one + 1, 4 * one + 3, full - 1, full, full + 1,
+                    2 * full + tile + 5, int64_t(5000011)}) {
 #ifdef SPL_GPU_EMULATED
     if (n > (int64_t(1) << 20)) /* the emulator takes seconds per million lengths */
       continue;
@@ -160,18 +161,19 @@ TEST(CudaDevice, LaunchCachesModuleAndReportsErrors) {
   if (!have_cuda())
     GTEST_SKIP() << "no CUDA driver: " << spl_cuda_last_error();
   DeviceBuffer d_out(sizeof(int64_t));
-  /* The scan's offsets phase with no segments: it only writes out[0] = 0. */
-  int64_t n = 0, seg = SPL_RT_SCAN_BLOCK, segments = 0;
-  void *out = d_out.ptr;
-  void *args[] = {&out, &n, &seg, &segments};
+  /* The scan's write phase of one empty segment: it only writes out[0] = 0. */
+  int64_t n = 0, seg = SPL_RT_SCAN_BLOCK;
+  const int32_t *lens = nullptr;
+  void *sums = nullptr, *out = d_out.ptr;
+  void *args[] = {&lens, &n, &seg, &sums, &out};
   void *&slot = *fresh_slot();
-  ASSERT_EQ(spl_cuda_launch(spl_rt_scan_ptx, SPL_RT_SCAN_OFFSETS, &slot, 1, 1, 1, 64, 1, 1, 0,
+  ASSERT_EQ(spl_cuda_launch(spl_rt_scan_ptx, SPL_RT_SCAN_WRITE, &slot, 1, 1, 1, 64, 1, 1, 0,
                             nullptr, args),
             SPL_OK)
       << spl_cuda_last_error();
   void *cache = slot;
   EXPECT_NE(cache, nullptr) << "first launch installs the module cache";
-  ASSERT_EQ(spl_cuda_launch(spl_rt_scan_ptx, SPL_RT_SCAN_OFFSETS, &slot, 1, 1, 1, 64, 1, 1, 0,
+  ASSERT_EQ(spl_cuda_launch(spl_rt_scan_ptx, SPL_RT_SCAN_WRITE, &slot, 1, 1, 1, 64, 1, 1, 0,
                             nullptr, args),
             SPL_OK);
   EXPECT_EQ(slot, cache) << "later launches reuse it";
@@ -221,7 +223,7 @@ TEST(CudaKernels, ScanPtxAssemblesWithPtxas) {
   std::remove(log_path.c_str());
   rmdir(dir);
   EXPECT_EQ(status, 0) << "ptxas rejected the scan kernel:\n" << log;
-  for (const char *entry : {SPL_RT_SCAN_REDUCE, SPL_RT_SCAN_OFFSETS, SPL_RT_SCAN_WRITE})
+  for (const char *entry : {SPL_RT_SCAN_REDUCE, SPL_RT_SCAN_WRITE})
     EXPECT_NE(std::string(spl_rt_scan_ptx).find(std::string(".entry ") + entry), std::string::npos)
         << entry;
 }

@@ -86,7 +86,7 @@ TEST(FakeDriver, SigmaPrefixPassesArgumentsAndLaunchShape) {
       << spl_cuda_last_error();
   EXPECT_EQ(out, (std::vector<int64_t>{0, 3, 3, 8, 9}));
   FakeCudaStats s = fake.stats();
-  EXPECT_EQ(s.launches, launches + 3) << "reduce, offsets, write";
+  EXPECT_EQ(s.launches, launches + 1) << "one segment: the write phase alone";
   EXPECT_EQ(s.last_grid[0] * s.last_grid[1] * s.last_grid[2], 1u) << "one segment";
   EXPECT_EQ(s.last_block[0], static_cast<unsigned>(SPL_RT_SCAN_BLOCK));
   EXPECT_EQ(spl_cuda_sigma_prefix_i32(lens.data(), -1, out.data(), nullptr), SPL_ERR_BAD_INPUT);
@@ -95,14 +95,27 @@ TEST(FakeDriver, SigmaPrefixPassesArgumentsAndLaunchShape) {
   launches = fake.stats().launches;
   ASSERT_EQ(spl_cuda_sigma_prefix_i32(nullptr, 0, none.data(), nullptr), SPL_OK);
   EXPECT_EQ(none[0], 0);
-  EXPECT_EQ(fake.stats().launches, launches + 1) << "n = 0: the offsets phase alone";
+  EXPECT_EQ(fake.stats().launches, launches + 1) << "n = 0: the write phase alone";
+
+  /* Past one segment: the reduce phase, then the write phase, on as many blocks. */
+  const int64_t two = int64_t(SPL_RT_SCAN_BLOCK) * SPL_RT_SCAN_MIN_SEGMENT_TILES + 1;
+  std::vector<int32_t> more(static_cast<size_t>(two), 2);
+  std::vector<int64_t> more_out(static_cast<size_t>(two) + 1, -1);
+  launches = fake.stats().launches;
+  ASSERT_EQ(spl_cuda_sigma_prefix_i32(more.data(), two, more_out.data(), nullptr), SPL_OK);
+  for (int64_t i = 0; i <= two; ++i)
+    ASSERT_EQ(more_out[static_cast<size_t>(i)], 2 * i) << i;
+  s = fake.stats();
+  EXPECT_EQ(s.launches, launches + 2) << "reduce, write";
+  EXPECT_EQ(s.last_grid[0], 2u) << "two segments";
 }
 
 TEST(FakeDriver, SigmaPrefixSegmentsFillTheGrid) {
-  /* Past SPL_RT_SCAN_MAX_SEGMENTS tiles, segments grow by whole tiles and stay under the limit. */
+  /* Past SPL_RT_SCAN_MAX_SEGMENTS segments of the fewest tiles, segments grow by whole tiles
+   * and stay under the limit. */
   REQUIRE_FAKE(fake);
-  for (int64_t n : {int64_t(SPL_RT_SCAN_BLOCK) * SPL_RT_SCAN_MAX_SEGMENTS,
-                    int64_t(SPL_RT_SCAN_BLOCK) * SPL_RT_SCAN_MAX_SEGMENTS + 1, int64_t(3000017)}) {
+  const int64_t full = int64_t(SPL_RT_SCAN_BLOCK) * SPL_RT_SCAN_MIN_SEGMENT_TILES * SPL_RT_SCAN_MAX_SEGMENTS;
+  for (int64_t n : {full, full + 1, int64_t(3000017)}) {
     SCOPED_TRACE(n);
     std::vector<int32_t> lens(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i)

@@ -3,7 +3,7 @@
 //
 // It implements the driver entry points libsplrt resolves, with host memory as "device"
 // memory, per-thread current contexts, modules that remember the .entry names of their PTX,
-// and a CPU emulation of the three phases of the runtime's own prefix sum (what each kernel of
+// and a CPU emulation of the two phases of the runtime's own prefix sum (what each kernel of
 // runtime/src/sigma_scan.ll leaves in memory) so that argument passing can be checked end to
 // end. Counters (fake_cuda_stats) let tests see how often modules were loaded,
 // kernels launched and streams synchronised. It knows nothing about PTX beyond entry names, so
@@ -77,31 +77,29 @@ int64_t segment_end(int64_t b, int64_t n, int64_t seg) { return b * seg + seg < 
 void emulate_scan_reduce(void **args, unsigned blocks) {
   const int32_t *lens = *static_cast<const int32_t **>(args[0]);
   int64_t n = *static_cast<int64_t *>(args[1]), seg = *static_cast<int64_t *>(args[2]);
-  int64_t *out = *static_cast<int64_t **>(args[3]);
+  int64_t *sums = *static_cast<int64_t **>(args[3]);
   for (int64_t b = 0; b < blocks; ++b) {
     int64_t sum = 0;
     for (int64_t i = b * seg; i < segment_end(b, n, seg); ++i)
       sum += lens[i];
-    out[segment_end(b, n, seg)] = sum;
+    sums[b] = sum;
   }
-}
-
-void emulate_scan_offsets(void **args) {
-  int64_t *out = *static_cast<int64_t **>(args[0]);
-  int64_t n = *static_cast<int64_t *>(args[1]), seg = *static_cast<int64_t *>(args[2]);
-  int64_t segments = *static_cast<int64_t *>(args[3]);
-  for (int64_t t = 1; t < segments; ++t)
-    out[segment_end(t, n, seg)] += out[segment_end(t - 1, n, seg)];
-  out[0] = 0;
 }
 
 void emulate_scan_write(void **args, unsigned blocks) {
   const int32_t *lens = *static_cast<const int32_t **>(args[0]);
   int64_t n = *static_cast<int64_t *>(args[1]), seg = *static_cast<int64_t *>(args[2]);
-  int64_t *out = *static_cast<int64_t **>(args[3]);
-  for (int64_t b = 0; b < blocks; ++b)
-    for (int64_t i = b * seg; i + 1 < segment_end(b, n, seg); ++i)
-      out[i + 1] = out[i] + lens[i];
+  const int64_t *sums = *static_cast<const int64_t **>(args[3]);
+  int64_t *out = *static_cast<int64_t **>(args[4]);
+  for (int64_t b = 0; b < blocks; ++b) {
+    int64_t carry = 0;
+    for (int64_t t = 0; t < b; ++t)
+      carry += sums[t];
+    if (b == 0)
+      out[0] = 0;
+    for (int64_t i = b * seg; i < segment_end(b, n, seg); ++i)
+      out[i + 1] = carry += lens[i];
+  }
 }
 
 } // namespace
@@ -215,8 +213,6 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     return CUDA_ERROR_INVALID_CONTEXT;
   if (f->name == "spl_rt_scan_reduce")
     emulate_scan_reduce(params, gx);
-  else if (f->name == "spl_rt_scan_offsets")
-    emulate_scan_offsets(params);
   else if (f->name == "spl_rt_scan_write")
     emulate_scan_write(params, gx);
   std::lock_guard<std::mutex> lock(mutex);
