@@ -28,7 +28,7 @@ struct Options {
   int preferVectorBits = 0;           // --prefer-vector-width=128|256|512 (0: LLVM's default)
   bool gpuRowsVector = false;         // --gpu-rows=vector (default merge)
   int gpuMergeUnroll = 0;             // --gpu-merge-unroll=1|2|4|8|16 (0: from the element size)
-  int gpuMergeMinBlocks = 0;          // --gpu-merge-min-blocks=1..8 (0: ptxas's choice)
+  int gpuMergeMinBlocks = 0;          // --gpu-merge-min-blocks=1..8 (0: as many as fit)
   int gpuMergeLongRows = -1;          // --gpu-merge-long-rows=0..64 (-1: the default)
   bool gpuMergePrefetch = true;       // --gpu-merge-prefetch=on|off
   bool islCodegen = true;             // --no-isl-codegen turns it off

@@ -35,8 +35,8 @@ struct GpuRowOptions {
   /// --gpu-merge-unroll: a merge path's nonzeros of a row each lane reads at once (0: 32 bytes'
   /// worth of the accumulator); a schedule's gpu_merge(i, R) wins (loopir/GpuMergeRows).
   int64_t mergeReads = 0;
-  /// --gpu-merge-min-blocks: the merge-path kernels' blocks a multiprocessor that ptxas keeps
-  /// registers for (0: ptxas's choice); a schedule's gpu_merge(i, R, B) wins.
+  /// --gpu-merge-min-blocks: the merge-path kernels' blocks a multiprocessor, run there with
+  /// registers kept for them (0: as many as fit); a schedule's gpu_merge(i, R, B) wins.
   int mergeBlocksPerSm = 0;
   /// --gpu-merge-long-rows: the steps of its W lanes past which a merge path's row is summed
   /// by the whole warp (0: never; -1: kMergeLongRowSteps).

@@ -1,10 +1,11 @@
-// GPU tests of the default CSR schedule on rows of every length (ctest labels gpu and
-// gpu_emulated): the vector-per-row kernel and, for rows longer than the threshold, the
-// nonzero-balanced kernel NAME_long, which cuts rows at chunk boundaries and combines the
-// parts in chunk order. Matrices: the real and random test matrices, one dense row among short
-// ones, rows of lengths around the chunk size and its multiples, and more nonzeros than
-// kSplitChunks * kMinChunk (so the chunk grows past its minimum). Results are compared with a
-// double-precision reference computed here; the row lengths (an i32 sum) must be exact.
+// GPU tests of the row mappings of a reduction over CSR rows, on rows of every length (ctest
+// labels gpu and gpu_emulated): the default (a merge path over row ends and nonzeros) and each
+// mapping a schedule asks for (gpu_rows: thread, vector, vector of 2, merge; gpu_merge's knobs),
+// for sums, a maximum, products and a row suffix. Matrices: the real and random test matrices,
+// one dense row among short ones, long rows around and across the old chunk size (512) and its
+// multiples, rows of over a million entries, and hubs among short rows (the merge path's
+// whole-warp pass). Results are compared with a double-precision reference computed here; the
+// row lengths (an i32 sum) must be exact, and the products are poisoned before each mapping runs.
 #include <cmath>
 #include <random>
 
