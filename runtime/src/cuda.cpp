@@ -201,8 +201,8 @@ int spl_cuda_resident_blocks_at_most(const char *ptx, const char *name, void **m
                                      uint32_t block_x, uint32_t per_sm, uint32_t *blocks) {
   const Driver *d = nullptr;
   CUfunction function = nullptr;
-  return kernel_function("spl_cuda_resident_blocks", blocks == nullptr || block_x == 0, ptx, name,
-                         module_slot, &d, &function, block_x, blocks, per_sm);
+  return kernel_function("spl_cuda_resident_blocks_at_most", blocks == nullptr || block_x == 0, ptx,
+                         name, module_slot, &d, &function, block_x, blocks, per_sm);
 }
 
 int spl_cuda_alloc(void **dptr, size_t bytes, void *stream) {

@@ -8,8 +8,8 @@
  * PETSc's to 1e-12 relative on random vectors, also after A's values change (the shell plans
  * again); on the SPD matrices (-spd names them, and the Laplacian) KSPCG with Jacobi takes the
  * same number of iterations through both (within 2 or 5%: rounding) and reaches the same
- * solution to 1e-10. A MATDENSE is
- * refused. Every rank checks its own part; the program exits 1 if any check failed anywhere. */
+ * solution to 1e-10. A MATDENSE is refused. Every rank checks its own part; the program exits 1
+ * if any check failed anywhere. */
 #include <petscksp.h>
 #include <string.h>
 
