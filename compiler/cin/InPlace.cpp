@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "cin/Visitor.h"
 #include "support/Error.h"
@@ -396,8 +397,12 @@ StmtP serialWhereStrideIsZero(const StmtP &body, const std::vector<Pair> &pairs)
              });
     });
   };
+  // A statement whose loops all run in order already (a scatter's) needs no second version.
+  auto inOrder = [](const StmtP &s) {
+    return !anyStmt(s, [](const Stmt &x) { return x.kind == StmtKind::Forall && (x.forall != ForallKind::Serial || x.vectorize); });
+  };
   std::function<StmtP(const StmtP &)> version = [&](const StmtP &s) -> StmtP {
-    if (!s || !writes(s)) return s;
+    if (!s || !writes(s) || inOrder(s)) return s;
     if (s->kind == StmtKind::Block || s->kind == StmtKind::Alloc) {
       auto copy = std::make_shared<Stmt>(*s);
       for (StmtP &c : copy->body) c = version(c);
@@ -427,10 +432,109 @@ StmtP copyInto(const TensorP &input, const TensorP &result, const std::vector<in
   return s;
 }
 
+/// The statement a nest of loops over every element of `input` (its dimensions in order, each
+/// from 0 to its length, nothing else in their bodies) runs at that element, with the indices
+/// it runs at; null for anything else.
+const Stmt *elementwiseBody(const StmtP &unit, const Tensor &input, std::vector<Nat> &index) {
+  const Stmt *s = unit.get();
+  auto only = [](const Stmt *x) -> const Stmt * {
+    while (x && x->kind == StmtKind::Block && x->body.size() == 1) x = x->body[0].get();
+    return x;
+  };
+  index.clear();
+  for (TypeP t = input.type; t->kind == TypeKind::Array; t = t->elems[0]) {
+    s = only(s);
+    if (!s || s->kind != StmtKind::Forall || s->body.size() != 1 || s->lo != Nat(0) || s->hi != t->len) return nullptr;
+    index.push_back(Nat::var(NatVarId{s->var, s->varName}));
+    s = s->body[0].get();
+  }
+  s = only(s);
+  return s && s->kind == StmtKind::Assign && !index.empty() ? s : nullptr;
+}
+
+/// The result's leaf in input P starts as a copy of P: the kernel's statements are, in order,
+/// fills of the leaf with zeros, one nest over every element that adds P to it (`einsum
+/// z[i] = y[i] + S[i]` lowers to z = 0; z[i] = z[i] + y[i]; then S scattered into z) or copies
+/// P into it, and statements that update the leaf but never read P. Then the leaf is P from
+/// the start: the fills and the copy are dropped and the rest works on P. The statements before
+/// the copy may not touch the leaf otherwise; the added zero loses only a negative zero's sign,
+/// which P keeps. Returns the units to drop, or none when the kernel is not of that shape.
+std::optional<std::vector<const Stmt *>> seededFromInput(const Kernel &k, const Pair &p) {
+  std::vector<StmtP> seq;
+  units(k.body, seq);
+  const Tensor *out = k.resultTensor.get(), *in = p.input.get();
+  auto touchesLeaf = [&](const StmtP &s) {
+    auto leafAccess = [&](const Expr &e) { return isAccessTo(e, out) && e.leaf == p.leaf; };
+    return anyStmt(s, [&](const Stmt &x) { return anyExpr(x.value, leafAccess) || anyExpr(x.lhs, leafAccess); });
+  };
+  auto isZero = [](const ExprP &e) { return e->kind == ExprKind::Const && e->fval == 0 && e->ival == 0; };
+  auto isLeafAt = [&](const ExprP &e, const std::vector<Nat> &ix) {
+    return isAccessTo(*e, out) && e->leaf == p.leaf && e->indices == ix;
+  };
+  std::vector<const Stmt *> dropped;
+  std::vector<Nat> ix;
+  size_t u = 0;
+  for (; u < seq.size() && !readsTensor(seq[u], in); ++u) {
+    if (!touchesLeaf(seq[u])) continue;
+    const Stmt *fill = elementwiseBody(seq[u], *in, ix);
+    if (!fill || fill->compound || !isLeafAt(fill->lhs, ix) || !isZero(fill->value)) return std::nullopt;
+    dropped.push_back(seq[u].get());
+  }
+  if (u == seq.size()) return std::nullopt;
+  const Stmt *copy = elementwiseBody(seq[u], *in, ix);
+  if (!copy || !isLeafAt(copy->lhs, ix)) return std::nullopt;
+  ExprP inAt = access(p.input, ix, {}, copy->value->type);
+  auto isInputAt = [&](const ExprP &e) { return isAccessTo(*e, in) && e->indices == ix && e->leaf.empty(); };
+  const ExprP &v = copy->value;
+  bool copies = !copy->compound && isInputAt(v);
+  bool adds = (copy->compound && copy->op == ast::BinOp::Add && !copy->isMinMax && isInputAt(v)) ||
+              (!copy->compound && v->kind == ExprKind::Binary && v->binop == ast::BinOp::Add &&
+               ((isLeafAt(v->args[0], ix) && isInputAt(v->args[1])) || (isInputAt(v->args[0]) && isLeafAt(v->args[1], ix))));
+  if (!copies && !(adds && !dropped.empty())) return std::nullopt;
+  dropped.push_back(seq[u].get());
+  for (size_t after = u + 1; after < seq.size(); ++after)
+    if (readsTensor(seq[after], in)) return std::nullopt;
+  return dropped;
+}
+
 }  // namespace
 
 void writeResultInPlace(Kernel &k) {
   if (k.resultInto.empty()) return;
+  // A result that starts as a copy of its inputs works on them from the start.
+  std::vector<Pair> seeded;
+  std::vector<const Stmt *> dropped;
+  for (const auto &[leaf, input] : k.resultInto) {
+    Pair p{leaf, input, nullptr, {}, 0};
+    std::optional<std::vector<const Stmt *>> units = seededFromInput(k, p);
+    if (!units) break;
+    dropped.insert(dropped.end(), units->begin(), units->end());
+    seeded.push_back(std::move(p));
+  }
+  if (seeded.size() == k.resultInto.size()) {
+    struct Seed : Mutator {
+      const Kernel *k;
+      const std::vector<Pair> *pairs;
+      const std::vector<const Stmt *> *dropped;
+      StmtP mutate(const StmtP &s) override {
+        if (s && std::find(dropped->begin(), dropped->end(), s.get()) != dropped->end()) return block({});
+        return Mutator::mutate(s);
+      }
+      ExprP mutateAccess(const ExprP &e) override {
+        ExprP m = mutateChildren(e);
+        if (m->tensor == k->resultTensor)
+          for (const Pair &p : *pairs)
+            if (m->leaf == p.leaf) return access(p.input, m->indices, {}, m->type);
+        return m;
+      }
+    } seed;
+    seed.k = &k;
+    seed.pairs = &seeded;
+    seed.dropped = &dropped;
+    k.body = serialWhereStrideIsZero(seed.mutate(k.body), seeded);
+    k.tensors.erase(std::remove(k.tensors.begin(), k.tensors.end(), k.resultTensor), k.tensors.end());
+    return;
+  }
   std::vector<Pair> pairs;
   try {
     for (const auto &[leaf, input] : k.resultInto) {

@@ -18,6 +18,9 @@
 /// column); statements of the kernel before that
 /// nest may read P anywhere (nothing is written yet), statements after it may not. Split loops
 /// (an index 4 io + ii, not a loop variable) are staged.
+/// Before all that, a result that starts as a copy of P (zeroed, then P added over every
+/// element, or P copied; after that P unread: `einsum z[i] = y[i] + S[i]`, S scattered into z)
+/// is P from the start: the zeroing and the copy are dropped and the rest updates P itself.
 #pragma once
 
 #include "cin/Cin.h"

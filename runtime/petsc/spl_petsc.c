@@ -7,11 +7,12 @@
  * Gives: MatMult as PETSc's MPIAIJ computes it, with SPL's kernels in the blocks: the ghost
  * values of x are scattered (a VecScatter from colmap) while Ad x_owned runs, then the non-empty
  * rows of Ao (a compressed copy of its offsets; the columns and values are PETSc's) times the
- * ghosts are added. Each block has a plan (spl_petsc.spl's generated NAME_plan/NAME_run), made
- * when the shell is made and again when A's object state has moved since; the transposed
- * products' plans are made at their first use. MatMultTranspose sends Ao' x_owned back with a
- * reverse scatter that adds. MatMultAdd and MatMultTransposeAdd are the products into a work
- * vector plus the other operand; MatGetDiagonal is A's own. */
+ * ghosts, added into y at their rows by another of SPL's kernels (spl_petsc_add_row_sums). Each
+ * block has a plan (spl_petsc.spl's generated NAME_plan/NAME_run), made when the shell is made
+ * and again when A's object state has moved since; the transposed products' plans are made at
+ * their first use. MatMultTranspose sends Ao' x_owned back with a reverse scatter that adds.
+ * MatMultAdd and MatMultTransposeAdd are the products into a work vector plus the other
+ * operand; MatGetDiagonal is A's own. */
 #include "spl_petsc.h"
 
 #include <stdint.h>
@@ -218,7 +219,8 @@ static PetscErrorCode shell_mult(Mat S, Vec x, Vec y) {
       PetscCall(VecGetArrayRead(s->ghosts, &ga));
       PetscCall(spl_check(spl_petsc_spmv_run(s->off.plan, ga, s->off_sums), "off-diagonal block's product"));
       PetscCall(VecRestoreArrayRead(s->ghosts, &ga));
-      for (PetscInt k = 0; k < (PetscInt)s->off.rows; ++k) ya[s->off_rows[k]] += s->off_sums[k];
+      PetscCall(spl_check(spl_petsc_add_row_sums(s->diag.rows, s->off.rows, s->off_sums, (const int32_t *)s->off_rows, ya),
+                          "off-diagonal block's sums"));
     }
   }
   PetscCall(VecRestoreArrayWrite(y, &ya));
