@@ -41,7 +41,8 @@ struct CodeGenOptions {
 /// What the CPU target's vector unit offers the loop-IR passes (the driver hands them maskedBytes).
 struct CpuVectors {
   /// Bytes of a vector whose loads and gathers take a lane mask at no extra cost (64 with
-  /// AVX-512), or 0 where masked accesses are emulated or slow.
+  /// AVX-512 and gathers LLVM tunes as fast), or 0 where masked accesses or gathers are
+  /// emulated or slow.
   int maskedBytes = 0;
 };
 

@@ -484,14 +484,23 @@ llvm::Constant *blockTable(llvm::StructType *blockTy, llvm::ArrayType *blocksTy,
 /// When the export's parameters are not in the runtime kernel type's order (n, m, offs, cols,
 /// vals, x, out; an SpMM's n, m, k, offs, vals, cols, B, out), the table's kernel is an internal
 /// adapter that calls the export.
-void addPlanEntries(llvm::Module &mod, const std::vector<PlanEntry> &plans) {
+/// Does the function of that name run a row's loop as masked whole vectors (a loop with a
+/// masked tail: loopir/SegmentVersioning)? The plan's table says so (csr_masked_rows).
+bool runsMaskedRows(const loopir::Module &m, const std::string &name) {
+  for (const loopir::Function &f : m.functions)
+    if (f.name == name && !f.cuda) return loopir::anyStmt(f.body, [](const loopir::Stmt &s) { return s.maskedTail; });
+  return false;
+}
+
+void addPlanEntries(llvm::Module &mod, const loopir::Module &m) {
+  const std::vector<PlanEntry> &plans = m.plans;
   llvm::LLVMContext &ctx = mod.getContext();
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx), *i64 = llvm::Type::getInt64Ty(ctx);
   constexpr unsigned kBlockSizes = 4, kWidths = 16;  // SPL_PLAN_BLOCK_SIZES, SPL_SPMM_WIDTHS
   auto *blockTy = llvm::StructType::get(ctx, {i64, ptr});
   auto *blocksTy = llvm::ArrayType::get(blockTy, kBlockSizes);
-  // spl_spmv_kernels_T: csr, sell_narrow, sell_wide, lanes, narrow, wide, dia, bcsr[].
-  auto *tableTy = llvm::StructType::get(ctx, {ptr, ptr, ptr, i64, i64, i64, ptr, blocksTy});
+  // spl_spmv_kernels_T: csr, sell_narrow, sell_wide, lanes, narrow, wide, dia, bcsr[], csr_masked_rows.
+  auto *tableTy = llvm::StructType::get(ctx, {ptr, ptr, ptr, i64, i64, i64, ptr, blocksTy, i64});
   auto *transposedTableTy = llvm::StructType::get(ctx, {ptr, ptr, ptr});  // transposed, csr, copy (a table as above)
   auto *widthTy = llvm::StructType::get(ctx, {i64, ptr, blocksTy});
   auto *widthsTy = llvm::ArrayType::get(widthTy, kWidths);
@@ -529,18 +538,19 @@ void addPlanEntries(llvm::Module &mod, const std::vector<PlanEntry> &plans) {
     // spl_spmv_kernels_T, or spl_spmv_t_kernels_T for y = A^T x: the export, the CSR kernel
     // the runtime runs over the transpose, and the candidates of the transposed copy's plan (a
     // spl_spmv_kernels_T whose csr is that CSR kernel).
-    auto candidates = [&](llvm::Function *first) {
+    auto candidates = [&](llvm::Function *first, const std::string &csrName) {
       return llvm::ConstantStruct::get(tableTy, {first, kernel(p.sellNarrow), kernel(p.sellWide), llvm::ConstantInt::get(i64, p.lanes),
                                                  llvm::ConstantInt::get(i64, p.narrowRows), llvm::ConstantInt::get(i64, p.wideRows),
-                                                 kernel(p.dia), blockTable(blockTy, blocksTy, p.bcsr, kernel, p.name)});
+                                                 kernel(p.dia), blockTable(blockTy, blocksTy, p.bcsr, kernel, p.name),
+                                                 llvm::ConstantInt::get(i64, runsMaskedRows(m, csrName) ? 1 : 0)});
     };
     llvm::GlobalVariable *table = nullptr;
     if (p.transposed) {
       auto *copy = new llvm::GlobalVariable(mod, tableTy, /*isConstant=*/true, llvm::GlobalValue::InternalLinkage,
-                                            candidates(kernel(p.gather)), p.name + ".plan.copy.kernels");
+                                            candidates(kernel(p.gather), p.gather), p.name + ".plan.copy.kernels");
       table = tableOf(transposedTableTy, llvm::ConstantStruct::get(transposedTableTy, {csr, kernel(p.gather), copy}));
     } else {
-      table = tableOf(tableTy, candidates(csr));
+      table = tableOf(tableTy, candidates(csr, p.csr));
     }
     definePlanAndRun(mod, p, table, 5, 6, {0, 1}, {0, 1, 2, 3, 4}, (p.transposed ? "spl_spmv_t_plan_" : "spl_spmv_plan_") + elem,
                      "spl_spmv_run_" + elem);
@@ -563,7 +573,7 @@ bool compileCpu(const loopir::Module &m, const std::string &moduleName, const Co
   auto mod = std::make_unique<llvm::Module>(moduleName, ctx);
   if (!prepareModule(*mod, opts, error)) return false;
   addCpuFunctions(*mod, m, opts);
-  addPlanEntries(*mod, m.plans);
+  addPlanEntries(*mod, m);
   if (!addCudaStubs(*mod, m, opts, error)) return false;
   std::string verifyErrors;
   llvm::raw_string_ostream vs(verifyErrors);

@@ -106,8 +106,13 @@ bool cpuVectors(const CodeGenOptions &opts, CpuVectors &out, std::string &error)
   auto tm = makeTargetMachine(opts, error);
   if (!tm) return false;
   // AVX-512's mask registers make a masked load or gather as cheap as a plain one; AVX2's
-  // masked gathers take a vector mask and run slower than scalar loads on some CPUs.
-  out.maskedBytes = tm->getMCSubtargetInfo()->checkFeatures("+avx512f") ? 64 : 0;
+  // masked gathers take a vector mask and run slower than scalar loads on some CPUs. Masked
+  // rows gather x, so they also need gathers that LLVM's tuning calls fast: Intel's AVX-512
+  // CPUs, not AMD's Zen 4 and 5, whose 512-bit gathers made the stdlib's CSR kernel 2.6-4.5x
+  // slower than scalar rows (2-core EPYC, Zen 5, f64, one thread: rma10 1.47 against 0.57 ms,
+  // pwtk 10.1 against 2.25).
+  const llvm::MCSubtargetInfo *sti = tm->getMCSubtargetInfo();
+  out.maskedBytes = sti->checkFeatures("+avx512f") && sti->checkFeatures("+fast-gather") ? 64 : 0;
   return true;
 }
 

@@ -29,7 +29,7 @@ std::string macroPart(const std::string &text) {
 }  // namespace
 
 std::string writeHeader(const std::string &sourcePath, const std::string &headerPath, const std::vector<HeaderEntry> &entries,
-                        const std::vector<tir::Tunable> &tunables, bool checked) {
+                        const std::vector<tir::Tunable> &tunables, bool checked, bool maskedRows) {
   // A header written to stdout is named after its source.
   std::string base = headerPath == "-" ? "" : baseName(headerPath);
   if (base.empty()) {
@@ -53,6 +53,10 @@ std::string writeHeader(const std::string &sourcePath, const std::string &header
     for (const tir::Tunable &t : tunables) out("#define SPL_{}_{} {}\n", macroPart(stem), macroPart(t.name), t.value);
     out("\n");
   }
+  out("/* 1 where a sparse row's loop runs as masked whole vectors on the CPU this object was\n"
+      "   compiled for (AVX-512 and fast gathers): a plan's kernel table says it (csr_masked_rows). */\n"
+      "#define SPL_{}_MASKED_ROWS {}\n\n",
+      macroPart(stem), maskedRows ? 1 : 0);
   if (checked)
     out("/* Compiled with --checked: inputs are validated, and an array input whose length depends on\n"
         "   data is followed by NAME_len, the element count of its buffers (docs/c-abi.md). */\n"

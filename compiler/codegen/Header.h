@@ -30,7 +30,10 @@ struct HeaderEntry {
 /// without its extension (the source's when the header has no name), so that two headers of one
 /// source compiled with different -D values can be included together. A --checked object's
 /// header also defines `SPL_<STEM>_CHECKED 1` (its array inputs may take counts, docs/c-abi.md).
+/// `SPL_<STEM>_MASKED_ROWS` is 1 where the object was compiled for a CPU on which a sparse row's
+/// loop runs as masked whole vectors (codegen::cpuVectors), else 0: what a plan's kernel table
+/// built by hand says in csr_masked_rows (spl_runtime.h).
 std::string writeHeader(const std::string &sourcePath, const std::string &headerPath, const std::vector<HeaderEntry> &entries,
-                        const std::vector<tir::Tunable> &tunables, bool checked = false);
+                        const std::vector<tir::Tunable> &tunables, bool checked = false, bool maskedRows = false);
 
 }  // namespace spl::codegen

@@ -286,20 +286,8 @@ int runCompiler(const Options &opts, std::ostream &err) {
     std::string headerPath = !opts.header.empty()                           ? opts.header
                              : opts.emit == Emit::Header || opts.output.empty() ? opts.output
                                                                               : opts.output + ".h";
-    std::string headerText = codegen::writeHeader(opts.input, headerPath, headerEntries, program->tunables, opts.checked);
-    if (opts.emit == Emit::Header) return writeText(opts, headerText, err) ? 0 : 1;
-    if (opts.emit == Emit::Cin) {
-      std::string text;
-      for (const cin::Kernel &k : kernels) text += cin::print(k) + "\n";
-      return writeText(opts, text, err) ? 0 : 1;
-    }
-    if (opts.emit == Emit::Isl) {  // poly/: domains, schedule, accesses, dependences, verdicts
-      std::string text;
-      for (const cin::Kernel &k : kernels) text += poly::emitIsl(k) + (opts.islCodegen ? poly::emitIslAst(k) : "") + "\n";
-      return writeText(opts, text, err) ? 0 : 1;
-    }
-    // The CPU's vectors, which the loop-IR passes version loops by (an unknown --cpu is refused
-    // here, before any code is made).
+    // The CPU's vectors, which the loop-IR passes version loops by and the header reports (an
+    // unknown --cpu is refused here, before any code is made).
     codegen::CodeGenOptions cg;
     cg.optLevel = opts.optLevel;
     cg.cpu = opts.cpu;
@@ -311,6 +299,19 @@ int runCompiler(const Options &opts, std::ostream &err) {
     if (std::string cpuError; !codegen::cpuVectors(cg, vectors, cpuError)) {
       err << "splc: error: " << cpuError << "\n";
       return 1;
+    }
+    std::string headerText = codegen::writeHeader(opts.input, headerPath, headerEntries, program->tunables, opts.checked,
+                                                  opts.optLevel > 0 && vectors.maskedBytes > 0);
+    if (opts.emit == Emit::Header) return writeText(opts, headerText, err) ? 0 : 1;
+    if (opts.emit == Emit::Cin) {
+      std::string text;
+      for (const cin::Kernel &k : kernels) text += cin::print(k) + "\n";
+      return writeText(opts, text, err) ? 0 : 1;
+    }
+    if (opts.emit == Emit::Isl) {  // poly/: domains, schedule, accesses, dependences, verdicts
+      std::string text;
+      for (const cin::Kernel &k : kernels) text += poly::emitIsl(k) + (opts.islCodegen ? poly::emitIslAst(k) : "") + "\n";
+      return writeText(opts, text, err) ? 0 : 1;
     }
     loopir::Module lm;
     lm.plans = plans;

@@ -278,6 +278,10 @@ typedef struct {
                                                    * size under half full stop the count of larger
                                                    * ones); an entry of no kernel is none, a kernel
                                                    * with a block outside [1, 64] is refused */
+  int64_t csr_masked_rows; /* 1: csr runs a row as masked whole vectors (what splc compiles for a
+                            * CPU with AVX-512 and fast gathers; a header's SPL_<NAME>_MASKED_ROWS
+                            * says it of its object), which in f64 runs long rows as fast as
+                            * SELL-C-sigma, so the plan does not try SELL there; 0: it does */
 } spl_spmv_kernels_f64;
 typedef struct {
   spl_csr_spmv_f32_fn csr;
@@ -285,6 +289,7 @@ typedef struct {
   int64_t lanes, narrow, wide;
   spl_dia_spmv_f32_fn dia;
   spl_bcsr_kernel_f32 bcsr[SPL_PLAN_BLOCK_SIZES];
+  int64_t csr_masked_rows;
 } spl_spmv_kernels_f32;
 #ifndef SPL_PLAN_DECLARED /* also declared by an splc header with a plan */
 #define SPL_PLAN_DECLARED

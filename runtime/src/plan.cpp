@@ -18,7 +18,8 @@
  *      (length_changes >= kVaryingRows: the CSR row loop's exit mispredicts) and are short
  *      (mean under kShortRows), kRegularGain on other rows but long rows of steady length
  *      (mean from kLongSteadyRows) and, in f64, matrices whose rows mostly hold kShortRows or
- *      more, where it is not tried;
+ *      more when the CSR kernel runs rows as masked vectors (csr_masked_rows), where it is
+ *      not tried;
  *   4. in order of that gain, a candidate is converted only when hint_calls could repay its
  *      conversion (kDiaConversionSpmvs, kBcsrConversionSpmvs, kConversionSpmvs CSR calls expected; SELL measured
  *      3.6-10 over the suite since its counting sort, 2026-11-28) and planning has time left
@@ -263,24 +264,26 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
       const bool changing = prof.length_changes >= kVaryingRows;
       const bool varying = changing && prof.mean_row < kShortRows;
       const bool sell_wanted = sell_available && wanted(spl_plan::Sell);
-      /* In f64, where most rows hold kShortRows entries or more: CSR's row loop runs them with two
-       * partial sums or as vectors (loopir/SegmentVersioning.h), and SELL-C-sigma's 8 lanes
-       * ran no faster on any of them, changing length or not (2-core Xeon, 2026-11-28, in the
+      /* In f64, where most rows hold kShortRows entries or more and the CSR kernel runs them as
+       * masked vectors (loopir/SegmentVersioning.h; kernels->csr_masked_rows), SELL-C-sigma's
+       * 8 lanes ran no faster on any of them, changing length or not (2-core Xeon, 2026-11-28, in the
        * plans' own rounds: rma10 0.72x, cant 0.62x, consph 0.67x, shipsec1 0.90x, pwtk 0.99x,
        * pdb1HYS 0.61x, conf5_4-8x8-05 0.58x; the suite's plans kept it twice, pwtk 1.16x Eigen
        * against CSR's 1.18x and rma10 0.91x against 1.08x), while its conversion took 6-10 of
-       * planning's 20 calls. In f32 its 16 lanes gain there (rma10: 1.67x CSR). */
+       * planning's 20 calls. In f32 its 16 lanes gain there (rma10: 1.67x CSR), and so do its 8
+       * where the CSR kernel's rows are not masked vectors (2-core EPYC, Zen 5, where splc
+       * compiles them scalar: rma10 in f64 0.42 ms in SELL against 0.59 in CSR). */
       int64_t long_rows = 0; /* rows of kShortRows (32 = 2^5: length bucket 6 on) entries or more */
       for (int b = 6; b < SPL_CSR_LENGTH_BUCKETS; ++b)
         long_rows += prof.length_buckets[b];
-      const bool long_f64_rows = sizeof(T) == sizeof(double) && 2 * long_rows >= n;
+      const bool long_f64_rows = sizeof(T) == sizeof(double) && 2 * long_rows >= n && kernels->csr_masked_rows;
       if (sell_wanted && !forcing && !changing && prof.mean_row >= kLongSteadyRows) {
         std::snprintf(line, sizeof line, "SELL-C-sigma not tried: rows of steady length, %.0f entries on average\n",
                       prof.mean_row);
         p->explanation += line;
       } else if (sell_wanted && !forcing && long_f64_rows) {
-        std::snprintf(line, sizeof line, "SELL-C-sigma not tried: %.0f%% of rows hold %.0f entries or more, in f64 (CSR runs "
-                      "them as fast)\n", 100.0 * static_cast<double>(long_rows) / static_cast<double>(n), kShortRows);
+        std::snprintf(line, sizeof line, "SELL-C-sigma not tried: %.0f%% of rows hold %.0f entries or more, in f64 (CSR's masked "
+                      "rows run them as fast)\n", 100.0 * static_cast<double>(long_rows) / static_cast<double>(n), kShortRows);
         p->explanation += line;
       } else if (sell_wanted) {
         candidates.push_back({spl_plan::Sell, "SELL-C-sigma", varying ? kVaryingGain : kRegularGain, kConversionSpmvs,

@@ -50,6 +50,7 @@ spl_spmv_kernels_f64 kernelsF64(bool others = true) {
     k.bcsr[0] = {2, spl_spmv_bcsr2_f64};
     k.bcsr[1] = {3, spl_spmv_bcsr3_f64};
   }
+  k.csr_masked_rows = SPL_SPMV_MASKED_ROWS;
   return k;
 }
 
@@ -64,6 +65,7 @@ spl_spmv_kernels_f32 kernelsF32() {
   k.dia = spl_spmv_dia_f32;
   k.bcsr[0] = {2, spl_spmv_bcsr2_f32};
   k.bcsr[1] = {3, spl_spmv_bcsr3_f32};
+  k.csr_masked_rows = SPL_SPMV_MASKED_ROWS;
   return k;
 }
 
@@ -729,17 +731,28 @@ void buildCsr(BuiltCsr &b, int64_t rows, int64_t columns, double value, const Le
 }
 
 // Rows of 40 to 60 entries whose length changes from row to row: in f64 SELL-C-sigma is not tried
-// (CSR's row loop runs such rows with two partial sums or as vectors, and 8 lanes gained nothing
-// on the suite's), in f32 it is a candidate (16 lanes: rma10 1.67x CSR).
-TEST(PlanChoice, LongRowsTrySellInF32Only) {
+// where the CSR kernel runs rows as masked vectors (8 lanes gained nothing on the suite's there),
+// and is a candidate where it does not (Zen 5: rma10 1.4x CSR in SELL); in f32 it is a candidate
+// (16 lanes: rma10 1.67x CSR). The tables say which CSR kernel they hold (csr_masked_rows), set
+// here both ways whatever this CPU compiled.
+TEST(PlanChoice, LongRowsTrySellInF32OrWithoutMaskedRows) {
   BuiltCsr b;
   // Distinct columns spread over the row (no dense blocks for BCSR).
   buildCsr(b, 8192, 8192, 0.25, [](int64_t i) { return 40 + (i * 7919) % 21; },
            [](int64_t i, int64_t k) { return (i * 131 + k * 977) % 8192; });
   const spl_csr &m = b.m;
-  const std::string why = explainCsrPlan(m);
-  EXPECT_NE(why.find("SELL-C-sigma not tried: 100% of rows hold 32 entries or more, in f64"), std::string::npos) << why;
   Csr32 c = narrow(m);
+  for (int64_t masked : {1, 0}) {
+    spl_spmv_kernels_f64 k64 = kernelsF64();
+    k64.csr_masked_rows = masked;
+    spl_plan *p = nullptr;
+    ASSERT_EQ(spl_spmv_plan_f64(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1000000, &k64, &p), SPL_OK);
+    const std::string why = spl_plan_explain(p);
+    spl_plan_free(p);
+    const bool skipped = why.find("SELL-C-sigma not tried: 100% of rows hold 32 entries or more, in f64") != std::string::npos;
+    EXPECT_EQ(skipped, masked == 1) << why;
+    if (!masked) EXPECT_NE(why.find("SELL-C-sigma: rows of changing but long length"), std::string::npos) << why;
+  }
   spl_spmv_kernels_f32 k32 = kernelsF32();
   spl_plan *p = nullptr;
   ASSERT_EQ(spl_spmv_plan_f32(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals32.data(), 1000000, &k32, &p), SPL_OK);
