@@ -1,4 +1,5 @@
-// errors_memory_test.cpp: spl_error_string for every code, spl_alloc/spl_free alignment.
+// errors_memory_test.cpp: spl_error_string for every code, spl_alloc/spl_free alignment (64 bytes,
+// 2 MiB from 2 MiB on).
 #include "spl_runtime.h"
 
 #include <gtest/gtest.h>
@@ -55,6 +56,20 @@ TEST(Alloc, IsAlignedTo64AndWritable) {
     EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u) << bytes;
     std::memset(p, 0xab, bytes);
     EXPECT_EQ(p[bytes - 1], 0xab);
+    spl_free(p);
+  }
+}
+
+// Buffers of 2 MiB or more start on a 2 MiB boundary (whole huge pages for MADV_HUGEPAGE), every
+// byte writable up to the end whatever its size's remainder.
+TEST(Alloc, LargeBuffersStartOnAHugePage) {
+  for (size_t bytes : {(size_t(2) << 20) - 1, size_t(2) << 20, (size_t(2) << 20) + 1, (size_t(5) << 20) + 4093}) {
+    auto *p = static_cast<unsigned char *>(spl_alloc(bytes));
+    ASSERT_NE(p, nullptr) << bytes;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % (bytes >= (size_t(2) << 20) ? (size_t(2) << 20) : 64), 0u) << bytes;
+    std::memset(p, 0xcd, bytes);
+    EXPECT_EQ(p[0], 0xcd);
+    EXPECT_EQ(p[bytes - 1], 0xcd);
     spl_free(p);
   }
 }
