@@ -483,7 +483,6 @@ std::optional<std::vector<const Stmt *>> seededFromInput(const Kernel &k, const 
   if (u == seq.size()) return std::nullopt;
   const Stmt *copy = elementwiseBody(seq[u], *in, ix);
   if (!copy || !isLeafAt(copy->lhs, ix)) return std::nullopt;
-  ExprP inAt = access(p.input, ix, {}, copy->value->type);
   auto isInputAt = [&](const ExprP &e) { return isAccessTo(*e, in) && e->indices == ix && e->leaf.empty(); };
   const ExprP &v = copy->value;
   bool copies = !copy->compound && isInputAt(v);

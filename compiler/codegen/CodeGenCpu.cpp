@@ -473,6 +473,14 @@ llvm::Constant *blockTable(llvm::StructType *blockTy, llvm::ArrayType *blocksTy,
   return llvm::ConstantArray::get(blocksTy, blocks);
 }
 
+/// Does the function of that name run a row's loop as masked whole vectors (a loop with a
+/// masked tail: loopir/SegmentVersioning)? The plan's table says so (csr_masked_rows).
+bool runsMaskedRows(const loopir::Module &m, const std::string &name) {
+  for (const loopir::Function &f : m.functions)
+    if (f.name == name && !f.cuda) return loopir::anyStmt(f.body, [](const loopir::Stmt &s) { return s.maskedTail; });
+  return false;
+}
+
 /// A plan's entry points (loopir::PlanEntry): a constant table of its kernels in the layout of
 /// spl_spmv_kernels_f64/f32 (spl_runtime.h; spl_spmv_t_kernels_T for y = A^T x, spl_spmm_kernels_T
 /// for C = A B: the export, then SPL_SPMM_WIDTHS entries of {width, CSR kernel,
@@ -484,14 +492,6 @@ llvm::Constant *blockTable(llvm::StructType *blockTy, llvm::ArrayType *blocksTy,
 /// When the export's parameters are not in the runtime kernel type's order (n, m, offs, cols,
 /// vals, x, out; an SpMM's n, m, k, offs, vals, cols, B, out), the table's kernel is an internal
 /// adapter that calls the export.
-/// Does the function of that name run a row's loop as masked whole vectors (a loop with a
-/// masked tail: loopir/SegmentVersioning)? The plan's table says so (csr_masked_rows).
-bool runsMaskedRows(const loopir::Module &m, const std::string &name) {
-  for (const loopir::Function &f : m.functions)
-    if (f.name == name && !f.cuda) return loopir::anyStmt(f.body, [](const loopir::Stmt &s) { return s.maskedTail; });
-  return false;
-}
-
 void addPlanEntries(llvm::Module &mod, const loopir::Module &m) {
   const std::vector<PlanEntry> &plans = m.plans;
   llvm::LLVMContext &ctx = mod.getContext();
