@@ -408,6 +408,7 @@ class StmtPrinter : public Visitor {
     if (s.vectorBits) out_("({} bits)", s.vectorBits);
     if (s.unroll) out_(" unroll({})", s.unroll);
     if (s.vectorWidth) out_(" width({})", s.vectorWidth);
+    if (s.interleave) out_(" interleave({})", s.interleave);
     w_.braced(s.body[0]);
   }
   void visitAssign(const Stmt &s) override {

@@ -468,7 +468,7 @@ class Flattener : public cin::Visitor {
     StmtP body = lowerStmt(s.body[0]);
     StmtP loop = forLoop(v, s.varName, lo, hi, body, loopKind(s.forall));
     fn_.preferVectorBits = std::max(fn_.preferVectorBits, s.vectorBits);
-    if (s.vectorize || s.unroll || s.vectorWidth || s.userKind || s.iterationWork || s.workGrowth ||
+    if (s.vectorize || s.unroll || s.vectorWidth || s.interleave || s.userKind || s.iterationWork || s.workGrowth ||
         s.rows != ast::GpuRowMapping::Auto || s.knobs.merge()) {
       auto copy = std::make_shared<Stmt>(*loop);
       copy->iterationWork = work;
@@ -476,6 +476,7 @@ class Flattener : public cin::Visitor {
       copy->vectorize = s.vectorize;
       copy->unroll = s.unroll;
       copy->vectorWidth = s.vectorWidth;
+      copy->interleave = s.interleave;
       copy->userKind = s.userKind;
       copy->rows = s.rows;
       copy->knobs = s.knobs;

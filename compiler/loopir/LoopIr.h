@@ -302,6 +302,9 @@ struct PlanEntry {
   std::string name;                    // the export's C name
   bool f64 = true;                     // else f32
   std::string csr;                     // the export's own kernel
+  /// stdlib's CSR kernel with each row one plain scalar loop (schedule scalar(k)): short rows
+  /// run it faster than any versions of the row loop (csr_short of spl_runtime.h's tables).
+  std::string csrShort;
   std::string sellNarrow, sellWide;    // SELL-C-sigma row kernels of the two windows
   int64_t lanes = 0;                   // C
   int64_t narrowRows = 0, wideRows = 0;  // the windows, in rows

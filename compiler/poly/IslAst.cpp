@@ -391,6 +391,7 @@ cin::StmtP AstToCin::loopStmt(const AstLoop &loop, Nat lo, Nat hi, cin::StmtP bo
   withHints->vectorBits = loop.like->vectorBits;
   withHints->unroll = loop.like->unroll;
   withHints->vectorWidth = loop.like->vectorWidth;
+  withHints->interleave = loop.like->interleave;
   withHints->iterationWork = loop.like->iterationWork;
   withHints->workGrowth = loop.like->workGrowth;
   withHints->rows = loop.like->rows;

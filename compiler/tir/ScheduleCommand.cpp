@@ -111,6 +111,13 @@ ScheduleCommand unroll(const ast::ScheduleCmd &c) {
   return u;
 }
 
+ScheduleCommand scalar(const ast::ScheduleCmd &c) {
+  auto s = based<Scalar>(c);
+  s.loop = nameArg(c, 0);
+  s.arityOk = c.args.size() == 1;
+  return s;
+}
+
 ScheduleCommand precompute(const ast::ScheduleCmd &c) {
   auto p = based<Precompute>(c);
   p.array = nameArg(c, 0);
@@ -187,6 +194,7 @@ const std::vector<std::pair<const char *, ScheduleCommand (*)(const ast::Schedul
       {"parallelize", parallelize},
       {"vectorize", vectorize},
       {"unroll", unroll},
+      {"scalar", scalar},
       {"precompute", precompute},
       {"gpu_rows", gpuRows},
       {"gpu_merge", gpuMerge},

@@ -67,6 +67,8 @@ constexpr double kSellSpmvsPerFill = 6; /* a SELL fill, in CSR calls per slot an
                                           * roadNet-CA, webbase-1M, web-Google, kron_g500, dense-row) */
 constexpr double kMaxSellFill = 2.5;     /* SELL padded past this many slots an entry is not filled */
 constexpr double kMaxLongRowsSellFill = 1.25; /* nor, on rows expected at kRegularGain, past this many */
+constexpr int64_t kShortRowsCalls = 20;  /* CSR of short rows timed from this many expected calls (its rounds
+                                          * cost 2-6 calls, which a gain of 3-30% a call repays) */
 
 
 /* BCSR over the whole block rows, from a padded copy of x where b does not divide m (the kernel
@@ -188,28 +190,74 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
     bool bcsr_available = false;
     for (const auto &bk : kernels->bcsr)
       bcsr_available = bcsr_available || (bk.kernel != nullptr && bk.block >= 1);
+    const bool short_available = kernels->csr_short != nullptr;
     auto decide_csr = [&](const std::string &why) {
       p->kernel = spl_plan::Csr;
-      p->explanation += "chose CSR: " + why + "\n";
+      p->explanation += std::string(p->csr_short ? "chose CSR of short rows: " : "chose CSR: ") + why + "\n";
     };
     const Forced forced = forced_kernel();
     if (forced.set && !forced.known)
-      p->explanation += "SPL_PLAN_KERNEL=" + forced.text + " names no kernel (csr, sell, dia, bcsr, bcsrB; csr-w, csr-panels for an SpMM): ignored\n";
+      p->explanation += "SPL_PLAN_KERNEL=" + forced.text + " names no kernel (csr, csr-short, sell, dia, bcsr, bcsrB; csr-w, csr-panels for an SpMM): ignored\n";
     const bool forcing = forced.set && forced.known;
     auto wanted = [&](spl_plan::Kernel k) { return !forcing || forced.kernel == k; };
-    const bool any_available = sell_available || dia_available || bcsr_available;
+    const bool any_available = short_available || sell_available || dia_available || bcsr_available;
     if (!any_available || n == 0 || prof.entries == 0) {
       decide_csr(!any_available ? "no other kernel was given" : "nothing to convert");
     } else {
+      /* The kernel of short rows (csr_short: each row one plain scalar loop) is CSR's from the
+       * start where rows hold under kShortRows entries on average and the CSR kernel does not run
+       * them as masked vectors: there the versions of the row loop (loopir/SegmentVersioning.h)
+       * cost more per row than they save, as most rows never reach their vector or partial sums.
+       * On a 2-core AMD EPYC (Zen 5, 2026-11-30; stdlib's kernels, f64, one thread, calls back to
+       * back, in the same process) every matrix of the suite with rows that short ran faster so:
+       * email-Enron 0.13 against 0.18 ms, varied-uniform 13.1 against 15.7, roadNet-CA 7.6
+       * against 8.3, ecology1 1.14 against 1.26, cop20k_A 0.89 against 0.96, cit-Patents 21.3
+       * against 22.0, while rows of 50 entries and more lost 10-80% (pwtk 2.41 against 2.10,
+       * dense2 1.14 against 0.63). Decided by the structure, not by timing: a plan's single
+       * calls, one kernel after the other, did not show what calls back to back do on a small
+       * matrix (email-Enron: 0.193 ms each), and the candidates below are then timed against it. */
+      if (short_available && (forcing ? forced.short_rows : !kernels->csr_masked_rows && prof.mean_row < kShortRows)) {
+        p->csr = reinterpret_cast<void *>(kernels->csr_short);
+        p->csr_short = true;
+        if (forcing)
+          std::snprintf(line, sizeof line, "CSR of short rows (each row one scalar loop): SPL_PLAN_KERNEL=csr-short\n");
+        else
+          std::snprintf(line, sizeof line, "CSR of short rows (each row one scalar loop): rows of %.1f entries on average, under "
+                        "%.0f, on a CSR kernel without masked rows: its versions of the row loop cost more than they save\n",
+                        prof.mean_row, kShortRows);
+        p->explanation += line;
+      } else if (short_available && !forcing && !kernels->csr_masked_rows) {
+        std::snprintf(line, sizeof line, "CSR of short rows not taken: rows of %.1f entries on average (from %.0f CSR's versions of "
+                      "the row loop run them faster)\n", prof.mean_row, kShortRows);
+        p->explanation += line;
+      }
       /* One CSR call's time, on x = 1 (and a y the plan owns). */
-      std::vector<T> x(static_cast<size_t>(std::max<int64_t>(m, 1)), T(1)), y(static_cast<size_t>(n));
-      auto csr_call = [&] { return kernels->csr(n, m, offs, cols, vals, x.data(), y.data()); };
+      PlanVector<T> x(static_cast<size_t>(m), T(1)), y(static_cast<size_t>(n), T(0));
+      auto csr_call = [&] { return reinterpret_cast<typename K::CsrFn>(p->csr)(n, m, offs, cols, vals, x.data(), y.data()); };
       double csr_time = best_of_two(csr_call);
       if (csr_time < 0) {
         delete p;
         return SPL_ERR_BAD_INPUT;
       }
-      std::snprintf(line, sizeof line, "CSR: %.3f ms a call\n", csr_time * 1e3);
+      /* Planning's budget stays in calls of the caller's CSR kernel when the plan runs the
+       * kernel of short rows (budget's basis): one call of it, after the short kernel's, which
+       * warmed x, y and the matrix. Counted in the faster kernel's calls, the budget had shrunk
+       * by as much as that kernel gained, and left no time to convert to SELL-C-sigma
+       * (varied-scattered on two threads, 2-core EPYC: 0.98x Eigen in CSR of short rows, where
+       * the run before it had kept SELL-C-sigma at 1.43x). */
+      double basis = 0;
+      if (p->csr_short) {
+        basis = timed([&] { return kernels->csr(n, m, offs, cols, vals, x.data(), y.data()); });
+        if (basis < 0) {
+          delete p;
+          return SPL_ERR_BAD_INPUT;
+        }
+      }
+      if (p->csr_short)
+        std::snprintf(line, sizeof line, "CSR of short rows: %.3f ms a call (CSR's own %.3f ms, the budget's unit)\n", csr_time * 1e3,
+                      basis * 1e3);
+      else
+        std::snprintf(line, sizeof line, "CSR: %.3f ms a call\n", csr_time * 1e3);
       p->explanation += line;
 
       std::vector<Candidate> candidates;
@@ -346,7 +394,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         }
         /* The conversion and a round should fit the budget (checked again after the
          * conversion, whose time is then known, before the untimed calls). */
-        if (!forcing && seconds_since(plan_t0) + (conversion_calls + 2 + kReleaseSpmvs) * csr_time > budget(csr_time, cap)) {
+        if (!forcing && seconds_since(plan_t0) + (conversion_calls + 2 + kReleaseSpmvs) * csr_time > budget(csr_time, cap, basis)) {
           std::snprintf(line, sizeof line, "no planning time left to try %s (about %.0f CSR calls to convert)", c.name,
                         conversion_calls);
           decline(line);
@@ -383,7 +431,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         p->kernel = c.kernel;
         /* What the budget still holds once the conversion's real time is known, in CSR calls
          * (a copy's release kept aside). Not a round: the copy is dropped untimed. */
-        const double calls_left = (budget(csr_time, cap) - seconds_since(plan_t0)) / csr_time - kReleaseSpmvs;
+        const double calls_left = (budget(csr_time, cap, basis) - seconds_since(plan_t0)) / csr_time - kReleaseSpmvs;
         if (!forcing && calls_left < 2) {
           p->release();
           std::snprintf(line, sizeof line, "%s converted in %.3f ms (%.1f CSR calls), no planning time left to time it",
@@ -398,11 +446,11 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
          * faster). */
         int settling = 0;
         if (!forcing)
-          settling = std::abs(settle([&] { return run<T>(p, x.data(), y.data()); }, csr_time, plan_t0, cap));
-        if (!forcing && (budget(csr_time, cap) - seconds_since(plan_t0)) / csr_time - kReleaseSpmvs >= 3)
+          settling = std::abs(settle([&] { return run<T>(p, x.data(), y.data()); }, csr_time, plan_t0, cap, TimedCall{}, basis));
+        if (!forcing && (budget(csr_time, cap, basis) - seconds_since(plan_t0)) / csr_time - kReleaseSpmvs >= 3)
           csr_call();
         const Comparison cmp = compare_unless_forced(forcing, [&] { return run<T>(p, x.data(), y.data()); }, csr_call, csr_time,
-                                                     plan_t0, cap); /* y: scratch */
+                                                     plan_t0, cap, basis); /* y: scratch */
         char form[160];
         if (c.kernel == spl_plan::Dia)
           std::snprintf(form, sizeof form, "%lld diagonals", (long long)p->diagonals.diagonals);
@@ -445,11 +493,39 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
                                                            : "%s was not faster here (the copy is freed)", c.name);
         decline(line);
       }
+      /* With masked rows (csr_masked_rows), the kernel of short rows was not taken by the rows'
+       * structure (above): where CSR stays, it is timed against CSR in rounds (compare) on rows
+       * under kShortRows entries on average, and runs in CSR's place when faster by kKeepMargin. */
+      if (p->kernel == spl_plan::Csr && short_available && !p->csr_short && !forcing && prof.mean_row < kShortRows) {
+        auto short_call = [&] { return kernels->csr_short(n, m, offs, cols, vals, x.data(), y.data()); };
+        if (hint_calls < kShortRowsCalls) {
+          std::snprintf(line, sizeof line, "%lld expected calls would not repay timing CSR of short rows (from %lld)",
+                        (long long)hint_calls, (long long)kShortRowsCalls);
+          decline(line);
+        } else if (seconds_since(plan_t0) + 2 * csr_time > budget(csr_time, cap)) {
+          decline("no planning time left to time CSR of short rows");
+        } else {
+          const Comparison cmp = compare(short_call, csr_call, csr_time, plan_t0, cap);
+          std::snprintf(line, sizeof line,
+                        "CSR of short rows (each row one scalar loop): %.3f ms a call against CSR's %.3f in the same rounds (%d)\n",
+                        cmp.candidate * 1e3, csr_time * 1e3, cmp.rounds);
+          p->explanation += line;
+          if (cmp.candidate >= 0 && cmp.candidate <= kKeepMargin * csr_time) {
+            p->csr = reinterpret_cast<void *>(kernels->csr_short);
+            p->csr_short = true;
+          } else {
+            decline(cmp.candidate < 0 ? "the kernel of short rows failed on this matrix"
+                                      : "CSR of short rows was not faster here");
+          }
+        }
+      }
       if (p->kernel == spl_plan::Csr)
         decide_csr((forcing ? "SPL_PLAN_KERNEL=" + forced.text + (forced.kernel == spl_plan::Csr ? "" : " does not fit here") +
                                   (declined.empty() ? "" : ": ")
                             : std::string()) +
-                   (declined.empty() ? (forcing ? "" : "no other kernel fits this matrix") : declined));
+                   (declined.empty() ? (forcing ? "" : p->csr_short ? "faster than CSR here, and no other kernel fits this matrix"
+                                                                      : "no other kernel fits this matrix")
+                                     : declined));
     }
   } catch (...) {
     p->release();
@@ -497,7 +573,7 @@ int plan_transposed(int64_t n, int64_t m, const int32_t *offs, const int32_t *co
     if (kernels->csr == nullptr || n == 0 || m == 0 || entries == 0) {
       decide_transposed(kernels->csr == nullptr ? "no CSR kernel was given for a transposed copy" : "nothing to convert");
     } else {
-      std::vector<T> x(static_cast<size_t>(n), T(1)), y(static_cast<size_t>(m));
+      PlanVector<T> x(static_cast<size_t>(n), T(1)), y(static_cast<size_t>(m), T(0));
       auto own_call = [&] { return kernels->transposed(n, m, offs, cols, vals, x.data(), y.data()); };
       double own_time = best_of_two(own_call);
       if (own_time < 0) {
@@ -625,6 +701,8 @@ int64_t spl_plan_bytes(const spl_plan *plan) { return plan ? plan->bytes : 0; }
 const char *spl_plan_kernel(const spl_plan *plan) {
   if (!plan)
     return "";
+  if (plan->kernel == spl_plan::Csr && plan->csr_short)
+    return "csr-short";
   switch (plan->kernel) {
   case spl_plan::Sell: return "sell";
   case spl_plan::Dia: return "dia";

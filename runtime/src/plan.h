@@ -35,7 +35,9 @@ struct spl_plan {
   int64_t width = 0;       /* its B's and C's columns */
   const int32_t *offs = nullptr, *cols = nullptr;
   const void *vals = nullptr;
-  void *csr = nullptr;  /* the caller's kernels, as untyped function pointers */
+  void *csr = nullptr;  /* the caller's kernels, as untyped function pointers (csr: the CSR kernel
+                         * chosen, the table's csr or its csr_short) */
+  bool csr_short = false; /* csr is the table's csr_short */
   void *sell = nullptr; /* the SELL kernel of the window chosen */
   void *dia = nullptr;
   void *bcsr = nullptr;   /* the BCSR kernel of the block size converted to */
@@ -107,11 +109,37 @@ inline constexpr double kBudgetFloor = 5e-4;    /* but never less than this many
                                           * fixed costs would leave no time to try anything */
 inline constexpr double kClearGap = 0.15;       /* a comparison round this decisive ends the comparison */
 
+/* A vector planning runs its kernels on (x, y; an SpMM's B and C), from spl_alloc: a buffer of
+ * 2 MiB or more starts on a huge page, so that its first touch costs a fault every 2 MiB, not
+ * every 4 KiB. On a 2-core EPYC VM whose faults cost 4 ms a MB, a std::vector x and y of 8 MB
+ * each took 42-52 ms to fill (3 calls of a CSR SpMV of 13.5M entries, out of planning's 20),
+ * spl_alloc's 5 ms once the VM had backed huge pages. Filled with `value` (std::bad_alloc
+ * without memory: planning reports SPL_ERR_ALLOC). */
+template <typename T> class PlanVector {
+public:
+  PlanVector(size_t count, T value) : count_(std::max<size_t>(count, 1)) {
+    data_ = static_cast<T *>(spl_alloc(count_ * sizeof(T)));
+    if (data_ == nullptr)
+      throw std::bad_alloc();
+    std::fill(data_, data_ + count_, value);
+  }
+  PlanVector(const PlanVector &) = delete;
+  PlanVector &operator=(const PlanVector &) = delete;
+  ~PlanVector() { spl_free(data_); }
+  T *data() const { return data_; }
+
+private:
+  size_t count_;
+  T *data_ = nullptr;
+};
+
 /* Planning's time budget in seconds, given one CSR call's; no more than `cap` seconds where a
  * plan made inside another must end in time for the outer one (the transposed copy's plan of
- * y = A^T x; a negative cap: none). */
-inline double budget(double csr_time, double cap = -1) {
-  const double own = std::max(kBudgetSpmvs * kWarmCall * csr_time, kBudgetFloor);
+ * y = A^T x; a negative cap: none). `basis`, where positive, is a call of the caller's CSR
+ * kernel when the plan runs another as its CSR (csr_short): the budget is counted in calls of
+ * the kernel a caller would run without a plan. */
+inline double budget(double csr_time, double cap = -1, double basis = 0) {
+  const double own = std::max(kBudgetSpmvs * kWarmCall * std::max(csr_time, basis), kBudgetFloor);
   return cap >= 0 ? std::min(own, cap) : own;
 }
 
@@ -149,7 +177,7 @@ struct Comparison {
 
 template <typename Candidate, typename Csr>
 Comparison compare(const Candidate &candidate, const Csr &csr_call, double &csr_time,
-                   std::chrono::steady_clock::time_point plan_t0, double cap = -1) {
+                   std::chrono::steady_clock::time_point plan_t0, double cap = -1, double basis = 0) {
   Comparison c;
   for (; c.rounds < kComparisonRounds; ++c.rounds) {
     if (c.rounds > 0) {
@@ -159,7 +187,7 @@ Comparison compare(const Candidate &candidate, const Csr &csr_call, double &csr_
        * 1.0-1.2), so one round must not decide alone. */
       const bool clear = c.rounds > 1 && (c.candidate < (1 - kClearGap) * csr_time ||
                                           c.candidate > (1 + 2 * kClearGap) * csr_time);
-      const bool over_budget = seconds_since(plan_t0) + c.candidate + (1 + kReleaseSpmvs) * csr_time > budget(csr_time, cap);
+      const bool over_budget = seconds_since(plan_t0) + c.candidate + (1 + kReleaseSpmvs) * csr_time > budget(csr_time, cap, basis);
       if (c.candidate < 0 || clear || over_budget)
         break;
     }
@@ -191,12 +219,12 @@ struct TimedCall {
 
 template <typename Candidate, typename Timer = TimedCall>
 int settle(const Candidate &candidate, double csr_time, std::chrono::steady_clock::time_point plan_t0, double cap = -1,
-           const Timer &time_call = Timer{}) {
+           const Timer &time_call = Timer{}, double basis = 0) {
   double last = -1;
   int calls = 0;
   while (calls < kSettleCalls) {
     const double next = last < 0 ? csr_time : last; /* the next call's time, expected */
-    if (seconds_since(plan_t0) + next + (next + csr_time) + kReleaseSpmvs * csr_time > budget(csr_time, cap))
+    if (seconds_since(plan_t0) + next + (next + csr_time) + kReleaseSpmvs * csr_time > budget(csr_time, cap, basis))
       break;
     const double t = time_call(candidate);
     ++calls;
@@ -213,9 +241,9 @@ int settle(const Candidate &candidate, double csr_time, std::chrono::steady_cloc
  * forces it, one timed call of it (for the explanation, and to run it once before the caller). */
 template <typename Candidate, typename Csr>
 Comparison compare_unless_forced(bool forcing, const Candidate &candidate, const Csr &csr_call, double &csr_time,
-                                 std::chrono::steady_clock::time_point plan_t0, double cap = -1) {
+                                 std::chrono::steady_clock::time_point plan_t0, double cap = -1, double basis = 0) {
   if (!forcing)
-    return compare(candidate, csr_call, csr_time, plan_t0, cap);
+    return compare(candidate, csr_call, csr_time, plan_t0, cap, basis);
   Comparison c;
   c.candidate = timed(candidate);
   c.rounds = 1;
@@ -292,6 +320,7 @@ spl_plan *new_plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *col
 }
 
 /* SPL_PLAN_KERNEL: the kernel a plan takes whenever the matrix's structure allows it ("csr",
+ * "csr-short" where the caller gave csr_short,
  * "sell", "dia", "bcsr" for the block size that would move the fewest bytes, "bcsrB" for blocks
  * of B; "csr-w", an SpMM's CSR kernel of its width), without regard to the expected calls, the budget or the timing: for tests that must
  * run each kernel, and for comparing kernels on one's own matrices. The structure still rules:
@@ -299,6 +328,7 @@ spl_plan *new_plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *col
 struct Forced {
   bool set = false, known = false;
   spl_plan::Kernel kernel = spl_plan::Csr;
+  bool short_rows = false; /* csr-short: the CSR kernel of short rows (csr_short) */
   int64_t block = 0; /* bcsrB: B */
   std::string text;
 };
@@ -313,6 +343,10 @@ inline Forced forced_kernel() {
   f.known = true;
   if (f.text == "csr")
     f.kernel = spl_plan::Csr;
+  else if (f.text == "csr-short") {
+    f.kernel = spl_plan::Csr;
+    f.short_rows = true;
+  }
   else if (f.text == "sell")
     f.kernel = spl_plan::Sell;
   else if (f.text == "dia")

@@ -226,7 +226,7 @@ int plan_spmm(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_
                     !panels_skipped.empty() ? panels_skipped.c_str() : panels.empty() ? ", nor widths that add up to it" : "");
       why = line;
     } else {
-      std::vector<T> B(static_cast<size_t>(std::max<int64_t>(m * k, 1)), T(1)), C(static_cast<size_t>(n * k));
+      PlanVector<T> B(static_cast<size_t>(m * k), T(1)), C(static_cast<size_t>(n * k), T(0));
       auto any_call = [&] { return kernels->csr(n, m, k, offs, vals, cols, B.data(), C.data()); };
       auto plan_call = [&] { return run_spmm<T>(p, B.data(), C.data()); };
       double any_time = best_of_two(any_call);

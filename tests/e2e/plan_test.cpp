@@ -49,6 +49,7 @@ spl_spmv_kernels_f64 kernelsF64(bool others = true) {
     k.dia = spl_spmv_dia_f64;
     k.bcsr[0] = {2, spl_spmv_bcsr2_f64};
     k.bcsr[1] = {3, spl_spmv_bcsr3_f64};
+    k.csr_short = spl_spmv_csr_short_f64;
   }
   k.csr_masked_rows = SPL_SPMV_MASKED_ROWS;
   return k;
@@ -66,8 +67,13 @@ spl_spmv_kernels_f32 kernelsF32() {
   k.bcsr[0] = {2, spl_spmv_bcsr2_f32};
   k.bcsr[1] = {3, spl_spmv_bcsr3_f32};
   k.csr_masked_rows = SPL_SPMV_MASKED_ROWS;
+  k.csr_short = spl_spmv_csr_short_f32;
   return k;
 }
+
+/// A plan that runs CSR over the caller's arrays: the table's csr, or its csr_short (which the
+/// plan takes by the rows' structure on a CPU without masked rows, whatever the calls).
+bool keepsCsr(const std::string &kernel) { return kernel == "csr" || kernel == "csr-short"; }
 
 /// Plans a (in both precisions) for `calls` expected calls and checks y = A x against the
 /// reference, twice (a plan runs as often as asked). Returns the f64 plan's kernel.
@@ -96,7 +102,7 @@ std::string planAndCheck(const std::string &name, const spl_csr &a, int64_t call
                                         : "chose CSR"),
             std::string::npos)
       << why;
-  if (kernel == "csr") EXPECT_EQ(spl_plan_bytes(p), 0);
+  if (keepsCsr(kernel)) EXPECT_EQ(spl_plan_bytes(p), 0);
   else EXPECT_GT(spl_plan_bytes(p), 0);
   float dummy = 0;
   EXPECT_EQ(spl_spmv_run_f32(p, &dummy, &dummy), SPL_ERR_BAD_INPUT);  // planned for f64
@@ -143,7 +149,7 @@ void generatedPlanAndCheck(const std::string &name, const spl_csr &a, int64_t ca
     EXPECT_EQ(y[static_cast<size_t>(a.rows)], -555.0);
   }
   EXPECT_NE(std::string(spl_plan_explain(p)).find("spmv plan (f64)"), std::string::npos);
-  if (calls == 0) EXPECT_STREQ(spl_plan_kernel(p), "csr");
+  if (calls == 0) EXPECT_TRUE(keepsCsr(spl_plan_kernel(p))) << spl_plan_explain(p);
   float dummy = 0;
   EXPECT_EQ(plan_spmv_f32_run(p, &dummy, &dummy), SPL_ERR_BAD_INPUT);  // an f64 plan
   spl_plan_free(p);
@@ -282,7 +288,7 @@ TEST(PlanChoice, StencilsTryDia) {
     const std::string why = spl_plan_explain(p);
     EXPECT_NE(why.find("DIA: 5 diagonals (counted in"), std::string::npos) << why;
     if (calls == 0) {
-      EXPECT_STREQ(spl_plan_kernel(p), "csr");
+      EXPECT_TRUE(keepsCsr(spl_plan_kernel(p))) << why;
       EXPECT_NE(why.find("0 expected calls would not repay a conversion to DIA"), std::string::npos) << why;
     } else {
       // Tried when planning's budget allows (a loaded machine's counts can leave no time, or
@@ -369,13 +375,13 @@ TEST_P(ForcedPlan, EveryKernelComputesAx) {
   const spl_e2e::NamedMatrix &nm = spl_e2e::testMatrices()[GetParam()];
   const spl_csr &a = nm.m;
   Csr32 c = narrow(a);
-  for (const char *kernel : {"csr", "sell", "dia", "bcsr", "bcsr2", "bcsr3"}) {
+  for (const char *kernel : {"csr", "csr-short", "sell", "dia", "bcsr", "bcsr2", "bcsr3"}) {
     SCOPED_TRACE(std::string("SPL_PLAN_KERNEL=") + kernel);
     ForcedKernel forced(kernel);
     const std::string chosen = planAndCheck(nm.name, a, 0);  // few calls: forced all the same
     const std::string family = std::string(kernel).substr(0, 4) == "bcsr" ? "bcsr" : kernel;
     // BCSR fits any matrix of entries and at least a block's rows (3 here).
-    if (a.nnz > 0 && (family == "csr" || (family == "bcsr" && a.rows >= 3))) EXPECT_EQ(chosen, family);
+    if (a.nnz > 0 && (family == "csr" || family == "csr-short" || (family == "bcsr" && a.rows >= 3))) EXPECT_EQ(chosen, family);
     if (chosen != family) EXPECT_TRUE(chosen == "csr") << chosen;
     generatedPlanAndCheck(nm.name, a, 1);
     spl_plan *p = nullptr;
@@ -628,7 +634,7 @@ TEST(PlanChoice, FewCallsOrNoOtherKernelKeepCsr) {
   spl_spmv_kernels_f64 k = kernelsF64();
   spl_plan *p = nullptr;
   ASSERT_EQ(spl_spmv_plan_f64(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1, &k, &p), SPL_OK);
-  EXPECT_STREQ(spl_plan_kernel(p), "csr");
+  EXPECT_TRUE(keepsCsr(spl_plan_kernel(p))) << spl_plan_explain(p);
   EXPECT_EQ(spl_plan_bytes(p), 0);
   EXPECT_NE(std::string(spl_plan_explain(p)).find("would not repay a conversion"), std::string::npos) << spl_plan_explain(p);
   EXPECT_NE(std::string(spl_plan_explain(p)).find("of changing length"), std::string::npos) << spl_plan_explain(p);
@@ -668,7 +674,7 @@ std::string explainCsrPlan(const spl_csr &m) {
   EXPECT_EQ(spl_spmv_plan_f64(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1000000, &k, &p), SPL_OK);
   if (p == nullptr) return "";
   const std::string why = spl_plan_explain(p);
-  EXPECT_STREQ(spl_plan_kernel(p), "csr") << why;
+  EXPECT_TRUE(keepsCsr(spl_plan_kernel(p))) << why;
   EXPECT_EQ(spl_plan_bytes(p), 0);
   spl_plan_free(p);
   return why;
@@ -693,7 +699,7 @@ TEST(PlanChoice, LongSteadyRowsKeepCsrWithoutConverting) {
   EXPECT_NE(why.find("SELL-C-sigma not tried: rows of steady length, 300 entries on average"), std::string::npos) << why;
   EXPECT_NE(why.find("DIA not tried"), std::string::npos) << why;
   EXPECT_EQ(why.find("SELL-C-sigma converted in"), std::string::npos) << why;
-  if (std::string(spl_plan_kernel(p)) == "csr") {
+  if (keepsCsr(spl_plan_kernel(p))) {
     EXPECT_EQ(spl_plan_bytes(p), 0) << why;
     EXPECT_TRUE(why.find("no planning time left to try BCSR") != std::string::npos ||
                 why.find("BCSR (3 x 3 blocks, 1.00 values an entry): converted in") != std::string::npos ||
@@ -761,6 +767,63 @@ TEST(PlanChoice, LongRowsTrySellInF32OrWithoutMaskedRows) {
   EXPECT_NE(why32.find("SELL-C-sigma: rows of changing but long length"), std::string::npos) << why32;
   spl_plan_free(p);
   planAndCheck("rows of 40 to 60", m, 1000000);
+}
+
+// The CSR kernel of short rows (csr_short: each row one plain scalar loop). Without masked rows
+// it is CSR's from the start where rows hold under 32 entries on average, whatever the calls (no
+// conversion, no timing), and not where they hold more; with masked rows it is timed against CSR
+// where calls enough repay the rounds, and runs only when faster (here it may or may not be).
+// y = A x whichever runs. The tables say which CSR kernel they hold, set here both ways.
+TEST(PlanChoice, ShortRowsRunTheScalarRowKernel) {
+  spl_csr shortRows = randomLengths(20000, 5);  // rows of 1 to 41: mean 21
+  BuiltCsr b;
+  buildCsr(b, 4096, 4096, 0.25, [](int64_t i) { return 40 + i % 21; }, [](int64_t i, int64_t k) { return (i * 131 + k * 977) % 4096; });
+  const spl_csr &longRows = b.m;
+  for (const spl_csr *m : std::initializer_list<const spl_csr *>{&shortRows, &longRows}) {
+    const bool isShort = m == &shortRows;
+    SCOPED_TRACE(isShort ? "rows of 1 to 41" : "rows of 40 to 60");
+    Csr32 c = narrow(*m);
+    const Operands ops = referenceOperands(*m, 23, /*transposed=*/false);
+    for (int64_t masked : {0, 1}) {
+      for (int64_t calls : {1, 1000000}) {
+        SCOPED_TRACE("csr_masked_rows " + std::to_string(masked) + ", " + std::to_string(calls) + " calls");
+        spl_spmv_kernels_f64 k = kernelsF64(/*others=*/false);
+        k.csr_short = spl_spmv_csr_short_f64;
+        k.csr_masked_rows = masked;
+        spl_plan *p = nullptr;
+        ASSERT_EQ(spl_spmv_plan_f64(m->rows, m->cols, c.offs.data(), c.cols.data(), c.vals.data(), calls, &k, &p), SPL_OK);
+        const std::string why = spl_plan_explain(p), kernel = spl_plan_kernel(p);
+        std::vector<double> y(static_cast<size_t>(m->rows) + 1, -555.0);
+        EXPECT_EQ(spl_spmv_run_f64(p, ops.x.data(), y.data()), SPL_OK);
+        EXPECT_LT(spl_rel_error_f64(y.data(), ops.want.data(), m->rows), kF64Tolerance) << why;
+        EXPECT_EQ(y[static_cast<size_t>(m->rows)], -555.0);
+        EXPECT_EQ(spl_plan_bytes(p), 0);
+        spl_plan_free(p);
+        if (!masked && isShort) {
+          EXPECT_EQ(kernel, "csr-short") << why;
+          EXPECT_NE(why.find("CSR of short rows (each row one scalar loop): rows of 21."), std::string::npos) << why;
+          EXPECT_NE(why.find("chose CSR of short rows: faster than CSR here"), std::string::npos) << why;
+        } else if (!masked) {
+          EXPECT_EQ(kernel, "csr") << why;
+          EXPECT_NE(why.find("CSR of short rows not taken: rows of 50.0 entries on average (from 32"), std::string::npos) << why;
+        } else if (!isShort) {
+          EXPECT_EQ(kernel, "csr") << why;
+          EXPECT_EQ(why.find("CSR of short rows"), std::string::npos) << why;
+        } else if (calls == 1) {
+          EXPECT_EQ(kernel, "csr") << why;
+          EXPECT_NE(why.find("1 expected calls would not repay timing CSR of short rows (from 20)"), std::string::npos) << why;
+        } else {
+          EXPECT_TRUE(why.find("CSR of short rows (each row one scalar loop): ") != std::string::npos ||
+                      why.find("no planning time left to time CSR of short rows") != std::string::npos)
+              << why;
+          EXPECT_EQ(kernel == "csr-short", why.find("CSR of short rows was not faster here") == std::string::npos &&
+                                               why.find("no planning time left") == std::string::npos)
+              << why;
+        }
+      }
+    }
+  }
+  spl_csr_free(&shortRows);
 }
 
 // One row of 1000 entries in every 1024 among rows of 40, in f32 (where long rows may still try
