@@ -642,8 +642,8 @@ std::string print(const PlanEntry &p) {
   }
   std::string blocks;
   for (const auto &[b, kernel] : p.bcsr) blocks += fmt::format(", bcsr {} ({}x{})", kernel, b, b);
-  const std::string candidates = fmt::format("csr of short rows {}, sell {} ({} rows a window) and {} ({} rows), {} lanes, dia {}{}",
-                                             p.csrShort, p.sellNarrow, p.narrowRows, p.sellWide, p.wideRows, p.lanes, p.dia, blocks);
+  const std::string candidates = fmt::format("csr of short rows {}, of two sums {}, sell {} ({} rows a window) and {} ({} rows), {} lanes, dia {}{}",
+                                             p.csrShort, p.csrTwoSums, p.sellNarrow, p.narrowRows, p.sellWide, p.wideRows, p.lanes, p.dia, blocks);
   if (p.transposed)
     return fmt::format("plan {} ({}, transposed): csr^T {}, csr over the transpose {}; the copy's plan: {}\n", p.name,
                        p.f64 ? "f64" : "f32", p.csr, p.gather, candidates);

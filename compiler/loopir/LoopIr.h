@@ -305,6 +305,8 @@ struct PlanEntry {
   /// stdlib's CSR kernel with each row one plain scalar loop (schedule scalar(k)): short rows
   /// run it faster than any versions of the row loop (csr_short of spl_runtime.h's tables).
   std::string csrShort;
+  /// The same with two partial sums a row (scalar(k, 2)): rows of 50 to 100 entries (csr_two_sums).
+  std::string csrTwoSums;
   std::string sellNarrow, sellWide;    // SELL-C-sigma row kernels of the two windows
   int64_t lanes = 0;                   // C
   int64_t narrowRows = 0, wideRows = 0;  // the windows, in rows

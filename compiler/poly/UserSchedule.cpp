@@ -54,8 +54,9 @@
 ///                                 at every run and thread count;
 ///                               ignore_races: the user asserts the iterations do not conflict
 ///                                 (no check, as in taco)
-///   scalar(i)                 loop i runs as one plain scalar loop: no vectors, no interleaved
-///                             partial sums, no unrolling, no versions by row length
+///   scalar(i[, s])            loop i runs as one plain scalar loop: no vectors, no unrolling,
+///                             no versions by row length; its reductions in s interleaved
+///                             partial sums (1 to 8, default 1)
 ///   vectorize(i), unroll(i, f)  hints to LLVM's vectoriser and unroller; unroll of a tile's
 ///                             point loop [lo, min(X, lo + c)) with c <= f versions full tiles
 ///                             (X >= lo + c) from the last partial one: there the loop runs c
@@ -308,13 +309,21 @@ class Scheduler {
     });
   }
 
-  /// scalar(i): the loop and nothing else runs scalar, once through each iteration (vector width,
-  /// interleave and unroll 1; loopir/SegmentVersioning leaves a loop with hints as it is), which
-  /// is what a short compressed row wants: on a 2-core AMD EPYC (Zen 5) stdlib's CSR kernel with
-  /// its rows as one scalar loop ran the graphs and rows of random length 3-16% faster than
-  /// with the versions (the plan's csr_short, docs/plans.md).
+  /// scalar(i[, sums]): the loop and nothing else runs scalar, once through each iteration
+  /// (vector width and unroll 1; loopir/SegmentVersioning leaves a loop with hints as it is), its
+  /// reductions in `sums` interleaved partial sums (LLVM's interleave count; 1 by default). A
+  /// short compressed row wants one: on a 2-core AMD EPYC (Zen 5) stdlib's CSR kernel with its
+  /// rows as one scalar loop ran the graphs and rows of random length 3-40% faster than with the
+  /// versions (the plan's csr_short); rows of 50 to 100 entries two (consph, pwtk, kron_g500
+  /// 7-11% faster: the plan's csr_two_sums, docs/plans.md).
   void apply(const tir::Scalar &c) {
-    if (!c.arityOk) return error(c.loc, "scalar: takes one loop, which then runs as a plain scalar loop");
+    if (!c.arityOk)
+      return error(c.loc, "scalar: takes a loop, which then runs as a plain scalar loop, and optionally its partial sums (1 to 8)");
+    int sums = 1;
+    if (c.sumsGiven) {
+      if (!c.sums.ok || c.sums.value > 8) return error(c.sums.loc, "scalar: the partial sums must be a literal from 1 to 8");
+      sums = static_cast<int>(c.sums.value);
+    }
     const Stmt *l = loop(c, c.loop, 0);
     if (!l) return;
     if (l->forall == ForallKind::Parallel || l->forall == ForallKind::Vector || isGpuLevel(l->forall))
@@ -324,7 +333,7 @@ class Scheduler {
       auto n = std::make_shared<Stmt>(*s);
       n->vectorize = false;
       n->vectorWidth = 1;
-      n->interleave = 1;
+      n->interleave = sums;
       n->unroll = 1;
       return std::vector<StmtP>{n};
     });

@@ -114,7 +114,9 @@ ScheduleCommand unroll(const ast::ScheduleCmd &c) {
 ScheduleCommand scalar(const ast::ScheduleCmd &c) {
   auto s = based<Scalar>(c);
   s.loop = nameArg(c, 0);
-  s.arityOk = c.args.size() == 1;
+  s.arityOk = c.args.size() >= 1 && c.args.size() <= 2;
+  s.sumsGiven = c.args.size() == 2;
+  if (s.sumsGiven) s.sums = countArg(c, 1);
   return s;
 }
 

@@ -92,11 +92,12 @@ struct Unroll : CommandBase {
   NameArg loop;
   CountArg factor;
 };
-/// scalar(i): loop i runs as one plain scalar loop (no vectors, partial sums, unrolling or
-/// versions of it).
+/// scalar(i[, sums]): loop i runs as one plain scalar loop (no vectors, unrolling or versions
+/// of it), its reductions in `sums` partial sums (1 to 8; 1 when not given).
 struct Scalar : CommandBase {
   NameArg loop;
-  bool arityOk = true;
+  CountArg sums;
+  bool sumsGiven = false, arityOk = true;
 };
 /// precompute(t): the let-bound array t computed into a temporary (acted on by the lowering).
 struct Precompute : CommandBase {

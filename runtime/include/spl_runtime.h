@@ -242,8 +242,8 @@ int spl_csr_inspect(int64_t n, int64_t m, const int32_t *offs, const int32_t *co
  * (spl_plan_explain; also on stderr at planning when SPL_PLAN_EXPLAIN is set). spl_spmv_run_*
  * computes y = A x (y: n entries) with the chosen kernel. The CSR arrays must outlive the plan
  * and stay unchanged; one run at a time per plan. spl_plan_bytes: the memory the plan holds
- * beyond the caller's arrays (a converted copy); spl_plan_kernel: "csr", "csr-short" (csr_short), "sell",
- * "dia" or "bcsr".
+ * beyond the caller's arrays (a converted copy); spl_plan_kernel: "csr", "csr-short" (csr_short),
+ * "csr-two-sums" (csr_two_sums), "sell", "dia" or "bcsr".
  * A plan is of one product: spl_spmv_run_* refuses an SpMM plan and spl_spmm_run_* an SpMV one. */
 typedef int (*spl_csr_spmv_f64_fn)(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
                                    const double *x, double *y);
@@ -285,8 +285,12 @@ typedef struct {
                             * SELL-C-sigma, so the plan does not try SELL there; 0: it does */
   spl_csr_spmv_f64_fn csr_short; /* optional: the same product with each row one plain scalar loop
                                   * (stdlib's spl_spmv_csr_short_f64), which short rows run faster
-                                  * than csr's versions of the row loop; timed against csr where
-                                  * rows are short, and run in its place when faster */
+                                  * than csr's versions of the row loop; taken where rows are
+                                  * short (timed against csr where csr runs masked rows) */
+  spl_csr_spmv_f64_fn csr_two_sums; /* optional: each row one scalar loop of two partial sums
+                                     * (stdlib's spl_spmv_csr_two_sums_f64); timed against csr
+                                     * where rows hold 32 to 255 entries on average, run in its
+                                     * place when faster */
 } spl_spmv_kernels_f64;
 typedef struct {
   spl_csr_spmv_f32_fn csr;
@@ -296,6 +300,7 @@ typedef struct {
   spl_bcsr_kernel_f32 bcsr[SPL_PLAN_BLOCK_SIZES];
   int64_t csr_masked_rows;
   spl_csr_spmv_f32_fn csr_short;
+  spl_csr_spmv_f32_fn csr_two_sums;
 } spl_spmv_kernels_f32;
 #ifndef SPL_PLAN_DECLARED /* also declared by an splc header with a plan */
 #define SPL_PLAN_DECLARED

@@ -67,7 +67,7 @@ constexpr double kSellSpmvsPerFill = 6; /* a SELL fill, in CSR calls per slot an
                                           * roadNet-CA, webbase-1M, web-Google, kron_g500, dense-row) */
 constexpr double kMaxSellFill = 2.5;     /* SELL padded past this many slots an entry is not filled */
 constexpr double kMaxLongRowsSellFill = 1.25; /* nor, on rows expected at kRegularGain, past this many */
-constexpr int64_t kShortRowsCalls = 20;  /* CSR of short rows timed from this many expected calls (its rounds
+constexpr int64_t kRowKernelCalls = 20; /* a CSR row kernel timed from this many expected calls (its rounds
                                           * cost 2-6 calls, which a gain of 3-30% a call repays) */
 
 
@@ -193,14 +193,18 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
     const bool short_available = kernels->csr_short != nullptr;
     auto decide_csr = [&](const std::string &why) {
       p->kernel = spl_plan::Csr;
-      p->explanation += std::string(p->csr_short ? "chose CSR of short rows: " : "chose CSR: ") + why + "\n";
+      p->explanation += std::string(p->csr_rows == spl_plan::ShortRows     ? "chose CSR of short rows: "
+                                    : p->csr_rows == spl_plan::TwoSumRows ? "chose CSR of two partial sums: "
+                                                                          : "chose CSR: ") +
+                        why + "\n";
     };
     const Forced forced = forced_kernel();
     if (forced.set && !forced.known)
-      p->explanation += "SPL_PLAN_KERNEL=" + forced.text + " names no kernel (csr, csr-short, sell, dia, bcsr, bcsrB; csr-w, csr-panels for an SpMM): ignored\n";
+      p->explanation += "SPL_PLAN_KERNEL=" + forced.text + " names no kernel (csr, csr-short, csr-two-sums, sell, dia, bcsr, bcsrB; csr-w, csr-panels for an SpMM): ignored\n";
     const bool forcing = forced.set && forced.known;
     auto wanted = [&](spl_plan::Kernel k) { return !forcing || forced.kernel == k; };
-    const bool any_available = short_available || sell_available || dia_available || bcsr_available;
+    const bool two_sums_available = kernels->csr_two_sums != nullptr;
+    const bool any_available = short_available || two_sums_available || sell_available || dia_available || bcsr_available;
     if (!any_available || n == 0 || prof.entries == 0) {
       decide_csr(!any_available ? "no other kernel was given" : "nothing to convert");
     } else {
@@ -216,9 +220,10 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
        * dense2 1.14 against 0.63). Decided by the structure, not by timing: a plan's single
        * calls, one kernel after the other, did not show what calls back to back do on a small
        * matrix (email-Enron: 0.193 ms each), and the candidates below are then timed against it. */
-      if (short_available && (forcing ? forced.short_rows : !kernels->csr_masked_rows && prof.mean_row < kShortRows)) {
+      if (short_available &&
+          (forcing ? forced.rows == spl_plan::ShortRows : !kernels->csr_masked_rows && prof.mean_row < kShortRows)) {
         p->csr = reinterpret_cast<void *>(kernels->csr_short);
-        p->csr_short = true;
+        p->csr_rows = spl_plan::ShortRows;
         if (forcing)
           std::snprintf(line, sizeof line, "CSR of short rows (each row one scalar loop): SPL_PLAN_KERNEL=csr-short\n");
         else
@@ -226,6 +231,10 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
                         "%.0f, on a CSR kernel without masked rows: its versions of the row loop cost more than they save\n",
                         prof.mean_row, kShortRows);
         p->explanation += line;
+      } else if (two_sums_available && forcing && forced.rows == spl_plan::TwoSumRows) {
+        p->csr = reinterpret_cast<void *>(kernels->csr_two_sums);
+        p->csr_rows = spl_plan::TwoSumRows;
+        p->explanation += "CSR of two partial sums (each row one scalar loop): SPL_PLAN_KERNEL=csr-two-sums\n";
       } else if (short_available && !forcing && !kernels->csr_masked_rows) {
         std::snprintf(line, sizeof line, "CSR of short rows not taken: rows of %.1f entries on average (from %.0f CSR's versions of "
                       "the row loop run them faster)\n", prof.mean_row, kShortRows);
@@ -246,16 +255,16 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
        * (varied-scattered on two threads, 2-core EPYC: 0.98x Eigen in CSR of short rows, where
        * the run before it had kept SELL-C-sigma at 1.43x). */
       double basis = 0;
-      if (p->csr_short) {
+      if (p->csr_rows != spl_plan::CallersRows) {
         basis = timed([&] { return kernels->csr(n, m, offs, cols, vals, x.data(), y.data()); });
         if (basis < 0) {
           delete p;
           return SPL_ERR_BAD_INPUT;
         }
       }
-      if (p->csr_short)
-        std::snprintf(line, sizeof line, "CSR of short rows: %.3f ms a call (CSR's own %.3f ms, the budget's unit)\n", csr_time * 1e3,
-                      basis * 1e3);
+      if (p->csr_rows != spl_plan::CallersRows)
+        std::snprintf(line, sizeof line, "CSR of %s: %.3f ms a call (CSR's own %.3f ms, the budget's unit)\n",
+                      p->csr_rows == spl_plan::ShortRows ? "short rows" : "two partial sums", csr_time * 1e3, basis * 1e3);
       else
         std::snprintf(line, sizeof line, "CSR: %.3f ms a call\n", csr_time * 1e3);
       p->explanation += line;
@@ -493,37 +502,55 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
                                                            : "%s was not faster here (the copy is freed)", c.name);
         decline(line);
       }
-      /* With masked rows (csr_masked_rows), the kernel of short rows was not taken by the rows'
-       * structure (above): where CSR stays, it is timed against CSR in rounds (compare) on rows
-       * under kShortRows entries on average, and runs in CSR's place when faster by kKeepMargin. */
-      if (p->kernel == spl_plan::Csr && short_available && !p->csr_short && !forcing && prof.mean_row < kShortRows) {
-        auto short_call = [&] { return kernels->csr_short(n, m, offs, cols, vals, x.data(), y.data()); };
-        if (hint_calls < kShortRowsCalls) {
-          std::snprintf(line, sizeof line, "%lld expected calls would not repay timing CSR of short rows (from %lld)",
-                        (long long)hint_calls, (long long)kShortRowsCalls);
+      /* Where CSR stays and its own kernel runs, the row kernels the structure did not decide
+       * are timed against it in rounds (compare) and run in its place when faster by
+       * kKeepMargin, from kRowKernelCalls expected calls: the kernel of short rows where CSR runs
+       * masked rows (an Intel AVX-512 CPU) and rows hold under kShortRows entries on average;
+       * the kernel of two partial sums where they hold kShortRows to kLongSteadyRows. Two
+       * partial sums on every row, without versions, ran rows of 50 to 100 entries faster on a
+       * 2-core AMD EPYC (Zen 5, f64, one thread, 2026-11-30: kron_g500-logn18 10.1 against
+       * 11.2 ms, consph 1.02 against 1.15, pwtk 1.97 against 2.10, shipsec1 1.31 against 1.46;
+       * rma10 0.54 against 0.61), and rows of thousands slower (rail4284 6.3 against 5.0). */
+      struct RowKernel {
+        typename K::CsrFn fn;
+        spl_plan::CsrRows rows;
+        const char *name;
+        bool fits;
+      };
+      const RowKernel row_kernels[] = {
+          {kernels->csr_short, spl_plan::ShortRows, "CSR of short rows", prof.mean_row < kShortRows},
+          {kernels->csr_two_sums, spl_plan::TwoSumRows, "CSR of two partial sums",
+           prof.mean_row >= kShortRows && prof.mean_row < kLongSteadyRows}};
+      for (const RowKernel &r : row_kernels) {
+        if (p->kernel != spl_plan::Csr || p->csr_rows != spl_plan::CallersRows || forcing || r.fn == nullptr || !r.fits)
+          continue;
+        if (hint_calls < kRowKernelCalls) {
+          std::snprintf(line, sizeof line, "%lld expected calls would not repay timing %s (from %lld)", (long long)hint_calls,
+                        r.name, (long long)kRowKernelCalls);
           decline(line);
-        } else if (seconds_since(plan_t0) + 2 * csr_time > budget(csr_time, cap)) {
-          decline("no planning time left to time CSR of short rows");
+          continue;
+        }
+        if (seconds_since(plan_t0) + 2 * csr_time > budget(csr_time, cap)) {
+          decline(std::string("no planning time left to time ") + r.name);
+          continue;
+        }
+        auto row_call = [&] { return r.fn(n, m, offs, cols, vals, x.data(), y.data()); };
+        const Comparison cmp = compare(row_call, csr_call, csr_time, plan_t0, cap);
+        std::snprintf(line, sizeof line, "%s (each row one scalar loop): %.3f ms a call against CSR's %.3f in the same rounds (%d)\n",
+                      r.name, cmp.candidate * 1e3, csr_time * 1e3, cmp.rounds);
+        p->explanation += line;
+        if (cmp.candidate >= 0 && cmp.candidate <= kKeepMargin * csr_time) {
+          p->csr = reinterpret_cast<void *>(r.fn);
+          p->csr_rows = r.rows;
         } else {
-          const Comparison cmp = compare(short_call, csr_call, csr_time, plan_t0, cap);
-          std::snprintf(line, sizeof line,
-                        "CSR of short rows (each row one scalar loop): %.3f ms a call against CSR's %.3f in the same rounds (%d)\n",
-                        cmp.candidate * 1e3, csr_time * 1e3, cmp.rounds);
-          p->explanation += line;
-          if (cmp.candidate >= 0 && cmp.candidate <= kKeepMargin * csr_time) {
-            p->csr = reinterpret_cast<void *>(kernels->csr_short);
-            p->csr_short = true;
-          } else {
-            decline(cmp.candidate < 0 ? "the kernel of short rows failed on this matrix"
-                                      : "CSR of short rows was not faster here");
-          }
+          decline(std::string(r.name) + (cmp.candidate < 0 ? " failed on this matrix" : " was not faster here"));
         }
       }
       if (p->kernel == spl_plan::Csr)
         decide_csr((forcing ? "SPL_PLAN_KERNEL=" + forced.text + (forced.kernel == spl_plan::Csr ? "" : " does not fit here") +
                                   (declined.empty() ? "" : ": ")
                             : std::string()) +
-                   (declined.empty() ? (forcing ? "" : p->csr_short ? "faster than CSR here, and no other kernel fits this matrix"
+                   (declined.empty() ? (forcing ? "" : p->csr_rows != spl_plan::CallersRows ? "faster than CSR here, and no other kernel fits this matrix"
                                                                       : "no other kernel fits this matrix")
                                      : declined));
     }
@@ -701,8 +728,8 @@ int64_t spl_plan_bytes(const spl_plan *plan) { return plan ? plan->bytes : 0; }
 const char *spl_plan_kernel(const spl_plan *plan) {
   if (!plan)
     return "";
-  if (plan->kernel == spl_plan::Csr && plan->csr_short)
-    return "csr-short";
+  if (plan->kernel == spl_plan::Csr && plan->csr_rows != spl_plan::CallersRows)
+    return plan->csr_rows == spl_plan::ShortRows ? "csr-short" : "csr-two-sums";
   switch (plan->kernel) {
   case spl_plan::Sell: return "sell";
   case spl_plan::Dia: return "dia";

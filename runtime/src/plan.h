@@ -36,8 +36,10 @@ struct spl_plan {
   const int32_t *offs = nullptr, *cols = nullptr;
   const void *vals = nullptr;
   void *csr = nullptr;  /* the caller's kernels, as untyped function pointers (csr: the CSR kernel
-                         * chosen, the table's csr or its csr_short) */
-  bool csr_short = false; /* csr is the table's csr_short */
+                         * chosen, the table's csr, csr_short or csr_two_sums) */
+  /* Which of the table's CSR kernels csr is: its own (csr), or one whose rows run as one scalar
+   * loop (csr_short; csr_two_sums: two partial sums). */
+  enum CsrRows { CallersRows, ShortRows, TwoSumRows } csr_rows = CallersRows;
   void *sell = nullptr; /* the SELL kernel of the window chosen */
   void *dia = nullptr;
   void *bcsr = nullptr;   /* the BCSR kernel of the block size converted to */
@@ -320,7 +322,7 @@ spl_plan *new_plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *col
 }
 
 /* SPL_PLAN_KERNEL: the kernel a plan takes whenever the matrix's structure allows it ("csr",
- * "csr-short" where the caller gave csr_short,
+ * "csr-short" and "csr-two-sums" where the caller gave csr_short and csr_two_sums,
  * "sell", "dia", "bcsr" for the block size that would move the fewest bytes, "bcsrB" for blocks
  * of B; "csr-w", an SpMM's CSR kernel of its width), without regard to the expected calls, the budget or the timing: for tests that must
  * run each kernel, and for comparing kernels on one's own matrices. The structure still rules:
@@ -328,7 +330,7 @@ spl_plan *new_plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *col
 struct Forced {
   bool set = false, known = false;
   spl_plan::Kernel kernel = spl_plan::Csr;
-  bool short_rows = false; /* csr-short: the CSR kernel of short rows (csr_short) */
+  spl_plan::CsrRows rows = spl_plan::CallersRows; /* csr-short, csr-two-sums: that CSR kernel */
   int64_t block = 0; /* bcsrB: B */
   std::string text;
 };
@@ -343,9 +345,9 @@ inline Forced forced_kernel() {
   f.known = true;
   if (f.text == "csr")
     f.kernel = spl_plan::Csr;
-  else if (f.text == "csr-short") {
+  else if (f.text == "csr-short" || f.text == "csr-two-sums") {
     f.kernel = spl_plan::Csr;
-    f.short_rows = true;
+    f.rows = f.text == "csr-short" ? spl_plan::ShortRows : spl_plan::TwoSumRows;
   }
   else if (f.text == "sell")
     f.kernel = spl_plan::Sell;

@@ -50,6 +50,7 @@ spl_spmv_kernels_f64 kernelsF64(bool others = true) {
     k.bcsr[0] = {2, spl_spmv_bcsr2_f64};
     k.bcsr[1] = {3, spl_spmv_bcsr3_f64};
     k.csr_short = spl_spmv_csr_short_f64;
+    k.csr_two_sums = spl_spmv_csr_two_sums_f64;
   }
   k.csr_masked_rows = SPL_SPMV_MASKED_ROWS;
   return k;
@@ -68,12 +69,13 @@ spl_spmv_kernels_f32 kernelsF32() {
   k.bcsr[1] = {3, spl_spmv_bcsr3_f32};
   k.csr_masked_rows = SPL_SPMV_MASKED_ROWS;
   k.csr_short = spl_spmv_csr_short_f32;
+  k.csr_two_sums = spl_spmv_csr_two_sums_f32;
   return k;
 }
 
 /// A plan that runs CSR over the caller's arrays: the table's csr, or its csr_short (which the
 /// plan takes by the rows' structure on a CPU without masked rows, whatever the calls).
-bool keepsCsr(const std::string &kernel) { return kernel == "csr" || kernel == "csr-short"; }
+bool keepsCsr(const std::string &kernel) { return kernel == "csr" || kernel == "csr-short" || kernel == "csr-two-sums"; }
 
 /// Plans a (in both precisions) for `calls` expected calls and checks y = A x against the
 /// reference, twice (a plan runs as often as asked). Returns the f64 plan's kernel.
@@ -375,13 +377,14 @@ TEST_P(ForcedPlan, EveryKernelComputesAx) {
   const spl_e2e::NamedMatrix &nm = spl_e2e::testMatrices()[GetParam()];
   const spl_csr &a = nm.m;
   Csr32 c = narrow(a);
-  for (const char *kernel : {"csr", "csr-short", "sell", "dia", "bcsr", "bcsr2", "bcsr3"}) {
+  for (const char *kernel : {"csr", "csr-short", "csr-two-sums", "sell", "dia", "bcsr", "bcsr2", "bcsr3"}) {
     SCOPED_TRACE(std::string("SPL_PLAN_KERNEL=") + kernel);
     ForcedKernel forced(kernel);
     const std::string chosen = planAndCheck(nm.name, a, 0);  // few calls: forced all the same
     const std::string family = std::string(kernel).substr(0, 4) == "bcsr" ? "bcsr" : kernel;
     // BCSR fits any matrix of entries and at least a block's rows (3 here).
-    if (a.nnz > 0 && (family == "csr" || family == "csr-short" || (family == "bcsr" && a.rows >= 3))) EXPECT_EQ(chosen, family);
+    if (a.nnz > 0 && (family == "csr" || family == "csr-short" || family == "csr-two-sums" || (family == "bcsr" && a.rows >= 3)))
+      EXPECT_EQ(chosen, family);
     if (chosen != family) EXPECT_TRUE(chosen == "csr") << chosen;
     generatedPlanAndCheck(nm.name, a, 1);
     spl_plan *p = nullptr;
@@ -769,16 +772,27 @@ TEST(PlanChoice, LongRowsTrySellInF32OrWithoutMaskedRows) {
   planAndCheck("rows of 40 to 60", m, 1000000);
 }
 
-// The CSR kernel of short rows (csr_short: each row one plain scalar loop). Without masked rows
-// it is CSR's from the start where rows hold under 32 entries on average, whatever the calls (no
-// conversion, no timing), and not where they hold more; with masked rows it is timed against CSR
-// where calls enough repay the rounds, and runs only when faster (here it may or may not be).
-// y = A x whichever runs. The tables say which CSR kernel they hold, set here both ways.
-TEST(PlanChoice, ShortRowsRunTheScalarRowKernel) {
+// The CSR kernels whose rows run as one scalar loop. Without masked rows the kernel of short rows
+// (csr_short) is CSR's from the start where rows hold under 32 entries on average, whatever the
+// calls (no conversion, no timing), and not where they hold more; with masked rows it is timed
+// against CSR where calls enough repay the rounds. The kernel of two partial sums (csr_two_sums)
+// is timed where rows hold 32 to 255 entries, from 20 expected calls. A timed kernel runs only
+// when faster (here it may or may not be); y = A x whichever runs. The tables say which CSR
+// kernel they hold, set here both ways.
+TEST(PlanChoice, RowKernelsRunWhereTheirRowsAre) {
   spl_csr shortRows = randomLengths(20000, 5);  // rows of 1 to 41: mean 21
   BuiltCsr b;
   buildCsr(b, 4096, 4096, 0.25, [](int64_t i) { return 40 + i % 21; }, [](int64_t i, int64_t k) { return (i * 131 + k * 977) % 4096; });
   const spl_csr &longRows = b.m;
+  // A timed kernel's lines: timed, or no time left; it runs when it was kept.
+  auto timedKernel = [](const std::string &why, const std::string &kernel, const std::string &name, const std::string &label) {
+    EXPECT_TRUE(why.find(name + " (each row one scalar loop): ") != std::string::npos ||
+                why.find("no planning time left to time " + name) != std::string::npos)
+        << why;
+    EXPECT_EQ(kernel == label, why.find(name + " was not faster here") == std::string::npos &&
+                                   why.find("no planning time left to time " + name) == std::string::npos)
+        << why;
+  };
   for (const spl_csr *m : std::initializer_list<const spl_csr *>{&shortRows, &longRows}) {
     const bool isShort = m == &shortRows;
     SCOPED_TRACE(isShort ? "rows of 1 to 41" : "rows of 40 to 60");
@@ -789,6 +803,7 @@ TEST(PlanChoice, ShortRowsRunTheScalarRowKernel) {
         SCOPED_TRACE("csr_masked_rows " + std::to_string(masked) + ", " + std::to_string(calls) + " calls");
         spl_spmv_kernels_f64 k = kernelsF64(/*others=*/false);
         k.csr_short = spl_spmv_csr_short_f64;
+        k.csr_two_sums = spl_spmv_csr_two_sums_f64;
         k.csr_masked_rows = masked;
         spl_plan *p = nullptr;
         ASSERT_EQ(spl_spmv_plan_f64(m->rows, m->cols, c.offs.data(), c.cols.data(), c.vals.data(), calls, &k, &p), SPL_OK);
@@ -799,26 +814,26 @@ TEST(PlanChoice, ShortRowsRunTheScalarRowKernel) {
         EXPECT_EQ(y[static_cast<size_t>(m->rows)], -555.0);
         EXPECT_EQ(spl_plan_bytes(p), 0);
         spl_plan_free(p);
+        if (isShort) EXPECT_EQ(why.find("CSR of two partial sums"), std::string::npos) << why;  // rows too short for it
         if (!masked && isShort) {
           EXPECT_EQ(kernel, "csr-short") << why;
           EXPECT_NE(why.find("CSR of short rows (each row one scalar loop): rows of 21."), std::string::npos) << why;
           EXPECT_NE(why.find("chose CSR of short rows: faster than CSR here"), std::string::npos) << why;
-        } else if (!masked) {
-          EXPECT_EQ(kernel, "csr") << why;
-          EXPECT_NE(why.find("CSR of short rows not taken: rows of 50.0 entries on average (from 32"), std::string::npos) << why;
-        } else if (!isShort) {
-          EXPECT_EQ(kernel, "csr") << why;
-          EXPECT_EQ(why.find("CSR of short rows"), std::string::npos) << why;
-        } else if (calls == 1) {
+        } else if (isShort && calls == 1) {
           EXPECT_EQ(kernel, "csr") << why;
           EXPECT_NE(why.find("1 expected calls would not repay timing CSR of short rows (from 20)"), std::string::npos) << why;
+        } else if (isShort) {
+          timedKernel(why, kernel, "CSR of short rows", "csr-short");
         } else {
-          EXPECT_TRUE(why.find("CSR of short rows (each row one scalar loop): ") != std::string::npos ||
-                      why.find("no planning time left to time CSR of short rows") != std::string::npos)
+          EXPECT_EQ(why.find("CSR of short rows (each"), std::string::npos) << why;
+          EXPECT_EQ(why.find("CSR of short rows not taken: rows of 50.0 entries on average (from 32") != std::string::npos, masked == 0)
               << why;
-          EXPECT_EQ(kernel == "csr-short", why.find("CSR of short rows was not faster here") == std::string::npos &&
-                                               why.find("no planning time left") == std::string::npos)
-              << why;
+          if (calls == 1) {
+            EXPECT_EQ(kernel, "csr") << why;
+            EXPECT_NE(why.find("1 expected calls would not repay timing CSR of two partial sums (from 20)"), std::string::npos) << why;
+          } else {
+            timedKernel(why, kernel, "CSR of two partial sums", "csr-two-sums");
+          }
         }
       }
     }
