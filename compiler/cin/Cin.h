@@ -198,7 +198,7 @@ struct Stmt {
   /// SIMD width for LLVM's loop vectoriser (1: keep the loop scalar, as a register tile's loop
   /// over k, whose unrolled inner loops are the vectors; 0: LLVM's choice).
   int vectorWidth = 0;
-  /// Partial sums or copies LLVM interleaves (1: none, a schedule's scalar(i); 0: LLVM's choice).
+  /// Partial sums or copies LLVM interleaves (a schedule's scalar(i, s) sets s, 1 by default; 0: LLVM's choice).
   int interleave = 0;
   /// A Parallel forall: about how many innermost iterations one of its iterations runs (every
   /// loop's extent, a triangle's at its bounding box), set by the default schedule; the code

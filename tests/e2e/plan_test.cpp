@@ -73,8 +73,9 @@ spl_spmv_kernels_f32 kernelsF32() {
   return k;
 }
 
-/// A plan that runs CSR over the caller's arrays: the table's csr, or its csr_short (which the
-/// plan takes by the rows' structure on a CPU without masked rows, whatever the calls).
+/// A plan that runs CSR over the caller's arrays: the table's csr, its csr_short (which the plan
+/// takes by the rows' structure on a CPU without masked rows, whatever the calls) or its
+/// csr_two_sums (timed).
 bool keepsCsr(const std::string &kernel) { return kernel == "csr" || kernel == "csr-short" || kernel == "csr-two-sums"; }
 
 /// Plans a (in both precisions) for `calls` expected calls and checks y = A x against the
