@@ -261,12 +261,11 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           delete p;
           return SPL_ERR_BAD_INPUT;
         }
-      }
-      if (p->csr_rows != spl_plan::CallersRows)
         std::snprintf(line, sizeof line, "CSR of %s: %.3f ms a call (CSR's own %.3f ms, the budget's unit)\n",
                       p->csr_rows == spl_plan::ShortRows ? "short rows" : "two partial sums", csr_time * 1e3, basis * 1e3);
-      else
+      } else {
         std::snprintf(line, sizeof line, "CSR: %.3f ms a call\n", csr_time * 1e3);
+      }
       p->explanation += line;
 
       std::vector<Candidate> candidates;
