@@ -12,9 +12,9 @@ cd "$(dirname "$0")/.."
 
 SPL_NO_BUILD=1 tools/setup.sh
 
-# Eigen (header-only), librsb, SuiteSparse (CXSparse, CHOLMOD), Google Benchmark, and the
-# plotting and reference tools of benchmarks/plot.py.
-packages=(libeigen3-dev librsb-dev libsuitesparse-dev libbenchmark-dev python3-matplotlib python3-scipy)
+# Eigen (header-only), librsb, SuiteSparse (CXSparse, CHOLMOD), Google Benchmark, OpenBLAS
+# (benchmarks/run-blas.sh's baseline), and the plotting and reference tools of benchmarks/plot.py.
+packages=(libeigen3-dev librsb-dev libsuitesparse-dev libbenchmark-dev libopenblas-dev python3-matplotlib python3-scipy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -89,39 +89,6 @@ llvm::AllocaInst *LoopCodeGen::entryAlloca(llvm::Type *t, const std::string &nam
   return eb.CreateAlloca(t, nullptr, name);
 }
 
-std::optional<int64_t> constUpper(const ExprP &e) {
-  switch (e->kind) {
-    case ExprKind::Const: return e->ival;
-    case ExprKind::Cast: return constUpper(e->args[0]);
-    case ExprKind::MinMax: {
-      auto a = constUpper(e->args[0]), b = constUpper(e->args[1]);
-      if (e->isMax) {
-        if (a && b) return std::max(*a, *b);
-        return std::nullopt;
-      }
-      if (a && b) return std::min(*a, *b);
-      return a ? a : b;
-    }
-    case ExprKind::Select: {
-      auto a = constUpper(e->args[1]), b = constUpper(e->args[2]);
-      if (a && b) return std::max(*a, *b);
-      return std::nullopt;
-    }
-    case ExprKind::Binary: {
-      auto a = constUpper(e->args[0]), b = constUpper(e->args[1]);
-      if (!a || !b) return std::nullopt;
-      switch (e->binop) {
-        case BinOp::Add: return *a + *b;
-        case BinOp::Mul: return *a * *b;
-        case BinOp::FloorDiv:
-        case BinOp::ExactDiv:
-        case BinOp::Div: return *b > 0 ? std::optional<int64_t>(*a / *b) : std::nullopt;
-        default: return std::nullopt;
-      }
-    }
-    default: return std::nullopt;
-  }
-}
 
 bool localTemp(const Stmt &alloc, int64_t elemBytes) {
   auto cap = constUpper(alloc.a);
@@ -258,6 +225,19 @@ void LoopCodeGen::visitGpuIndex(const Expr &e) { return produce(gpuIndexValue(e.
 void LoopCodeGen::visitWarpShuffle(const Expr &e) { return produce(warpShuffleValue(e)); }
 
 void LoopCodeGen::visitWarpVote(const Expr &e) { return produce(warpVoteValue(e)); }
+
+void LoopCodeGen::visitAlignGap(const Expr &e) {
+  // (-address mod bytes) / element size; a plain GEP (not inbounds): the index may lie past
+  // the buffer, and nothing is read.
+  const Buffer &b = bufferInfo(e.buffer);
+  llvm::Type *et = memTy(b.elem);
+  llvm::Value *p = b_.CreateGEP(et, bufferPtr(e.buffer), expr(e.args[0]));
+  llvm::Value *addr = b_.CreatePtrToInt(p, b_.getInt64Ty());
+  llvm::Value *gapBytes = b_.CreateAnd(b_.CreateNeg(addr), b_.getInt64(static_cast<uint64_t>(e.ival - 1)));
+  int shift = 0;
+  while ((int64_t{1} << shift) < tyBytes(b.elem)) ++shift;
+  return produce(b_.CreateLShr(gapBytes, b_.getInt64(static_cast<uint64_t>(shift))));
+}
 
 llvm::Value *LoopCodeGen::branchy(llvm::Value *c, const ExprP &x, const ExprP &y, Ty t) {
   llvm::Function *fn = frame().fn;

@@ -31,10 +31,6 @@ struct Uses {
 };
 void usesOf(const loopir::StmtP &s, Uses &u);
 
-/// The largest value a loop IR expression can take, when that is a constant (thread extents,
-/// shared-memory and stack sizes must be known at compile time): min(a, 4) <= 4, and so on.
-std::optional<int64_t> constUpper(const loopir::ExprP &e);
-
 /// A temporary up to this many bytes (by a constant bound on its size) lives in the frame of
 /// the function that allocates it: the stack on the CPU, the thread's local memory on the GPU
 /// (one slot in the entry block, which a loop allocating it again reuses); a larger or

@@ -28,6 +28,7 @@
 #include "loopir/GpuRowStrategy.h"
 #include "loopir/GpuWarpRows.h"
 #include "loopir/GuardRange.h"
+#include "loopir/AlignStreams.h"
 #include "loopir/MinMaxReductions.h"
 #include "loopir/ParallelScan.h"
 #include "loopir/SegmentVersioning.h"
@@ -343,6 +344,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
         pass("SegmentVersioning (versions)", [&] { loopir::versionSegmentReductions(fn, vectors.maskedBytes); });
         pass("SegmentVersioning (lanes)", [&] { loopir::vectorizeSegmentLanes(fn); });
         pass("MinMaxReductions", [&] { loopir::guardMinMaxReductions(fn); });
+        pass("AlignStreams", [&] { loopir::alignVectorStreams(fn); });
       }
       pass("ParallelScan", [&] { loopir::parallelizeRunningSums(fn); });
       loopir::GpuRowOptions rows;

@@ -174,6 +174,14 @@ ExprP warpVote(VoteKind k, ExprP predicate, ExprP width) {
   return e;
 }
 
+ExprP alignGap(int buffer, ExprP index, int64_t bytes) {
+  auto e = mk(ExprKind::AlignGap, Ty::I64);
+  e->buffer = buffer;
+  e->ival = bytes;
+  e->args = {std::move(index)};
+  return e;
+}
+
 namespace {
 /// Replaces every use of one variable in expressions (what binds or assigns it is left alone).
 class VarSubstitution : public Mutator {
@@ -368,12 +376,49 @@ bool sameExpr(const ExprP &a, const ExprP &b) {
     case ExprKind::WarpVote:
       if (a->vote != b->vote) return false;
       break;
+    case ExprKind::AlignGap:
+      if (a->buffer != b->buffer || a->ival != b->ival) return false;
+      break;
     case ExprKind::Select:
     case ExprKind::Cast: break;
   }
   for (size_t k = 0; k < a->args.size(); ++k)
     if (!sameExpr(a->args[k], b->args[k])) return false;
   return true;
+}
+
+std::optional<int64_t> constUpper(const ExprP &e) {
+  switch (e->kind) {
+    case ExprKind::Const: return e->ival;
+    case ExprKind::Cast: return constUpper(e->args[0]);
+    case ExprKind::MinMax: {
+      auto a = constUpper(e->args[0]), b = constUpper(e->args[1]);
+      if (e->isMax) {
+        if (a && b) return std::max(*a, *b);
+        return std::nullopt;
+      }
+      if (a && b) return std::min(*a, *b);
+      return a ? a : b;
+    }
+    case ExprKind::Select: {
+      auto a = constUpper(e->args[1]), b = constUpper(e->args[2]);
+      if (a && b) return std::max(*a, *b);
+      return std::nullopt;
+    }
+    case ExprKind::Binary: {
+      auto a = constUpper(e->args[0]), b = constUpper(e->args[1]);
+      if (!a || !b) return std::nullopt;
+      switch (e->binop) {
+        case BinOp::Add: return *a + *b;
+        case BinOp::Mul: return *a * *b;
+        case BinOp::FloorDiv:
+        case BinOp::ExactDiv:
+        case BinOp::Div: return *b > 0 ? std::optional<int64_t>(*a / *b) : std::nullopt;
+        default: return std::nullopt;
+      }
+    }
+    default: return std::nullopt;
+  }
 }
 
 bool mentionsVar(const ExprP &e, int v) {
@@ -515,6 +560,11 @@ class ExprPrinter : public Visitor {
     call(e.shuffle == ShuffleKind::Down ? "shfl_down" : "shfl_idx", e, "width ");
   }
   void visitWarpVote(const Expr &e) override { call(e.vote == VoteKind::Before ? "vote_before" : "vote_count", e, "width "); }
+  void visitAlignGap(const Expr &e) override {
+    out_("align_gap{}(b{}[", e.ival, e.buffer);
+    visit(e.args[0]);
+    out_("])");
+  }
 
  private:
   /// name(arg, arg, ..., lastLabel last)

@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,7 +53,8 @@ using ExprP = std::shared_ptr<const Expr>;
 /// The kinds of expressions and of statements, listed once: the enums, loopir/Visitor.h's
 /// visitor and mutator (a method per kind) and the kinds' names are expanded from these lists.
 #define SPL_LOOPIR_EXPR_KINDS(X) \
-  X(Const) X(Var) X(Load) X(Unary) X(Binary) X(Select) X(Cast) X(MinMax) X(GpuIndex) X(WarpShuffle) X(WarpVote)
+  X(Const) X(Var) X(Load) X(Unary) X(Binary) X(Select) X(Cast) X(MinMax) X(GpuIndex) X(WarpShuffle) X(WarpVote) \
+  X(AlignGap)
 #define SPL_LOOPIR_STMT_KINDS(X)                                                                                      \
   X(Block) X(For) X(Store) X(Decl) X(Assign) X(If) X(Alloc) X(Free) X(SigmaPrefix) X(Return) X(Barrier) X(Prefetch) \
   X(WarpReduce) X(GpuKernel) X(While) X(Fence) X(Arrive)
@@ -72,6 +74,11 @@ enum class ShuffleKind { Down, Index };
 /// group of `width` (as WarpShuffle) whose predicate holds, how many come before this lane
 /// (Before) or how many there are (Count). Every lane of the warp evaluates it together.
 enum class VoteKind { Before, Count };
+/// AlignGap (i64), args {index}, on `buffer` (not a struct buffer) with `ival` a power of two
+/// of bytes: how many elements lie from buffer[index] to the first element at an address that
+/// is a multiple of `ival` bytes (0 when buffer[index] is one; below ival / the element's
+/// size, as elements are aligned to their size). Nothing is read: the address is computed, so
+/// the index may lie past the buffer (loopir/AlignStreams: a loop's scalar head).
 enum class BinOp {
   Add, Sub, Mul, Div, Rem, FloorDiv, ExactDiv,   // Div/Rem truncate (C); FloorDiv rounds down
   Eq, Ne, Lt, Le, Gt, Ge,
@@ -82,10 +89,10 @@ const char *binOpName(BinOp op);
 struct Expr {
   ExprKind kind;
   Ty type = Ty::I64;
-  int64_t ival = 0;
+  int64_t ival = 0;             // Const; AlignGap: the alignment in bytes
   double fval = 0;
   int var = 0;                  // Var
-  int buffer = 0;               // Load
+  int buffer = 0;               // Load, AlignGap
   int field = -1;               // Load from a struct buffer
   ast::UnOp unop = ast::UnOp::Neg;
   BinOp binop = BinOp::Add;
@@ -113,6 +120,7 @@ ExprP mm(bool isMax, ExprP a, ExprP b);
 ExprP gpuIndex(GpuIndexKind k);
 ExprP warpShuffle(ShuffleKind k, ExprP value, ExprP lane, ExprP width);
 ExprP warpVote(VoteKind k, ExprP predicate, ExprP width);
+ExprP alignGap(int buffer, ExprP index, int64_t bytes);
 /// `e` with every use of variable `v` replaced by `by` (subtrees without `v` stay shared).
 ExprP substituteVar(const ExprP &e, int v, const ExprP &by);
 
@@ -243,6 +251,11 @@ bool anyStmt(const StmtP &s, const std::function<bool(const Stmt &)> &pred);
 inline bool hasLoad(const ExprP &e) {
   return anyExpr(e, [](const Expr &x) { return x.kind == ExprKind::Load; });
 }
+
+/// The largest value an integer expression of non-negative terms can take, when that is a
+/// constant (thread extents, shared-memory and stack sizes must be known at compile time;
+/// loopir/AlignStreams's short loops): min(a, 4) <= 4, and so on.
+std::optional<int64_t> constUpper(const ExprP &e);
 
 /// Are `a` and `b` the same expression, node for node (null only equal to null)?
 bool sameExpr(const ExprP &a, const ExprP &b);

@@ -200,6 +200,16 @@ class Verifier : public Visitor {
       fail("a vote whose predicate is not i1 or whose width or count is not an integer: " + text(e));
   }
 
+  void visitAlignGap(const Expr &e) override {
+    if (!operandsHold(e)) return;
+    const Ty *t = element(e.buffer, -1, "an alignment gap");
+    if (!t) return;
+    if (e.args.size() != 1 || !isIntegerTy(e.args[0]->type) || e.type != Ty::I64)
+      return fail("an alignment gap whose index is not an integer or whose type is not i64: " + text(e));
+    if (e.ival < tyBytes(*t) || (e.ival & (e.ival - 1)) != 0)
+      fail(fmt::format("an alignment gap to {} bytes, not a power of two of at least one element: {}", e.ival, text(e)));
+  }
+
   // ---- statements ----
   void visitBlock(const Stmt &s) override {
     scopes_.emplace_back();

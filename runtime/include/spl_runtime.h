@@ -54,7 +54,10 @@ void spl_set_num_threads(int n);
 
 /* Runs fn over [begin, end) split into contiguous chunks of at least `grain` iterations, on the
  * pool, and returns when all chunks are done. Runs inline when the range is small, when only one
- * thread is configured, or when called from inside a pool worker (no nested parallelism). */
+ * thread is configured, or when called from inside a pool worker (no nested parallelism).
+ * Chunks of 64 iterations or more (and 16 more than the grain) start a multiple of 16
+ * iterations past `begin`, so that a loop whose first iteration starts a cache line has every
+ * chunk start on one. */
 void spl_parallel_for(int64_t begin, int64_t end, int64_t grain, spl_range_fn fn, void *closure);
 /* The same, with the chunks handed to threads from the last to the first: a loop whose later
  * iterations do more work (a triangle's lengthening rows) then starts with its heaviest chunks,

@@ -112,6 +112,36 @@ TEST_F(ThreadPool, ParallelForCoversEveryIndexOnce) {
   }
 }
 
+TEST_F(ThreadPool, LongChunksStartSixteenIterationsApart) {
+  /* Chunks of 64 iterations or more (16 above the grain) start a multiple of 16 past begin
+   * (loopir/AlignStreams: a loop that starts on a cache line has each chunk start on one). */
+  struct Range {
+    int64_t begin, end, grain;
+    bool aligned;
+  };
+  const Range ranges[] = {
+      {0, 1000003, 1, true}, {5, 4100, 8, true}, {-77, 100000, 1000, true},
+      {0, 300, 1, false} /* 37 a chunk */, {0, 10000, 1240, false} /* within 16 of the grain */,
+  };
+  for (int threads : {2, 3, 7}) {
+    spl_set_num_threads(threads);
+    for (const Range &r : ranges) {
+      SCOPED_TRACE(::testing::Message() << "threads " << threads << " range [" << r.begin << ", " << r.end
+                                        << ") grain " << r.grain);
+      Coverage cov(r.begin, r.end);
+      spl_parallel_for(r.begin, r.end, r.grain, &Coverage::visit, &cov);
+      cov.expect_each_once();
+      ASSERT_GT(cov.chunks.size(), 1u);
+      bool all_aligned = true;
+      for (auto &chunk : cov.chunks) {
+        EXPECT_GE(chunk.second - chunk.first, r.grain) << "chunk smaller than grain";
+        all_aligned = all_aligned && (chunk.first - r.begin) % 16 == 0;
+      }
+      EXPECT_EQ(all_aligned, r.aligned);
+    }
+  }
+}
+
 TEST_F(ThreadPool, LargeRangeUsesSeveralChunks) {
   spl_set_num_threads(4);
   Coverage cov(0, 1 << 16);

@@ -1,6 +1,6 @@
-// codegen's compile-time bounds (codegen/LoopCodeGen.h): constUpper gives the largest value a
-// loop-IR expression can take when that is a constant (GPU thread extents, shared-memory and
-// stack sizes must be known when compiling), and localTemp puts a temporary in the function's
+// Compile-time bounds: constUpper (loopir/LoopIr.h) gives the largest value a loop-IR
+// expression can take when that is a constant (GPU thread extents, shared-memory and stack
+// sizes must be known when compiling; loopir/AlignStreams's short loops), and codegen's localTemp puts a temporary in the function's
 // frame only when that bound times its element size is at most kLocalTempBytes.
 #include <gtest/gtest.h>
 
@@ -10,7 +10,6 @@
 namespace {
 
 using namespace spl::loopir;
-using spl::codegen::constUpper;
 using spl::codegen::kLocalTempBytes;
 using spl::codegen::localTemp;
 

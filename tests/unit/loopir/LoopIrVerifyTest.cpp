@@ -84,6 +84,25 @@ TEST(LoopIrVerify, NamesEachBrokenInvariant) {
 /// The GPU's nodes (loopir/GpuWarpRows writes them): thread indices, shuffles, votes and warp
 /// reductions only in cuda functions, a warp reduction combining into its own type over a
 /// partner it binds, a kernel at the top level with a load-free thread count.
+TEST(LoopIrVerify, ChecksAlignmentGaps) {
+  // loopir/AlignStreams's head: the elements from x[i] to its next 64-byte line.
+  auto headOf = [](ExprP gap) {
+    return scale(block({decl(3, "head", Ty::I64, std::move(gap)), loopOver(store(2, var(2, Ty::I64), cFloat(0, Ty::F32)))}));
+  };
+  Function good = headOf(alignGap(1, cInt(0), 64));
+  EXPECT_EQ(verify(good), "");
+  // 24 bytes is no power of two; 2 bytes is less than an f32; a buffer that does not exist.
+  Function odd = headOf(alignGap(1, cInt(0), 24));
+  EXPECT_NE(verify(odd).find("an alignment gap to 24 bytes"), std::string::npos) << verify(odd);
+  Function small = headOf(alignGap(1, cInt(0), 2));
+  EXPECT_NE(verify(small).find("an alignment gap to 2 bytes"), std::string::npos) << verify(small);
+  Function missing = headOf(alignGap(9, cInt(0), 64));
+  EXPECT_NE(verify(missing).find("buffer b9, which the function does not have"), std::string::npos) << verify(missing);
+  // Its index must be an integer.
+  Function floatIndex = headOf(alignGap(1, cFloat(1, Ty::F32), 64));
+  EXPECT_NE(verify(floatIndex).find("an alignment gap whose index is not an integer"), std::string::npos) << verify(floatIndex);
+}
+
 TEST(LoopIrVerify, ChecksTheGpuNodes) {
   // A kernel: each thread reduces x[threadIdx.x] over groups of 8 lanes into v3 and stores it.
   ExprP tid = gpuIndex(GpuIndexKind::ThreadX);
