@@ -6,6 +6,8 @@
 
 #include <utility>
 
+#include <llvm/IR/MDBuilder.h>
+
 #include "loopir/Visitor.h"
 #include "support/Error.h"
 #include "support/Format.h"
@@ -413,7 +415,10 @@ void LoopCodeGen::visitIf(const Stmt &s) {
   auto *tb = llvm::BasicBlock::Create(ctx_, "if.then", fn);
   auto *jb = llvm::BasicBlock::Create(ctx_, "if.end", fn);
   llvm::BasicBlock *fb = s.body[1] ? llvm::BasicBlock::Create(ctx_, "if.else", fn) : jb;
-  b_.CreateCondBr(c, tb, fb);
+  if (s.seldom)
+    b_.CreateCondBr(c, tb, fb, llvm::MDBuilder(ctx_).createUnlikelyBranchWeights());
+  else
+    b_.CreateCondBr(c, tb, fb);
   b_.SetInsertPoint(tb);
   stmt(s.body[0]);
   if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(jb);

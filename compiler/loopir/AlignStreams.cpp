@@ -127,13 +127,13 @@ class Aligner {
     if (std::optional<int64_t> most = constUpper(hi); most && *most - (lo->kind == ExprKind::Const ? lo->ival : 0) < kAlignFrom)
       return s;
 
+    // Short loops run the loop as it was behind one test; long ones its head and the rest.
     std::vector<StmtP> out;
     ExprP first = once(lo, "lo", body.bound, out), last = once(hi, "hi", body.bound, out);
     ExprP longEnough = bin(BinOp::Ge, bin(BinOp::Sub, last, first), cInt(kAlignFrom));
     ExprP take = unitStride ? bin(BinOp::And, longEnough, unitStride) : longEnough;
     ExprP gap = alignGap(stream->buffer, substituteVar(stream->index, s->var, first), kAlignBytes);
     int head = nextVar_++;
-    out.push_back(decl(head, "head", Ty::I64, sel(take, bin(BinOp::Add, first, gap), first)));
     auto scalarHead = std::make_shared<Stmt>(*s);
     scalarHead->a = first;
     scalarHead->b = var(head, Ty::I64);
@@ -147,11 +147,15 @@ class Aligner {
       scalarHead->iterationWork = nullptr;
       scalarHead->workGrowth = nullptr;
     }
-    out.push_back(scalarHead);
-    auto main = std::make_shared<Stmt>(*s);
-    main->a = var(head, Ty::I64);
-    main->b = last;
-    out.push_back(main);
+    auto rest = std::make_shared<Stmt>(*s);
+    rest->a = var(head, Ty::I64);
+    rest->b = last;
+    auto whole = std::make_shared<Stmt>(*s);
+    whole->a = first;
+    whole->b = last;
+    auto longRun = std::make_shared<Stmt>(*ifThen(take, block({decl(head, "head", Ty::I64, bin(BinOp::Add, first, gap)), scalarHead, rest}), whole));
+    longRun->seldom = true;  // out of line: short runs (rows of a band) fall through to their loop
+    out.push_back(longRun);
     ++aligned;
     return block(std::move(out));
   }

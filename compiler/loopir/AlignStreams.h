@@ -8,9 +8,11 @@
 ///               for i in [lo, hi) reduction { acc = acc + x[b + i * incx] * y[c + i * incy] }
 ///             becomes
 ///               var lo' = lo;  var hi' = hi
-///               var head = (hi' - lo' >= 512 && incx == 1) ? lo' + align_gap64(x[b + lo' * incx]) : lo'
-///               for i in [lo', head) reduction scalar { the body }     (at most 15 iterations)
-///               for i in [head, hi') reduction { the body }
+///               if (hi' - lo' >= 512 && incx == 1) {
+///                 var head = lo' + align_gap64(x[b + lo' * incx])
+///                 for i in [lo', head) reduction scalar { the body }     (at most 15 iterations)
+///                 for i in [head, hi') reduction { the body }
+///               } else { for i in [lo', hi') reduction { the body } }
 ///
 ///             The stream aligned is the first one the loop stores to, else the first it reads.
 ///             Why: an array from malloc starts 16 bytes past a line (glibc's large blocks),
@@ -22,14 +24,16 @@
 ///             vectors lose less: half their reads straddle). libsplblas's level 1 and 2 run
 ///             512-bit vectors over the caller's arrays, which OpenBLAS's 256-bit Haswell
 ///             kernels outran there by 1.2-1.6x (ddot, dasum, dger at 4M and 4000).
-///             Loops shorter than kAlignFrom keep their one loop: a head of up to 15 scalar
-///             iterations cost 256 elements in L1 more than the straddling did.
+///             Loops shorter than kAlignFrom run the loop as it was: a head of up to 15 scalar
+///             iterations cost 256 elements in L1 more than the straddling did, and a head
+///             computed for every loop (empty when short) ran libsplblas's band routines, rows of
+///             65, 3-19% slower (dgbmv T, dtbmv, dsbmv; behind the test, within 2%).
 /// Assumes:    nothing beyond the loop IR's invariants.
 /// Guarantees: each iteration runs once, those of a serial or reduction loop in their order
 ///             (the head is at most hi - lo; a parallel loop's head runs serially before it), so
 ///             results are bit-identical; lo and hi are evaluated once, before the loops, as the
 ///             loop evaluated them. The head loop carries no vector, interleave or unroll hint;
-///             the main loop keeps the loop's hints. The pool's chunks of a loop of 64
+///             the main loop and the short one keep the loop's hints. The pool's chunks of a loop of 64
 ///             iterations a chunk or more start a multiple of 16 iterations from its first
 ///             (runtime/src/thread_pool.cpp), so each thread's part starts on a line too. cuda
 ///             functions, GPU loops, parallel loops balanced by rows, segment loops

@@ -645,7 +645,7 @@ class StmtPrinter : public Visitor {
   }
   void visitAssign(const Stmt &s) override { out_("{}v{} = {}\n", pad(), s.var, print(s.a)); }
   void visitIf(const Stmt &s) override {
-    w_.ifElse(print(s.a), s.body[0], s.body[1]);
+    w_.ifElse((s.seldom ? "seldom " : "") + print(s.a), s.body[0], s.body[1]);
   }
   void visitAlloc(const Stmt &s) override { out_("{}alloc b{}[{}]\n", pad(), s.buffer, print(s.a)); }
   void visitFree(const Stmt &s) override { out_("{}free b{}\n", pad(), s.buffer); }

@@ -212,6 +212,9 @@ struct Stmt {
   /// For, vectorised: the last partial vector runs under a mask (LLVM's tail folding) instead
   /// of a scalar remainder loop, so a short trip count does not end in a mispredicted scalar loop.
   bool maskedTail = false;
+  /// If: the condition seldom holds, or its body is long when it does: codegen lays the body
+  /// out of the fall-through path (`if seldom` in --emit=loopir; loopir/AlignStreams's heads).
+  bool seldom = false;
   /// Prefetch: how long the line should stay in the caches, as LLVM's locality: 0 non-temporal
   /// (prefetchnta) to 3 (prefetcht0).
   int locality = 0;
