@@ -69,7 +69,8 @@ class BodyAccesses : public Visitor {
 /// The coefficient of loop variable `v` in an index that is affine in it with a coefficient
 /// free of v (null: 0), or nullopt; `bound` are variables the body sets (not invariant).
 std::optional<ExprP> coefficient(const ExprP &e, int v, const std::set<int> &bound) {
-  bool variant = anyExpr(e, [&](const Expr &x) { return x.kind == ExprKind::Var && (x.var == v || bound.count(x.var)); });
+  bool variant =
+      anyExpr(e, [&](const Expr &x) { return x.kind == ExprKind::Var && (x.var == v || bound.count(x.var)); });
   if (!variant) return ExprP{};
   if (e->kind == ExprKind::Var) return e->var == v ? std::optional<ExprP>(cInt(1)) : std::nullopt;
   if (e->kind != ExprKind::Binary || e->type != Ty::I64) return std::nullopt;
@@ -124,8 +125,8 @@ class Aligner {
     if (!stream) return s;
     const ExprP &lo = s->a, &hi = s->b;
     // Short whatever the run: a constant trip count, or a bound like min(64, n - i).
-    if (std::optional<int64_t> most = constUpper(hi); most && *most - (lo->kind == ExprKind::Const ? lo->ival : 0) < kAlignFrom)
-      return s;
+    std::optional<int64_t> most = constUpper(hi);
+    if (most && *most - (lo->kind == ExprKind::Const ? lo->ival : 0) < kAlignFrom) return s;
 
     // Short loops run the loop as it was behind one test; long ones its head and the rest.
     std::vector<StmtP> out;
@@ -153,7 +154,8 @@ class Aligner {
     auto whole = std::make_shared<Stmt>(*s);
     whole->a = first;
     whole->b = last;
-    auto longRun = std::make_shared<Stmt>(*ifThen(take, block({decl(head, "head", Ty::I64, bin(BinOp::Add, first, gap)), scalarHead, rest}), whole));
+    StmtP headThenRest = block({decl(head, "head", Ty::I64, bin(BinOp::Add, first, gap)), scalarHead, rest});
+    auto longRun = std::make_shared<Stmt>(*ifThen(take, headThenRest, whole));
     longRun->seldom = true;  // out of line: short runs (rows of a band) fall through to their loop
     out.push_back(longRun);
     ++aligned;

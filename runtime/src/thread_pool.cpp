@@ -107,10 +107,11 @@ int default_thread_count() {
 std::atomic<int> thread_count_override{0};
 
 /* spl_parallel_for's chunks of at least kAlignedChunksFrom iterations (and kChunkAlignment more
- * than the grain) start a multiple of kChunkAlignment iterations from the loop's first: a generated loop whose first iteration reads or writes the
- * start of a 64-byte line (loopir/AlignStreams: a scalar head runs before the parallel loop)
- * then has every chunk start on a line, 16 floats or 8 doubles being one (AVX-512 reads that
- * straddle two lines ran a dot product at half its speed on a Zen 5 EPYC). */
+ * than the grain) start a multiple of kChunkAlignment iterations from the loop's first: a
+ * generated loop whose first iteration reads or writes the start of a 64-byte line
+ * (loopir/AlignStreams: a scalar head runs before the parallel loop) then has every chunk start
+ * on a line, 16 floats or 8 doubles being one (AVX-512 reads that straddle two lines ran a dot
+ * product at half its speed on a Zen 5 EPYC). */
 constexpr int64_t kChunkAlignment = 16;
 constexpr int64_t kAlignedChunksFrom = 64;
 
