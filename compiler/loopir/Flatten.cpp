@@ -36,6 +36,21 @@ bool hasSumAtom(const Nat &n) {
   return false;
 }
 
+/// The widest element `body` loads or stores, in bytes (8 when it touches no memory).
+int widestElementBytes(const StmtP &body) {
+  int widest = 0;
+  auto loads = [&](const Expr &x) {
+    if (x.kind == ExprKind::Load) widest = std::max(widest, tyBytes(x.type));
+    return false;
+  };
+  anyStmt(body, [&](const Stmt &st) {
+    if (st.kind == StmtKind::Store && st.b) widest = std::max(widest, tyBytes(st.b->type));
+    for (const ExprP *e : {&st.a, &st.b, &st.step}) anyExpr(*e, loads);
+    return false;
+  });
+  return widest ? widest : 8;
+}
+
 class Flattener : public cin::Visitor {
  public:
   Flattener(const cin::Kernel &k, int indexBits) : k_(k), indexBits_(indexBits) {}
@@ -476,6 +491,10 @@ class Flattener : public cin::Visitor {
       copy->vectorize = s.vectorize;
       copy->unroll = s.unroll;
       copy->vectorWidth = s.vectorWidth;
+      // vectorize(i, bits): the loop's vectors are `bits` wide, LLVM's vector width for it
+      // counted in its widest elements (a per-loop width, where the kernel's preference only
+      // sets a default: libsplblas's 512 bits lose on short runs that start anywhere in a line).
+      if (s.vectorize && s.vectorBits && !s.vectorWidth) copy->vectorWidth = std::max(1, s.vectorBits / (8 * widestElementBytes(body)));
       copy->interleave = s.interleave;
       copy->userKind = s.userKind;
       copy->rows = s.rows;
