@@ -337,14 +337,17 @@ class CpuGen : public LoopCodeGen {
       runBalanced(s, bodyFn, closure, hi);
     } else {
       // Where the loop's later iterations do more work (workGrowth > 0 at run time), the pool
-      // hands its chunks out from the last: the heaviest start first.
+      // hands its chunks out from the last: the heaviest start first; where they do less, from
+      // the first, all from one counter (balance before each thread's own part of the range).
       std::vector<llvm::Type *> params{b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()};
       llvm::FunctionCallee forward = runtime("spl_parallel_for", b_.getVoidTy(), params);
       llvm::Value *callee = forward.getCallee();
       if (s.workGrowth) {
         llvm::FunctionCallee fromEnd = runtime("spl_parallel_for_from_end", b_.getVoidTy(), params);
-        llvm::Value *grows = b_.CreateICmpSGT(expr(s.workGrowth), b_.getInt64(0));
-        callee = b_.CreateSelect(grows, fromEnd.getCallee(), forward.getCallee());
+        llvm::FunctionCallee shared = runtime("spl_parallel_for_shared", b_.getVoidTy(), params);
+        llvm::Value *growth = expr(s.workGrowth);
+        llvm::Value *grows = b_.CreateICmpSGT(growth, b_.getInt64(0)), *shrinks = b_.CreateICmpSLT(growth, b_.getInt64(0));
+        callee = b_.CreateSelect(grows, fromEnd.getCallee(), b_.CreateSelect(shrinks, shared.getCallee(), forward.getCallee()));
       }
       b_.CreateCall(forward.getFunctionType(), callee, {lo, hi, grainOf(s), bodyFn, closure});
     }

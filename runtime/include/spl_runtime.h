@@ -57,7 +57,8 @@ void spl_set_num_threads(int n);
  * thread is configured, or when called from inside a pool worker (no nested parallelism).
  * Chunks of 64 iterations or more (and 16 more than the grain) start a multiple of 16
  * iterations past `begin`, so that a loop whose first iteration starts a cache line has every
- * chunk start on one. */
+ * chunk start on one. Each thread first runs the chunks of its own part of the range, the same
+ * part from call to call (the caller the first), then helps with the others'. */
 void spl_parallel_for(int64_t begin, int64_t end, int64_t grain, spl_range_fn fn, void *closure);
 /* The same, with the chunks handed to threads from the last to the first: a loop whose later
  * iterations do more work (a triangle's lengthening rows) then starts with its heaviest chunks,
@@ -65,6 +66,14 @@ void spl_parallel_for(int64_t begin, int64_t end, int64_t grain, spl_range_fn fn
  * Kernels call it where their loop's work grows (cin::Stmt::workGrowth). */
 void spl_parallel_for_from_end(int64_t begin, int64_t end, int64_t grain, spl_range_fn fn,
                                void *closure);
+/* The same, with the chunks handed to threads first to last from one counter: a loop whose
+ * later iterations do less work (a triangle's shortening columns) then balances best. Kernels
+ * call it where their loop's work shrinks (cin::Stmt::workGrowth < 0). spl_parallel_for's
+ * threads start from parts of their own instead (the caller from the first, each helper from
+ * one of the others), so that a call repeated on the same data runs each part on the core that
+ * ran it before. */
+void spl_parallel_for_shared(int64_t begin, int64_t end, int64_t grain, spl_range_fn fn,
+                             void *closure);
 
 /* Runs fn(closure, c, c + 1) for each chunk c in [0, nchunks), one chunk per task. Kernels that
  * balance work themselves (nnz-balanced rows) compute their own chunk boundaries and use this. */

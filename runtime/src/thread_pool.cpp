@@ -1,4 +1,4 @@
-/* thread_pool.cpp: the CPU thread pool behind spl_parallel_for (and _from_end) and
+/* thread_pool.cpp: the CPU thread pool behind spl_parallel_for (and _from_end, _shared) and
  * spl_parallel_chunks.
  *
  * Design: a set of persistent std::threads, started lazily on the first parallel call and grown
@@ -115,11 +115,41 @@ std::atomic<int> thread_count_override{0};
 constexpr int64_t kChunkAlignment = 16;
 constexpr int64_t kAlignedChunksFrom = 64;
 
+/* A job's chunks are cut into homes, runs of neighbouring chunks, one per thread that may run
+ * them (at most kMaxHomes). The caller claims the chunks of home 0 from its first, the pool's
+ * worker w those of home 1 + w mod (homes - 1), and a thread whose home is spent claims the
+ * others' from their last (work stealing's two ends: a home's first chunks stay with its
+ * owner). A call repeated on the same data (an iterative solver's SpMV, a benchmark's loop)
+ * then runs each part on the core that ran it the last time, from that core's L2. Claimed from
+ * one counter, the chunks had gone to whichever thread came first: the caller took the first
+ * few before its helper woke, and a part changed cores from call to call. On the 2-core Zen 5
+ * EPYC (2026-11-30, paired against one counter, two threads) libsplblas's dger at n = 400 (a
+ * matrix of 1.3 MB whose halves fit the two cores' L2 of 1 MB; it had run no faster on two
+ * threads than on one, where OpenBLAS's fixed split ran 1.6x faster) ran 1.35-1.7x faster,
+ * dsyr, dspr and dsymv 1.1-1.35x; dealt as cards (home h: chunks h, h + homes, ...), dger only
+ * 1.1x. Where the work grows or shrinks from chunk to chunk (a triangle's blocks: from_end, the
+ * heaviest first, or shared) the job keeps one counter, which balances best (in homes dtrmv ran
+ * 10-20% slower at 4000, dspr 15%), and so does a job of 2^31 chunks or more. */
+enum class Claim {
+  Homes,   /* from homes of neighbouring chunks */
+  Shared,  /* from one counter, first to last */
+  FromEnd, /* from one counter, last to first */
+};
+constexpr int kMaxHomes = 16;
+struct alignas(64) Home {
+  /* The home's chunks not claimed yet, [first, last), as first << 32 | last: the owner's claim
+   * of `first` and a thief's of `last - 1` are each one compare-exchange. */
+  std::atomic<uint64_t> range{0};
+};
+inline uint64_t pack_range(int64_t first, int64_t last) {
+  return static_cast<uint64_t>(first) << 32 | static_cast<uint64_t>(last);
+}
+
 /* One parallel call: [begin, begin + nchunks * chunk + longer) in nchunks chunks; the first
  * `longer` chunks have chunk + 1 iterations, the rest `chunk`, so no chunk falls below the
  * grain; `aligned` (chunk at least the grain + kChunkAlignment) moves each boundary down to a
  * multiple of kChunkAlignment from begin, which keeps every chunk above the grain. Fields after
- * `next` are guarded by Pool::mutex_. */
+ * `homes` are guarded by Pool::mutex_. */
 struct Job {
   spl_range_fn fn;
   void *closure;
@@ -127,17 +157,49 @@ struct Job {
   int64_t chunk;
   int64_t longer;
   int64_t nchunks;
-  bool from_end = false; /* claim the last chunk first (spl_parallel_for_from_end) */
+  Claim claim_order = Claim::Homes;
   bool aligned = false;  /* boundaries at multiples of kChunkAlignment */
   int max_helpers = 0; /* pool workers that may join, so the thread count limit holds */
-  std::atomic<int64_t> next{0};
+  std::atomic<int64_t> next{0}; /* one home: the next chunk to claim */
+  int nhomes = 1;
+  Home homes[kMaxHomes]; /* nhomes > 1 */
   int64_t done = 0;
   int helpers = 0;
   /* Chunks finished and helpers gone, mirrored for lock-free polling by the waiting caller. */
   std::atomic<bool> finished{false};
 
+  /* Cuts the chunks into up to `count` homes (count <= kMaxHomes) of near-equal length. */
+  void set_homes(int count) {
+    nhomes = claim_order == Claim::Homes && nchunks < (int64_t{1} << 31) ? std::max(1, count) : 1;
+    for (int h = 0; nhomes > 1 && h < nhomes; ++h)
+      homes[h].range.store(pack_range(nchunks * h / nhomes, nchunks * (h + 1) / nhomes), std::memory_order_relaxed);
+  }
+  /* The home of the pool's worker `w` (the caller's is 0). */
+  int home_of_worker(size_t w) const {
+    return nhomes > 1 ? 1 + static_cast<int>(w % static_cast<size_t>(nhomes - 1)) : 0;
+  }
+  /* Claims a chunk of home `h`, its first (the owner) or its last (a thief); -1 when the home
+   * is spent. */
+  int64_t claim(int h, bool owner) {
+    uint64_t r = homes[h].range.load(std::memory_order_relaxed);
+    for (;;) {
+      const int64_t first = static_cast<int64_t>(r >> 32), last = static_cast<int64_t>(r & 0xffffffffu);
+      if (first >= last)
+        return -1;
+      const uint64_t rest = owner ? pack_range(first + 1, last) : pack_range(first, last - 1);
+      if (homes[h].range.compare_exchange_weak(r, rest, std::memory_order_relaxed))
+        return owner ? first : last - 1;
+    }
+  }
   bool has_unclaimed_chunks() const {
-    return next.load(std::memory_order_relaxed) < nchunks;
+    if (nhomes == 1)
+      return next.load(std::memory_order_relaxed) < nchunks;
+    for (int h = 0; h < nhomes; ++h) {
+      const uint64_t r = homes[h].range.load(std::memory_order_relaxed);
+      if ((r >> 32) < (r & 0xffffffffu))
+        return true;
+    }
+    return false;
   }
   int64_t chunk_begin(int64_t c) const {
     const int64_t at = c * chunk + std::min(c, longer);
@@ -147,17 +209,25 @@ struct Job {
   }
 };
 
-/* Claims and runs chunks until none are left; returns how many this thread ran. */
-int64_t run_chunks(Job &job) {
+/* Claims and runs chunks until none are left, those of `home` first; returns how many this
+ * thread ran. */
+int64_t run_chunks(Job &job, int home) {
   int64_t ran = 0;
-  for (;;) {
-    int64_t c = job.next.fetch_add(1, std::memory_order_relaxed);
-    if (c >= job.nchunks)
-      return ran;
-    const int64_t k = job.from_end ? job.nchunks - 1 - c : c;
+  auto run = [&](int64_t k) {
     job.fn(job.closure, job.chunk_begin(k), job.chunk_begin(k + 1));
     ++ran;
+  };
+  if (job.nhomes == 1) {
+    for (int64_t c; (c = job.next.fetch_add(1, std::memory_order_relaxed)) < job.nchunks;)
+      run(job.claim_order == Claim::FromEnd ? job.nchunks - 1 - c : c);
+    return ran;
   }
+  for (int i = 0; i < job.nhomes; ++i) {
+    const int h = (home + i) % job.nhomes;
+    for (int64_t c; (c = job.claim(h, i == 0)) >= 0;)
+      run(c);
+  }
+  return ran;
 }
 
 class Pool {
@@ -177,7 +247,7 @@ public:
     int64_t ran;
     {
       ParallelRegionGuard guard;
-      ran = run_chunks(job);
+      ran = run_chunks(job, 0);
     }
     std::unique_lock<std::mutex> lock(mutex_);
     job.done += ran;
@@ -199,7 +269,8 @@ private:
   void grow_locked(int count) {
     while (static_cast<int>(workers_.size()) < count) {
       try {
-        workers_.emplace_back([this] { worker_loop(); });
+        const size_t index = workers_.size();
+        workers_.emplace_back([this, index] { worker_loop(index); });
       } catch (...) {
         return;
       }
@@ -221,7 +292,7 @@ private:
     return nullptr;
   }
 
-  void worker_loop() {
+  void worker_loop(size_t index) {
     tls_in_parallel_region = true;
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
@@ -238,7 +309,7 @@ private:
       }
       ++job->helpers;
       lock.unlock();
-      int64_t ran = run_chunks(*job);
+      int64_t ran = run_chunks(*job, job->home_of_worker(index));
       lock.lock();
       job->done += ran;
       --job->helpers;
@@ -263,10 +334,10 @@ Pool &pool() {
 
 /* Runs [begin, end) as nchunks chunks of near-equal size, in parallel when it can. */
 void run_split(int64_t begin, int64_t end, int64_t nchunks, spl_range_fn fn, void *closure,
-               bool from_end = false, bool aligned = false) {
+               Claim order = Claim::Homes, bool aligned = false) {
   const int threads = spl_num_threads();
   Job job;
-  job.from_end = from_end;
+  job.claim_order = order;
   job.aligned = aligned;
   job.fn = fn;
   job.closure = closure;
@@ -276,6 +347,7 @@ void run_split(int64_t begin, int64_t end, int64_t nchunks, spl_range_fn fn, voi
   job.nchunks = nchunks;
   if (nchunks > 1 && threads > 1 && !tls_in_parallel_region) {
     job.max_helpers = static_cast<int>(std::min<int64_t>(threads - 1, nchunks - 1));
+    job.set_homes(std::min(kMaxHomes, job.max_helpers + 1));
     bool published = false;
     try {
       pool().publish(job);
@@ -310,7 +382,7 @@ void spl_set_num_threads(int n) {
 
 namespace {
 void parallel_for(int64_t begin, int64_t end, int64_t grain, spl_range_fn fn, void *closure,
-                  bool from_end) {
+                  spl_rt::Claim order) {
   if (end <= begin || fn == nullptr)
     return;
   int64_t total = end - begin;
@@ -323,18 +395,23 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, spl_range_fn fn, vo
   int64_t nchunks = std::min<int64_t>(threads * spl_rt::kChunksPerThread, total / grain);
   const int64_t chunk = total / nchunks;
   const bool aligned = chunk >= std::max(spl_rt::kAlignedChunksFrom, grain + spl_rt::kChunkAlignment);
-  spl_rt::run_split(begin, end, nchunks, fn, closure, from_end, aligned);
+  spl_rt::run_split(begin, end, nchunks, fn, closure, order, aligned);
 }
 } // namespace
 
 void spl_parallel_for(int64_t begin, int64_t end, int64_t grain, spl_range_fn fn,
                       void *closure) {
-  parallel_for(begin, end, grain, fn, closure, false);
+  parallel_for(begin, end, grain, fn, closure, spl_rt::Claim::Homes);
 }
 
 void spl_parallel_for_from_end(int64_t begin, int64_t end, int64_t grain, spl_range_fn fn,
                                void *closure) {
-  parallel_for(begin, end, grain, fn, closure, true);
+  parallel_for(begin, end, grain, fn, closure, spl_rt::Claim::FromEnd);
+}
+
+void spl_parallel_for_shared(int64_t begin, int64_t end, int64_t grain, spl_range_fn fn,
+                             void *closure) {
+  parallel_for(begin, end, grain, fn, closure, spl_rt::Claim::Shared);
 }
 
 void spl_parallel_chunks(int64_t nchunks, spl_range_fn fn, void *closure) {

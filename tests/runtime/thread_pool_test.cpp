@@ -1,11 +1,13 @@
-// thread_pool_test.cpp: spl_parallel_for (and _from_end) and spl_parallel_chunks cover every index exactly
-// once for many ranges, grains and thread counts; nested and concurrent calls finish.
+// thread_pool_test.cpp: spl_parallel_for (and _from_end, _shared) and spl_parallel_chunks cover
+// every index exactly once for many ranges, grains and thread counts; each thread runs the chunks
+// of its home first; nested and concurrent calls finish.
 #include "spl_runtime.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -92,6 +94,11 @@ TEST_F(ThreadPool, ParallelForCoversEveryIndexOnce) {
       spl_parallel_for_from_end(r.begin, r.end, r.grain, &Coverage::visit, &backwards);
       backwards.expect_each_once();
       EXPECT_EQ(backwards.chunks.size(), cov.chunks.size());
+      // From one counter, first to last (a loop whose work shrinks).
+      Coverage shared(r.begin, r.end);
+      spl_parallel_for_shared(r.begin, r.end, r.grain, &Coverage::visit, &shared);
+      shared.expect_each_once();
+      EXPECT_EQ(shared.chunks.size(), cov.chunks.size());
       EXPECT_LE(cov.threads.size(), static_cast<size_t>(threads));
       if (r.end <= r.begin) {
         EXPECT_TRUE(cov.chunks.empty());
@@ -176,6 +183,67 @@ TEST_F(ThreadPool, UsesMoreThanOneThreadWhenChunksBlock) {
   };
   spl_parallel_chunks(8, body, &state);
   EXPECT_EQ(state.seen.size(), 2u);
+}
+
+/* Two threads over eight chunks of one index each: `caller` lists the chunks of the caller's
+ * home in the order it claims them, `helper` its helper's. The chunks wait for each other (each
+ * gives up after 10 s) so that both threads claim in a known order: the caller's first until
+ * the helper's last has started, the helper's last until the caller's second has, the others
+ * until the caller's first has. The helper then runs its whole home while the caller is in its
+ * first chunk, and the caller's next claim is its second. Checked over three calls: a repeated
+ * call runs each chunk on the core that ran it before. */
+struct HomeOrder {
+  std::mutex mutex;
+  int64_t caller_first, caller_second, helper_last;
+  std::vector<std::pair<int64_t, std::thread::id>> started;
+
+  bool has_started(int64_t c) const {
+    return std::any_of(started.begin(), started.end(), [&](const auto &s) { return s.first == c; });
+  }
+  static void body(void *p, int64_t lo, int64_t hi) {
+    auto &s = *static_cast<HomeOrder *>(p);
+    ASSERT_EQ(hi, lo + 1);
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      s.started.emplace_back(lo, std::this_thread::get_id());
+    }
+    const int64_t after = lo == s.caller_first ? s.helper_last : lo == s.helper_last ? s.caller_second : s.caller_first;
+    for (int wait = 0; wait < 10000; ++wait) {
+      {
+        std::lock_guard<std::mutex> lock(s.mutex);
+        if (s.has_started(after))
+          return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+};
+
+void expect_homes(std::vector<int64_t> caller, std::vector<int64_t> helper) {
+  spl_set_num_threads(2);
+  for (int call = 0; call < 3; ++call) {
+    HomeOrder state;
+    state.caller_first = caller[0];
+    state.caller_second = caller[1];
+    state.helper_last = helper.back();
+    spl_parallel_for(0, 8, 1, &HomeOrder::body, &state);
+    ASSERT_EQ(state.started.size(), 8u);
+    std::map<int64_t, std::thread::id> ran;
+    for (const auto &c : state.started)
+      ran[c.first] = c.second;
+    const std::thread::id self = std::this_thread::get_id(), other = ran[helper[0]];
+    EXPECT_NE(other, self) << "call " << call;
+    for (int64_t c : {caller[0], caller[1]})
+      EXPECT_EQ(ran[c], self) << "call " << call << ": chunk " << c << " ran on the helper";
+    for (int64_t c : helper)
+      EXPECT_EQ(ran[c], other) << "call " << call << ": chunk " << c << " ran on the caller";
+  }
+}
+
+TEST_F(ThreadPool, EachThreadRunsItsHomeOfNeighbouringChunks) {
+  /* The caller's home is chunks 0-3, its helper's 4-7; with one shared counter the helper had
+   * run chunk 1. */
+  expect_homes({0, 1, 2, 3}, {4, 5, 6, 7});
 }
 
 TEST_F(ThreadPool, NestedCallsRunInlineWithoutDeadlock) {
