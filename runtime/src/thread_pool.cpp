@@ -43,8 +43,16 @@ namespace {
 
 /* Generous upper bound on the thread count, against typos in SPL_NUM_THREADS. */
 constexpr int kMaxThreads = 1024;
-/* Chunks per thread in spl_parallel_for: more than one so uneven iterations even out. */
+/* Chunks per thread in spl_parallel_for (where the grain allows): more than one so uneven
+ * iterations even out; more where each thread starts from a home of its own (below), whose
+ * thieves take one chunk at a time (with 4 a thread, homes ran libsplblas's dsyr and dsyr2 at
+ * 4000, whose stores skip a triangle the work estimate does not see, 10-15% slower on two
+ * threads; with 16 as fast as from one counter, where 16 ran dspr 400 0.72x). */
 constexpr int64_t kChunksPerThread = 4;
+constexpr int64_t kChunksPerThreadInHomes = 16;
+/* Homes of fewer chunks than this each are not worth their imbalance: a job of few large
+ * chunks (gemm's and syrk's blocks of C, 4 of them at n = 1000) claims from one counter. */
+constexpr int64_t kMinChunksPerHome = 4;
 /* How long a waiting thread polls before it blocks. */
 constexpr std::chrono::microseconds kSpin{50};
 
@@ -127,7 +135,7 @@ constexpr int64_t kAlignedChunksFrom = 64;
  * matrix of 1.3 MB whose halves fit the two cores' L2 of 1 MB; it had run no faster on two
  * threads than on one, where OpenBLAS's fixed split ran 1.6x faster) ran 1.35-1.7x faster,
  * dsyr, dspr and dsymv 1.1-1.35x; dealt as cards (home h: chunks h, h + homes, ...), dger only
- * 1.1x. Where the work grows or shrinks from chunk to chunk (a triangle's blocks: from_end, the
+ * 1.1x. A job of few chunks keeps one counter (kMinChunksPerHome). Where the work grows or shrinks from chunk to chunk (a triangle's blocks: from_end, the
  * heaviest first, or shared) the job keeps one counter, which balances best (in homes dtrmv ran
  * 10-20% slower at 4000, dspr 15%), and so does a job of 2^31 chunks or more. */
 enum class Claim {
@@ -170,7 +178,8 @@ struct Job {
 
   /* Cuts the chunks into up to `count` homes (count <= kMaxHomes) of near-equal length. */
   void set_homes(int count) {
-    nhomes = claim_order == Claim::Homes && nchunks < (int64_t{1} << 31) ? std::max(1, count) : 1;
+    const bool in_homes = claim_order == Claim::Homes && nchunks < (int64_t{1} << 31);
+    nhomes = in_homes ? static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(count, nchunks / kMinChunksPerHome))) : 1;
     for (int h = 0; nhomes > 1 && h < nhomes; ++h)
       homes[h].range.store(pack_range(nchunks * h / nhomes, nchunks * (h + 1) / nhomes), std::memory_order_relaxed);
   }
@@ -392,7 +401,8 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, spl_range_fn fn, vo
     fn(closure, begin, end);
     return;
   }
-  int64_t nchunks = std::min<int64_t>(threads * spl_rt::kChunksPerThread, total / grain);
+  const int64_t per_thread = order == spl_rt::Claim::Homes ? spl_rt::kChunksPerThreadInHomes : spl_rt::kChunksPerThread;
+  int64_t nchunks = std::min<int64_t>(threads * per_thread, total / grain);
   const int64_t chunk = total / nchunks;
   const bool aligned = chunk >= std::max(spl_rt::kAlignedChunksFrom, grain + spl_rt::kChunkAlignment);
   spl_rt::run_split(begin, end, nchunks, fn, closure, order, aligned);

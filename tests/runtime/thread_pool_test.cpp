@@ -93,12 +93,14 @@ TEST_F(ThreadPool, ParallelForCoversEveryIndexOnce) {
       Coverage backwards(r.begin, r.end);
       spl_parallel_for_from_end(r.begin, r.end, r.grain, &Coverage::visit, &backwards);
       backwards.expect_each_once();
-      EXPECT_EQ(backwards.chunks.size(), cov.chunks.size());
-      // From one counter, first to last (a loop whose work shrinks).
+      // From one counter, first to last (a loop whose work shrinks): the same chunks. A uniform
+      // loop's threads start from homes of their own, and take smaller chunks (as many, or more).
       Coverage shared(r.begin, r.end);
       spl_parallel_for_shared(r.begin, r.end, r.grain, &Coverage::visit, &shared);
       shared.expect_each_once();
-      EXPECT_EQ(shared.chunks.size(), cov.chunks.size());
+      EXPECT_EQ(shared.chunks.size(), backwards.chunks.size());
+      EXPECT_GE(cov.chunks.size(), backwards.chunks.size());
+      EXPECT_LE(cov.chunks.size(), 4 * std::max<size_t>(backwards.chunks.size(), 1));
       EXPECT_LE(cov.threads.size(), static_cast<size_t>(threads));
       if (r.end <= r.begin) {
         EXPECT_TRUE(cov.chunks.empty());
@@ -127,7 +129,7 @@ TEST_F(ThreadPool, LongChunksStartSixteenIterationsApart) {
     bool aligned;
   };
   const Range ranges[] = {
-      {0, 1000003, 1, true}, {5, 4100, 8, true}, {-77, 100000, 1000, true},
+      {0, 1000003, 1, true}, {5, 16400, 8, true}, {-77, 100000, 500, true},
       {0, 300, 1, false} /* 37 a chunk */, {0, 10000, 1240, false} /* within 16 of the grain */,
   };
   for (int threads : {2, 3, 7}) {
@@ -155,7 +157,7 @@ TEST_F(ThreadPool, LargeRangeUsesSeveralChunks) {
   spl_parallel_for(0, 1 << 16, 16, &Coverage::visit, &cov);
   cov.expect_each_once();
   EXPECT_GE(cov.chunks.size(), 4u);
-  EXPECT_LE(cov.chunks.size(), 16u) << "about 4 chunks per thread";
+  EXPECT_LE(cov.chunks.size(), 64u) << "about 16 chunks per thread";
 }
 
 TEST_F(ThreadPool, UsesMoreThanOneThreadWhenChunksBlock) {
