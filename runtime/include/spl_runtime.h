@@ -68,15 +68,17 @@ void spl_parallel_for_from_end(int64_t begin, int64_t end, int64_t grain, spl_ra
                                void *closure);
 /* The same, with the chunks handed to threads first to last from one counter: a loop whose
  * later iterations do less work (a triangle's shortening columns) then balances best. Kernels
- * call it where their loop's work shrinks (cin::Stmt::workGrowth < 0). spl_parallel_for's
- * threads start from parts of their own instead (the caller from the first, each helper from
- * one of the others), so that a call repeated on the same data runs each part on the core that
- * ran it before. */
+ * call it where their loop's work shrinks (cin::Stmt::workGrowth below minus half an
+ * iteration's work). spl_parallel_for's threads start from parts of their own instead (the
+ * caller from the first, each helper from one of the others), so that a call repeated on the
+ * same data runs each part on the core that ran it before. */
 void spl_parallel_for_shared(int64_t begin, int64_t end, int64_t grain, spl_range_fn fn,
                              void *closure);
 
 /* Runs fn(closure, c, c + 1) for each chunk c in [0, nchunks), one chunk per task. Kernels that
- * balance work themselves (nnz-balanced rows) compute their own chunk boundaries and use this. */
+ * balance work themselves (nnz-balanced rows) compute their own chunk boundaries and use this.
+ * As in spl_parallel_for, each thread first runs the chunks of its own part (4 chunks or more a
+ * part: fewer come from one counter). */
 void spl_parallel_chunks(int64_t nchunks, spl_range_fn fn, void *closure);
 
 /* nnz-balanced partition of rows [0, n) given row offsets (n + 1 entries, monotone): writes

@@ -134,10 +134,11 @@ constexpr int64_t kAlignedChunksFrom = 64;
  * EPYC (2026-11-30, paired against one counter, two threads) libsplblas's dger at n = 400 (a
  * matrix of 1.3 MB whose halves fit the two cores' L2 of 1 MB; it had run no faster on two
  * threads than on one, where OpenBLAS's fixed split ran 1.6x faster) ran 1.35-1.7x faster,
- * dsyr, dspr and dsymv 1.1-1.35x; dealt as cards (home h: chunks h, h + homes, ...), dger only
- * 1.1x. A job of few chunks keeps one counter (kMinChunksPerHome). Where the work grows or shrinks from chunk to chunk (a triangle's blocks: from_end, the
- * heaviest first, or shared) the job keeps one counter, which balances best (in homes dtrmv ran
- * 10-20% slower at 4000, dspr 15%), and so does a job of 2^31 chunks or more. */
+ * dsyr, dsyr2, dgemv T and dsymv at 400 1.0-1.4x; dealt as cards (home h: chunks h, h + homes,
+ * ...), dger only 1.1x. Where the work grows or shrinks from chunk to chunk (a triangle's
+ * blocks: from_end, the heaviest first, or shared) the job keeps one counter, which balances
+ * best (in homes dtrmv ran 10-20% slower at 4000, dspr 15%), as does a job of fewer than
+ * kMinChunksPerHome chunks a home or of 2^31 chunks or more. */
 enum class Claim {
   Homes,   /* from homes of neighbouring chunks */
   Shared,  /* from one counter, first to last */
@@ -165,7 +166,7 @@ struct Job {
   int64_t chunk;
   int64_t longer;
   int64_t nchunks;
-  Claim claim_order = Claim::Homes;
+  Claim claim_order = Claim::Homes; /* homes, or one counter (`next`) and which way */
   bool aligned = false;  /* boundaries at multiples of kChunkAlignment */
   int max_helpers = 0; /* pool workers that may join, so the thread count limit holds */
   std::atomic<int64_t> next{0}; /* one home: the next chunk to claim */
@@ -178,10 +179,13 @@ struct Job {
 
   /* Cuts the chunks into up to `count` homes (count <= kMaxHomes) of near-equal length. */
   void set_homes(int count) {
-    const bool in_homes = claim_order == Claim::Homes && nchunks < (int64_t{1} << 31);
-    nhomes = in_homes ? static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(count, nchunks / kMinChunksPerHome))) : 1;
+    nhomes = 1;
+    if (claim_order == Claim::Homes && nchunks < (int64_t{1} << 31))
+      nhomes = static_cast<int>(
+          std::max<int64_t>(1, std::min<int64_t>(count, nchunks / kMinChunksPerHome)));
     for (int h = 0; nhomes > 1 && h < nhomes; ++h)
-      homes[h].range.store(pack_range(nchunks * h / nhomes, nchunks * (h + 1) / nhomes), std::memory_order_relaxed);
+      homes[h].range.store(pack_range(nchunks * h / nhomes, nchunks * (h + 1) / nhomes),
+                           std::memory_order_relaxed);
   }
   /* The home of the pool's worker `w` (the caller's is 0). */
   int home_of_worker(size_t w) const {
@@ -192,7 +196,8 @@ struct Job {
   int64_t claim(int h, bool owner) {
     uint64_t r = homes[h].range.load(std::memory_order_relaxed);
     for (;;) {
-      const int64_t first = static_cast<int64_t>(r >> 32), last = static_cast<int64_t>(r & 0xffffffffu);
+      const int64_t first = static_cast<int64_t>(r >> 32);
+      const int64_t last = static_cast<int64_t>(r & 0xffffffffu);
       if (first >= last)
         return -1;
       const uint64_t rest = owner ? pack_range(first + 1, last) : pack_range(first, last - 1);
@@ -401,7 +406,8 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, spl_range_fn fn, vo
     fn(closure, begin, end);
     return;
   }
-  const int64_t per_thread = order == spl_rt::Claim::Homes ? spl_rt::kChunksPerThreadInHomes : spl_rt::kChunksPerThread;
+  const int64_t per_thread =
+      order == spl_rt::Claim::Homes ? spl_rt::kChunksPerThreadInHomes : spl_rt::kChunksPerThread;
   int64_t nchunks = std::min<int64_t>(threads * per_thread, total / grain);
   const int64_t chunk = total / nchunks;
   const bool aligned = chunk >= std::max(spl_rt::kAlignedChunksFrom, grain + spl_rt::kChunkAlignment);
