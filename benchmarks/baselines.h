@@ -8,6 +8,9 @@
 #define SPL_BENCH_BASELINES_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,6 +53,22 @@ void *ss_cholmod_create(int64_t rows, int64_t cols, int64_t nnz, const int32_t *
                         const double *vals);
 int ss_cholmod_spmv(void *a, const double *x, double *y);
 void ss_cholmod_destroy(void *a);
+
+/* ---- OpenMP's idle policy. libgomp's default spins an idle thread for milliseconds after each
+ * parallel region; with the baselines (Eigen, librsb, the C loops, the triad: all OpenMP) timed
+ * between SPL's samples, that thread then holds the second of two cores while SPL's pool worker
+ * wants it, and SPL's two-thread figures fall to its one-thread ones (pwtk CSR: 3.06 against
+ * 1.55 ms; cant 0.90 against 0.64). libgomp reads OMP_WAIT_POLICY once, when it loads, so a
+ * bench started without it sets it and runs itself again; run.sh and run-spmm.sh set it
+ * already. An explicit OMP_WAIT_POLICY (active, to measure the spinning) is kept. */
+static inline void bench_require_passive_openmp(char **argv) {
+  if (getenv("OMP_WAIT_POLICY"))
+    return;
+  setenv("OMP_WAIT_POLICY", "passive", 1);
+  execv("/proc/self/exe", argv);
+  perror("bench: cannot run itself again with OMP_WAIT_POLICY=passive");
+  exit(1);
+}
 
 #ifdef __cplusplus
 }

@@ -169,6 +169,7 @@ std::vector<int64_t> parseList(const std::string &s) {
 }  // namespace
 
 int main(int argc, char **argv) {
+  bench_require_passive_openmp(argv);
   std::string manifest, md, csv, git = "unknown";
   std::vector<int64_t> widths{1, 2, 3, 4, 8, 16, 9}, threadCounts{1, 2};
   double budget = 0.2;

@@ -1276,6 +1276,7 @@ void writeMarkdown(const Config &cfg, const Machine &m, const Bench &b, const Tr
 } // namespace
 
 int main(int argc, char **argv) {
+  bench_require_passive_openmp(argv);
   Config cfg = parseArgs(argc, argv);
   Machine mach = machine();
   mach.loadStart = loadAverage();

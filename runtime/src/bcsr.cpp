@@ -410,9 +410,13 @@ bool valid(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, int64
   return b >= 1 && b <= kMaxBlock && valid_csr(n, m, offs, cols);
 }
 
+} // namespace
+
+/* A plan's conversion gives up at `deadline` (deadline.h): every part stops at its next look at
+ * the clock, and what was written is freed. */
 template <typename T>
-int convert(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T *vals, int64_t b,
-            spl_bcsr_operands *out) {
+int convert_bcsr(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T *vals, int64_t b,
+                 const Deadline &deadline, spl_bcsr_operands *out) {
   if (out == nullptr)
     return SPL_ERR_BAD_INPUT;
   std::memset(out, 0, sizeof *out);
@@ -428,10 +432,15 @@ int convert(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, cons
     with_width(b, [&](auto width) {
       on_pool(parts, [&](int64_t part) {
         BlockColumns table;
-        for (int64_t I = bounds[static_cast<size_t>(part)]; I < bounds[static_cast<size_t>(part) + 1]; ++I)
+        for (int64_t I = bounds[static_cast<size_t>(part)]; I < bounds[static_cast<size_t>(part) + 1]; ++I) {
+          if (deadline.passed_at(I))
+            return;
           counts[static_cast<size_t>(I)] = g.count(I, width, table, shapes[static_cast<size_t>(I)]);
+        }
       });
     });
+    if (deadline.stopped())
+      return kStoppedAtDeadline;
     int64_t blocks = 0;
     for (int64_t c : counts)
       blocks += c;
@@ -457,11 +466,18 @@ int convert(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, cons
       on_pool(parts, [&](int64_t part) {
         BlockColumns table;
         std::vector<int32_t> listed, slot_of, order, place;
-        for (int64_t I = bounds[static_cast<size_t>(part)]; I < bounds[static_cast<size_t>(part) + 1]; ++I)
-          g.fill(I, shapes[static_cast<size_t>(I)], width, vals, out->offs[I], counts[static_cast<size_t>(I)], out->bcols, static_cast<T *>(out->vals), table,
-                 listed, slot_of, order, place);
+        for (int64_t I = bounds[static_cast<size_t>(part)]; I < bounds[static_cast<size_t>(part) + 1]; ++I) {
+          if (deadline.passed_at(I))
+            return;
+          g.fill(I, shapes[static_cast<size_t>(I)], width, vals, out->offs[I], counts[static_cast<size_t>(I)], out->bcols,
+                 static_cast<T *>(out->vals), table, listed, slot_of, order, place);
+        }
       });
     });
+    if (deadline.stopped()) {
+      spl_bcsr_operands_free(out);
+      return kStoppedAtDeadline;
+    }
     out->bytes = (block_rows + 1 + blocks) * static_cast<int64_t>(sizeof(int32_t)) + blocks * area * static_cast<int64_t>(sizeof(T));
   } catch (const std::bad_alloc &) {
     spl_bcsr_operands_free(out);
@@ -470,7 +486,10 @@ int convert(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, cons
   return SPL_OK;
 }
 
-} // namespace
+template int convert_bcsr<float>(int64_t, int64_t, const int32_t *, const int32_t *, const float *, int64_t, const Deadline &,
+                                 spl_bcsr_operands *);
+template int convert_bcsr<double>(int64_t, int64_t, const int32_t *, const int32_t *, const double *, int64_t,
+                                  const Deadline &, spl_bcsr_operands *);
 
 int sample_blocks(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, int64_t b, int64_t stride,
                   double give_up_fill, int64_t &blocks, int64_t &entries, bool &at_least) {
@@ -546,12 +565,12 @@ int spl_csr_blocks(int64_t n, int64_t m, const int32_t *offs, const int32_t *col
 
 int spl_bcsr_convert_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals, int64_t b,
                          spl_bcsr_operands *out) {
-  return spl_rt::convert<float>(n, m, offs, cols, vals, b, out);
+  return spl_rt::convert_bcsr<float>(n, m, offs, cols, vals, b, spl_rt::Deadline{}, out);
 }
 
 int spl_bcsr_convert_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals, int64_t b,
                          spl_bcsr_operands *out) {
-  return spl_rt::convert<double>(n, m, offs, cols, vals, b, out);
+  return spl_rt::convert_bcsr<double>(n, m, offs, cols, vals, b, spl_rt::Deadline{}, out);
 }
 
 void spl_bcsr_operands_free(spl_bcsr_operands *o) {

@@ -9,12 +9,16 @@
  * its entries in increasing row, and the sum of a row of A^T adds them in the order a scatter
  * over A does: the result does not depend on the thread count.
  *
+ * A plan's conversion (convert_csc, csc.h) gives up at planning's deadline, looked at every
+ * kDeadlineRows rows of each part.
+ *
  * Assumes: offs has n + 1 entries; cols and vals hold the entries offs[0] .. offs[n] (row i at
  * offs[i] - offs[0] + k). Checked: sizes, pointers, monotone offsets, columns in [0, m)
  * (SPL_ERR_BAD_INPUT: a column outside would be written outside the copy); memory (SPL_ERR_ALLOC).
  */
 #include "export.h"
 
+#include "csc.h"
 #include "csr_arrays.h"
 
 #include <algorithm>
@@ -37,6 +41,7 @@ template <typename T> struct Transpose {
   std::vector<int64_t> *counts;    /* per part: its entries per column, then its next slot */
   int32_t *rows_out;
   T *vals_out;
+  const Deadline *deadline;        /* a plan's (deadline.h): rows past it are left out */
   std::atomic<bool> bad{false};    /* a column outside [0, m) */
 
   static void count_parts(void *closure, int64_t begin, int64_t end) {
@@ -44,13 +49,17 @@ template <typename T> struct Transpose {
     for (int64_t q = begin; q < end; ++q) {
       std::vector<int64_t> &c = t.counts[q];
       const int64_t base = t.offs[0];
-      for (int64_t p = t.offs[t.bounds[q]] - base; p < t.offs[t.bounds[q + 1]] - base; ++p) {
-        const int64_t j = t.cols[p];
-        if (j < 0 || j >= t.m) {
-          t.bad.store(true, std::memory_order_relaxed); /* read after the join */
+      for (int64_t i = t.bounds[q]; i < t.bounds[q + 1]; ++i) {
+        if (t.deadline->passed_at(i))
           return;
+        for (int64_t p = t.offs[i] - base; p < t.offs[i + 1] - base; ++p) {
+          const int64_t j = t.cols[p];
+          if (j < 0 || j >= t.m) {
+            t.bad.store(true, std::memory_order_relaxed); /* read after the join */
+            return;
+          }
+          c[static_cast<size_t>(j)]++;
         }
-        c[static_cast<size_t>(j)]++;
       }
     }
   }
@@ -60,18 +69,25 @@ template <typename T> struct Transpose {
     for (int64_t q = begin; q < end; ++q) {
       std::vector<int64_t> &next = t.counts[q];
       const int64_t base = t.offs[0];
-      for (int64_t i = t.bounds[q]; i < t.bounds[q + 1]; ++i)
+      for (int64_t i = t.bounds[q]; i < t.bounds[q + 1]; ++i) {
+        if (t.deadline->passed_at(i))
+          return;
         for (int64_t p = t.offs[i] - base; p < t.offs[i + 1] - base; ++p) {
           const int64_t at = next[static_cast<size_t>(t.cols[p])]++;
           t.rows_out[at] = static_cast<int32_t>(i);
           t.vals_out[at] = t.vals[p];
         }
+      }
     }
   }
 };
 
+} // namespace
+
+/* spl_csc_convert_*, giving up at `deadline` (kStoppedAtDeadline, nothing left allocated). */
 template <typename T>
-int convert(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T *vals, spl_csc_operands *out) {
+int convert_csc(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T *vals, const Deadline &deadline,
+                spl_csc_operands *out) {
   if (out == nullptr)
     return SPL_ERR_BAD_INPUT;
   std::memset(out, 0, sizeof *out);
@@ -93,7 +109,8 @@ int convert(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, cons
     std::vector<int64_t> bounds(static_cast<size_t>(parts + 1), 0);
     spl_balance_rows_i32(offs, n, parts, bounds.data());
     std::vector<std::vector<int64_t>> counts(static_cast<size_t>(parts), std::vector<int64_t>(static_cast<size_t>(m), 0));
-    Transpose<T> t{n, m, parts, offs, cols, vals, bounds.data(), counts.data(), out->rows_idx, static_cast<T *>(out->vals)};
+    Transpose<T> t{n, m, parts, offs, cols, vals, bounds.data(), counts.data(), out->rows_idx, static_cast<T *>(out->vals),
+                   &deadline};
     auto each_part = [&](spl_range_fn fn) {
       if (parts == 1)
         fn(&t, 0, 1);
@@ -104,6 +121,10 @@ int convert(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, cons
     if (t.bad) {
       spl_csc_operands_free(out);
       return SPL_ERR_BAD_INPUT;
+    }
+    if (deadline.stopped()) {
+      spl_csc_operands_free(out);
+      return kStoppedAtDeadline;
     }
     /* Column offsets, and each part's first slot in each column (its counts become cursors). */
     int64_t at = 0;
@@ -117,6 +138,10 @@ int convert(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, cons
     }
     out->offs[m] = static_cast<int32_t>(at);
     each_part(&Transpose<T>::place_parts);
+    if (deadline.stopped()) {
+      spl_csc_operands_free(out);
+      return kStoppedAtDeadline;
+    }
   } catch (const std::bad_alloc &) {
     spl_csc_operands_free(out);
     return SPL_ERR_ALLOC;
@@ -125,17 +150,21 @@ int convert(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, cons
   return SPL_OK;
 }
 
-} // namespace
+template int convert_csc<float>(int64_t, int64_t, const int32_t *, const int32_t *, const float *, const Deadline &,
+                                spl_csc_operands *);
+template int convert_csc<double>(int64_t, int64_t, const int32_t *, const int32_t *, const double *, const Deadline &,
+                                 spl_csc_operands *);
+
 } // namespace spl_rt
 
 int spl_csc_convert_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals,
                         spl_csc_operands *out) {
-  return spl_rt::convert<float>(n, m, offs, cols, vals, out);
+  return spl_rt::convert_csc<float>(n, m, offs, cols, vals, spl_rt::Deadline{}, out);
 }
 
 int spl_csc_convert_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
                         spl_csc_operands *out) {
-  return spl_rt::convert<double>(n, m, offs, cols, vals, out);
+  return spl_rt::convert_csc<double>(n, m, offs, cols, vals, spl_rt::Deadline{}, out);
 }
 
 void spl_csc_operands_free(spl_csc_operands *c) {

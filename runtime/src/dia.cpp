@@ -102,11 +102,15 @@ template <typename T> struct Filling {
   int64_t n, m, diagonals, low; /* low: the smallest offset, where `index` starts */
   const int32_t *index;         /* offset - low -> its diagonal */
   T *diags;
+  const Deadline *deadline;     /* a plan's (deadline.h): chunks past it are left unfilled */
 
   static void run(void *closure, int64_t begin, int64_t end) {
     Filling &f = *static_cast<Filling *>(closure);
-    for (int64_t c = begin; c < end; ++c)
+    for (int64_t c = begin; c < end; ++c) {
+      if (f.deadline->passed())
+        return;
       f.chunk(c);
+    }
   }
 
   void chunk(int64_t c) {
@@ -154,7 +158,7 @@ bool diagonals_within(int64_t n, int64_t m, const int32_t *offs, const int32_t *
 
 template <typename T>
 int convert_listed(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T *vals,
-                   const std::vector<int32_t> &offsets, spl_dia_operands *out) {
+                   const std::vector<int32_t> &offsets, const Deadline &deadline, spl_dia_operands *out) {
   std::vector<int32_t> index;
   try {
     if (!offsets.empty()) {
@@ -179,8 +183,12 @@ int convert_listed(int64_t n, int64_t m, const int32_t *offs, const int32_t *col
   }
   std::copy(offsets.begin(), offsets.end(), out->offsets);
   Filling<T> filling{offs, cols, vals, n, m, diagonals, offsets.empty() ? 0 : offsets.front(), index.data(),
-                     static_cast<T *>(out->diags)};
+                     static_cast<T *>(out->diags), &deadline};
   run_chunks(n, &Filling<T>::run, &filling);
+  if (deadline.stopped()) {
+    spl_dia_operands_free(out);
+    return kStoppedAtDeadline;
+  }
   out->bytes = diagonals * (n * static_cast<int64_t>(sizeof(T)) + static_cast<int64_t>(sizeof(int32_t)));
   return SPL_OK;
 }
@@ -198,7 +206,7 @@ int convert(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, cons
   } catch (const std::bad_alloc &) {
     return SPL_ERR_ALLOC;
   }
-  return convert_listed(n, m, offs, cols, vals, offsets, out);
+  return convert_listed(n, m, offs, cols, vals, offsets, Deadline{}, out);
 }
 
 } // namespace
@@ -216,15 +224,15 @@ int list_diagonals(int64_t n, int64_t m, const int32_t *offs, const int32_t *col
 }
 
 int convert_listed_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals,
-                       const std::vector<int32_t> &offsets, spl_dia_operands *out) {
+                       const std::vector<int32_t> &offsets, const Deadline &deadline, spl_dia_operands *out) {
   std::memset(out, 0, sizeof *out);
-  return convert_listed(n, m, offs, cols, vals, offsets, out);
+  return convert_listed(n, m, offs, cols, vals, offsets, deadline, out);
 }
 
 int convert_listed_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
-                       const std::vector<int32_t> &offsets, spl_dia_operands *out) {
+                       const std::vector<int32_t> &offsets, const Deadline &deadline, spl_dia_operands *out) {
   std::memset(out, 0, sizeof *out);
-  return convert_listed(n, m, offs, cols, vals, offsets, out);
+  return convert_listed(n, m, offs, cols, vals, offsets, deadline, out);
 }
 
 } // namespace spl_rt

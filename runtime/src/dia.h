@@ -15,6 +15,7 @@
 #include <memory>
 #include <vector>
 
+#include "deadline.h"
 #include "export.h"
 
 namespace spl_rt {
@@ -57,13 +58,14 @@ private:
 /* What a plan calls (dia.cpp): the diagonals listed once, then the conversion with that list
  * (spl_dia_convert_* lists them itself). list_diagonals sets `within` to whether there are at
  * most `limit`, and then lists them in increasing offset; it checks its input as
- * spl_csr_diagonals does. convert_listed_* take the list of the same matrix. */
+ * spl_csr_diagonals does. convert_listed_* take the list of the same matrix, and give up at
+ * `deadline` (kStoppedAtDeadline, nothing left allocated). */
 int list_diagonals(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, int64_t limit,
                    std::vector<int32_t> &offsets, bool &within);
 int convert_listed_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals,
-                       const std::vector<int32_t> &offsets, spl_dia_operands *out);
+                       const std::vector<int32_t> &offsets, const Deadline &deadline, spl_dia_operands *out);
 int convert_listed_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
-                       const std::vector<int32_t> &offsets, spl_dia_operands *out);
+                       const std::vector<int32_t> &offsets, const Deadline &deadline, spl_dia_operands *out);
 
 } // namespace spl_rt
 

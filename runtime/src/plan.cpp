@@ -408,13 +408,17 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           decline(line);
           continue;
         }
+        /* The conversion gives up where it would leave no time for a round and the copy's
+         * release (deadline.h: its first touch can cost several times the estimate). */
+        const Deadline unlimited, timed(conversion_deadline(plan_t0, budget(csr_time, cap, basis), csr_time));
+        const Deadline &deadline = forcing ? unlimited : timed;
         const auto c0 = std::chrono::steady_clock::now();
         int rc;
         if (c.kernel == spl_plan::Dia) {
-          rc = K::convert_dia(n, m, offs, cols, vals, dia_offsets, &p->diagonals);
+          rc = K::convert_dia(n, m, offs, cols, vals, dia_offsets, deadline, &p->diagonals);
           p->dia = reinterpret_cast<void *>(kernels->dia);
         } else if (c.kernel == spl_plan::Bcsr) {
-          rc = K::convert_bcsr(n, m, offs, cols, vals, c.block, &p->blocked);
+          rc = K::convert_bcsr(n, m, offs, cols, vals, c.block, deadline, &p->blocked);
           p->bcsr = c.block_kernel;
           if (rc == SPL_OK && m % c.block != 0) /* x padded with zeros, which the runs keep */
             p->scratch.assign(static_cast<size_t>(p->blocked.block_cols * c.block) * sizeof(T), 0);
@@ -424,13 +428,20 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
             continue;
           }
         } else {
-          rc = sell_fill(n, offs, cols, vals, shape, &p->operands);
+          rc = sell_fill(n, offs, cols, vals, shape, &p->operands, deadline);
           const spl_sell_operands &s = p->operands;
           p->sell = reinterpret_cast<void *>(s.sigma == kernels->narrow ? kernels->sell_narrow : kernels->sell_wide);
           if (rc == SPL_OK)
             p->scratch.resize(static_cast<size_t>(std::max<int64_t>(std::min(s.slices * s.lanes, s.sigma), 1)) * sizeof(T));
         }
         const double convert_time = seconds_since(c0);
+        if (rc == kStoppedAtDeadline) {
+          p->release();
+          std::snprintf(line, sizeof line, "%s's conversion stopped at planning's deadline, after %.3f ms (%.1f CSR calls)",
+                        c.name, convert_time * 1e3, convert_time / csr_time);
+          decline(line);
+          continue;
+        }
         if (rc != SPL_OK) {
           p->release();
           delete p;
@@ -623,65 +634,74 @@ int plan_transposed(int64_t n, int64_t m, const int32_t *offs, const int32_t *co
       } else if (!forcing && seconds_since(plan_t0) + (kCscConversionSpmvs + 2) * own_time > budget(own_time)) {
         decide_transposed("no planning time left to try CSC");
       } else {
+        const Deadline unlimited, timed(conversion_deadline(plan_t0, budget(own_time), own_time));
         const auto c0 = std::chrono::steady_clock::now();
-        if (int rc = K::convert_csc(n, m, offs, cols, vals, &p->transpose); rc != SPL_OK) {
+        const int rc = K::convert_csc(n, m, offs, cols, vals, forcing ? unlimited : timed, &p->transpose);
+        const double convert_time = seconds_since(c0);
+        if (rc == kStoppedAtDeadline) {
+          p->release();
+          std::snprintf(line, sizeof line,
+                        "CSC's conversion stopped at planning's deadline, after %.3f ms (%.1f calls of A^T x over A)",
+                        convert_time * 1e3, convert_time / own_time);
+          decide_transposed(line);
+        } else if (rc != SPL_OK) {
           p->release();
           delete p;
           return rc;
-        }
-        const double convert_time = seconds_since(c0);
-        p->gather = reinterpret_cast<void *>(kernels->csr);
-        p->kernel = spl_plan::Csc;
-        std::snprintf(line, sizeof line, "CSC: converted in %.3f ms (%.1f calls of A^T x over A)\n", convert_time * 1e3,
-                      convert_time / own_time);
-        p->explanation += line;
-        /* The copy is a CSR matrix of its own (m x n): where the caller gave the kernels, its
-         * own plan chooses among CSR, SELL-C-sigma, DIA and BCSR for it, within what is left of
-         * this plan's budget (a round against A^T x over A and a release kept aside). */
-        if (kernels->copy != nullptr) {
-          typename K::Set copy = *kernels->copy;
-          if (copy.csr == nullptr)
-            copy.csr = kernels->csr;
-          const double cap = budget(own_time) - seconds_since(plan_t0) - (2 + kReleaseSpmvs) * own_time;
-          if (forcing || cap > 0) {
-            const spl_csc_operands &t = p->transpose;
-            if (int rc = plan<T>(m, n, t.offs, t.rows_idx, static_cast<const T *>(t.vals), hint_calls, &copy, &p->copy_plan,
-                                 forcing ? -1 : cap, /*quiet=*/true);
-                rc != SPL_OK) {
-              p->release();
-              delete p;
-              return rc;
-            }
-            p->explanation += "the copy's own plan:\n";
-            const std::string &nested = p->copy_plan->explanation;
-            for (size_t at = 0; at < nested.size();) { /* its lines, indented */
-              const size_t end = std::min(nested.find('\n', at), nested.size());
-              p->explanation += "  " + nested.substr(at, end - at) + "\n";
-              at = end + 1;
-            }
-          } else {
-            p->explanation += "no planning time left for the copy's own plan: CSR over it\n";
-          }
-        }
-        const Comparison cmp =
-            compare_unless_forced(forcing, [&] { return run<T>(p, x.data(), y.data()); }, own_call, own_time, plan_t0);
-        std::snprintf(line, sizeof line, "CSC (%s over the copy): %.3f ms a call against %.3f in the same rounds (%d)\n",
-                      p->copy_plan != nullptr ? spl_plan_kernel(p->copy_plan) : "csr", cmp.candidate * 1e3, own_time * 1e3,
-                      cmp.rounds);
-        p->explanation += line;
-        if (cmp.candidate >= 0 && (forcing || cmp.candidate <= kKeepMargin * own_time)) {
-          p->bytes = p->transpose.bytes + (p->copy_plan != nullptr ? p->copy_plan->bytes : 0);
-          char repaid[80] = "whenever it is (SPL_PLAN_KERNEL)";
-          if (!forcing || cmp.candidate < own_time)
-            std::snprintf(repaid, sizeof repaid, "after %.0f calls", convert_time / (own_time - cmp.candidate));
-          std::snprintf(line, sizeof line,
-                        "chose CSC: %.2fx the speed of A^T x over A; its conversion is repaid %s; it holds %.1f MB\n",
-                        own_time / cmp.candidate, repaid, p->bytes / 1e6);
-          p->explanation += line;
         } else {
-          p->release();
-          decide_transposed(cmp.candidate < 0 ? "the kernel over the transpose failed"
-                                              : "the kernel over the transpose was not faster here (the copy is freed)");
+          p->gather = reinterpret_cast<void *>(kernels->csr);
+          p->kernel = spl_plan::Csc;
+          std::snprintf(line, sizeof line, "CSC: converted in %.3f ms (%.1f calls of A^T x over A)\n", convert_time * 1e3,
+                        convert_time / own_time);
+          p->explanation += line;
+          /* The copy is a CSR matrix of its own (m x n): where the caller gave the kernels, its
+           * own plan chooses among CSR, SELL-C-sigma, DIA and BCSR for it, within what is left of
+           * this plan's budget (a round against A^T x over A and a release kept aside). */
+          if (kernels->copy != nullptr) {
+            typename K::Set copy = *kernels->copy;
+            if (copy.csr == nullptr)
+              copy.csr = kernels->csr;
+            const double cap = budget(own_time) - seconds_since(plan_t0) - (2 + kReleaseSpmvs) * own_time;
+            if (forcing || cap > 0) {
+              const spl_csc_operands &t = p->transpose;
+              if (int rc = plan<T>(m, n, t.offs, t.rows_idx, static_cast<const T *>(t.vals), hint_calls, &copy, &p->copy_plan,
+                                   forcing ? -1 : cap, /*quiet=*/true);
+                  rc != SPL_OK) {
+                p->release();
+                delete p;
+                return rc;
+              }
+              p->explanation += "the copy's own plan:\n";
+              const std::string &nested = p->copy_plan->explanation;
+              for (size_t at = 0; at < nested.size();) { /* its lines, indented */
+                const size_t end = std::min(nested.find('\n', at), nested.size());
+                p->explanation += "  " + nested.substr(at, end - at) + "\n";
+                at = end + 1;
+              }
+            } else {
+              p->explanation += "no planning time left for the copy's own plan: CSR over it\n";
+            }
+          }
+          const Comparison cmp =
+              compare_unless_forced(forcing, [&] { return run<T>(p, x.data(), y.data()); }, own_call, own_time, plan_t0);
+          std::snprintf(line, sizeof line, "CSC (%s over the copy): %.3f ms a call against %.3f in the same rounds (%d)\n",
+                        p->copy_plan != nullptr ? spl_plan_kernel(p->copy_plan) : "csr", cmp.candidate * 1e3, own_time * 1e3,
+                        cmp.rounds);
+          p->explanation += line;
+          if (cmp.candidate >= 0 && (forcing || cmp.candidate <= kKeepMargin * own_time)) {
+            p->bytes = p->transpose.bytes + (p->copy_plan != nullptr ? p->copy_plan->bytes : 0);
+            char repaid[80] = "whenever it is (SPL_PLAN_KERNEL)";
+            if (!forcing || cmp.candidate < own_time)
+              std::snprintf(repaid, sizeof repaid, "after %.0f calls", convert_time / (own_time - cmp.candidate));
+            std::snprintf(line, sizeof line,
+                          "chose CSC: %.2fx the speed of A^T x over A; its conversion is repaid %s; it holds %.1f MB\n",
+                          own_time / cmp.candidate, repaid, p->bytes / 1e6);
+            p->explanation += line;
+          } else {
+            p->release();
+            decide_transposed(cmp.candidate < 0 ? "the kernel over the transpose failed"
+                                                : "the kernel over the transpose was not faster here (the copy is freed)");
+          }
         }
       }
     }

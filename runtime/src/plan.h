@@ -10,6 +10,7 @@
 #include "export.h"
 
 #include "bcsr.h"
+#include "csc.h"
 #include "dia.h"
 #include "sell.h"
 
@@ -149,6 +150,16 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/* The time by which a conversion planning makes must end: what planning's budget (seconds from
+ * plan_t0) leaves once a comparison round (two calls of call_time) and the copy's release
+ * (kReleaseSpmvs calls) are kept aside. */
+inline std::chrono::steady_clock::time_point conversion_deadline(std::chrono::steady_clock::time_point plan_t0,
+                                                                 double budget_seconds, double call_time) {
+  const double seconds = budget_seconds - (2 + kReleaseSpmvs) * call_time;
+  return plan_t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                       std::chrono::duration<double>(std::max(seconds, 0.0)));
+}
+
 /* The time of one call of `call` (an SpMV), or a negative time when it fails. */
 template <typename Call> double timed(const Call &call) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -278,8 +289,8 @@ template <> struct Kernels<double> {
   using DiaFn = spl_dia_spmv_f64_fn;
   using BcsrFn = spl_bcsr_spmv_f64_fn;
   static constexpr auto convert_dia = convert_listed_f64;
-  static constexpr auto convert_bcsr = spl_bcsr_convert_f64;
-  static constexpr auto convert_csc = spl_csc_convert_f64;
+  static constexpr auto convert_bcsr = spl_rt::convert_bcsr<double>;
+  static constexpr auto convert_csc = spl_rt::convert_csc<double>;
   static int64_t csr_bytes(const spl_csr_profile &p) { return p.spmv_bytes_f64; }
   static constexpr const char *name = "f64";
 };
@@ -295,8 +306,8 @@ template <> struct Kernels<float> {
   using DiaFn = spl_dia_spmv_f32_fn;
   using BcsrFn = spl_bcsr_spmv_f32_fn;
   static constexpr auto convert_dia = convert_listed_f32;
-  static constexpr auto convert_bcsr = spl_bcsr_convert_f32;
-  static constexpr auto convert_csc = spl_csc_convert_f32;
+  static constexpr auto convert_bcsr = spl_rt::convert_bcsr<float>;
+  static constexpr auto convert_csc = spl_rt::convert_csc<float>;
   static int64_t csr_bytes(const spl_csr_profile &p) { return p.spmv_bytes_f32; }
   static constexpr const char *name = "f32";
 };

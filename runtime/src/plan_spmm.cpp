@@ -313,12 +313,19 @@ int plan_spmm(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_
           } else if (!forcing && seconds_since(plan_t0) + (conversion_calls + 2 + kReleaseSpmvs) * best_time > budget(any_time)) {
             decline("no planning time left to try BCSR");
           } else {
+            const Deadline unlimited, timed(conversion_deadline(plan_t0, budget(any_time), best_time));
             const auto c0 = std::chrono::steady_clock::now();
-            int rc = K::convert_bcsr(n, m, offs, cols, vals, c.block, &p->blocked);
+            int rc = K::convert_bcsr(n, m, offs, cols, vals, c.block, forcing ? unlimited : timed, &p->blocked);
             if (rc == SPL_OK && m % c.block != 0) /* B padded with zero rows, which the runs keep */
               p->scratch.assign(static_cast<size_t>(p->blocked.block_cols * c.block * k) * sizeof(T), 0);
             const double convert_time = seconds_since(c0);
-            if (rc == SPL_ERR_ALLOC) {
+            if (rc == kStoppedAtDeadline) {
+              p->release();
+              p->kernel = best;
+              std::snprintf(line, sizeof line, "BCSR's conversion stopped at planning's deadline, after %.3f ms (%.1f calls)",
+                            convert_time * 1e3, convert_time / best_time);
+              decline(line);
+            } else if (rc == SPL_ERR_ALLOC) {
               p->release();
               p->kernel = best;
               decline("BCSR cannot hold this matrix (over 2^31 blocks, or no memory for the copy)");

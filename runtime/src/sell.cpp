@@ -123,17 +123,22 @@ template <typename T> struct Build {
   int32_t *scols;
   T *svals;
   int32_t *wpos;
+  const Deadline *deadline = nullptr; /* a plan's (deadline.h): windows past it are left unfilled */
   std::atomic<bool> out_of_memory{false};
 
   /* Fills windows [begin, end): sorts the window's rows, writes their slots and wpos. Runs on
-   * pool threads, where an exception must not escape: a failed allocation is recorded. */
+   * pool threads, where an exception must not escape: a failed allocation is recorded. A window
+   * holds sigma rows (64 to 256): the clock is read once a window. */
   static void run(void *closure, int64_t begin, int64_t end) {
     Build &b = *static_cast<Build *>(closure);
     try {
       WindowOrder order;
       std::vector<int64_t> place, length;
-      for (int64_t w = begin; w < end; ++w)
+      for (int64_t w = begin; w < end; ++w) {
+        if (b.deadline != nullptr && b.deadline->passed())
+          return;
         b.window(w, order, place, length);
+      }
     } catch (...) {
       b.out_of_memory = true;
     }
@@ -215,7 +220,7 @@ int build(int64_t n, const int32_t *offs, const int32_t *cols, const T *vals, in
       return SPL_ERR_BAD_INPUT;
     if (offs[n] > offs[0] && (cols == nullptr || vals == nullptr))
       return SPL_ERR_BAD_INPUT;
-    Build<T> b{n, lanes, sigma, offs, cols, vals, soffs, scols, svals, wpos};
+    Build<T> b{n, lanes, sigma, offs, cols, vals, soffs, scols, svals, wpos, nullptr};
     if (!fill_windows(b))
       return SPL_ERR_ALLOC;
   } catch (...) {
@@ -294,7 +299,7 @@ int sell_shape(int64_t n, const int32_t *offs, int64_t lanes, int64_t narrow, in
 
 template <typename T>
 int sell_fill(int64_t n, const int32_t *offs, const int32_t *cols, const T *vals, const SellShape &shape,
-              spl_sell_operands *out) {
+              spl_sell_operands *out, const Deadline &deadline) {
   if (out == nullptr)
     return SPL_ERR_BAD_INPUT;
   *out = spl_sell_operands{};
@@ -328,10 +333,14 @@ int sell_fill(int64_t n, const int32_t *offs, const int32_t *cols, const T *vals
       s.soffs[k + 1] = static_cast<int32_t>(s.soffs[k] + shape.widths[static_cast<size_t>(k)]);
     if (s.slices == 0)
       s.wpos[0] = 0;
-    Build<T> b{n, lanes, s.sigma, offs, cols, vals, s.soffs, s.scols, static_cast<T *>(s.svals), s.wpos};
+    Build<T> b{n, lanes, s.sigma, offs, cols, vals, s.soffs, s.scols, static_cast<T *>(s.svals), s.wpos, &deadline};
     if (!fill_windows(b)) {
       spl_sell_operands_free(&s);
       return SPL_ERR_ALLOC;
+    }
+    if (deadline.stopped()) {
+      spl_sell_operands_free(&s);
+      return kStoppedAtDeadline;
     }
     if (s.slots == 0) {
       s.scols[0] = 0;
@@ -345,9 +354,10 @@ int sell_fill(int64_t n, const int32_t *offs, const int32_t *cols, const T *vals
   return SPL_OK;
 }
 
-template int sell_fill<float>(int64_t, const int32_t *, const int32_t *, const float *, const SellShape &, spl_sell_operands *);
+template int sell_fill<float>(int64_t, const int32_t *, const int32_t *, const float *, const SellShape &, spl_sell_operands *,
+                              const Deadline &);
 template int sell_fill<double>(int64_t, const int32_t *, const int32_t *, const double *, const SellShape &,
-                               spl_sell_operands *);
+                               spl_sell_operands *, const Deadline &);
 
 namespace {
 

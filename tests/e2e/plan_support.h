@@ -1,10 +1,12 @@
 // What the plan tests share (plan_test.cpp, plan_spmm_test.cpp): a test matrix's CSR arrays with
-// 32-bit indices in both precisions, SPL_PLAN_KERNEL set for a scope, and a matrix of dense blocks.
+// 32-bit indices in both precisions, SPL_PLAN_KERNEL set for a scope, a matrix of dense blocks,
+// and what an explanation says of a conversion that planning's budget may cut short.
 #pragma once
 
 #include <cstdint>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "e2e_support.h"
@@ -55,6 +57,18 @@ inline spl_csr denseBlocks(int64_t nodes) {
   spl_csr a{};
   EXPECT_EQ(spl_csr_from_coo(n, m, static_cast<int64_t>(rows.size()), rows.data(), cols.data(), vals.data(), &a), SPL_MATRIX_OK);
   return a;
+}
+
+/// Whether a plan's explanation shows the conversion to `name` ("DIA", "BCSR", "SELL-C-sigma")
+/// tried within planning's budget: converted and timed (`timed`, the start of its line), or cut
+/// short by the budget, which a loaded machine (ctest -j2) may spend before the conversion ("no
+/// planning time left to try"), during it ("stopped at planning's deadline") or on it ("converted
+/// in ..., no planning time left to time it").
+inline bool triedWithinBudget(const std::string &why, const std::string &name, const std::string &timed) {
+  for (const std::string &line : {timed, "no planning time left to try " + name, name + " converted in",
+                                  name + "'s conversion stopped at planning's deadline"})
+    if (why.find(line) != std::string::npos) return true;
+  return false;
 }
 
 }  // namespace spl_plan_test
