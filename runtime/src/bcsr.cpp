@@ -432,8 +432,9 @@ int convert_bcsr(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols,
     with_width(b, [&](auto width) {
       on_pool(parts, [&](int64_t part) {
         BlockColumns table;
+        DeadlineWatch watch(deadline);
         for (int64_t I = bounds[static_cast<size_t>(part)]; I < bounds[static_cast<size_t>(part) + 1]; ++I) {
-          if (deadline.passed_at(I))
+          if (watch.passed(g.entries(I)))
             return;
           counts[static_cast<size_t>(I)] = g.count(I, width, table, shapes[static_cast<size_t>(I)]);
         }
@@ -466,8 +467,9 @@ int convert_bcsr(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols,
       on_pool(parts, [&](int64_t part) {
         BlockColumns table;
         std::vector<int32_t> listed, slot_of, order, place;
+        DeadlineWatch watch(deadline);
         for (int64_t I = bounds[static_cast<size_t>(part)]; I < bounds[static_cast<size_t>(part) + 1]; ++I) {
-          if (deadline.passed_at(I))
+          if (watch.passed(g.entries(I)))
             return;
           g.fill(I, shapes[static_cast<size_t>(I)], width, vals, out->offs[I], counts[static_cast<size_t>(I)], out->bcols,
                  static_cast<T *>(out->vals), table, listed, slot_of, order, place);

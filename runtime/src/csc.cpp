@@ -9,8 +9,8 @@
  * its entries in increasing row, and the sum of a row of A^T adds them in the order a scatter
  * over A does: the result does not depend on the thread count.
  *
- * A plan's conversion (convert_csc, csc.h) gives up at planning's deadline, looked at every
- * kDeadlineRows rows of each part.
+ * A plan's conversion (convert_csc, csc.h) gives up at planning's deadline (each part looks at
+ * it between rows, deadline.h).
  *
  * Assumes: offs has n + 1 entries; cols and vals hold the entries offs[0] .. offs[n] (row i at
  * offs[i] - offs[0] + k). Checked: sizes, pointers, monotone offsets, columns in [0, m)
@@ -49,8 +49,9 @@ template <typename T> struct Transpose {
     for (int64_t q = begin; q < end; ++q) {
       std::vector<int64_t> &c = t.counts[q];
       const int64_t base = t.offs[0];
+      DeadlineWatch watch(*t.deadline);
       for (int64_t i = t.bounds[q]; i < t.bounds[q + 1]; ++i) {
-        if (t.deadline->passed_at(i))
+        if (watch.passed(static_cast<int64_t>(t.offs[i + 1]) - t.offs[i]))
           return;
         for (int64_t p = t.offs[i] - base; p < t.offs[i + 1] - base; ++p) {
           const int64_t j = t.cols[p];
@@ -69,8 +70,9 @@ template <typename T> struct Transpose {
     for (int64_t q = begin; q < end; ++q) {
       std::vector<int64_t> &next = t.counts[q];
       const int64_t base = t.offs[0];
+      DeadlineWatch watch(*t.deadline);
       for (int64_t i = t.bounds[q]; i < t.bounds[q + 1]; ++i) {
-        if (t.deadline->passed_at(i))
+        if (watch.passed(static_cast<int64_t>(t.offs[i + 1]) - t.offs[i]))
           return;
         for (int64_t p = t.offs[i] - base; p < t.offs[i + 1] - base; ++p) {
           const int64_t at = next[static_cast<size_t>(t.cols[p])]++;

@@ -5,13 +5,15 @@
  * checks the real time once it is done; but a copy's first touch costs what the machine's memory
  * makes of it: on the 2-core EPYC VM a BCSR copy of pwtk took 97.5 ms, 34.6 CSR calls, and
  * freshly mapped pages ran the same copy loop 1.4 ms or 20 ms from one allocation to the next
- * (the host backing the guest's pages). So the conversion itself watches the time: its loops ask
- * `passed()` every kDeadlineRows rows, and all parts stop at their next check once one has seen
- * the time pass; the conversion then frees what it wrote and returns kStoppedAtDeadline, which
- * never leaves the runtime (the public spl_*_convert_* entries run without a deadline).
+ * (the host backing the guest's pages). So the conversion itself watches the time: each of its
+ * parts keeps a DeadlineWatch, which reads the clock once every kDeadlineEntries entries it has
+ * gone over (rows are counted by their entries: rows of 1414 made a check every 256 rows a check
+ * every 15 ms), and all parts stop at their next look once one has seen the time pass; the
+ * conversion then frees what it wrote and returns kStoppedAtDeadline, which never leaves the
+ * runtime (the public spl_*_convert_* entries run without a deadline).
  *
  * Assumes: one Deadline per conversion, read by the pool's threads while it runs (the flag is
- * atomic; the time point does not change).
+ * atomic; the time point does not change); one DeadlineWatch per part (not shared).
  */
 #ifndef SPL_RT_DEADLINE_H
 #define SPL_RT_DEADLINE_H
@@ -26,9 +28,9 @@ namespace spl_rt {
  * set the deadline declines the conversion and goes on. */
 inline constexpr int kStoppedAtDeadline = -1;
 
-/* Rows (block rows, windows' rows) between two looks at the clock: a few microseconds of
+/* Entries a part goes over between two looks at the clock: some 10-50 microseconds of
  * conversion, against a clock read of about 20 ns. */
-inline constexpr int64_t kDeadlineRows = 256;
+inline constexpr int64_t kDeadlineEntries = 16384;
 
 class Deadline {
 public:
@@ -36,6 +38,10 @@ public:
 
   /* No deadline: passed() is always false and costs a test. */
   Deadline() = default;
+  static const Deadline &none() {
+    static const Deadline unlimited;
+    return unlimited;
+  }
   explicit Deadline(Clock::time_point at) : at_(at), set_(true) {}
   Deadline(const Deadline &) = delete;
   Deadline &operator=(const Deadline &) = delete;
@@ -51,15 +57,37 @@ public:
     passed_.store(true, std::memory_order_relaxed);
     return true;
   }
-  /* The same, read every kDeadlineRows-th row (`row` counts from anywhere). */
-  bool passed_at(int64_t row) const { return set_ && row % kDeadlineRows == 0 && passed(); }
   /* Whether some thread saw the time pass (read once the conversion's loops are done). */
   bool stopped() const { return passed_.load(std::memory_order_relaxed); }
+  bool set() const { return set_; }
 
 private:
   Clock::time_point at_{};
   bool set_ = false;
   mutable std::atomic<bool> passed_{false};
+};
+
+/* One part's looks at a Deadline: before a row (block row, window, chunk) of `entries` entries,
+ * whether the part should stop; the clock is read once kDeadlineEntries entries have gone by
+ * since the last look (at the first row: a part that starts after the time has passed stops
+ * before any work). */
+class DeadlineWatch {
+public:
+  explicit DeadlineWatch(const Deadline &deadline) : deadline_(deadline) {}
+  bool passed(int64_t entries) {
+    if (!deadline_.set())
+      return false;
+    if (due_ > 0) {
+      due_ -= entries;
+      return false;
+    }
+    due_ = kDeadlineEntries - entries;
+    return deadline_.passed();
+  }
+
+private:
+  const Deadline &deadline_;
+  int64_t due_ = 0; /* entries left before the next look */
 };
 
 } // namespace spl_rt

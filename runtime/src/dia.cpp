@@ -106,8 +106,10 @@ template <typename T> struct Filling {
 
   static void run(void *closure, int64_t begin, int64_t end) {
     Filling &f = *static_cast<Filling *>(closure);
+    DeadlineWatch watch(*f.deadline);
     for (int64_t c = begin; c < end; ++c) {
-      if (f.deadline->passed())
+      const int64_t r0 = c * kRowsPerChunk, r1 = std::min(f.n, r0 + kRowsPerChunk);
+      if (watch.passed(f.diagonals * (r1 - r0))) /* each chunk writes its rows of every diagonal */
         return;
       f.chunk(c);
     }

@@ -127,15 +127,17 @@ template <typename T> struct Build {
   std::atomic<bool> out_of_memory{false};
 
   /* Fills windows [begin, end): sorts the window's rows, writes their slots and wpos. Runs on
-   * pool threads, where an exception must not escape: a failed allocation is recorded. A window
-   * holds sigma rows (64 to 256): the clock is read once a window. */
+   * pool threads, where an exception must not escape: a failed allocation is recorded. A plan's
+   * fill looks at its deadline between windows. */
   static void run(void *closure, int64_t begin, int64_t end) {
     Build &b = *static_cast<Build *>(closure);
     try {
       WindowOrder order;
       std::vector<int64_t> place, length;
+      DeadlineWatch watch(b.deadline != nullptr ? *b.deadline : Deadline::none());
       for (int64_t w = begin; w < end; ++w) {
-        if (b.deadline != nullptr && b.deadline->passed())
+        const int64_t w0 = w * b.sigma, w1 = std::min(b.n, w0 + b.sigma);
+        if (watch.passed(static_cast<int64_t>(b.offs[w1]) - b.offs[w0]))
           return;
         b.window(w, order, place, length);
       }

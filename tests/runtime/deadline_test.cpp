@@ -3,7 +3,8 @@
 // passed stops the BCSR conversion, the DIA conversion, the SELL-C-sigma fill and the transposed
 // (CSC) copy before they finish, returns kStoppedAtDeadline and leaves nothing allocated; a deadline far ahead, or none,
 // gives the same operands as the public spl_*_convert_* entries, on one and two threads; and a
-// Deadline reads the clock only every kDeadlineRows rows.
+// part's DeadlineWatch reads the clock before its first row, then once kDeadlineEntries entries
+// have gone by.
 #include "spl_runtime.h"
 #include "bcsr.h"
 #include "csc.h"
@@ -17,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -57,20 +59,37 @@ Clock::time_point ahead() { return Clock::now() + std::chrono::hours(1); }
 TEST(Deadline, NoneNeverPasses) {
   const Deadline none;
   EXPECT_FALSE(none.passed());
-  EXPECT_FALSE(none.passed_at(0));
   EXPECT_FALSE(none.stopped());
+  spl_rt::DeadlineWatch watch(none);
+  EXPECT_FALSE(watch.passed(1 << 30));
+  EXPECT_FALSE(Deadline::none().passed());
 }
 
-TEST(Deadline, APassedOneIsSeenAtTheRowsItChecks) {
+TEST(Deadline, APassedOneIsSeenByEveryThread) {
   const Deadline gone(past());
-  EXPECT_FALSE(gone.passed_at(1)); // not a row it looks at the clock on
-  EXPECT_FALSE(gone.stopped());
-  EXPECT_TRUE(gone.passed_at(spl_rt::kDeadlineRows));
+  EXPECT_FALSE(gone.stopped()); // not looked at yet
+  spl_rt::DeadlineWatch first(gone);
+  EXPECT_TRUE(first.passed(1)); // a part looks before its first row
   EXPECT_TRUE(gone.stopped());
-  EXPECT_TRUE(gone.passed()); // once seen, for every thread
   const Deadline later(ahead());
-  EXPECT_FALSE(later.passed_at(0));
+  EXPECT_FALSE(later.passed());
   EXPECT_FALSE(later.stopped());
+}
+
+TEST(Deadline, AWatchLooksOnceEnoughEntriesHaveGoneBy) {
+  const Deadline soon(Clock::now() + std::chrono::milliseconds(200));
+  spl_rt::DeadlineWatch watch(soon), long_rows(soon);
+  ASSERT_FALSE(watch.passed(10)); // looked: not yet
+  // A row longer than kDeadlineEntries: the next row is looked at too.
+  ASSERT_FALSE(long_rows.passed(10 * spl_rt::kDeadlineEntries));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // The time has passed, but kDeadlineEntries - 10 entries are due before watch's next look.
+  EXPECT_FALSE(watch.passed(spl_rt::kDeadlineEntries - 11));
+  EXPECT_FALSE(soon.stopped());
+  EXPECT_FALSE(watch.passed(1)); // the last of them
+  EXPECT_TRUE(watch.passed(1));  // looks again
+  EXPECT_TRUE(soon.stopped());
+  EXPECT_TRUE(long_rows.passed(1));
 }
 
 TEST_P(ConversionDeadline, BcsrStopsAndFreesItsCopy) {
