@@ -88,10 +88,11 @@ struct ArrayInfo {
 };
 
 /// An index as element x of segment e of a partition of its level into consecutive segments:
-/// by an offsets array, O@e + x (- O@c) with 0 <= x < O@(e+1) - O@e, or uniform, P*e + x with
-/// 0 <= x < P for a loop-invariant P.
+/// by an offsets array, O@e + x (- O@c) with 0 <= x < O@(e+1) - O@e; uniform, P*e + x with
+/// 0 <= x < P for a loop-invariant P; or closed, F(e) + x with 0 <= x < L and F(e+1) - F(e) >= L
+/// for a polynomial F in e (packed triangles).
 struct SegmentForm {
-  std::string key;  // the partition: "offsets:ID|KEY-OF-c" or "uniform:KEY-OF-P"
+  std::string key;  // the partition: "offsets:ID|KEY-OF-c", "uniform:KEY-OF-P" or "closed:KEY-OF-F"
   std::string by;   // the offsets array's name, or P
   Nat e, x;
 };
@@ -832,6 +833,27 @@ std::optional<SegmentForm> ModelBuilder::segmentForm(const Nat &idx, const std::
       Nat x = idx - withP;
       if (!below(x, p)) continue;
       return SegmentForm{"uniform:" + p.key(), p.str(), *e, x};
+    }
+  }
+  // Closed form: F(e) + x, F a polynomial in one loop variable e and invariant atoms that is not
+  // affine (a packed triangle's column j starts at j*(j+1)/2, or at j*n + j - j*(j+1)/2 for the
+  // lower one), 0 <= x < L for a loop's or guard's bound L over e and invariant atoms, and
+  // F(e + 1) - F(e) >= L proved: segment e ends where segment e + 1 starts, or before.
+  for (const auto &[id, dim] : it) {
+    const std::set<int64_t> onlyE{id};
+    std::vector<Nat::Term> fTerms;
+    for (const Nat::Term &t : idx.terms())
+      if (invariant(Nat::fromTerms({t}), onlyE)) fTerms.push_back(t);
+    const Nat f = Nat::fromTerms(fTerms), x = idx - f;
+    if (!f.mentions(id) || affineText(f, it) || !proveNonNegative(x, NatFacts{})) continue;
+    const NatVarId e{id, dim};
+    NatSubst next;
+    next.vars[id] = Nat::var(e) + Nat(1);
+    const Nat step = substitute(f, next) - f;
+    for (const Fact &fact : facts) {
+      if (!(fact.x == x) || !invariant(fact.bound, onlyE)) continue;
+      if (!proveNonNegative(step - fact.bound, NatFacts{})) continue;
+      return SegmentForm{"closed:" + f.key(), show(f), Nat::var(e), x};
     }
   }
   return std::nullopt;

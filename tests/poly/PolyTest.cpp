@@ -466,6 +466,31 @@ TEST(PolyRules, SegmentsNeedTheGuardToHoldAtTheWrite) {
   EXPECT_EQ(verdicts(good), (V{"parallel", "sequential"})) << poly::emitIsl(h.k);
 }
 
+TEST(PolyRules, PackedColumnsAreSegmentsWhenTheyDoNotOverlap) {
+  // forall j in [0, n) parallel { forall i in [0, j + 1 + extra) { out[j*(j+1)/2 + i] = 1 } }:
+  // with extra = 0, column j of a packed upper triangle, segments [F(j), F(j) + j + 1) with
+  // F(j + 1) - F(j) = j + 1: out is [segment, offset], both loops parallel. With extra = 1
+  // each column runs one element into the next (out[F(j) + j + 1] is out[F(j + 1)]): no
+  // segments, out's index is not affine (a write anywhere in out), and both loops carry output
+  // dependences, as they did for packed columns before the closed form.
+  for (int extra : {0, 1}) {
+    SCOPED_TRACE("extra " + std::to_string(extra));
+    HandKernel h;
+    int64_t j = h.id("j"), i = h.id("i");
+    const Nat start = (h.var(j) * (h.var(j) + Nat(1))).scale(Rat(1, 2));
+    cin::StmtP write = cin::assign(cin::access(h.out, {start + h.var(i)}, {}, ScalarKind::F32),
+                                   cin::constFloat(1.0, ScalarKind::F32));
+    h.k.body = cin::forall(j, "j", Nat(0), Nat::var(h.n),
+                           cin::forall(i, "i", Nat(0), h.var(j) + Nat(1 + extra), write, cin::ForallKind::Serial),
+                           cin::ForallKind::Parallel);
+    Analyzed a = analyze(h.k);
+    bool segmented = false;
+    for (const poly::PolyArray &arr : a.model.arrays) segmented = segmented || !arr.segmentedBy.empty();
+    EXPECT_EQ(segmented, extra == 0) << poly::emitIsl(h.k);
+    EXPECT_EQ(verdicts(a), extra == 0 ? (V{"parallel", "parallel"}) : (V{"sequential", "sequential"})) << poly::emitIsl(h.k);
+  }
+}
+
 TEST(PolyRules, AffineGuardsAreExactAndNonAffineOnesMakeMayWrites) {
   // forall i in [0, n) parallel { if (i < m) out[i] = a[i] }: exact domain, must-write.
   // forall i in [0, n) parallel { if (a[i] < 0) out[0] = a[i] }: may-write, carried output dep.
