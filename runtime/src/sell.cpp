@@ -123,7 +123,7 @@ template <typename T> struct Build {
   int32_t *scols;
   T *svals;
   int32_t *wpos;
-  const Deadline *deadline = nullptr; /* a plan's (deadline.h): windows past it are left unfilled */
+  const Deadline *deadline;  /* a plan's (deadline.h; Deadline::none() else): windows past it are left unfilled */
   std::atomic<bool> out_of_memory{false};
 
   /* Fills windows [begin, end): sorts the window's rows, writes their slots and wpos. Runs on
@@ -134,7 +134,7 @@ template <typename T> struct Build {
     try {
       WindowOrder order;
       std::vector<int64_t> place, length;
-      DeadlineWatch watch(b.deadline != nullptr ? *b.deadline : Deadline::none());
+      DeadlineWatch watch(*b.deadline);
       for (int64_t w = begin; w < end; ++w) {
         const int64_t w0 = w * b.sigma, w1 = std::min(b.n, w0 + b.sigma);
         if (watch.passed(static_cast<int64_t>(b.offs[w1]) - b.offs[w0]))
@@ -222,7 +222,7 @@ int build(int64_t n, const int32_t *offs, const int32_t *cols, const T *vals, in
       return SPL_ERR_BAD_INPUT;
     if (offs[n] > offs[0] && (cols == nullptr || vals == nullptr))
       return SPL_ERR_BAD_INPUT;
-    Build<T> b{n, lanes, sigma, offs, cols, vals, soffs, scols, svals, wpos, nullptr};
+    Build<T> b{n, lanes, sigma, offs, cols, vals, soffs, scols, svals, wpos, &Deadline::none()};
     if (!fill_windows(b))
       return SPL_ERR_ALLOC;
   } catch (...) {
