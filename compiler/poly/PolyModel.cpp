@@ -850,6 +850,12 @@ std::optional<SegmentForm> ModelBuilder::segmentForm(const Nat &idx, const std::
     NatSubst next;
     next.vars[id] = Nat::var(e) + Nat(1);
     const Nat step = substitute(f, next) - f;
+    // F must not decrease over e's range either: a segment left empty (L <= 0) between two
+    // others could otherwise step back into the first.
+    NatFacts range;
+    for (const Fact &fact : facts)
+      if (fact.x == Nat::var(e)) range.ranges.push_back({id, Nat(0), fact.bound});
+    if (!proveNonNegative(step, range)) continue;
     for (const Fact &fact : facts) {
       if (!(fact.x == x) || !invariant(fact.bound, onlyE)) continue;
       if (!proveNonNegative(step - fact.bound, NatFacts{})) continue;

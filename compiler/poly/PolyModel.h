@@ -75,8 +75,8 @@
 ///   - uniform: P*e + x, P a loop-invariant atom (a nat parameter), 0 <= x < P;
 ///   - closed: F(e) + x, F a polynomial in one loop variable e and loop-invariant atoms that is
 ///     not affine (a packed triangle's columns: j*(j+1)/2 + i), 0 <= x < L with L over e and
-///     invariant atoms, and F(e+1) - F(e) - L proved non-negative (proveNonNegative): each
-///     segment ends before the next one starts;
+///     invariant atoms, and F(e+1) - F(e) - L proved non-negative (proveNonNegative), as well
+///     as F(e+1) - F(e) over e's loop range: each segment ends before the next one starts;
 /// with e affine, x >= 0 by the types and the upper bound proved from a fact `x < bound` of an
 /// enclosing loop (v < hi) or If guard (a conjunct a < b), dropped once a local it mentions is
 /// reassigned (also by a later iteration of a loop below it). When every access to an array

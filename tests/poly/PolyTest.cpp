@@ -491,6 +491,23 @@ TEST(PolyRules, PackedColumnsAreSegmentsWhenTheyDoNotOverlap) {
   }
 }
 
+TEST(PolyRules, ClosedSegmentsNeedAStartThatNeverDecreases) {
+  // forall j in [0, n) { forall i in [0, 2j - 3) { out[(j-2)^2 + i] = 1 } }: F(j + 1) - F(j) =
+  // 2j - 3 = L, but the step is negative at j = 0 and 1 (empty segments there), so that F does
+  // not rise over the whole range: not proved segments, and out stays flat.
+  HandKernel h;
+  int64_t j = h.id("j"), i = h.id("i");
+  const Nat start = (h.var(j) - Nat(2)) * (h.var(j) - Nat(2));
+  cin::StmtP write = cin::assign(cin::access(h.out, {start + h.var(i)}, {}, ScalarKind::F32),
+                                 cin::constFloat(1.0, ScalarKind::F32));
+  h.k.body = cin::forall(j, "j", Nat(0), Nat::var(h.n),
+                         cin::forall(i, "i", Nat(0), h.var(j) * Nat(2) - Nat(3), write, cin::ForallKind::Serial),
+                         cin::ForallKind::Parallel);
+  Analyzed a = analyze(h.k);
+  for (const poly::PolyArray &arr : a.model.arrays) EXPECT_TRUE(arr.segmentedBy.empty()) << arr.name << poly::emitIsl(h.k);
+  EXPECT_EQ(verdicts(a), (V{"sequential", "sequential"})) << poly::emitIsl(h.k);
+}
+
 TEST(PolyRules, AffineGuardsAreExactAndNonAffineOnesMakeMayWrites) {
   // forall i in [0, n) parallel { if (i < m) out[i] = a[i] }: exact domain, must-write.
   // forall i in [0, n) parallel { if (a[i] < 0) out[0] = a[i] }: may-write, carried output dep.
