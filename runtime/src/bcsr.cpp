@@ -567,12 +567,12 @@ int spl_csr_blocks(int64_t n, int64_t m, const int32_t *offs, const int32_t *col
 
 int spl_bcsr_convert_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals, int64_t b,
                          spl_bcsr_operands *out) {
-  return spl_rt::convert_bcsr<float>(n, m, offs, cols, vals, b, spl_rt::Deadline{}, out);
+  return spl_rt::convert_bcsr<float>(n, m, offs, cols, vals, b, spl_rt::Deadline::none(), out);
 }
 
 int spl_bcsr_convert_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals, int64_t b,
                          spl_bcsr_operands *out) {
-  return spl_rt::convert_bcsr<double>(n, m, offs, cols, vals, b, spl_rt::Deadline{}, out);
+  return spl_rt::convert_bcsr<double>(n, m, offs, cols, vals, b, spl_rt::Deadline::none(), out);
 }
 
 void spl_bcsr_operands_free(spl_bcsr_operands *o) {

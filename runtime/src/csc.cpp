@@ -161,12 +161,12 @@ template int convert_csc<double>(int64_t, int64_t, const int32_t *, const int32_
 
 int spl_csc_convert_f32(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const float *vals,
                         spl_csc_operands *out) {
-  return spl_rt::convert_csc<float>(n, m, offs, cols, vals, spl_rt::Deadline{}, out);
+  return spl_rt::convert_csc<float>(n, m, offs, cols, vals, spl_rt::Deadline::none(), out);
 }
 
 int spl_csc_convert_f64(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const double *vals,
                         spl_csc_operands *out) {
-  return spl_rt::convert_csc<double>(n, m, offs, cols, vals, spl_rt::Deadline{}, out);
+  return spl_rt::convert_csc<double>(n, m, offs, cols, vals, spl_rt::Deadline::none(), out);
 }
 
 void spl_csc_operands_free(spl_csc_operands *c) {

@@ -36,13 +36,14 @@ class Deadline {
 public:
   using Clock = std::chrono::steady_clock;
 
-  /* No deadline: passed() is always false and costs a test. */
-  Deadline() = default;
+  /* No deadline (the public conversions', a forced plan's): passed() is always false and costs
+   * a test. */
   static const Deadline &none() {
     static const Deadline unlimited;
     return unlimited;
   }
   explicit Deadline(Clock::time_point at) : at_(at), set_(true) {}
+  Deadline() = default;
   Deadline(const Deadline &) = delete;
   Deadline &operator=(const Deadline &) = delete;
 

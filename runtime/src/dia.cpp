@@ -208,7 +208,7 @@ int convert(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, cons
   } catch (const std::bad_alloc &) {
     return SPL_ERR_ALLOC;
   }
-  return convert_listed(n, m, offs, cols, vals, offsets, Deadline{}, out);
+  return convert_listed(n, m, offs, cols, vals, offsets, Deadline::none(), out);
 }
 
 } // namespace

@@ -418,8 +418,8 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         }
         /* The conversion gives up where it would leave no time for a round and the copy's
          * release (deadline.h: its first touch can cost several times the estimate). */
-        const Deadline unlimited, timed(conversion_deadline(plan_t0, budget(csr_time, cap, basis), csr_time));
-        const Deadline &deadline = forcing ? unlimited : timed;
+        const Deadline timed(conversion_deadline(plan_t0, budget(csr_time, cap, basis), csr_time));
+        const Deadline &deadline = forcing ? Deadline::none() : timed;
         const auto c0 = std::chrono::steady_clock::now();
         int rc;
         if (c.kernel == spl_plan::Dia) {
@@ -642,9 +642,9 @@ int plan_transposed(int64_t n, int64_t m, const int32_t *offs, const int32_t *co
       } else if (!forcing && seconds_since(plan_t0) + (kCscConversionSpmvs + 2) * own_time > budget(own_time)) {
         decide_transposed("no planning time left to try CSC");
       } else {
-        const Deadline unlimited, timed(conversion_deadline(plan_t0, budget(own_time), own_time));
+        const Deadline timed(conversion_deadline(plan_t0, budget(own_time), own_time));
         const auto c0 = std::chrono::steady_clock::now();
-        const int rc = K::convert_csc(n, m, offs, cols, vals, forcing ? unlimited : timed, &p->transpose);
+        const int rc = K::convert_csc(n, m, offs, cols, vals, forcing ? Deadline::none() : timed, &p->transpose);
         const double convert_time = seconds_since(c0);
         if (rc == kStoppedAtDeadline) {
           p->release();

@@ -313,9 +313,9 @@ int plan_spmm(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_
           } else if (!forcing && seconds_since(plan_t0) + (conversion_calls + 2 + kReleaseSpmvs) * best_time > budget(any_time)) {
             decline("no planning time left to try BCSR");
           } else {
-            const Deadline unlimited, timed(conversion_deadline(plan_t0, budget(any_time), best_time));
+            const Deadline timed(conversion_deadline(plan_t0, budget(any_time), best_time));
             const auto c0 = std::chrono::steady_clock::now();
-            int rc = K::convert_bcsr(n, m, offs, cols, vals, c.block, forcing ? unlimited : timed, &p->blocked);
+            int rc = K::convert_bcsr(n, m, offs, cols, vals, c.block, forcing ? Deadline::none() : timed, &p->blocked);
             if (rc == SPL_OK && m % c.block != 0) /* B padded with zero rows, which the runs keep */
               p->scratch.assign(static_cast<size_t>(p->blocked.block_cols * c.block * k) * sizeof(T), 0);
             const double convert_time = seconds_since(c0);

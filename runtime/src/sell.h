@@ -25,6 +25,6 @@ int sell_shape(int64_t n, const int32_t *offs, int64_t lanes, int64_t narrow, in
  * plan's fill gives up at `deadline` (kStoppedAtDeadline, nothing left allocated). */
 template <typename T>
 int sell_fill(int64_t n, const int32_t *offs, const int32_t *cols, const T *vals, const SellShape &shape,
-              spl_sell_operands *out, const Deadline &deadline = Deadline{});
+              spl_sell_operands *out, const Deadline &deadline = Deadline::none());
 
 } // namespace spl_rt
