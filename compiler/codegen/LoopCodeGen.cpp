@@ -217,7 +217,13 @@ void LoopCodeGen::visitCast(const Expr &e) { return produce(castTo(expr(e.args[0
 
 void LoopCodeGen::visitMinMax(const Expr &e) {
   llvm::Value *a = expr(e.args[0]), *c = expr(e.args[1]);
-  if (isFloatTy(e.type)) return produce(e.isMax ? b_.CreateMaxNum(a, c) : b_.CreateMinNum(a, c));
+  if (isFloatTy(e.type)) {
+    // Operands never NaN (a guarded reduction's): nnan lets LLVM end the vectorised reduction
+    // with a tree of min/max instructions instead of a NaN-checked chain over the lanes.
+    llvm::FastMathFlags flags;
+    flags.setNoNaNs(e.neverNan);
+    return produce(e.isMax ? b_.CreateMaxNum(a, c, flags) : b_.CreateMinNum(a, c, flags));
+  }
   if (e.type == Ty::I1) return produce(e.isMax ? b_.CreateOr(a, c) : b_.CreateAnd(a, c));
   return produce(b_.CreateBinaryIntrinsic(e.isMax ? llvm::Intrinsic::smax : llvm::Intrinsic::smin, a, c));
 }

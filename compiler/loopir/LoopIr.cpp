@@ -365,7 +365,7 @@ bool sameExpr(const ExprP &a, const ExprP &b) {
       if (a->binop != b->binop || a->reassoc != b->reassoc) return false;
       break;
     case ExprKind::MinMax:
-      if (a->isMax != b->isMax) return false;
+      if (a->isMax != b->isMax || a->neverNan != b->neverNan) return false;
       break;
     case ExprKind::GpuIndex:
       if (a->gpuIndex != b->gpuIndex) return false;
@@ -554,7 +554,7 @@ class ExprPrinter : public Visitor {
     out_(")");
   }
   void visitCast(const Expr &e) override { call(tyName(e.type), e, ""); }
-  void visitMinMax(const Expr &e) override { call(e.isMax ? "max" : "min", e, ""); }
+  void visitMinMax(const Expr &e) override { call(e.isMax ? (e.neverNan ? "max.nn" : "max") : (e.neverNan ? "min.nn" : "min"), e, ""); }
   void visitGpuIndex(const Expr &e) override { out_("{}", gpuIndexName(e.gpuIndex)); }
   void visitWarpShuffle(const Expr &e) override {
     call(e.shuffle == ShuffleKind::Down ? "shfl_down" : "shfl_idx", e, "width ");

@@ -98,6 +98,7 @@ struct Expr {
   BinOp binop = BinOp::Add;
   bool reassoc = false;         // Binary: fast-math reassociation allowed (a reduce)
   bool isMax = false;
+  bool neverNan = false;        // MinMax (float): neither operand is ever NaN (loopir/MinMaxReductions)
   bool isVolatile = false;      // Load: read from memory where it stands (another thread writes it meanwhile)
   GpuIndexKind gpuIndex = GpuIndexKind::ThreadX;  // GpuIndex
   ShuffleKind shuffle = ShuffleKind::Down;        // WarpShuffle

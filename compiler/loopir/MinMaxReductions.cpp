@@ -73,7 +73,9 @@ class Guard : public Mutator {
     const double bound = std::numeric_limits<double>::infinity();
     args[other] = mm(m.isMax, args[other], cFloat(m.isMax ? -bound : bound, args[other]->type));
     auto c = std::make_shared<Stmt>(*s);
-    c->a = mm(m.isMax, args[0], args[1]);
+    auto both = std::make_shared<Expr>(*mm(m.isMax, args[0], args[1]));
+    both->neverNan = true;
+    c->a = both;
     ++rewritten;
     return c;
   }

@@ -18,6 +18,12 @@
 ///             the reduction vectorises without the test. idamax's block maxima over |x|
 ///             (f64, one thread, 4096 elements in the L1 cache): the loop went from about 35
 ///             instructions a 16 elements to 15 (benchmarks/blas_bench.c, docs/blas.md).
+///             The rewritten min/max is marked `neverNan` (printed max.nn / min.nn): neither
+///             operand is NaN, so codegen gives its call LLVM's nnan flag, which the vectoriser
+///             carries to the lanes' final reduction: a tree of three min/max instructions on
+///             8 lanes instead of a chain of seven, each with a NaN test and a blend, at the
+///             end of each of idamax's blocks of 256 elements (the 2-core Zen 5, 4096 elements,
+///             one thread: 304 -> 245-250 ns; OpenBLAS 358-374).
 /// Assumes:    nothing beyond the loop IR's invariants.
 /// Guarantees: the same results bit for bit: with acc not NaN, max(acc, max(e, -inf)) is
 ///             max(acc, e) for every e (e NaN: acc; otherwise e's max with acc, signed zeros

@@ -7,11 +7,18 @@
  * vector returns at once when its increment is not positive; rotm with flag -2), and rotg/rotmg's
  * in-out scalars, passed by value and written back through the exports' outputs. Each routine is
  * written once for both precisions (LEVEL1(P, T): P the BLAS's prefix, s or d, T its type), with
- * the two real results of a complex vector (scasum/dzasum, scnrm2/dznrm2: PAIRS(P, C, T)). */
+ * the two real results of a complex vector (scasum/dzasum, scnrm2/dznrm2: PAIRS(P, C, T)).
+ * iamax and axpy pick between two exports of one body by the vectors' length: the cached one's
+ * 512-bit vectors, or from kStreamFrom elements on the streamed one's 256-bit vectors
+ * (stdlib/blas1.spl says why). */
 #include <stdint.h>
 
 #include "blas1.h"
 #include "blas_args.h"
+
+/* Elements from which a vector is taken to come from memory rather than the caches (8 MB of f64,
+ * beyond any L2 and most of an L3 slice). */
+enum { kStreamFrom = 1 << 20 };
 
 #define LEVEL1(P, T)                                                                                    \
   void P##rotg_(T *a, T *b, T *c, T *s) { BLAS_RUN(spl_blas_##P##rotg(*a, *b, a, b, c, s)); }           \
@@ -35,7 +42,8 @@
     if (*n > 0) BLAS_RUN(spl_blas_##P##copy(N64(n), x, N64(incx), y, N64(incy)));                       \
   }                                                                                                     \
   void P##axpy_(const int *n, const T *alpha, const T *x, const int *incx, T *y, const int *incy) {     \
-    if (*n > 0) BLAS_RUN(spl_blas_##P##axpy(N64(n), *alpha, x, N64(incx), y, N64(incy)));               \
+    if (*n >= kStreamFrom) BLAS_RUN(spl_blas_##P##axpy_stream(N64(n), *alpha, x, N64(incx), y, N64(incy))); \
+    else if (*n > 0) BLAS_RUN(spl_blas_##P##axpy(N64(n), *alpha, x, N64(incx), y, N64(incy)));          \
   }                                                                                                     \
   T P##dot_(const int *n, const T *x, const int *incx, const T *y, const int *incy) {                   \
     T r = 0;                                                                                            \
@@ -59,7 +67,8 @@
   }                                                                                                     \
   int i##P##amax_(const int *n, const T *x, const int *incx) {                                          \
     int32_t r = 0;                                                                                      \
-    if (*n > 0 && *incx > 0) BLAS_RUN(spl_blas_i##P##amax(N64(n), x, N64(incx), &r));                   \
+    if (*n >= kStreamFrom && *incx > 0) BLAS_RUN(spl_blas_i##P##amax_stream(N64(n), x, N64(incx), &r)); \
+    else if (*n > 0 && *incx > 0) BLAS_RUN(spl_blas_i##P##amax(N64(n), x, N64(incx), &r));              \
     return r;                                                                                           \
   }
 

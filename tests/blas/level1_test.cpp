@@ -179,6 +179,24 @@ TYPED_TEST(Level1, TwoVectorRoutinesFollowTheReferenceLoops) {
       }
 }
 
+// axpy from 2^20 elements runs the streamed export (runtime/blas/level1.c): the same reference
+// loop at and around that length, with increments of either sign, y's guard elements untouched.
+TYPED_TEST(Level1, AxpyBeyondTheCachesFollowsTheReferenceLoop) {
+  using T = TypeParam;
+  std::mt19937 rng(2620);
+  for (int n : {(1 << 20) - 1, 1 << 20, (1 << 20) + 37})
+    for (auto [incx, incy] : {std::pair{1, 1}, std::pair{-1, 2}, std::pair{3, -1}}) {
+      SCOPED_TRACE(testing::Message() << "n " << n << " incx " << incx << " incy " << incy);
+      Strided<T> x(n, incx, rng), y(n, incy, rng);
+      const T alpha = T(-0.375);
+      std::vector<double> want = widen(y.buf);
+      for (int k = 0; k < n; ++k) want[y.position(k)] += double(alpha) * double(x.buf[x.position(k)]);
+      std::vector<T> got = y.buf;
+      Blas<T>::axpy(&n, &alpha, x.data(), &incx, got.data(), &incy);
+      expectSame(got, want, "axpy");
+    }
+}
+
 TYPED_TEST(Level1, OneVectorRoutinesReturnAtOnceWithoutAPositiveIncrement) {
   using T = TypeParam;
   std::mt19937 rng(27);
@@ -298,9 +316,11 @@ TYPED_TEST(Level1, IamaxTakesTheFirstLargestAndPassesOverNaN) {
   EXPECT_EQ(iamax(big, 1), 4322);
   // iamax goes by blocks of 256 (stdlib/blas1.spl): ties across and at the edges of blocks,
   // the largest in a last partial block, NaN filling a block, NaN scattered through the blocks'
-  // maxima (loopir/MinMaxReductions guards them), against the reference's loop.
+  // maxima (loopir/MinMaxReductions guards them), against the reference's loop. From 2^20
+  // elements on, the streamed export (runtime/blas/level1.c), the same at its edge.
   std::mt19937 rng(2611);
-  for (int n : {1, 2, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 5000}) {
+  for (int n : {1, 2, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 5000, (1 << 20) - 1,
+                1 << 20, (1 << 20) + 257}) {
     for (int round = 0; round < 6; ++round) {
       std::vector<T> v(static_cast<size_t>(n));
       for (T &e : v) e = T(int(rng() % 9) - 4);  // few values: many ties
