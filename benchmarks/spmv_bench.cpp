@@ -540,11 +540,11 @@ struct Bench {
     spl_spmv_kernels_f64 kernels64 = {spl_spmv_csr_f64, spl_spmv_sell_rows_f64, spl_spmv_sell_rows_wide_f64, kSellLanesF64,
                                       kSellWindow * kSellLanesF64, kSellWindowWide * kSellLanesF64, spl_spmv_dia_f64,
                                       {{2, spl_spmv_bcsr2_f64}, {3, spl_spmv_bcsr3_f64}}, SPL_SPMV_MASKED_ROWS,
-                                      spl_spmv_csr_short_f64, spl_spmv_csr_two_sums_f64};
+                                      spl_spmv_csr_short_f64, spl_spmv_csr_two_sums_f64, spl_spmv_csr_prefetch_f64};
     spl_spmv_kernels_f32 kernels32 = {spl_spmv_csr_f32, spl_spmv_sell_rows_f32, spl_spmv_sell_rows_wide_f32, kSellLanesF32,
                                       kSellWindow * kSellLanesF32, kSellWindowWide * kSellLanesF32, spl_spmv_dia_f32,
                                       {{2, spl_spmv_bcsr2_f32}, {3, spl_spmv_bcsr3_f32}}, SPL_SPMV_MASKED_ROWS,
-                                      spl_spmv_csr_short_f32, spl_spmv_csr_two_sums_f32};
+                                      spl_spmv_csr_short_f32, spl_spmv_csr_two_sums_f32, spl_spmv_csr_prefetch_f32};
     // "spl-plan": the kernel a plan (runtime spl_spmv_plan_*, issue 25) chose for this matrix and
     // thread count among stdlib's CSR, SELL-C-sigma, DIA and BCSR kernels, for kPlanCalls expected calls;
     // its planning time (inspection, timings, conversion) goes in the note.

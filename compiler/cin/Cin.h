@@ -200,6 +200,9 @@ struct Stmt {
   int vectorWidth = 0;
   /// Partial sums or copies LLVM interleaves (a schedule's scalar(i, s) sets s, 1 by default; 0: LLVM's choice).
   int interleave = 0;
+  /// A schedule's prefetch(i, d): the loop's gathers prefetch what they read d iterations ahead
+  /// (loopir/GatherPrefetch.h; 0: none).
+  int gatherAhead = 0;
   /// A Parallel forall: about how many innermost iterations one of its iterations runs (every
   /// loop's extent, a triangle's at its bounding box), set by the default schedule; the code
   /// sizes the pool's chunks from it, so that no chunk is too small to repay a thread and a

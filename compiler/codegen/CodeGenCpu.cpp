@@ -509,8 +509,8 @@ void addPlanEntries(llvm::Module &mod, const loopir::Module &m) {
   auto *blockTy = llvm::StructType::get(ctx, {i64, ptr});
   auto *blocksTy = llvm::ArrayType::get(blockTy, kBlockSizes);
   // spl_spmv_kernels_T: csr, sell_narrow, sell_wide, lanes, narrow, wide, dia, bcsr[], csr_masked_rows, csr_short,
-  // csr_two_sums.
-  auto *tableTy = llvm::StructType::get(ctx, {ptr, ptr, ptr, i64, i64, i64, ptr, blocksTy, i64, ptr, ptr});
+  // csr_two_sums, csr_prefetch.
+  auto *tableTy = llvm::StructType::get(ctx, {ptr, ptr, ptr, i64, i64, i64, ptr, blocksTy, i64, ptr, ptr, ptr});
   auto *transposedTableTy = llvm::StructType::get(ctx, {ptr, ptr, ptr});  // transposed, csr, copy (a table as above)
   auto *widthTy = llvm::StructType::get(ctx, {i64, ptr, blocksTy});
   auto *widthsTy = llvm::ArrayType::get(widthTy, kWidths);
@@ -553,7 +553,7 @@ void addPlanEntries(llvm::Module &mod, const loopir::Module &m) {
                                                  llvm::ConstantInt::get(i64, p.narrowRows), llvm::ConstantInt::get(i64, p.wideRows),
                                                  kernel(p.dia), blockTable(blockTy, blocksTy, p.bcsr, kernel, p.name),
                                                  llvm::ConstantInt::get(i64, runsMaskedRows(m, csrName) ? 1 : 0), kernel(p.csrShort),
-                                                 kernel(p.csrTwoSums)});
+                                                 kernel(p.csrTwoSums), kernel(p.csrPrefetch)});
     };
     llvm::GlobalVariable *table = nullptr;
     if (p.transposed) {

@@ -26,6 +26,7 @@
 #include "loopir/AlignStreams.h"
 #include "loopir/Flatten.h"
 #include "loopir/GpuMergeRows.h"
+#include "loopir/GatherPrefetch.h"
 #include "loopir/GpuRowStrategy.h"
 #include "loopir/GpuWarpRows.h"
 #include "loopir/GuardRange.h"
@@ -340,6 +341,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
       };
       if (opts.optLevel > 0) {
         pass("GuardRange", [&] { loopir::restrictGuardedLoops(fn); });
+        pass("GatherPrefetch", [&] { loopir::insertGatherPrefetches(fn); });
         pass("StreamPrefetch", [&] { loopir::insertStreamPrefetches(fn); });
         pass("SegmentVersioning (versions)", [&] { loopir::versionSegmentReductions(fn, vectors.maskedBytes); });
         pass("SegmentVersioning (lanes)", [&] { loopir::vectorizeSegmentLanes(fn); });

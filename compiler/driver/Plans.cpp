@@ -22,8 +22,9 @@ constexpr int64_t kSpmmWidths[] = {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 24, 32, 6
 int64_t maxWidthOfBlock(int64_t b) { return b >= 3 ? 8 : 16; }
 
 /// The candidates' module for kernel `name` in `elem` (f32 or f64): stdlib spmv's CSR kernel
-/// with its rows as one scalar loop of one and of two partial sums (what spl_spmv_csr_short_T and
-/// spl_spmv_csr_two_sums_T export), its SELL-C-sigma
+/// with its rows as one scalar loop of one and of two partial sums and of one with its gathers
+/// prefetched (what spl_spmv_csr_short_T, spl_spmv_csr_two_sums_T and spl_spmv_csr_prefetch_T
+/// export), its SELL-C-sigma
 /// row kernels of both windows, its DIA kernel and its BCSR kernels (kPlanBlocks) under names
 /// of the kernel's own, with the schedules stdlib gives them; for a transposed product, the
 /// same candidates and stdlib's CSR kernel, for the plan of the transposed copy (run over the
@@ -46,13 +47,16 @@ std::string candidateModule(const std::string &name, const std::string &elem, bo
   const std::string csrOverTheCopy =
       transposed ? fmt::format("export spmv_csr(T = {1}) as {0}__csr for cpu;\n", name, elem) : std::string();
   return fmt::format(
-      "// The candidates of {0}'s plan (splc, driver/Plans.cpp): CSR of short rows and of two partial sums, SELL-C-sigma row "
+      "// The candidates of {0}'s plan (splc, driver/Plans.cpp): CSR of short rows, of two partial sums and with gathers "
+      "prefetched, SELL-C-sigma row "
       "kernels of both windows, DIA, BCSR{2}.\n"
       "import spmv;\n{3}"
       "export spmv_csr(T = {1}) as {0}__csr_short for cpu;\n"
       "schedule {0}__csr_short for cpu {{ scalar(k); }}\n"
       "export spmv_csr(T = {1}) as {0}__csr_two_sums for cpu;\n"
       "schedule {0}__csr_two_sums for cpu {{ scalar(k, 2); }}\n"
+      "export spmv_csr(T = {1}) as {0}__csr_prefetch for cpu;\n"
+      "schedule {0}__csr_prefetch for cpu {{ scalar(k); prefetch(k, 128); }}\n"
       "export spmv_sell_rows_{1} as {0}__sell_narrow for cpu;\n"
       "export spmv_sell_rows_wide_{1} as {0}__sell_wide for cpu;\n"
       "export spmv_dia(T = {1}) as {0}__dia for cpu;\n"
@@ -128,6 +132,7 @@ bool addPlanCandidates(std::vector<cin::Kernel> &kernels, std::vector<loopir::Pl
       }
       e.csrShort = k->name + "__csr_short";
       e.csrTwoSums = k->name + "__csr_two_sums";
+      e.csrPrefetch = k->name + "__csr_prefetch";
       e.sellNarrow = k->name + "__sell_narrow";
       e.sellWide = k->name + "__sell_wide";
       e.lanes = tunable(p, f64 ? "SELL_LANES_F64" : "SELL_LANES_F32");

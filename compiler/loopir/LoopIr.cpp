@@ -425,6 +425,23 @@ bool mentionsVar(const ExprP &e, int v) {
   return anyExpr(e, [&](const Expr &x) { return x.kind == ExprKind::Var && x.var == v; });
 }
 
+bool unitStride(const ExprP &index, int v, ExprP &base) {
+  if (index->kind == ExprKind::Var && index->var == v) {
+    base = nullptr;
+    return true;
+  }
+  if (index->kind != ExprKind::Binary || index->binop != BinOp::Add) return false;
+  for (int side = 0; side < 2; ++side) {
+    const ExprP &rest = index->args[1 - side];
+    ExprP inner;
+    if (!mentionsVar(rest, v) && unitStride(index->args[side], v, inner)) {
+      base = inner ? bin(BinOp::Add, rest, inner) : rest;
+      return true;
+    }
+  }
+  return false;
+}
+
 namespace {
 /// Finds a use of a variable, or a statement that binds or assigns it.
 class VarMention : public Visitor {
@@ -632,6 +649,7 @@ class StmtPrinter : public Visitor {
     if (s.vectorize) out_(" vectorize");
     if (s.vectorWidth) out_(" width={}", s.vectorWidth);
     if (s.interleave) out_(" interleave={}", s.interleave);
+    if (s.gatherAhead) out_(" prefetch-ahead={}", s.gatherAhead);
     if (s.maskedTail) out_(" masked-tail");
     if (s.unroll) out_(" unroll={}", s.unroll);
     w_.braced(s.body[0]);
@@ -692,8 +710,8 @@ std::string print(const PlanEntry &p) {
   }
   std::string blocks;
   for (const auto &[b, kernel] : p.bcsr) blocks += fmt::format(", bcsr {} ({}x{})", kernel, b, b);
-  const std::string candidates = fmt::format("csr of short rows {}, of two sums {}, sell {} ({} rows a window) and {} ({} rows), {} lanes, dia {}{}",
-                                             p.csrShort, p.csrTwoSums, p.sellNarrow, p.narrowRows, p.sellWide, p.wideRows, p.lanes, p.dia, blocks);
+  const std::string candidates = fmt::format("csr of short rows {}, of two sums {}, with gathers prefetched {}, sell {} ({} rows a window) and {} ({} rows), {} lanes, dia {}{}",
+                                             p.csrShort, p.csrTwoSums, p.csrPrefetch, p.sellNarrow, p.narrowRows, p.sellWide, p.wideRows, p.lanes, p.dia, blocks);
   if (p.transposed)
     return fmt::format("plan {} ({}, transposed): csr^T {}, csr over the transpose {}; the copy's plan: {}\n", p.name,
                        p.f64 ? "f64" : "f32", p.csr, p.gather, candidates);

@@ -210,6 +210,7 @@ struct Stmt {
   ExprP workGrowth;
   int vectorWidth = 0;       // For: SIMD width to use (1: keep scalar; 0: LLVM's choice)
   int interleave = 0;        // For: partial sums / copies to interleave (0: LLVM's choice)
+  int gatherAhead = 0;       // For: a schedule's prefetch(k, d): d (loopir/GatherPrefetch; 0: none)
   /// For, vectorised: the last partial vector runs under a mask (LLVM's tail folding) instead
   /// of a scalar remainder loop, so a short trip count does not end in a mispredicted scalar loop.
   bool maskedTail = false;
@@ -269,6 +270,10 @@ bool sameExpr(const ExprP &a, const ExprP &b);
 bool mentionsVar(const ExprP &e, int v);
 bool mentionsVar(const StmtP &s, int v);
 
+/// `index` as base + v, base free of v (a unit-stride stream in loop variable v): the base
+/// (null for 0) in `base`, or false.
+bool unitStride(const ExprP &index, int v, ExprP &base);
+
 /// The loop IR's mutator: `s` with `rewrite` applied to every statement, children first (the
 /// statement `rewrite` sees already holds its rewritten children; subtrees it leaves as they
 /// are stay shared, not copied).
@@ -324,6 +329,8 @@ struct PlanEntry {
   std::string csrShort;
   /// The same with two partial sums a row (scalar(k, 2)): rows of 50 to 100 entries (csr_two_sums).
   std::string csrTwoSums;
+  /// The kernel of short rows with its gathers prefetched (prefetch(k, 128)): x beyond the L2 (csr_prefetch).
+  std::string csrPrefetch;
   std::string sellNarrow, sellWide;    // SELL-C-sigma row kernels of the two windows
   int64_t lanes = 0;                   // C
   int64_t narrowRows = 0, wideRows = 0;  // the windows, in rows

@@ -11,24 +11,6 @@ namespace spl::loopir {
 
 namespace {
 
-/// `index` as base + v (base free of v; null base = 0), or false.
-bool unitStride(const ExprP &index, int v, ExprP &base) {
-  if (index->kind == ExprKind::Var && index->var == v) {
-    base = nullptr;
-    return true;
-  }
-  if (index->kind != ExprKind::Binary || index->binop != BinOp::Add) return false;
-  for (int side = 0; side < 2; ++side) {
-    const ExprP &rest = index->args[1 - side];
-    ExprP inner;
-    if (!mentionsVar(rest, v) && unitStride(index->args[side], v, inner)) {
-      base = inner ? bin(BinOp::Add, rest, inner) : rest;
-      return true;
-    }
-  }
-  return false;
-}
-
 /// The buffers the loop body reads at base + v, with their bases (first found).
 void streams(const StmtP &s, int v, std::map<int, ExprP> &out) {
   class Collect : public Visitor {

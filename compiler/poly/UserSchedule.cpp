@@ -57,6 +57,8 @@
 ///   scalar(i[, s])            loop i runs as one plain scalar loop: no vectors, no unrolling,
 ///                             no versions by row length; its reductions in s interleaved
 ///                             partial sums (1 to 8, default 1)
+///   prefetch(k, d)            loop k over a compressed row's entries prefetches what its
+///                             gathers will read d iterations ahead (loopir/GatherPrefetch.h)
 ///   vectorize(i), unroll(i, f)  hints to LLVM's vectoriser and unroller; unroll of a tile's
 ///                             point loop [lo, min(X, lo + c)) with c <= f versions full tiles
 ///                             (X >= lo + c) from the last partial one: there the loop runs c
@@ -335,6 +337,31 @@ class Scheduler {
       n->vectorWidth = 1;
       n->interleave = sums;
       n->unroll = 1;
+      return std::vector<StmtP>{n};
+    });
+  }
+
+  /// The farthest a prefetch(k, d) looks ahead, in iterations.
+  static constexpr int64_t kMaxPrefetchAhead = 4096;
+
+  /// prefetch(k, d): loop k, a compressed row's loop over its entries, reads its index stream d
+  /// iterations ahead and prefetches the element that index names (loopir/GatherPrefetch.h):
+  /// for rows whose gathers miss the caches (x larger than the L2, its columns scattered).
+  void apply(const tir::Prefetch &c) {
+    if (c.arity != 2)
+      return error(c.loc, "prefetch: takes a loop and how many of its iterations ahead its gathers are prefetched (prefetch(k, 64))");
+    const Stmt *l = loop(c, c.loop, 0);
+    auto distance = integer(c, c.distance, "the distance");
+    if (!l || !distance) return;
+    if (*distance > kMaxPrefetchAhead)
+      return error(c.distance.loc, fmt::format("prefetch: the distance must be from 1 to {} iterations", kMaxPrefetchAhead));
+    if (!l->segment || isGpuLevel(l->forall))
+      return error(c.loc, fmt::format("prefetch({}, {}): the loop must run over a compressed level's entries (a CSR row's), "
+                                      "on the CPU: its gathers read their indices from that stream, which it reads ahead",
+                                      l->varName, *distance));
+    k_.body = replace(k_.body, l, [&](const StmtP &s) {
+      auto n = std::make_shared<Stmt>(*s);
+      n->gatherAhead = static_cast<int>(*distance);
       return std::vector<StmtP>{n};
     });
   }
@@ -1212,6 +1239,7 @@ class Scheduler {
         n->unroll = a->unroll == b->unroll ? a->unroll : 0;
         n->vectorWidth = a->vectorWidth == b->vectorWidth ? a->vectorWidth : 0;
         n->interleave = a->interleave == b->interleave ? a->interleave : 0;
+        n->gatherAhead = a->gatherAhead == b->gatherAhead ? a->gatherAhead : 0;
         n->rows = a->rows == b->rows ? a->rows : ast::GpuRowMapping::Auto;
         n->knobs = a->rows == b->rows ? a->knobs.common(b->knobs) : ast::GpuRowKnobs{};
         return n;  // the bodies keep their own loops' hints

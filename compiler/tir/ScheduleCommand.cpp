@@ -120,6 +120,13 @@ ScheduleCommand scalar(const ast::ScheduleCmd &c) {
   return s;
 }
 
+ScheduleCommand prefetch(const ast::ScheduleCmd &c) {
+  auto p = based<Prefetch>(c);
+  p.loop = nameArg(c, 0);
+  p.distance = countArg(c, 1);
+  return p;
+}
+
 ScheduleCommand precompute(const ast::ScheduleCmd &c) {
   auto p = based<Precompute>(c);
   p.array = nameArg(c, 0);
@@ -197,6 +204,7 @@ const std::vector<std::pair<const char *, ScheduleCommand (*)(const ast::Schedul
       {"vectorize", vectorize},
       {"unroll", unroll},
       {"scalar", scalar},
+      {"prefetch", prefetch},
       {"precompute", precompute},
       {"gpu_rows", gpuRows},
       {"gpu_merge", gpuMerge},

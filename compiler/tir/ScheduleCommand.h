@@ -2,7 +2,7 @@
 /// Takes:      a block's commands as parsed (ast::ScheduleCmd: a name and expressions).
 /// Gives:      one ScheduleCommand per command, built once after type checking
 ///             (check/Checker.cpp): a struct per primitive (Split, Reorder, Fuse, Distribute, Parallelize,
-///             Vectorize, Unroll, Scalar, Precompute, Pos, Tile, GpuRows, GpuMerge, Plan) whose fields are its
+///             Vectorize, Unroll, Scalar, Prefetch, Precompute, Pos, Tile, GpuRows, GpuMerge, Plan) whose fields are its
 ///             arguments read by kind: a loop or a new name (NameArg), a positive count
 ///             (CountArg), a parallel kind, a race strategy, a row mapping. Plan takes none. The later stages
 ///             receive these, never names to dispatch on: poly/UserSchedule applies each by its
@@ -99,6 +99,12 @@ struct Scalar : CommandBase {
   CountArg sums;
   bool sumsGiven = false, arityOk = true;
 };
+/// prefetch(k, d): loop k's gathers (a read at an index loop k reads from a stream) prefetch
+/// the element the stream names d iterations ahead (loopir/GatherPrefetch.h).
+struct Prefetch : CommandBase {
+  NameArg loop;
+  CountArg distance;
+};
 /// precompute(t): the let-bound array t computed into a temporary (acted on by the lowering).
 struct Precompute : CommandBase {
   NameArg array;  // ok only when the command has exactly this one name
@@ -146,7 +152,7 @@ struct Unsupported : CommandBase {};
 /// A name that is no command.
 struct UnknownCommand : CommandBase {};
 
-using ScheduleCommand = std::variant<Split, Reorder, Fuse, Distribute, Parallelize, Vectorize, Unroll, Scalar, Precompute, Pos, Tile, GpuRows, GpuMerge,
+using ScheduleCommand = std::variant<Split, Reorder, Fuse, Distribute, Parallelize, Vectorize, Unroll, Scalar, Prefetch, Precompute, Pos, Tile, GpuRows, GpuMerge,
                                      Plan, Unsupported, UnknownCommand>;
 
 /// The typed command of one parsed command (the registry in ScheduleCommand.cpp).

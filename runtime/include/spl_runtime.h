@@ -305,6 +305,10 @@ typedef struct {
                                      * (stdlib's spl_spmv_csr_two_sums_f64); timed against csr
                                      * where rows hold 32 to 255 entries on average, run in its
                                      * place when faster */
+  spl_csr_spmv_f64_fn csr_prefetch; /* optional: csr_short whose gathers of x prefetch what they read
+                                     * 128 entries ahead (stdlib's spl_spmv_csr_prefetch_f64); timed
+                                     * against the CSR kernel where rows are short and x larger than
+                                     * an L2, run in its place when faster */
 } spl_spmv_kernels_f64;
 typedef struct {
   spl_csr_spmv_f32_fn csr;
@@ -315,6 +319,7 @@ typedef struct {
   int64_t csr_masked_rows;
   spl_csr_spmv_f32_fn csr_short;
   spl_csr_spmv_f32_fn csr_two_sums;
+  spl_csr_spmv_f32_fn csr_prefetch;
 } spl_spmv_kernels_f32;
 #ifndef SPL_PLAN_DECLARED /* also declared by an splc header with a plan */
 #define SPL_PLAN_DECLARED

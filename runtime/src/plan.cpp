@@ -73,6 +73,8 @@ constexpr double kMaxLongRowsSellFill = 1.25; /* nor, on rows expected at kRegul
 constexpr double kMaxBasisOverRows = 1.5; /* the caller's CSR call counted at most this many row kernel calls */
 constexpr int64_t kRowKernelCalls = 20; /* a CSR row kernel timed from this many expected calls (its rounds
                                           * cost 2-6 calls, which a gain of 3-30% a call repays) */
+constexpr int64_t kGatherCacheBytes = 1 << 20; /* x larger than this (an L2) misses the caches where rows
+                                                * gather it at scattered columns: csr_prefetch is timed */
 
 
 /* BCSR over the whole block rows, from a padded copy of x where b does not divide m (the kernel
@@ -197,18 +199,21 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
     const bool short_available = kernels->csr_short != nullptr;
     auto decide_csr = [&](const std::string &why) {
       p->kernel = spl_plan::Csr;
-      p->explanation += std::string(p->csr_rows == spl_plan::ShortRows     ? "chose CSR of short rows: "
-                                    : p->csr_rows == spl_plan::TwoSumRows ? "chose CSR of two partial sums: "
-                                                                          : "chose CSR: ") +
+      p->explanation += std::string(p->csr_rows == spl_plan::ShortRows      ? "chose CSR of short rows: "
+                                    : p->csr_rows == spl_plan::TwoSumRows   ? "chose CSR of two partial sums: "
+                                    : p->csr_rows == spl_plan::PrefetchRows ? "chose CSR of short rows, gathers prefetched: "
+                                                                            : "chose CSR: ") +
                         why + "\n";
     };
     const Forced forced = forced_kernel();
     if (forced.set && !forced.known)
-      p->explanation += "SPL_PLAN_KERNEL=" + forced.text + " names no kernel (csr, csr-short, csr-two-sums, sell, dia, bcsr, bcsrB; csr-w, csr-panels for an SpMM): ignored\n";
+      p->explanation += "SPL_PLAN_KERNEL=" + forced.text + " names no kernel (csr, csr-short, csr-two-sums, csr-prefetch, sell, dia, bcsr, bcsrB; csr-w, csr-panels for an SpMM): ignored\n";
     const bool forcing = forced.set && forced.known;
     auto wanted = [&](spl_plan::Kernel k) { return !forcing || forced.kernel == k; };
     const bool two_sums_available = kernels->csr_two_sums != nullptr;
-    const bool any_available = short_available || two_sums_available || sell_available || dia_available || bcsr_available;
+    const bool prefetch_available = kernels->csr_prefetch != nullptr;
+    const bool any_available =
+        short_available || two_sums_available || prefetch_available || sell_available || dia_available || bcsr_available;
     if (!any_available || n == 0 || prof.entries == 0) {
       decide_csr(!any_available ? "no other kernel was given" : "nothing to convert");
     } else {
@@ -239,6 +244,10 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         p->csr = reinterpret_cast<void *>(kernels->csr_two_sums);
         p->csr_rows = spl_plan::TwoSumRows;
         p->explanation += "CSR of two partial sums (each row one scalar loop): SPL_PLAN_KERNEL=csr-two-sums\n";
+      } else if (prefetch_available && forcing && forced.rows == spl_plan::PrefetchRows) {
+        p->csr = reinterpret_cast<void *>(kernels->csr_prefetch);
+        p->csr_rows = spl_plan::PrefetchRows;
+        p->explanation += "CSR of short rows, gathers prefetched (each row one scalar loop): SPL_PLAN_KERNEL=csr-prefetch\n";
       } else if (short_available && !forcing && !kernels->csr_masked_rows) {
         std::snprintf(line, sizeof line, "CSR of short rows not taken: rows of %.1f entries on average (from %.0f CSR's versions of "
                       "the row loop run them faster)\n", prof.mean_row, kShortRows);
@@ -528,19 +537,30 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
        * partial sums on every row, without versions, ran rows of 50 to 100 entries faster on a
        * 2-core AMD EPYC (Zen 5, f64, one thread, 2026-11-30: kron_g500-logn18 10.1 against
        * 11.2 ms, consph 1.02 against 1.15, pwtk 1.97 against 2.10, shipsec1 1.31 against 1.46;
-       * rma10 0.54 against 0.61), and rows of thousands slower (rail4284 6.3 against 5.0). */
+       * rma10 0.54 against 0.61), and rows of thousands slower (rail4284 6.3 against 5.0).
+       * Last, where rows are short and x larger than kGatherCacheBytes, the kernel of short rows
+       * whose gathers prefetch x 128 entries ahead (csr_prefetch), against whichever CSR kernel
+       * runs then: their misses overlap where x misses the caches (Zen 5, f64, against csr_short:
+       * cit-Patents, soc-LiveJournal1, wiki-Talk 1.11-1.19x), and the hints cost where it does
+       * not (hollywood-2009, x 1.3 MB: 0.83x; varied-powerlaw in a C loop 0.83x), which only a
+       * timing tells apart. */
       struct RowKernel {
         typename K::CsrFn fn;
         spl_plan::CsrRows rows;
         const char *name;
         bool fits;
+        bool over_short; /* timed against the kernel of short rows too, not only the caller's */
       };
       const RowKernel row_kernels[] = {
-          {kernels->csr_short, spl_plan::ShortRows, "CSR of short rows", prof.mean_row < kShortRows},
+          {kernels->csr_short, spl_plan::ShortRows, "CSR of short rows", prof.mean_row < kShortRows, false},
           {kernels->csr_two_sums, spl_plan::TwoSumRows, "CSR of two partial sums",
-           prof.mean_row >= kShortRows && prof.mean_row < kLongSteadyRows}};
+           prof.mean_row >= kShortRows && prof.mean_row < kLongSteadyRows, false},
+          {kernels->csr_prefetch, spl_plan::PrefetchRows, "CSR of short rows, gathers prefetched",
+           prof.mean_row < kShortRows && m * static_cast<int64_t>(sizeof(T)) > kGatherCacheBytes, true}};
       for (const RowKernel &r : row_kernels) {
-        if (p->kernel != spl_plan::Csr || p->csr_rows != spl_plan::CallersRows || forcing || r.fn == nullptr || !r.fits)
+        const bool against_current =
+            p->csr_rows == spl_plan::CallersRows || (r.over_short && p->csr_rows == spl_plan::ShortRows);
+        if (p->kernel != spl_plan::Csr || !against_current || forcing || r.fn == nullptr || !r.fits)
           continue;
         if (hint_calls < kRowKernelCalls) {
           std::snprintf(line, sizeof line, "%lld expected calls would not repay timing %s (from %lld)", (long long)hint_calls,
@@ -553,9 +573,10 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           continue;
         }
         auto row_call = [&] { return r.fn(n, m, offs, cols, vals, x.data(), y.data()); };
-        const Comparison cmp = compare(row_call, csr_call, csr_time, plan_t0, cap);
-        std::snprintf(line, sizeof line, "%s (each row one scalar loop): %.3f ms a call against CSR's %.3f in the same rounds (%d)\n",
-                      r.name, cmp.candidate * 1e3, csr_time * 1e3, cmp.rounds);
+        const Comparison cmp = compare(row_call, csr_call, csr_time, plan_t0, cap, 0, FirstInRound::Csr);
+        std::snprintf(line, sizeof line, "%s (each row one scalar loop): %.3f ms a call against %.3f of %s in the same rounds (%d)\n",
+                      r.name, cmp.candidate * 1e3, csr_time * 1e3, p->csr_rows == spl_plan::ShortRows ? "CSR of short rows" : "CSR",
+                      cmp.rounds);
         p->explanation += line;
         if (cmp.candidate >= 0 && cmp.candidate <= kKeepMargin * csr_time) {
           p->csr = reinterpret_cast<void *>(r.fn);
@@ -756,7 +777,7 @@ const char *spl_plan_kernel(const spl_plan *plan) {
   if (!plan)
     return "";
   if (plan->kernel == spl_plan::Csr && plan->csr_rows != spl_plan::CallersRows)
-    return plan->csr_rows == spl_plan::ShortRows ? "csr-short" : "csr-two-sums";
+    return plan->csr_rows == spl_plan::ShortRows ? "csr-short" : plan->csr_rows == spl_plan::TwoSumRows ? "csr-two-sums" : "csr-prefetch";
   switch (plan->kernel) {
   case spl_plan::Sell: return "sell";
   case spl_plan::Dia: return "dia";

@@ -52,6 +52,7 @@ spl_spmv_kernels_f64 kernelsF64(bool others = true) {
     k.bcsr[1] = {3, spl_spmv_bcsr3_f64};
     k.csr_short = spl_spmv_csr_short_f64;
     k.csr_two_sums = spl_spmv_csr_two_sums_f64;
+    k.csr_prefetch = spl_spmv_csr_prefetch_f64;
   }
   k.csr_masked_rows = SPL_SPMV_MASKED_ROWS;
   return k;
@@ -71,13 +72,16 @@ spl_spmv_kernels_f32 kernelsF32() {
   k.csr_masked_rows = SPL_SPMV_MASKED_ROWS;
   k.csr_short = spl_spmv_csr_short_f32;
   k.csr_two_sums = spl_spmv_csr_two_sums_f32;
+  k.csr_prefetch = spl_spmv_csr_prefetch_f32;
   return k;
 }
 
 /// A plan that runs CSR over the caller's arrays: the table's csr, its csr_short (which the plan
-/// takes by the rows' structure on a CPU without masked rows, whatever the calls) or its
-/// csr_two_sums (timed).
-bool keepsCsr(const std::string &kernel) { return kernel == "csr" || kernel == "csr-short" || kernel == "csr-two-sums"; }
+/// takes by the rows' structure on a CPU without masked rows, whatever the calls), its
+/// csr_two_sums or its csr_prefetch (timed).
+bool keepsCsr(const std::string &kernel) {
+  return kernel == "csr" || kernel == "csr-short" || kernel == "csr-two-sums" || kernel == "csr-prefetch";
+}
 
 /// Plans a (in both precisions) for `calls` expected calls and checks y = A x against the
 /// reference, twice (a plan runs as often as asked). Returns the f64 plan's kernel.
@@ -375,13 +379,13 @@ TEST_P(ForcedPlan, EveryKernelComputesAx) {
   const spl_e2e::NamedMatrix &nm = spl_e2e::testMatrices()[GetParam()];
   const spl_csr &a = nm.m;
   Csr32 c = narrow(a);
-  for (const char *kernel : {"csr", "csr-short", "csr-two-sums", "sell", "dia", "bcsr", "bcsr2", "bcsr3"}) {
+  for (const char *kernel : {"csr", "csr-short", "csr-two-sums", "csr-prefetch", "sell", "dia", "bcsr", "bcsr2", "bcsr3"}) {
     SCOPED_TRACE(std::string("SPL_PLAN_KERNEL=") + kernel);
     ForcedKernel forced(kernel);
     const std::string chosen = planAndCheck(nm.name, a, 0);  // few calls: forced all the same
     const std::string family = std::string(kernel).substr(0, 4) == "bcsr" ? "bcsr" : kernel;
     // BCSR fits any matrix of entries and at least a block's rows (3 here).
-    if (a.nnz > 0 && (family == "csr" || family == "csr-short" || family == "csr-two-sums" || (family == "bcsr" && a.rows >= 3)))
+    if (a.nnz > 0 && (keepsCsr(family) || (family == "bcsr" && a.rows >= 3)))
       EXPECT_EQ(chosen, family);
     if (chosen != family) EXPECT_TRUE(chosen == "csr") << chosen;
     generatedPlanAndCheck(nm.name, a, 1);
@@ -824,6 +828,52 @@ TEST(PlanChoice, RowKernelsRunWhereTheirRowsAre) {
     }
   }
   spl_csr_free(&shortRows);
+}
+
+// The kernel of short rows with its gathers prefetched (csr_prefetch) is timed, against the CSR
+// kernel then chosen, only where rows are short and x is larger than 1 MB (an L2): short rows
+// over 300,000 columns (x 2.4 MB in f64) get the timing line, or no time left for it, and run it
+// when it was faster; the same rows over 20,000 columns (x 160 KB) never mention it. y = A x
+// either way, and past its last row y is not written.
+TEST(PlanChoice, GathersArePrefetchedOnlyWhereXOutgrowsTheCache) {
+  for (int64_t columns : {int64_t{300000}, int64_t{20000}}) {
+    SCOPED_TRACE(std::to_string(columns) + " columns");
+    BuiltCsr b;
+    buildCsr(b, 20000, columns, 0.5, [](int64_t i) { return 1 + i % 9; },
+             [columns](int64_t i, int64_t k) { return (i * 7919 + k * 104729) % columns; });
+    const spl_csr &m = b.m;
+    Csr32 c = narrow(m);
+    const Operands ops = referenceOperands(m, 29, /*transposed=*/false);
+    spl_spmv_kernels_f64 k = kernelsF64(/*others=*/false);
+    k.csr_short = spl_spmv_csr_short_f64;
+    k.csr_prefetch = spl_spmv_csr_prefetch_f64;
+    k.csr_masked_rows = 0;
+    spl_plan *p = nullptr;
+    ASSERT_EQ(spl_spmv_plan_f64(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1000000, &k, &p), SPL_OK);
+    const std::string why = spl_plan_explain(p), kernel = spl_plan_kernel(p);
+    std::vector<double> y(static_cast<size_t>(m.rows) + 1, -555.0);
+    EXPECT_EQ(spl_spmv_run_f64(p, ops.x.data(), y.data()), SPL_OK);
+    EXPECT_LT(spl_rel_error_f64(y.data(), ops.want.data(), m.rows), kF64Tolerance) << why;
+    EXPECT_EQ(y[static_cast<size_t>(m.rows)], -555.0);
+    EXPECT_EQ(spl_plan_bytes(p), 0);
+    spl_plan_free(p);
+    const std::string name = "CSR of short rows, gathers prefetched";
+    if (columns > 131072) {
+      EXPECT_TRUE(why.find(name + " (each row one scalar loop): ") != std::string::npos ||
+                  why.find("no planning time left to time " + name) != std::string::npos)
+          << why;
+      if (why.find(name + " (each") != std::string::npos)  // timed against the kernel then chosen
+        EXPECT_NE(why.find(" of CSR of short rows in the same rounds"), std::string::npos) << why;
+      EXPECT_EQ(kernel == "csr-prefetch", why.find(name + " was not faster here") == std::string::npos &&
+                                              why.find("no planning time left to time " + name) == std::string::npos)
+          << why;
+      if (kernel == "csr-prefetch") EXPECT_NE(why.find("chose CSR of short rows, gathers prefetched: "), std::string::npos) << why;
+      else EXPECT_EQ(kernel, "csr-short") << why;
+    } else {
+      EXPECT_EQ(why.find("gathers prefetched"), std::string::npos) << why;
+      EXPECT_EQ(kernel, "csr-short") << why;
+    }
+  }
 }
 
 // One row of 1000 entries in every 1024 among rows of 40, in f32 (where long rows may still try

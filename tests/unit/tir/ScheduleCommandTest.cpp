@@ -90,7 +90,7 @@ TEST(TirScheduleCommand, EachCommandIsItsPrimitivesStruct) {
 
 TEST(TirScheduleCommand, TheRegistryNamesTheCommands) {
   EXPECT_EQ(tir::scheduleCommandNames(),
-            "split, tile, pos, reorder, fuse, distribute, parallelize, vectorize, unroll, scalar, precompute, gpu_rows, gpu_merge and plan");
+            "split, tile, pos, reorder, fuse, distribute, parallelize, vectorize, unroll, scalar, prefetch, precompute, gpu_rows, gpu_merge and plan");
 }
 
 }  // namespace
