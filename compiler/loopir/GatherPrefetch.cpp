@@ -106,16 +106,18 @@ int insertGatherPrefetches(Function &f) {
     std::vector<StmtP> hints;
     for (const IndexStream &stream : indexStreams(s->body[0], k)) {
       if (!onlyRowAndParams(stream.base, row, params)) continue;
+      std::vector<std::pair<int, ExprP>> gathers;
+      for (const auto &gather : gathersThrough(s->body[0], stream.var)) {
+        const Buffer *b = f.buffer(gather.first);
+        if (b && b->fields.empty()) gathers.push_back(gather);
+      }
+      if (gathers.empty()) continue;
       // k + d, or the stream's last element's k where that lies beyond it.
       const ExprP end = var(endOf(row, stream.base), Ty::I64);
       const ExprP lastK = bin(BinOp::Sub, bin(BinOp::Sub, end, cInt(1)), stream.base);
       const ExprP ahead = mm(false, bin(BinOp::Add, var(k, Ty::I64), cInt(s->gatherAhead)), lastK);
       const ExprP initAhead = substituteVar(stream.init, k, ahead);
-      for (const auto &[buffer, index] : gathersThrough(s->body[0], stream.var)) {
-        const Buffer *b = f.buffer(buffer);
-        if (!b || !b->fields.empty()) continue;
-        hints.push_back(prefetch(buffer, substituteVar(index, stream.var, initAhead), -1, 3));
-      }
+      for (const auto &[buffer, index] : gathers) hints.push_back(prefetch(buffer, substituteVar(index, stream.var, initAhead), -1, 3));
     }
     if (hints.empty()) return s;
     ++count;

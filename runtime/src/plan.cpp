@@ -279,7 +279,10 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
          * EPYC), and the budget grew 7x with it. The row kernels gain 10-25% over it. */
         basis = std::min(basis, kMaxBasisOverRows * csr_time);
         std::snprintf(line, sizeof line, "CSR of %s: %.3f ms a call (CSR's own %.3f ms, the budget's unit)\n",
-                      p->csr_rows == spl_plan::ShortRows ? "short rows" : "two partial sums", csr_time * 1e3, basis * 1e3);
+                      p->csr_rows == spl_plan::ShortRows      ? "short rows"
+                      : p->csr_rows == spl_plan::TwoSumRows ? "two partial sums"
+                                                            : "short rows, gathers prefetched",
+                      csr_time * 1e3, basis * 1e3);
       } else {
         std::snprintf(line, sizeof line, "CSR: %.3f ms a call\n", csr_time * 1e3);
       }
