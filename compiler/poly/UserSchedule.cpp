@@ -353,6 +353,8 @@ class Scheduler {
     const Stmt *l = loop(c, c.loop, 0);
     auto distance = integer(c, c.distance, "the distance");
     if (!l || !distance) return;
+    if (k_.cuda)
+      return error(c.loc, fmt::format("prefetch({}, {}): a CPU hint in a cuda schedule", l->varName, *distance));
     if (*distance > kMaxPrefetchAhead)
       return error(c.distance.loc, fmt::format("prefetch: the distance must be from 1 to {} iterations", kMaxPrefetchAhead));
     if (!l->segment || isGpuLevel(l->forall))
