@@ -12,6 +12,12 @@
 
 #include "blas2.h"
 #include "blas_args.h"
+#include "spl_runtime.h"
+
+/* gemv N's sweep takes blocks of kGemvBlockRows rows; from kGemvSmallBlockRows + 1 rows to one
+ * such block, on more than one thread, the export of blocks of kGemvSmallBlockRows instead, so
+ * that each thread has some (stdlib/blas2.spl). */
+enum { kGemvBlockRows = 2048, kGemvSmallBlockRows = 256 };
 
 /* Triangular x := op(A) x or op(A)^-1 x: the export of the case (lower: (L, N) and (U, T)). */
 #define TRI_CASE(fn, lower, notrans, ...)                                                                       \
@@ -32,7 +38,9 @@
     BLAS_CHECK(*incx == 0, 8); BLAS_CHECK(*incy == 0, 11);                                                      \
     BLAS_REPORT(UP "GEMV ");                                                                                    \
     if (*m == 0 || *n == 0 || (*alpha == 0 && *beta == 1)) return;                                              \
-    if (blas_is(trans, 'N'))                                                                                    \
+    if (blas_is(trans, 'N') && *m > kGemvSmallBlockRows && *m <= kGemvBlockRows && spl_num_threads() > 1)     \
+      BLAS_RUN(spl_blas_##P##gemv_n_small(N64(m), N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy))); \
+    else if (blas_is(trans, 'N'))                                                                               \
       BLAS_RUN(spl_blas_##P##gemv_n(N64(m), N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));   \
     else                                                                                                        \
       BLAS_RUN(spl_blas_##P##gemv_t(N64(n), N64(m), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));   \
