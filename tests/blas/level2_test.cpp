@@ -438,6 +438,18 @@ TEST(Level2Large, BandSweepsMatchTheReferenceOnEveryThreadCount) {
     }
 }
 
+// y after a call on one of several thread counts: its elements between and past its n strides
+// as they were before the call, and the same bits as after the first thread count's call
+// (`first`, which that call sets).
+template <typename T>
+void expectStridesKeptAndBitsAsFirst(const std::vector<T> &got, const std::vector<T> &y, int n, int incy, std::vector<T> &first) {
+  for (size_t k = 0; k < got.size(); ++k)
+    if (k % size_t(std::abs(incy)) != 0 || k >= size_t(n) * size_t(std::abs(incy)))
+      ASSERT_EQ(got[k], y[k]) << "position " << k << " between or past the strides";
+  if (first.empty()) first = got;
+  else ASSERT_EQ(got, first) << "the bits differ from one thread's";
+}
+
 // symv and spmv (full and packed storage) on the thread pool: the fused loop over the stored
 // triangle's columns (L) or rows (U) runs as eight parts, each adding the sums of other rows
 // into a private copy that is combined after it in part order (parallelize(..., privatize),
@@ -477,11 +489,7 @@ template <typename T> void checkSymvOnThreads(Kind kind, double tolerance) {
                                           << " threads " << threads);
           for (int i = 0; i < n; ++i)
             ASSERT_LE(std::fabs(double(got[wy.pos(i)]) - want[size_t(i)]), tolerance * (scale[size_t(i)] + 1e-300)) << "row " << i;
-          for (size_t k = 0; k < got.size(); ++k)
-            if (k % size_t(std::abs(incy)) != 0 || k >= size_t(n) * size_t(std::abs(incy)))
-              ASSERT_EQ(got[k], y[k]) << "position " << k << " between or past the strides";
-          if (first.empty()) first = got;
-          else ASSERT_EQ(got, first) << "the bits differ from one thread's";
+          ASSERT_NO_FATAL_FAILURE(expectStridesKeptAndBitsAsFirst(got, y, n, incy, first));
         }
         spl_set_num_threads(0);
       }
@@ -524,11 +532,7 @@ template <typename T> void checkGemvNOnThreads(double tolerance) {
             const double scale = std::fabs(double(alpha)) * mag + std::fabs(double(beta) * double(y[wy.pos(i)]));
             ASSERT_LE(std::fabs(double(got[wy.pos(i)]) - want), tolerance * (scale + 1e-300)) << "row " << i;
           }
-          for (size_t k = 0; k < got.size(); ++k)
-            if (k % size_t(std::abs(incy)) != 0 || k >= size_t(m) * size_t(std::abs(incy)))
-              ASSERT_EQ(got[k], y[k]) << "position " << k << " between or past the strides";
-          if (first.empty()) first = got;
-          else ASSERT_EQ(got, first) << "the bits differ from one thread's";
+          ASSERT_NO_FATAL_FAILURE(expectStridesKeptAndBitsAsFirst(got, y, m, incy, first));
         }
         spl_set_num_threads(0);
       }
