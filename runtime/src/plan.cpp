@@ -199,11 +199,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
     const bool short_available = kernels->csr_short != nullptr;
     auto decide_csr = [&](const std::string &why) {
       p->kernel = spl_plan::Csr;
-      p->explanation += std::string(p->csr_rows == spl_plan::ShortRows      ? "chose CSR of short rows: "
-                                    : p->csr_rows == spl_plan::TwoSumRows   ? "chose CSR of two partial sums: "
-                                    : p->csr_rows == spl_plan::PrefetchRows ? "chose CSR of short rows, gathers prefetched: "
-                                                                            : "chose CSR: ") +
-                        why + "\n";
+      p->explanation += std::string("chose ") + spl_plan::csr_rows_name(p->csr_rows) + ": " + why + "\n";
     };
     const Forced forced = forced_kernel();
     if (forced.set && !forced.known)
@@ -278,11 +274,8 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
          * 124 ms once where its calls take 17 (varied-powerlaw f64, one thread, the 2-core
          * EPYC), and the budget grew 7x with it. The row kernels gain 10-25% over it. */
         basis = std::min(basis, kMaxBasisOverRows * csr_time);
-        std::snprintf(line, sizeof line, "CSR of %s: %.3f ms a call (CSR's own %.3f ms, the budget's unit)\n",
-                      p->csr_rows == spl_plan::ShortRows      ? "short rows"
-                      : p->csr_rows == spl_plan::TwoSumRows ? "two partial sums"
-                                                            : "short rows, gathers prefetched",
-                      csr_time * 1e3, basis * 1e3);
+        std::snprintf(line, sizeof line, "%s: %.3f ms a call (CSR's own %.3f ms, the budget's unit)\n",
+                      spl_plan::csr_rows_name(p->csr_rows), csr_time * 1e3, basis * 1e3);
       } else {
         std::snprintf(line, sizeof line, "CSR: %.3f ms a call\n", csr_time * 1e3);
       }
@@ -550,42 +543,40 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
       struct RowKernel {
         typename K::CsrFn fn;
         spl_plan::CsrRows rows;
-        const char *name;
         bool fits;
         bool over_short; /* timed against the kernel of short rows too, not only the caller's */
       };
       const RowKernel row_kernels[] = {
-          {kernels->csr_short, spl_plan::ShortRows, "CSR of short rows", prof.mean_row < kShortRows, false},
-          {kernels->csr_two_sums, spl_plan::TwoSumRows, "CSR of two partial sums",
-           prof.mean_row >= kShortRows && prof.mean_row < kLongSteadyRows, false},
-          {kernels->csr_prefetch, spl_plan::PrefetchRows, "CSR of short rows, gathers prefetched",
-           prof.mean_row < kShortRows && m * static_cast<int64_t>(sizeof(T)) > kGatherCacheBytes, true}};
+          {kernels->csr_short, spl_plan::ShortRows, prof.mean_row < kShortRows, false},
+          {kernels->csr_two_sums, spl_plan::TwoSumRows, prof.mean_row >= kShortRows && prof.mean_row < kLongSteadyRows, false},
+          {kernels->csr_prefetch, spl_plan::PrefetchRows, prof.mean_row < kShortRows && m * static_cast<int64_t>(sizeof(T)) > kGatherCacheBytes, true}};
       for (const RowKernel &r : row_kernels) {
+        const char *const name = spl_plan::csr_rows_name(r.rows);
         const bool against_current =
             p->csr_rows == spl_plan::CallersRows || (r.over_short && p->csr_rows == spl_plan::ShortRows);
         if (p->kernel != spl_plan::Csr || !against_current || forcing || r.fn == nullptr || !r.fits)
           continue;
         if (hint_calls < kRowKernelCalls) {
           std::snprintf(line, sizeof line, "%lld expected calls would not repay timing %s (from %lld)", (long long)hint_calls,
-                        r.name, (long long)kRowKernelCalls);
+                        name, (long long)kRowKernelCalls);
           decline(line);
           continue;
         }
         if (seconds_since(plan_t0) + 2 * csr_time > budget(csr_time, cap)) {
-          decline(std::string("no planning time left to time ") + r.name);
+          decline(std::string("no planning time left to time ") + name);
           continue;
         }
         auto row_call = [&] { return r.fn(n, m, offs, cols, vals, x.data(), y.data()); };
         const Comparison cmp = compare(row_call, csr_call, csr_time, plan_t0, cap, 0, FirstInRound::Csr);
         std::snprintf(line, sizeof line, "%s (each row one scalar loop): %.3f ms a call against %.3f of %s in the same rounds (%d)\n",
-                      r.name, cmp.candidate * 1e3, csr_time * 1e3, p->csr_rows == spl_plan::ShortRows ? "CSR of short rows" : "CSR",
+                      name, cmp.candidate * 1e3, csr_time * 1e3, spl_plan::csr_rows_name(p->csr_rows),
                       cmp.rounds);
         p->explanation += line;
         if (cmp.candidate >= 0 && cmp.candidate <= kKeepMargin * csr_time) {
           p->csr = reinterpret_cast<void *>(r.fn);
           p->csr_rows = r.rows;
         } else {
-          decline(std::string(r.name) + (cmp.candidate < 0 ? " failed on this matrix" : " was not faster here"));
+          decline(std::string(name) + (cmp.candidate < 0 ? " failed on this matrix" : " was not faster here"));
         }
       }
       if (p->kernel == spl_plan::Csr)

@@ -42,6 +42,16 @@ struct spl_plan {
    * loop (csr_short; csr_two_sums: two partial sums; csr_prefetch: csr_short with its gathers
    * prefetched). */
   enum CsrRows { CallersRows, ShortRows, TwoSumRows, PrefetchRows } csr_rows = CallersRows;
+  /* The name a plan's explanation gives each of them. */
+  static const char *csr_rows_name(CsrRows rows) {
+    switch (rows) {
+    case ShortRows: return "CSR of short rows";
+    case TwoSumRows: return "CSR of two partial sums";
+    case PrefetchRows: return "CSR of short rows, gathers prefetched";
+    case CallersRows: break;
+    }
+    return "CSR";
+  }
   void *sell = nullptr; /* the SELL kernel of the window chosen */
   void *dia = nullptr;
   void *bcsr = nullptr;   /* the BCSR kernel of the block size converted to */
