@@ -228,8 +228,9 @@ void spl_csc_operands_free(spl_csc_operands *c);
  * random lengths: a CSR row loop's exit then mispredicts). Entries: the largest distance of a
  * column from the row's diagonal place (i * m / n), and the share farther than `near` = 64 + 4
  * ceil(mean) from it (scattered). The compulsory bytes of an SpMV in either precision, the
- * last-level cache (0 if the system does not tell) and spl_num_threads(). SPL_ERR_BAD_INPUT for
- * bad sizes, null pointers or decreasing offsets (*out is then zeroed). */
+ * last-level cache and a core's L2 in bytes (0 where the system does not tell) and
+ * spl_num_threads(). SPL_ERR_BAD_INPUT for bad sizes, null pointers or decreasing offsets (*out
+ * is then zeroed). */
 #define SPL_CSR_LENGTH_BUCKETS 34
 typedef struct {
   int64_t rows, cols, entries, empty_rows;
@@ -238,7 +239,7 @@ typedef struct {
   int64_t length_buckets[SPL_CSR_LENGTH_BUCKETS];
   int64_t bandwidth, near;
   double scattered;
-  int64_t spmv_bytes_f64, spmv_bytes_f32, llc_bytes;
+  int64_t spmv_bytes_f64, spmv_bytes_f32, llc_bytes, l2_bytes;
   int threads;
 } spl_csr_profile;
 int spl_csr_inspect(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, spl_csr_profile *out);

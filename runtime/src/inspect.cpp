@@ -130,30 +130,50 @@ struct Inspection {
   }
 };
 
-/* The last-level cache in bytes, or 0 when the system does not say. */
-int64_t last_level_cache() {
-#ifdef _SC_LEVEL3_CACHE_SIZE
-  long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  if (l3 > 0)
-    return l3;
+/* sysfs's number for one cache of cpu0 (`index` its folder, `file` "level" or "size"), or -1. */
+long long cache_field(int index, const char *file) {
+  char path[96];
+  std::snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/%s", index, file);
+  FILE *f = std::fopen(path, "r");
+  if (!f)
+    return -1;
+  long long value = 0;
+  char unit = 0;
+  const int got = std::fscanf(f, "%lld%c", &value, &unit);
+  std::fclose(f);
+  if (got < 1 || value <= 0)
+    return -1;
+  return value * (unit == 'K' ? 1024LL : unit == 'M' ? 1024LL * 1024 : 1);
+}
+
+/* The data (or unified) cache of `level` (2 or 3) in bytes, as sysconf or else sysfs tells; 0
+ * when neither does. */
+int64_t cache_bytes(int level) {
+  long from_sysconf = -1;
+#if defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
+  from_sysconf = sysconf(level == 2 ? _SC_LEVEL2_CACHE_SIZE : _SC_LEVEL3_CACHE_SIZE);
 #endif
-  for (int index = 4; index >= 0; --index) {
-    char path[96];
-    std::snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
-    FILE *f = std::fopen(path, "r");
-    if (!f)
-      continue;
-    long long value = 0;
-    char unit = 0;
-    const int got = std::fscanf(f, "%lld%c", &value, &unit);
-    std::fclose(f);
-    if (got >= 1 && value > 0)
-      return value * (unit == 'K' ? 1024LL : unit == 'M' ? 1024LL * 1024 : 1);
-  }
+  if (from_sysconf > 0)
+    return from_sysconf;
+  /* sysfs: a folder a cache (level 1's data and instruction caches apart, listed data first);
+   * levels 2 and 3 are unified. */
+  for (int index = 0; index < 8; ++index)
+    if (cache_field(index, "level") == level) {
+      const long long size = cache_field(index, "size");
+      return size > 0 ? size : 0;
+    }
   return 0;
 }
 
 } // namespace
+
+int64_t last_level_cache() {
+  const int64_t l3 = cache_bytes(3);
+  return l3 > 0 ? l3 : cache_bytes(2);
+}
+
+int64_t l2_cache() { return cache_bytes(2); }
+
 
 int inspect_csr(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, int64_t column_stride,
                 spl_csr_profile *out) {
@@ -216,6 +236,7 @@ int inspect_csr(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, 
   out->spmv_bytes_f64 = entries * (8 + 4) + (n + 1) * 4 + m * 8 + n * 8;
   out->spmv_bytes_f32 = entries * (4 + 4) + (n + 1) * 4 + m * 4 + n * 4;
   out->llc_bytes = last_level_cache();
+  out->l2_bytes = l2_cache();
   out->threads = spl_num_threads();
   return SPL_OK;
 }

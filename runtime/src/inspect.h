@@ -13,4 +13,9 @@ namespace spl_rt {
 int inspect_csr(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, int64_t column_stride,
                 spl_csr_profile *out);
 
+/* The last-level cache and the L2 (per core) in bytes, as sysconf or sysfs tell; 0 when they do
+ * not. */
+int64_t last_level_cache();
+int64_t l2_cache();
+
 } // namespace spl_rt

@@ -73,8 +73,9 @@ constexpr double kMaxLongRowsSellFill = 1.25; /* nor, on rows expected at kRegul
 constexpr double kMaxBasisOverRows = 1.5; /* the caller's CSR call counted at most this many row kernel calls */
 constexpr int64_t kRowKernelCalls = 20; /* a CSR row kernel timed from this many expected calls (its rounds
                                           * cost 2-6 calls, which a gain of 3-30% a call repays) */
-constexpr int64_t kGatherCacheBytes = 1 << 20; /* x larger than this (an L2) misses the caches where rows
-                                                * gather it at scattered columns: csr_prefetch is timed */
+constexpr int64_t kUnknownL2Bytes = 1 << 20; /* a core's L2 where the system does not tell (x larger
+                                              * than the L2 misses it where rows gather it at
+                                              * scattered columns: csr_prefetch is timed) */
 
 
 /* BCSR over the whole block rows, from a padded copy of x where b does not divide m (the kernel
@@ -186,10 +187,12 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
     std::snprintf(line, sizeof line,
                   "spmv plan (%s): %lld x %lld, %lld entries; rows %lld..%lld long (mean %.1f, cv %.2f), length changes "
                   "at %.0f%% of rows, %.1f%% of entries scattered (of the columns read in one chunk in %lld); %d threads; "
-                  "inspected in %.3f ms\n",
+                  "L2 %lld KB%s; inspected in %.3f ms\n",
                   K::name, (long long)n, (long long)m, (long long)prof.entries, (long long)prof.min_row,
                   (long long)prof.max_row, prof.mean_row, prof.cv_row, 100 * prof.length_changes, 100 * prof.scattered,
-                  (long long)kColumnSample, prof.threads, inspect_time * 1e3);
+                  (long long)kColumnSample, prof.threads,
+                  (long long)((prof.l2_bytes > 0 ? prof.l2_bytes : kUnknownL2Bytes) >> 10),
+                  prof.l2_bytes > 0 ? "" : " (not told: assumed)", inspect_time * 1e3);
     p->explanation = line;
     const bool sell_available = kernels->sell_narrow != nullptr && kernels->sell_wide != nullptr;
     const bool dia_available = kernels->dia != nullptr;
@@ -534,7 +537,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
        * 2-core AMD EPYC (Zen 5, f64, one thread, 2026-11-30: kron_g500-logn18 10.1 against
        * 11.2 ms, consph 1.02 against 1.15, pwtk 1.97 against 2.10, shipsec1 1.31 against 1.46;
        * rma10 0.54 against 0.61), and rows of thousands slower (rail4284 6.3 against 5.0).
-       * Last, where rows are short and x larger than kGatherCacheBytes, the kernel of short rows
+       * Last, where rows are short and x larger than a core's L2, the kernel of short rows
        * whose gathers prefetch x 128 entries ahead (csr_prefetch), against whichever CSR kernel
        * runs then: their misses overlap where x misses the caches (Zen 5, f64, against csr_short:
        * cit-Patents, soc-LiveJournal1, wiki-Talk 1.11-1.19x), and the hints cost where it does
@@ -546,10 +549,11 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         bool fits;
         bool over_short; /* timed against the kernel of short rows too, not only the caller's */
       };
+      const int64_t l2_bytes = prof.l2_bytes > 0 ? prof.l2_bytes : kUnknownL2Bytes;
       const RowKernel row_kernels[] = {
           {kernels->csr_short, spl_plan::ShortRows, prof.mean_row < kShortRows, false},
           {kernels->csr_two_sums, spl_plan::TwoSumRows, prof.mean_row >= kShortRows && prof.mean_row < kLongSteadyRows, false},
-          {kernels->csr_prefetch, spl_plan::PrefetchRows, prof.mean_row < kShortRows && m * static_cast<int64_t>(sizeof(T)) > kGatherCacheBytes, true}};
+          {kernels->csr_prefetch, spl_plan::PrefetchRows, prof.mean_row < kShortRows && m * static_cast<int64_t>(sizeof(T)) > l2_bytes, true}};
       for (const RowKernel &r : row_kernels) {
         const char *const name = spl_plan::csr_rows_name(r.rows);
         const bool against_current =

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -88,7 +89,29 @@ void expectAsReference(const Csr32 &c) {
   EXPECT_EQ(p.spmv_bytes_f64, entries * 12 + (n + 1) * 4 + m * 8 + n * 8);
   EXPECT_EQ(p.spmv_bytes_f32, entries * 8 + (n + 1) * 4 + m * 4 + n * 4);
   EXPECT_GE(p.llc_bytes, 0);
+  EXPECT_EQ(p.l2_bytes, spl_rt::l2_cache());
   EXPECT_EQ(p.threads, spl_num_threads());
+}
+
+// The caches a plan weighs (the L2 decides whether gathers are prefetched): where sysfs lists
+// a level-2 cache for cpu0 its size is read (from sysconf or from there), and no L2 exceeds the
+// last-level cache.
+TEST(InspectCaches, TheL2IsReadWhereTheSystemListsIt) {
+  bool listed = false;
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+    if (FILE *f = std::fopen((dir + "/level").c_str(), "r")) {
+      int level = 0;
+      listed = listed || (std::fscanf(f, "%d", &level) == 1 && level == 2);
+      std::fclose(f);
+    }
+  }
+  const int64_t l2 = spl_rt::l2_cache(), llc = spl_rt::last_level_cache();
+  if (listed)
+    EXPECT_GT(l2, 0);
+  EXPECT_GE(l2, 0);
+  if (l2 > 0 && llc > 0)
+    EXPECT_LE(l2, llc);
 }
 
 TEST_F(Inspect, EveryFieldMatchesTheReference) {
