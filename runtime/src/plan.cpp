@@ -172,11 +172,12 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
   for (const auto &bk : kernels->bcsr)
     if (bk.kernel != nullptr && (bk.block < 1 || bk.block > kMaxPlanBlock))
       return SPL_ERR_BAD_INPUT;
-  const auto plan_t0 = std::chrono::steady_clock::now();
+  PlanClock clock;
+  clock.cap = cap;
   spl_csr_profile prof;
   if (int rc = inspect_csr(n, m, offs, cols, kColumnSample, &prof); rc != SPL_OK)
     return rc;
-  const double inspect_time = seconds_since(plan_t0);
+  const double inspect_time = clock.spent();
   if (prof.entries > 0 && vals == nullptr)
     return SPL_ERR_BAD_INPUT;
   spl_plan *p = new_plan(n, m, offs, cols, vals, reinterpret_cast<void *>(kernels->csr), false);
@@ -277,6 +278,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
          * 124 ms once where its calls take 17 (varied-powerlaw f64, one thread, the 2-core
          * EPYC), and the budget grew 7x with it. The row kernels gain 10-25% over it. */
         basis = std::min(basis, kMaxBasisOverRows * csr_time);
+        clock.basis = basis;
         std::snprintf(line, sizeof line, "%s: %.3f ms a call (CSR's own %.3f ms, the budget's unit)\n",
                       spl_plan::csr_rows_name(p->csr_rows), csr_time * 1e3, basis * 1e3);
       } else {
@@ -418,7 +420,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         }
         /* The conversion and a round should fit the budget (checked again after the
          * conversion, whose time is then known, before the untimed calls). */
-        if (!forcing && seconds_since(plan_t0) + (conversion_calls + 2 + kReleaseSpmvs) * csr_time > budget(csr_time, cap, basis)) {
+        if (!forcing && clock.over((conversion_calls + 2 + kReleaseSpmvs) * csr_time, csr_time)) {
           std::snprintf(line, sizeof line, "no planning time left to try %s (about %.0f CSR calls to convert)", c.name,
                         conversion_calls);
           decline(line);
@@ -426,7 +428,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         }
         /* The conversion gives up where it would leave no time for a round and the copy's
          * release (deadline.h: its first touch can cost several times the estimate). */
-        const Deadline timed(conversion_deadline(plan_t0, budget(csr_time, cap, basis), csr_time));
+        const Deadline timed(clock.conversion_deadline(csr_time, csr_time));
         const Deadline &deadline = forcing ? Deadline::none() : timed;
         const auto c0 = std::chrono::steady_clock::now();
         int rc;
@@ -466,7 +468,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         p->kernel = c.kernel;
         /* What the budget still holds once the conversion's real time is known, in CSR calls
          * (a copy's release kept aside). Not a round: the copy is dropped untimed. */
-        const double calls_left = (budget(csr_time, cap, basis) - seconds_since(plan_t0)) / csr_time - kReleaseSpmvs;
+        const double calls_left = clock.calls_left(csr_time, csr_time) - kReleaseSpmvs;
         if (!forcing && calls_left < 2) {
           p->release();
           std::snprintf(line, sizeof line, "%s converted in %.3f ms (%.1f CSR calls), no planning time left to time it",
@@ -481,11 +483,11 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
          * faster). */
         int settling = 0;
         if (!forcing)
-          settling = std::abs(settle([&] { return run<T>(p, x.data(), y.data()); }, csr_time, plan_t0, cap, TimedCall{}, basis));
-        if (!forcing && (budget(csr_time, cap, basis) - seconds_since(plan_t0)) / csr_time - kReleaseSpmvs >= 3)
+          settling = std::abs(settle([&] { return run<T>(p, x.data(), y.data()); }, csr_time, clock));
+        if (!forcing && clock.calls_left(csr_time, csr_time) - kReleaseSpmvs >= 3)
           csr_call();
         const Comparison cmp = compare_unless_forced(forcing, [&] { return run<T>(p, x.data(), y.data()); }, csr_call, csr_time,
-                                                     plan_t0, cap, basis); /* y: scratch */
+                                                     clock); /* y: scratch */
         char form[160];
         if (c.kernel == spl_plan::Dia)
           std::snprintf(form, sizeof form, "%lld diagonals", (long long)p->diagonals.diagonals);
@@ -566,12 +568,12 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           decline(line);
           continue;
         }
-        if (seconds_since(plan_t0) + 2 * csr_time > budget(csr_time, cap)) {
+        if (clock.over(2 * csr_time, csr_time)) {
           decline(std::string("no planning time left to time ") + name);
           continue;
         }
         auto row_call = [&] { return r.fn(n, m, offs, cols, vals, x.data(), y.data()); };
-        const Comparison cmp = compare(row_call, csr_call, csr_time, plan_t0, cap, 0, FirstInRound::Csr);
+        const Comparison cmp = compare(row_call, csr_call, csr_time, clock, FirstInRound::Csr);
         std::snprintf(line, sizeof line, "%s (each row one scalar loop): %.3f ms a call against %.3f of %s in the same rounds (%d)\n",
                       name, cmp.candidate * 1e3, csr_time * 1e3, spl_plan::csr_rows_name(p->csr_rows),
                       cmp.rounds);
@@ -596,7 +598,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
     delete p;
     return SPL_ERR_ALLOC;
   }
-  return finish(p, plan_t0, out, quiet);
+  return finish(p, clock, out, quiet);
 }
 
 /* A plan of y = A^T x. Over A's own arrays the product is a scatter into y (the compiler runs
@@ -621,7 +623,7 @@ int plan_transposed(int64_t n, int64_t m, const int32_t *offs, const int32_t *co
       (offs[n] != offs[0] && vals == nullptr))
     return SPL_ERR_BAD_INPUT;
   const int64_t entries = static_cast<int64_t>(offs[n]) - offs[0];
-  const auto plan_t0 = std::chrono::steady_clock::now();
+  const PlanClock clock;
   spl_plan *p = new_plan(n, m, offs, cols, vals, reinterpret_cast<void *>(kernels->transposed), true);
   if (p == nullptr)
     return SPL_ERR_ALLOC;
@@ -658,10 +660,10 @@ int plan_transposed(int64_t n, int64_t m, const int32_t *offs, const int32_t *co
       if (!forcing && static_cast<double>(hint_calls) < repay_calls) {
         std::snprintf(line, sizeof line, "%lld expected calls would not repay a conversion to CSC", (long long)hint_calls);
         decide_transposed(line);
-      } else if (!forcing && seconds_since(plan_t0) + (kCscConversionSpmvs + 2) * own_time > budget(own_time)) {
+      } else if (!forcing && clock.over((kCscConversionSpmvs + 2) * own_time, own_time)) {
         decide_transposed("no planning time left to try CSC");
       } else {
-        const Deadline timed(conversion_deadline(plan_t0, budget(own_time), own_time));
+        const Deadline timed(clock.conversion_deadline(own_time, own_time));
         const auto c0 = std::chrono::steady_clock::now();
         const int rc = K::convert_csc(n, m, offs, cols, vals, forcing ? Deadline::none() : timed, &p->transpose);
         const double convert_time = seconds_since(c0);
@@ -688,7 +690,7 @@ int plan_transposed(int64_t n, int64_t m, const int32_t *offs, const int32_t *co
             typename K::Set copy = *kernels->copy;
             if (copy.csr == nullptr)
               copy.csr = kernels->csr;
-            const double cap = budget(own_time) - seconds_since(plan_t0) - (2 + kReleaseSpmvs) * own_time;
+            const double cap = clock.budget(own_time) - clock.spent() - (2 + kReleaseSpmvs) * own_time;
             if (forcing || cap > 0) {
               const spl_csc_operands &t = p->transpose;
               if (int rc = plan<T>(m, n, t.offs, t.rows_idx, static_cast<const T *>(t.vals), hint_calls, &copy, &p->copy_plan,
@@ -710,7 +712,7 @@ int plan_transposed(int64_t n, int64_t m, const int32_t *offs, const int32_t *co
             }
           }
           const Comparison cmp =
-              compare_unless_forced(forcing, [&] { return run<T>(p, x.data(), y.data()); }, own_call, own_time, plan_t0);
+              compare_unless_forced(forcing, [&] { return run<T>(p, x.data(), y.data()); }, own_call, own_time, clock);
           std::snprintf(line, sizeof line, "CSC (%s over the copy): %.3f ms a call against %.3f in the same rounds (%d)\n",
                         p->copy_plan != nullptr ? spl_plan_kernel(p->copy_plan) : "csr", cmp.candidate * 1e3, own_time * 1e3,
                         cmp.rounds);
@@ -737,7 +739,7 @@ int plan_transposed(int64_t n, int64_t m, const int32_t *offs, const int32_t *co
     delete p;
     return SPL_ERR_ALLOC;
   }
-  return finish(p, plan_t0, out);
+  return finish(p, clock, out);
 }
 
 } // namespace

@@ -152,7 +152,7 @@ private:
  * y = A^T x; a negative cap: none). `basis`, where positive, is a call of the caller's CSR
  * kernel when the plan runs another as its CSR (csr_short): the budget is counted in calls of
  * the kernel a caller would run without a plan. */
-inline double budget(double csr_time, double cap = -1, double basis = 0) {
+inline double budget(double csr_time, double cap, double basis) {
   const double own = std::max(kBudgetSpmvs * kWarmCall * std::max(csr_time, basis), kBudgetFloor);
   return cap >= 0 ? std::min(own, cap) : own;
 }
@@ -161,15 +161,29 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/* The time by which a conversion planning makes must end: what planning's budget (seconds from
- * plan_t0) leaves once a comparison round (two calls of call_time) and the copy's release
- * (kReleaseSpmvs calls) are kept aside. */
-inline std::chrono::steady_clock::time_point conversion_deadline(std::chrono::steady_clock::time_point plan_t0,
-                                                                 double budget_seconds, double call_time) {
-  const double seconds = budget_seconds - (2 + kReleaseSpmvs) * call_time;
-  return plan_t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                       std::chrono::duration<double>(std::max(seconds, 0.0)));
-}
+/* Planning's clock: when it started, and what bounds its budget besides the CSR call's time
+ * (budget's cap, for a plan made inside another, and basis, where the plan's CSR kernel is not
+ * the caller's). Every step asks it for the time left, so that each counts the budget alike. */
+struct PlanClock {
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  double cap = -1;
+  double basis = 0;
+
+  /* Planning's whole budget in seconds, given a call of the CSR kernel it runs then. */
+  double budget(double csr_time) const { return spl_rt::budget(csr_time, cap, basis); }
+  double spent() const { return seconds_since(t0); }
+  /* Would `seconds` more of planning take it past its budget? */
+  bool over(double seconds, double csr_time) const { return spent() + seconds > budget(csr_time); }
+  /* The budget's seconds left, in calls of `call_time`. */
+  double calls_left(double csr_time, double call_time) const { return (budget(csr_time) - spent()) / call_time; }
+  /* The time by which a conversion must end: what the budget leaves once a comparison round (two
+   * calls of call_time) and the copy's release (kReleaseSpmvs calls) are kept aside. */
+  std::chrono::steady_clock::time_point conversion_deadline(double csr_time, double call_time) const {
+    const double seconds = budget(csr_time) - (2 + kReleaseSpmvs) * call_time;
+    return t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                    std::chrono::duration<double>(std::max(seconds, 0.0)));
+  }
+};
 
 /* The time of one call of `call` (an SpMV), or a negative time when it fails. */
 template <typename Call> double timed(const Call &call) {
@@ -208,8 +222,7 @@ struct Comparison {
 enum class FirstInRound { Candidate, Csr };
 
 template <typename Candidate, typename Csr>
-Comparison compare(const Candidate &candidate, const Csr &csr_call, double &csr_time,
-                   std::chrono::steady_clock::time_point plan_t0, double cap = -1, double basis = 0,
+Comparison compare(const Candidate &candidate, const Csr &csr_call, double &csr_time, const PlanClock &clock,
                    FirstInRound first = FirstInRound::Candidate) {
   Comparison c;
   for (; c.rounds < kComparisonRounds; ++c.rounds) {
@@ -220,7 +233,7 @@ Comparison compare(const Candidate &candidate, const Csr &csr_call, double &csr_
        * 1.0-1.2), so one round must not decide alone. */
       const bool clear = c.rounds > 1 && (c.candidate < (1 - kClearGap) * csr_time ||
                                           c.candidate > (1 + 2 * kClearGap) * csr_time);
-      const bool over_budget = seconds_since(plan_t0) + c.candidate + (1 + kReleaseSpmvs) * csr_time > budget(csr_time, cap, basis);
+      const bool over_budget = clock.over(c.candidate + (1 + kReleaseSpmvs) * csr_time, csr_time);
       if (c.candidate < 0 || clear || over_budget)
         break;
     }
@@ -255,13 +268,12 @@ struct TimedCall {
 };
 
 template <typename Candidate, typename Timer = TimedCall>
-int settle(const Candidate &candidate, double csr_time, std::chrono::steady_clock::time_point plan_t0, double cap = -1,
-           const Timer &time_call = Timer{}, double basis = 0) {
+int settle(const Candidate &candidate, double csr_time, const PlanClock &clock, const Timer &time_call = Timer{}) {
   double last = -1;
   int calls = 0;
   while (calls < kSettleCalls) {
     const double next = last < 0 ? csr_time : last; /* the next call's time, expected */
-    if (seconds_since(plan_t0) + next + (next + csr_time) + kReleaseSpmvs * csr_time > budget(csr_time, cap, basis))
+    if (clock.over(next + (next + csr_time) + kReleaseSpmvs * csr_time, csr_time))
       break;
     const double t = time_call(candidate);
     ++calls;
@@ -278,9 +290,9 @@ int settle(const Candidate &candidate, double csr_time, std::chrono::steady_cloc
  * forces it, one timed call of it (for the explanation, and to run it once before the caller). */
 template <typename Candidate, typename Csr>
 Comparison compare_unless_forced(bool forcing, const Candidate &candidate, const Csr &csr_call, double &csr_time,
-                                 std::chrono::steady_clock::time_point plan_t0, double cap = -1, double basis = 0) {
+                                 const PlanClock &clock) {
   if (!forcing)
-    return compare(candidate, csr_call, csr_time, plan_t0, cap, basis);
+    return compare(candidate, csr_call, csr_time, clock);
   Comparison c;
   c.candidate = timed(candidate);
   c.rounds = 1;
@@ -288,9 +300,9 @@ Comparison compare_unless_forced(bool forcing, const Candidate &candidate, const
 }
 
 /* The end of planning: its time in the explanation, which SPL_PLAN_EXPLAIN prints; the plan out. */
-inline int finish(spl_plan *p, std::chrono::steady_clock::time_point plan_t0, spl_plan **out, bool quiet = false) {
+inline int finish(spl_plan *p, const PlanClock &clock, spl_plan **out, bool quiet = false) {
   char line[64];
-  std::snprintf(line, sizeof line, "planning took %.3f ms\n", seconds_since(plan_t0) * 1e3);
+  std::snprintf(line, sizeof line, "planning took %.3f ms\n", clock.spent() * 1e3);
   p->explanation += line;
   if (!quiet && std::getenv("SPL_PLAN_EXPLAIN") != nullptr)
     std::fputs(p->explanation.c_str(), stderr);

@@ -173,7 +173,7 @@ int plan_spmm(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_
       if (bk.kernel != nullptr && (bk.block < 1 || bk.block > kMaxPlanBlock))
         return SPL_ERR_BAD_INPUT;
   }
-  const auto plan_t0 = std::chrono::steady_clock::now();
+  const PlanClock clock;
   spl_csr_profile prof;
   if (int rc = inspect_csr(n, m, offs, cols, kColumnSample, &prof); rc != SPL_OK)
     return rc;
@@ -192,7 +192,7 @@ int plan_spmm(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_
                   "spmm plan (%s): C = A B, A %lld x %lld with %lld entries (rows %lld..%lld long, mean %.1f), B of %lld "
                   "columns; %d threads; inspected in %.3f ms\n",
                   K::name, (long long)n, (long long)m, (long long)prof.entries, (long long)prof.min_row,
-                  (long long)prof.max_row, prof.mean_row, (long long)k, prof.threads, seconds_since(plan_t0) * 1e3);
+                  (long long)prof.max_row, prof.mean_row, (long long)k, prof.threads, clock.spent() * 1e3);
     p->explanation = line;
     const Forced forced = forced_kernel();
     if (forced.set && !forced.known)
@@ -247,7 +247,7 @@ int plan_spmm(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_
           widths += (widths.empty() ? "" : " + ") + std::to_string(panel.width);
         p->panels = panels;
         p->kernel = spl_plan::CsrPanels;
-        const Comparison cmp = compare_unless_forced(forcing, plan_call, any_call, any_time, plan_t0);
+        const Comparison cmp = compare_unless_forced(forcing, plan_call, any_call, any_time, clock);
         std::snprintf(line, sizeof line,
                       "CSR in panels of B's and C's columns %s wide (no kernels of width %lld; A read once a panel): %.3f "
                       "ms a call against %.3f in the same rounds (%d)\n",
@@ -267,7 +267,7 @@ int plan_spmm(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_
       if (own_kernels && entry->csr != nullptr && wanted(spl_plan::CsrWidth)) {
         p->fixed = reinterpret_cast<void *>(entry->csr);
         p->kernel = spl_plan::CsrWidth;
-        const Comparison cmp = compare_unless_forced(forcing, plan_call, any_call, any_time, plan_t0);
+        const Comparison cmp = compare_unless_forced(forcing, plan_call, any_call, any_time, clock);
         std::snprintf(line, sizeof line, "CSR of width %lld (a row's sums in registers): %.3f ms a call against %.3f in the "
                       "same rounds (%d)\n", (long long)k, cmp.candidate * 1e3, any_time * 1e3, cmp.rounds);
         p->explanation += line;
@@ -310,10 +310,10 @@ int plan_spmm(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_
           if (!forcing && static_cast<double>(hint_calls) < repay_calls) {
             std::snprintf(line, sizeof line, "%lld expected calls would not repay a conversion to BCSR", (long long)hint_calls);
             decline(line);
-          } else if (!forcing && seconds_since(plan_t0) + (conversion_calls + 2 + kReleaseSpmvs) * best_time > budget(any_time)) {
+          } else if (!forcing && clock.over((conversion_calls + 2 + kReleaseSpmvs) * best_time, any_time)) {
             decline("no planning time left to try BCSR");
           } else {
-            const Deadline timed(conversion_deadline(plan_t0, budget(any_time), best_time));
+            const Deadline timed(clock.conversion_deadline(any_time, best_time));
             const auto c0 = std::chrono::steady_clock::now();
             int rc = K::convert_bcsr(n, m, offs, cols, vals, c.block, forcing ? Deadline::none() : timed, &p->blocked);
             if (rc == SPL_OK && m % c.block != 0) /* B padded with zero rows, which the runs keep */
@@ -345,8 +345,8 @@ int plan_spmm(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_
                 return r;
               };
               /* Calls until the copy settles in the cache (plan.h's settle), untimed for the rounds. */
-              const int settling = forcing ? 0 : std::abs(settle(plan_call, best_time, plan_t0));
-              const Comparison cmp = compare_unless_forced(forcing, plan_call, best_call, best_time, plan_t0);
+              const int settling = forcing ? 0 : std::abs(settle(plan_call, best_time, clock));
+              const Comparison cmp = compare_unless_forced(forcing, plan_call, best_call, best_time, clock);
               std::snprintf(line, sizeof line,
                             "BCSR (%lld x %lld blocks, %.2f values an entry): converted in %.3f ms (%.1f calls), %.3f ms a "
                             "call against %.3f in the same rounds (%d, after %d calls to settle)\n",
@@ -387,7 +387,7 @@ int plan_spmm(int64_t n, int64_t m, int64_t k, const int32_t *offs, const int32_
     delete p;
     return SPL_ERR_ALLOC;
   }
-  return finish(p, plan_t0, out);
+  return finish(p, clock, out);
 }
 
 } // namespace
