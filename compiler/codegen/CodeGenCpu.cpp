@@ -346,16 +346,17 @@ class CpuGen : public LoopCodeGen {
       std::vector<llvm::Type *> params{b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()};
       llvm::FunctionCallee forward = runtime("spl_parallel_for", b_.getVoidTy(), params);
       llvm::Value *callee = forward.getCallee();
+      // The loop's iteration work, evaluated once: the grain and the order both read it.
+      llvm::Value *work = s.iterationWork ? expr(s.iterationWork) : nullptr;
       if (s.workGrowth) {
         llvm::FunctionCallee fromEnd = runtime("spl_parallel_for_from_end", b_.getVoidTy(), params);
         llvm::FunctionCallee shared = runtime("spl_parallel_for_shared", b_.getVoidTy(), params);
         llvm::Value *growth = expr(s.workGrowth);
         llvm::Value *grows = b_.CreateICmpSGT(growth, b_.getInt64(0));
-        llvm::Value *work = s.iterationWork ? expr(s.iterationWork) : b_.getInt64(0);
-        llvm::Value *shrinks = b_.CreateICmpSGT(b_.CreateMul(b_.CreateNeg(growth), b_.getInt64(2)), work);
+        llvm::Value *shrinks = b_.CreateICmpSGT(b_.CreateMul(b_.CreateNeg(growth), b_.getInt64(2)), work ? work : b_.getInt64(0));
         callee = b_.CreateSelect(grows, fromEnd.getCallee(), b_.CreateSelect(shrinks, shared.getCallee(), forward.getCallee()));
       }
-      b_.CreateCall(forward.getFunctionType(), callee, {lo, hi, grainOf(s), bodyFn, closure});
+      b_.CreateCall(forward.getFunctionType(), callee, {lo, hi, grainOf(work), bodyFn, closure});
     }
     llvm::Value *code = b_.CreateLoad(b_.getInt32Ty(), err);
     auto *fail = llvm::BasicBlock::Create(ctx_, "par.fail", frame().fn);
@@ -366,14 +367,14 @@ class CpuGen : public LoopCodeGen {
     b_.SetInsertPoint(ok);
   }
 
-  /// The fewest iterations of parallel loop `s` a thread of the pool takes at once: enough that
-  /// a chunk runs kMinChunkWork innermost iterations where the loop's iteration work is known
-  /// (a parallel region costs a few microseconds: an axpy of 4096 elements ran 2.5x slower on
-  /// two threads than on one; a block of gemm's C is a chunk alone), else the pool's usual 16.
-  llvm::Value *grainOf(const Stmt &s) {
+  /// The fewest iterations of a parallel loop a thread of the pool takes at once, given the
+  /// loop's iteration work (null: unknown): enough that a chunk runs kMinChunkWork innermost
+  /// iterations where the work is known (a parallel region costs a few microseconds: an axpy
+  /// of 4096 elements ran 2.5x slower on two threads than on one; a block of gemm's C is a
+  /// chunk alone), else the pool's usual 16.
+  llvm::Value *grainOf(llvm::Value *work) {
     constexpr int64_t kMinChunkWork = 8192, kDefaultGrain = 16;
-    if (!s.iterationWork) return b_.getInt64(kDefaultGrain);
-    llvm::Value *work = expr(s.iterationWork);
+    if (!work) return b_.getInt64(kDefaultGrain);
     work = b_.CreateSelect(b_.CreateICmpSGT(work, b_.getInt64(1)), work, b_.getInt64(1));
     return b_.CreateSDiv(b_.CreateAdd(b_.getInt64(kMinChunkWork - 1), work), work);
   }
