@@ -212,9 +212,8 @@ struct Stmt {
   /// A Parallel forall: how much more work its last iteration does than its first (w(hi - 1) -
   /// w(lo), w as iterationWork's with the loop's variable kept), set by the default schedule
   /// where the two differ (a triangle's rows); positive at run time, the pool hands its chunks
-  /// out from the last (spl_parallel_for_from_end), so that the heaviest start first; below
-  /// minus half the iteration's work, first to last from one counter (spl_parallel_for_shared),
-  /// which balances best (codegen/CodeGenCpu.cpp).
+  /// out from the last (spl_parallel_for_from_end), so that the heaviest start first; otherwise
+  /// each thread starts from a home of its own, as in a uniform loop (codegen/CodeGenCpu.cpp).
   std::optional<Nat> workGrowth;
   // Assign: lhs = value, or with `compound` lhs op= value (op a binary operator, or min/max
   // when isMinMax). An `atomic` compound assignment is one indivisible read-modify-write (a

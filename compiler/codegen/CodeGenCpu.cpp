@@ -337,25 +337,22 @@ class CpuGen : public LoopCodeGen {
       runBalanced(s, bodyFn, closure, hi);
     } else {
       // Where the loop's later iterations do more work (workGrowth > 0 at run time), the pool
-      // hands its chunks out from the last: the heaviest start first. Where they do much less
-      // (the work shrinks by more than half an iteration's estimate: a triangle's columns),
-      // from the first, all from one counter: balance before each thread's own part of the
-      // range, the first of which would hold most of the work (dspr 4000 ran 15% slower in
-      // parts). symv's privatized parts, dealt by eight, shrink by less (27% at n = 400) and
-      // keep the parts (1.1-1.2x faster at 400 on two threads).
+      // hands its chunks out from the last: the heaviest start first. Otherwise each thread
+      // takes the chunks of its own part of the range first (its home: the same part at every
+      // call, so that it stays in that core's caches), then steals; a triangle's columns, whose
+      // work shrinks, too: the first home holds most of the work and is stolen from (2-core Zen
+      // 5, 2026-11-30, two threads, paired in one process against chunks from one counter,
+      // spl_parallel_for_shared, which they had taken since session 24: dspr L, dsyr L, dsyr2 L
+      // 400 1.16-1.36x faster, dtrmv UT 400 1.11-1.13x, the 4000s within 6% either way).
       std::vector<llvm::Type *> params{b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()};
       llvm::FunctionCallee forward = runtime("spl_parallel_for", b_.getVoidTy(), params);
       llvm::Value *callee = forward.getCallee();
-      // The loop's iteration work, evaluated once: the grain and the order both read it.
-      llvm::Value *work = s.iterationWork ? expr(s.iterationWork) : nullptr;
       if (s.workGrowth) {
         llvm::FunctionCallee fromEnd = runtime("spl_parallel_for_from_end", b_.getVoidTy(), params);
-        llvm::FunctionCallee shared = runtime("spl_parallel_for_shared", b_.getVoidTy(), params);
-        llvm::Value *growth = expr(s.workGrowth);
-        llvm::Value *grows = b_.CreateICmpSGT(growth, b_.getInt64(0));
-        llvm::Value *shrinks = b_.CreateICmpSGT(b_.CreateMul(b_.CreateNeg(growth), b_.getInt64(2)), work ? work : b_.getInt64(0));
-        callee = b_.CreateSelect(grows, fromEnd.getCallee(), b_.CreateSelect(shrinks, shared.getCallee(), forward.getCallee()));
+        llvm::Value *grows = b_.CreateICmpSGT(expr(s.workGrowth), b_.getInt64(0));
+        callee = b_.CreateSelect(grows, fromEnd.getCallee(), forward.getCallee());
       }
+      llvm::Value *work = s.iterationWork ? expr(s.iterationWork) : nullptr;
       b_.CreateCall(forward.getFunctionType(), callee, {lo, hi, grainOf(work), bodyFn, closure});
     }
     llvm::Value *code = b_.CreateLoad(b_.getInt32Ty(), err);
