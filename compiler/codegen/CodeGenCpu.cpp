@@ -342,8 +342,8 @@ class CpuGen : public LoopCodeGen {
       // call, so that it stays in that core's caches), then steals; a triangle's columns, whose
       // work shrinks, too: the first home holds most of the work and is stolen from (2-core Zen
       // 5, 2026-11-30, two threads, paired in one process against chunks from one counter,
-      // spl_parallel_for_shared, which they had taken since session 24: dspr L, dsyr L, dsyr2 L
-      // 400 1.16-1.36x faster, dtrmv UT 400 1.11-1.13x, the 4000s within 6% either way).
+      // spl_parallel_for_shared, which they had taken since session 24: dspr L 400 1.21x
+      // faster in two runs, the other level-2 routines and the 4000s within the noise).
       std::vector<llvm::Type *> params{b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()};
       llvm::FunctionCallee forward = runtime("spl_parallel_for", b_.getVoidTy(), params);
       llvm::Value *callee = forward.getCallee();

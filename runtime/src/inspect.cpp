@@ -174,7 +174,6 @@ int64_t last_level_cache() {
 
 int64_t l2_cache() { return cache_bytes(2); }
 
-
 int inspect_csr(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, int64_t column_stride,
                 spl_csr_profile *out) {
   if (out == nullptr)
