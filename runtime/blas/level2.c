@@ -16,7 +16,8 @@
 
 /* gemv N's sweep takes blocks of kGemvBlockRows rows; from kGemvSmallBlockRows + 1 rows to one
  * such block, on more than one thread, the export of blocks of kGemvSmallBlockRows instead, so
- * that each thread has some (stdlib/blas2.spl). */
+ * that each thread has some; past one such block, on one thread, the export of blocks of
+ * 4096 rows (longer runs down each column; stdlib/blas2.spl). */
 enum { kGemvBlockRows = 2048, kGemvSmallBlockRows = 256 };
 
 /* Triangular x := op(A) x or op(A)^-1 x: the export of the case (lower: (L, N) and (U, T)). */
@@ -40,6 +41,8 @@ enum { kGemvBlockRows = 2048, kGemvSmallBlockRows = 256 };
     if (*m == 0 || *n == 0 || (*alpha == 0 && *beta == 1)) return;                                              \
     if (blas_is(trans, 'N') && *m > kGemvSmallBlockRows && *m <= kGemvBlockRows && spl_num_threads() > 1)     \
       BLAS_RUN(spl_blas_##P##gemv_n_small(N64(m), N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy))); \
+    else if (blas_is(trans, 'N') && *m > kGemvBlockRows && spl_num_threads() == 1)                              \
+      BLAS_RUN(spl_blas_##P##gemv_n_large(N64(m), N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy))); \
     else if (blas_is(trans, 'N'))                                                                               \
       BLAS_RUN(spl_blas_##P##gemv_n(N64(m), N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));   \
     else                                                                                                        \

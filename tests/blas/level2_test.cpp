@@ -503,12 +503,13 @@ TEST(Level2Threads, SymvAndSpmvPartsMatchTheReferenceOnEveryThreadCount) {
 }
 
 // gemv N from 257 to 2048 rows runs blocks of 256 rows on more than one thread and one block
-// of 2048 on one (runtime/blas/level2.c): the shapes at both edges and past them, increments 1
-// and -2 / 3, lda past m, against a double reference, and the same bits on 1, 2 and 3 threads
-// (an element's sum runs over the columns in order in either export).
+// of 2048 on one, and past 2048 rows blocks of 4096 on one thread and of 2048 on more
+// (runtime/blas/level2.c): the shapes at the edges and past them, increments 1 and -2 / 3, lda
+// past m, against a double reference, and the same bits on 1, 2 and 3 threads (an element's sum
+// runs over the columns in order in every export).
 template <typename T> void checkGemvNOnThreads(double tolerance) {
   std::mt19937 rng(2613);
-  for (int m : {256, 257, 400, 2048, 2049})
+  for (int m : {256, 257, 400, 2048, 2049, 4096, 4097})
     for (int n : {3, 37})
       for (auto [incx, incy] : std::vector<std::pair<int, int>>{{1, 1}, {-2, 3}}) {
         const int lda = m + 5;
