@@ -135,10 +135,12 @@ constexpr int64_t kAlignedChunksFrom = 64;
  * matrix of 1.3 MB whose halves fit the two cores' L2 of 1 MB; it had run no faster on two
  * threads than on one, where OpenBLAS's fixed split ran 1.6x faster) ran 1.35-1.7x faster,
  * dsyr, dsyr2, dgemv T and dsymv at 400 1.0-1.4x; dealt as cards (home h: chunks h, h + homes,
- * ...), dger only 1.1x. Where the work grows or shrinks from chunk to chunk (a triangle's
- * blocks: from_end, the heaviest first, or shared) the job keeps one counter, which balances
- * best (in homes dtrmv ran 10-20% slower at 4000, dspr 15%), as does a job of fewer than
- * kMinChunksPerHome chunks a home or of 2^31 chunks or more. */
+ * ...), dger only 1.1x. Where the work grows from chunk to chunk (a triangle's lengthening
+ * rows: from_end, the heaviest first) the job keeps one counter, which balances best (in homes
+ * dtrmv ran 10-20% slower at 4000), as does a caller's spl_parallel_for_shared and a job of fewer
+ * than kMinChunksPerHome chunks a home or of 2^31 chunks or more. Work that shrinks (a
+ * triangle's columns) runs from homes since session 27: in one counter dspr 400 on two threads
+ * ran 1.21x slower (in homes it had run 15% slower at session 24, before its 256-bit columns). */
 enum class Claim {
   Homes,   /* from homes of neighbouring chunks */
   Shared,  /* from one counter, first to last */
