@@ -468,7 +468,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         p->kernel = c.kernel;
         /* What the budget still holds once the conversion's real time is known, in CSR calls
          * (a copy's release kept aside). Not a round: the copy is dropped untimed. */
-        const double calls_left = clock.calls_left(csr_time, csr_time) - kReleaseSpmvs;
+        const double calls_left = clock.calls_left(csr_time) - kReleaseSpmvs;
         if (!forcing && calls_left < 2) {
           p->release();
           std::snprintf(line, sizeof line, "%s converted in %.3f ms (%.1f CSR calls), no planning time left to time it",
@@ -484,7 +484,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         int settling = 0;
         if (!forcing)
           settling = std::abs(settle([&] { return run<T>(p, x.data(), y.data()); }, csr_time, clock));
-        if (!forcing && clock.calls_left(csr_time, csr_time) - kReleaseSpmvs >= 3)
+        if (!forcing && clock.calls_left(csr_time) - kReleaseSpmvs >= 3)
           csr_call();
         const Comparison cmp = compare_unless_forced(forcing, [&] { return run<T>(p, x.data(), y.data()); }, csr_call, csr_time,
                                                      clock); /* y: scratch */

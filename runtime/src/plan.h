@@ -174,8 +174,8 @@ struct PlanClock {
   double spent() const { return seconds_since(t0); }
   /* Would `seconds` more of planning take it past its budget? */
   bool over(double seconds, double csr_time) const { return spent() + seconds > budget(csr_time); }
-  /* The budget's seconds left, in calls of `call_time`. */
-  double calls_left(double csr_time, double call_time) const { return (budget(csr_time) - spent()) / call_time; }
+  /* The budget's seconds left, in calls of the CSR kernel it runs then. */
+  double calls_left(double csr_time) const { return (budget(csr_time) - spent()) / csr_time; }
   /* The time by which a conversion must end: what the budget leaves once a comparison round (two
    * calls of call_time) and the copy's release (kReleaseSpmvs calls) are kept aside. */
   std::chrono::steady_clock::time_point conversion_deadline(double csr_time, double call_time) const {
