@@ -166,6 +166,13 @@ struct SegmentLevel {
 /// (lengths), the extents a compressed level's type gives its entries below parent p.
 std::optional<SegmentLevel> segmentOfExtent(const Nat &lo, const Nat &hi);
 
+/// A private copy of an array that a privatize part loop updates, and how the parts' copies
+/// combine into the array (+, or min / max).
+struct PrivateCopy {
+  TensorP copy, array;
+  bool isMinMax = false, isMax = false;
+};
+
 struct Stmt {
   StmtKind kind;
   SourceLoc loc;
@@ -215,6 +222,11 @@ struct Stmt {
   /// out from the last (spl_parallel_for_from_end), so that the heaviest start first; otherwise
   /// each thread starts from a home of its own, as in a uniform loop (codegen/CodeGenCpu.cpp).
   std::optional<Nat> workGrowth;
+  /// A Parallel forall made by a schedule's privatize (poly/Privatize.h): the private copies
+  /// its parts update; the first statements of its body, one a copy, set them to their
+  /// identity. Read once the schedule ends, to give the parts a version for little work
+  /// (poly::serialWhereFewParts).
+  std::vector<PrivateCopy> privateCopies;
   // Assign: lhs = value, or with `compound` lhs op= value (op a binary operator, or min/max
   // when isMinMax). An `atomic` compound assignment is one indivisible read-modify-write (a
   // schedule's race strategy): iterations running at once may update the same element.

@@ -189,6 +189,8 @@ std::optional<StmtP> privatizeUpdates(const Stmt &loop, const std::vector<Tensor
   NatFacts none;
   std::optional<Nat> whole = cin::workOf(std::make_shared<Stmt>(loop), none);
   parallel->iterationWork = whole ? Nat::div(*whole, kPrivateParts) : Nat(int64_t(1) << 20);
+  for (const TensorP &t : updated)
+    parallel->privateCopies.push_back(PrivateCopy{parts.at(t->id), t, ops.at(t->id).isMinMax, ops.at(t->id).isMax});
 
   // The copies added to the arrays in part order, element by element.
   std::vector<StmtP> out{parallel};
@@ -208,6 +210,116 @@ std::optional<StmtP> privatizeUpdates(const Stmt &loop, const std::vector<Tensor
   StmtP result = block(out);
   for (const auto &[id, copy] : parts) result = allocTemp(copy, result);
   return result;
+}
+
+namespace {
+
+/// Accesses of the parts' copies become one copy's: t_parts[part, x] -> t_one[x].
+class ToOneCopy : public Mutator {
+ public:
+  explicit ToOneCopy(const std::map<int64_t, TensorP> &one) : one_(one) {}
+
+ protected:
+  ExprP mutateAccess(const ExprP &e) override {
+    ExprP m = mutateChildren(e);
+    auto it = one_.find(m->tensor->id);
+    if (it == one_.end()) return m;
+    return access(it->second, std::vector<Nat>(m->indices.begin() + 1, m->indices.end()), m->leaf, m->type);
+  }
+
+ private:
+  const std::map<int64_t, TensorP> &one_;
+};
+
+/// The parts' loop under `s`, a nest of the copies' allocations around a block that opens with
+/// it (privatizeUpdates's result as later commands left it), when the nest allocates exactly its
+/// copies and its work is known; else null.
+const Stmt *partsUnder(const Stmt &s) {
+  std::vector<int64_t> allocated;
+  const Stmt *at = &s;
+  while (at->kind == StmtKind::Alloc && at->body.size() == 1 && at->body[0]) {
+    allocated.push_back(at->tensor->id);
+    at = at->body[0].get();
+  }
+  if (at->kind != StmtKind::Block || at->body.empty() || !at->body[0]) return nullptr;
+  const Stmt &parts = *at->body[0];
+  if (parts.kind != StmtKind::Forall || parts.privateCopies.empty() || !parts.iterationWork) return nullptr;
+  if (allocated.size() != parts.privateCopies.size()) return nullptr;
+  for (int64_t id : allocated)
+    if (std::none_of(parts.privateCopies.begin(), parts.privateCopies.end(), [&](const PrivateCopy &c) { return c.copy->id == id; }))
+      return nullptr;
+  if (parts.body.size() != 1 || !parts.body[0] || parts.body[0]->kind != StmtKind::Block) return nullptr;
+  return &parts;
+}
+
+/// The parts one after another on one copy of each array: the part loop serial; in each part
+/// its body (the copy set to the identity, the part's iterations), then the copy combined into
+/// the array, element by element. Each element gets the parts' sums in part order, as from the
+/// parts' copies: the same bits. Null where the arrays' shapes are not known.
+StmtP partsInOrder(const Stmt &parts, std::vector<TensorP> &tensors) {
+  std::map<int64_t, TensorP> one;
+  std::vector<StmtP> body = parts.body[0]->body;
+  std::vector<TensorP> copies;
+  for (const PrivateCopy &c : parts.privateCopies) {
+    std::optional<std::vector<Nat>> shape = shapeOf(c.array->type);
+    if (!shape) return nullptr;
+    auto copy = std::make_shared<Tensor>();
+    copy->kind = Tensor::Temp;
+    copy->id = freshNatVar(c.array->name + "_part").id;
+    copy->name = c.array->name + "_part";
+    copy->type = c.array->type;
+    one.emplace(c.copy->id, copy);
+    copies.push_back(copy);
+    UpdateOp op;
+    op.isMinMax = c.isMinMax;
+    op.isMax = c.isMax;
+    TypeP element = c.array->type;
+    while (element->kind == TypeKind::Array) element = element->elems[0];
+    op.type = scalarOf(element);
+    body.push_back(overShape(*shape, c.array->name + "_z", ForallKind::Serial, [&](const std::vector<Nat> &z) {
+      ExprP self = access(c.array, z, {}, op.type);
+      return assign(self, combined(op, self, access(copy, z, {}, op.type)));
+    }));
+  }
+  ToOneCopy toOne(one);
+  for (StmtP &b : body) b = toOne.mutate(b);
+  auto inOrder = std::make_shared<Stmt>(parts);
+  inOrder->forall = ForallKind::Serial;
+  inOrder->privateCopies.clear();
+  inOrder->iterationWork.reset();
+  inOrder->workGrowth.reset();
+  inOrder->body = {block(std::move(body))};
+  StmtP result = inOrder;
+  for (const TensorP &c : copies) {
+    tensors.push_back(c);
+    result = allocTemp(c, result);
+  }
+  return result;
+}
+
+}  // namespace
+
+StmtP serialWhereFewParts(const StmtP &body, std::vector<TensorP> &tensors) {
+  class Version : public Mutator {
+   public:
+    explicit Version(std::vector<TensorP> &tensors) : tensors_(tensors) {}
+    StmtP mutate(const StmtP &s) override {
+      if (!s || s->kind != StmtKind::Alloc) return Mutator::mutate(s);
+      const Stmt *parts = partsUnder(*s);
+      if (!parts) return Mutator::mutate(s);
+      StmtP inOrder = partsInOrder(*parts, tensors_);
+      if (!inOrder) return s;
+      // The work of a part, as privatizeUpdates set it: the loop's divided by the parts.
+      ExprP enough =
+          binary(ast::BinOp::Ge, natExpr(*parts->iterationWork), constInt(kMinPrivateWork / kPrivateParts), Scalar::Bool);
+      return ifThen(enough, s, inOrder);
+    }
+    using Mutator::mutate;
+
+   private:
+    std::vector<TensorP> &tensors_;
+  } version(tensors);
+  return version.mutate(body);
 }
 
 }  // namespace spl::poly

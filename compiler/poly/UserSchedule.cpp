@@ -126,6 +126,9 @@ class Scheduler {
       command(c);
       if (ok_ && afterEach) afterEach(k_, tir::commandBase(c));
     }
+    // privatize's parts get their version for little work once no command can name a loop
+    // twice (poly/Privatize.h).
+    if (ok_) k_.body = serialWhereFewParts(k_.body, k_.tensors);
     return ok_;
   }
 
