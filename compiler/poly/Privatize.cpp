@@ -255,7 +255,7 @@ const Stmt *partsUnder(const Stmt &s) {
 /// The parts one after another on one copy of each array: the part loop serial; in each part
 /// its body (the copy set to the identity, the part's iterations), then the copy combined into
 /// the array, element by element. Each element gets the parts' sums in part order, as from the
-/// parts' copies: the same bits. Null where the arrays' shapes are not known.
+/// parts' copies. Null where the arrays' shapes are not known.
 StmtP partsInOrder(const Stmt &parts, std::vector<TensorP> &tensors) {
   std::map<int64_t, TensorP> one;
   std::vector<StmtP> body = parts.body[0]->body;
