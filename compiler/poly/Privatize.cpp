@@ -233,7 +233,7 @@ class ToOneCopy : public Mutator {
 
 /// The parts' loop under `s`, a nest of the copies' allocations around a block that opens with
 /// it (privatizeUpdates's result as later commands left it), when the nest allocates exactly its
-/// copies and its work is known; else null.
+/// copies; else null.
 const Stmt *partsUnder(const Stmt &s) {
   std::vector<int64_t> allocated;
   const Stmt *at = &s;
@@ -307,9 +307,14 @@ StmtP serialWhereFewParts(const StmtP &body, std::vector<TensorP> &tensors) {
       if (!s || s->kind != StmtKind::Alloc) return Mutator::mutate(s);
       const Stmt *parts = partsUnder(*s);
       if (!parts) return Mutator::mutate(s);
+      // A work known to be large, or unknown (compressed rows: privatizeUpdates counts it as
+      // large), keeps the parts alone.
+      std::optional<int64_t> known = parts->iterationWork->asConst();
+      if (known && *known >= kMinPrivateWork / kPrivateParts) return s;
       StmtP inOrder = partsInOrder(*parts, tensors_);
       if (!inOrder) return s;
       // The work of a part, as privatizeUpdates set it: the loop's divided by the parts.
+      if (known) return inOrder;
       ExprP enough =
           binary(ast::BinOp::Ge, natExpr(*parts->iterationWork), constInt(kMinPrivateWork / kPrivateParts), Scalar::Bool);
       return ifThen(enough, s, inOrder);

@@ -49,13 +49,15 @@ constexpr int64_t kPrivateParts = 8;
 /// counts them, a triangle at its bounding box): below it the copies, set to the identity and
 /// added to the arrays after, cost more than the threads win. Measured with dsymv, whose work
 /// counts about 713,000 (L) and 807,000 (U) at n = 400, 785,000 / 807,000 at 440 and 979,000 /
-/// 1,053,000 at 480, on a 2-core AMD EPYC (Zen 5), the parts against the loop in order: at 400
+/// 1,053,000 at 480, on a 2-core AMD EPYC (Zen 5), the parts against the loop in its own order
+/// without copies (the version below, with one copy, measured at 400 alike on one thread): at 400
 /// 1.17-1.19x slower on one thread and 1.09-1.22x slower on two; at 480 1.08-1.18x slower on one
 /// and 1.08-1.16x faster on two; at 800 1.05x slower on one, 1.4-1.6x faster on two.
 constexpr int64_t kMinPrivateWork = 900000;
 
-/// Once the schedule's commands have applied: each loop privatize made whose work is known gets
-/// a version for little work, taken where the work is under kMinPrivateWork:
+/// Once the schedule's commands have applied: each loop privatize made gets a version for
+/// little work, taken where the work is under kMinPrivateWork (a work that is a constant picks
+/// one version; an unknown one, compressed rows', keeps the parts):
 ///   if (work >= kMinPrivateWork) {the parts, as they are} else where t_part: shape(t) {
 ///     forall i_part in [0, P) serial {
 ///       t_part = identity; the part's iterations on t_part;
