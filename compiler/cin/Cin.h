@@ -167,9 +167,10 @@ struct SegmentLevel {
 std::optional<SegmentLevel> segmentOfExtent(const Nat &lo, const Nat &hi);
 
 /// A private copy of an array that a privatize part loop updates, and how the parts' copies
-/// combine into the array (+, or min / max).
+/// combine into the array (+, or min / max, on elements of `type`).
 struct PrivateCopy {
   TensorP copy, array;
+  Scalar type = Scalar::F64;
   bool isMinMax = false, isMax = false;
 };
 

@@ -65,6 +65,16 @@ std::optional<std::vector<Nat>> shapeOf(const TypeP &type) {
   return dims;
 }
 
+/// A temporary of the kernel, named `name` (privatize's copies).
+TensorP temporary(const std::string &name, TypeP type) {
+  auto t = std::make_shared<Tensor>();
+  t->kind = Tensor::Temp;
+  t->id = freshNatVar(name).id;
+  t->name = name;
+  t->type = std::move(type);
+  return t;
+}
+
 /// Accesses of the updated arrays become their part's copy: t[x] -> t_parts[part, x].
 class ToPart : public Mutator {
  public:
@@ -144,11 +154,7 @@ std::optional<StmtP> privatizeUpdates(const Stmt &loop, const std::vector<Tensor
       why = t->name + " is not a rectangular array (its private copies need a shape)";
       return std::nullopt;
     }
-    auto copy = std::make_shared<Tensor>();
-    copy->kind = Tensor::Temp;
-    copy->id = freshNatVar(t->name + "_parts").id;
-    copy->name = t->name + "_parts";
-    copy->type = types::array(P, t->type);
+    TensorP copy = temporary(t->name + "_parts", types::array(P, t->type));
     tensors.push_back(copy);
     parts.emplace(t->id, copy);
     ops.emplace(t->id, *op);
@@ -190,7 +196,7 @@ std::optional<StmtP> privatizeUpdates(const Stmt &loop, const std::vector<Tensor
   std::optional<Nat> whole = cin::workOf(std::make_shared<Stmt>(loop), none);
   parallel->iterationWork = whole ? Nat::div(*whole, kPrivateParts) : Nat(int64_t(1) << 20);
   for (const TensorP &t : updated)
-    parallel->privateCopies.push_back(PrivateCopy{parts.at(t->id), t, ops.at(t->id).isMinMax, ops.at(t->id).isMax});
+    parallel->privateCopies.push_back(PrivateCopy{parts.at(t->id), t, ops.at(t->id).type, ops.at(t->id).isMinMax, ops.at(t->id).isMax});
 
   // The copies added to the arrays in part order, element by element.
   std::vector<StmtP> out{parallel};
@@ -263,19 +269,13 @@ StmtP partsInOrder(const Stmt &parts, std::vector<TensorP> &tensors) {
   for (const PrivateCopy &c : parts.privateCopies) {
     std::optional<std::vector<Nat>> shape = shapeOf(c.array->type);
     if (!shape) return nullptr;
-    auto copy = std::make_shared<Tensor>();
-    copy->kind = Tensor::Temp;
-    copy->id = freshNatVar(c.array->name + "_part").id;
-    copy->name = c.array->name + "_part";
-    copy->type = c.array->type;
+    TensorP copy = temporary(c.array->name + "_part", c.array->type);
     one.emplace(c.copy->id, copy);
     copies.push_back(copy);
     UpdateOp op;
+    op.type = c.type;
     op.isMinMax = c.isMinMax;
     op.isMax = c.isMax;
-    TypeP element = c.array->type;
-    while (element->kind == TypeKind::Array) element = element->elems[0];
-    op.type = scalarOf(element);
     body.push_back(overShape(*shape, c.array->name + "_z", ForallKind::Serial, [&](const std::vector<Nat> &z) {
       ExprP self = access(c.array, z, {}, op.type);
       return assign(self, combined(op, self, access(copy, z, {}, op.type)));
@@ -313,8 +313,8 @@ StmtP serialWhereFewParts(const StmtP &body, std::vector<TensorP> &tensors) {
       if (known && *known >= kMinPrivateWork / kPrivateParts) return s;
       StmtP inOrder = partsInOrder(*parts, tensors_);
       if (!inOrder) return s;
-      // The work of a part, as privatizeUpdates set it: the loop's divided by the parts.
       if (known) return inOrder;
+      // The work of a part, as privatizeUpdates set it: the loop's divided by the parts.
       ExprP enough =
           binary(ast::BinOp::Ge, natExpr(*parts->iterationWork), constInt(kMinPrivateWork / kPrivateParts), Scalar::Bool);
       return ifThen(enough, s, inOrder);
