@@ -27,6 +27,15 @@ std::shared_ptr<Stmt> mks(StmtKind k) {
 }
 }  // namespace
 
+std::shared_ptr<Tensor> temporary(const std::string &base, TypeP type) {
+  auto t = std::make_shared<Tensor>();
+  t->kind = Tensor::Temp;
+  t->id = freshNatVar(base).id;
+  t->name = base + std::to_string(t->id);
+  t->type = std::move(type);
+  return t;
+}
+
 Nat elementOffset(const Tensor &t, const std::vector<Nat> &indices, const std::vector<int> &leaf, const SumFn &sum) {
   if (t.strides.empty()) return leafOffset(t.type, indices, leaf, sum);
   internal_assert(indices.size() == t.strides.size()) << "an access to view " << t.name << " with " << indices.size()

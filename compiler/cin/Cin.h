@@ -62,6 +62,12 @@ struct Tensor {
 Nat elementOffset(const Tensor &t, const std::vector<Nat> &indices, const std::vector<int> &leaf, const SumFn &sum = {});
 using TensorP = std::shared_ptr<const Tensor>;
 
+/// A temporary of the kernel (an array the passes add: row cells, privatized copies, cursors):
+/// a Temp tensor with a fresh id, named `base` followed by that id so that two made from one
+/// base stay apart in --emit output. The caller adds it to the kernel's tensors; returned
+/// mutable for the flags a pass sets before sharing it (registerTile).
+std::shared_ptr<Tensor> temporary(const std::string &base, TypeP type);
+
 /// Scalar types in CIN: the language's scalars; idx values are i64 in expressions and stored
 /// with the index type in buffers.
 using Scalar = ScalarKind;
@@ -292,6 +298,8 @@ struct Kernel {
   /// A kernel the object needs but does not export (a plan's candidates): internal linkage, no
   /// prototype in the header.
   bool internal = false;
+  /// A schedule's fp_contract(off) clears it: no multiply-adds in this kernel (loopir::Function).
+  bool fpContract = true;
   /// `with result in x`: the result tensor (no parameter of its own) and, per leaf of it, the
   /// input it is written into; cin/InPlace.h rewrites the body so that it writes there.
   TensorP resultTensor;

@@ -548,16 +548,7 @@ class EinsumLowering {
     sub.arrays.emplace(rt->binder.id, NatVarId{outNats->id, outNats->name});
     TensorP data = makeData(types::substitute(rt->elems[0], sub));
     // A cursor per output row, starting at its offset.
-    auto cursor = std::make_shared<Tensor>();
-    cursor->kind = Tensor::Temp;
-    cursor->id = freshNatVar("cursor").id;
-    cursor->name = "cursor" + std::to_string(cursor->id);
-    cursor->type = types::array(cols, types::scalar(ScalarKind::I64));
-    L.kernel_.tensors.push_back(cursor);
-    auto marker = std::make_shared<Stmt>();
-    marker->kind = StmtKind::Alloc;
-    marker->tensor = cursor;
-    L.emit(marker);
+    TensorP cursor = L.newTemp("cursor", types::array(cols, types::scalar(ScalarKind::I64)));
     L.loop("j", Nat(0), cols, ForallKind::Parallel, [&](const Nat &j) {
       L.emit(assign(access(cursor, {j}, {}, Scalar::I64), access(outNats, {j}, {}, Scalar::I64)));
     });
@@ -692,16 +683,7 @@ ValP Lowerer::evalEinsum(const tir::Expr &e, const Env &env) {
   TypeP rt = kt(e.type, env);
   if (rt->kind == TypeKind::DepPair)
     throw NotSupported(e.loc, "a sparse einsum result inside an expression (make it the body of an exported def)");
-  auto t = std::make_shared<Tensor>();
-  t->kind = Tensor::Temp;
-  t->id = freshNatVar("einsum").id;
-  t->name = "einsum" + std::to_string(t->id);
-  t->type = rt;
-  kernel_.tensors.push_back(t);
-  auto marker = std::make_shared<Stmt>();
-  marker->kind = StmtKind::Alloc;
-  marker->tensor = t;
-  emit(marker);
+  TensorP t = newTemp("einsum", rt);
   EinsumLowering el(*this, *e.einsum, env);
   el.intoDense(t);
   return tensorView(t, t->type, {}, {});

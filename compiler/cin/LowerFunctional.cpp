@@ -191,11 +191,7 @@ ValP Lowerer::elemAt(ValP arr, const Nat &i) {
 }
 
 TensorP Lowerer::newTemp(const std::string &name, const TypeP &type) {
-  auto t = std::make_shared<Tensor>();
-  t->kind = Tensor::Temp;
-  t->id = freshNatVar(name).id;
-  t->name = name + std::to_string(t->id);
-  t->type = type;
+  TensorP t = temporary(name, type);
   kernel_.tensors.push_back(t);
   auto marker = std::make_shared<Stmt>();
   marker->kind = StmtKind::Alloc;
@@ -335,35 +331,51 @@ ValP Lowerer::accumulate(const ValP &op, const ValP &init, const ValP &arr0, boo
 
 ValP Lowerer::evalIf(const tir::Expr &e, const Env &env) {
   ValP c = eval(e.args[0], env);
+  // Where a branch emits statements, its results go through locals declared before the `if`
+  // and set at the end of the branch, inside its block: a temporary the branch allocates (a
+  // precomputed let) lives until the end of that block, and the results may be read from it.
+  std::vector<int64_t> ids;
+  std::vector<ExprP> tl;
+  auto declareBeforeIf = [&] {
+    for (const ExprP &l : tl) {
+      int64_t id = freshNatVar("sel").id;
+      blocks_[blocks_.size() - 2].push_back(declLocal(id, "sel", l->type, nullptr));
+      ids.push_back(id);
+    }
+  };
+  auto setAll = [&](const std::vector<ExprP> &values) {
+    std::vector<StmtP> sets;
+    for (size_t k = 0; k < ids.size(); ++k) sets.push_back(setLocal(ids[k], convert(values[k], tl[k]->type), tl[k]->type));
+    return sets;
+  };
   pushBlock();
   ValP t = eval(e.args[1], env);
+  if (t->kind == Val::Array || t->kind == Val::Fun || t->kind == Val::Pair)
+    throw CompileError(e.loc, "not supported yet: an `if` whose branches are arrays or functions");
+  tl = leaves(t);
+  const bool thenEmits = !blocks_.back().empty();
+  if (thenEmits) {
+    declareBeforeIf();
+    for (StmtP &st : setAll(tl)) emit(std::move(st));
+  }
   StmtP tb = popBlock();
   pushBlock();
   ValP f = eval(e.args[2], env);
-  StmtP fb = popBlock();
-  if (t->kind == Val::Array || t->kind == Val::Fun || t->kind == Val::Pair)
-    throw CompileError(e.loc, "not supported yet: an `if` whose branches are arrays or functions");
-  std::vector<ExprP> tl = leaves(t), fl = leaves(f);
-  if (tb->body.empty() && fb->body.empty()) {
+  std::vector<ExprP> fl = leaves(f);
+  if (!thenEmits && blocks_.back().empty()) {
+    popBlock();
     std::vector<ExprP> sel;
     for (size_t k = 0; k < tl.size(); ++k) sel.push_back(select(c->scalar, tl[k], convert(fl[k], tl[k]->type), tl[k]->type));
     size_t pos = 0;
     return rebuild(t, sel, pos);
   }
-  // A branch emitted statements: results go through locals and an `if` statement.
-  std::vector<int64_t> ids;
+  if (!thenEmits) declareBeforeIf();
+  for (StmtP &st : setAll(fl)) emit(std::move(st));
+  StmtP fb = popBlock();
+  if (!thenEmits) tb = block(setAll(tl));
+  emit(ifThen(c->scalar, tb, fb));
   std::vector<ExprP> outs;
-  for (const ExprP &l : tl) {
-    int64_t id = newLocal("sel", l->type, nullptr);
-    ids.push_back(id);
-    outs.push_back(local(id, l->type));
-  }
-  std::vector<StmtP> ts{tb}, fs{fb};
-  for (size_t k = 0; k < ids.size(); ++k) {
-    ts.push_back(setLocal(ids[k], tl[k], tl[k]->type));
-    fs.push_back(setLocal(ids[k], convert(fl[k], tl[k]->type), tl[k]->type));
-  }
-  emit(ifThen(c->scalar, block(ts), block(fs)));
+  for (size_t k = 0; k < ids.size(); ++k) outs.push_back(local(ids[k], tl[k]->type));
   size_t pos = 0;
   return rebuild(t, outs, pos);
 }

@@ -62,12 +62,8 @@ class Promote : public Mutator {
     // R: the tile's shape, indexed by each loop's offset in its tile.
     TypeP type = types::scalar(cell->type);
     for (auto p = tile.rbegin(); p != tile.rend(); ++p) type = types::array(*((*p)->hi - (*p)->lo).asConst(), type);
-    auto r = std::make_shared<Tensor>();
-    r->kind = Tensor::Temp;
+    auto r = temporary(cell->tensor->name + "_tile", type);
     r->registerTile = true;
-    r->id = freshNatVar(cell->tensor->name + "_tile").id;
-    r->name = cell->tensor->name + "_tile" + std::to_string(r->id);
-    r->type = type;
     tensors_.push_back(r);
     std::vector<Nat> offsets;
     for (const Stmt *p : tile) offsets.push_back(Nat::var(NatVarId{p->var, p->varName}) - p->lo);

@@ -320,13 +320,8 @@ std::vector<StmtP> withCell(const std::vector<StmtP> &post, int64_t acc, const E
 }
 
 /// A temporary of one cell per row, named after the accumulator it replaces.
-TensorP rowCells(const Stmt &decl, const Nat &rows) {
-  auto t = std::make_shared<Tensor>();
-  t->kind = Tensor::Temp;
-  t->id = freshNatVar(decl.localName + "_rows").id;
-  t->name = decl.localName + "_rows" + std::to_string(t->id);
-  t->type = types::array(rows, types::scalar(decl.type));
-  return t;
+std::shared_ptr<Tensor> rowCells(const Stmt &decl, const Nat &rows) {
+  return temporary(decl.localName + "_rows", types::array(rows, types::scalar(decl.type)));
 }
 
 /// forall i (independent) { pre; acc = init; forall k [lo, hi) { ...; acc = acc op e }; post }
@@ -553,7 +548,7 @@ StmtP rightLookingRecurrence(const StmtP &s) {
   if (!sweepGains(reads, i, k)) return nullptr;
 
   // cells[c - lo, row] in a group, cells[row] otherwise.
-  auto cells = std::make_shared<Tensor>(*rowCells(*decl, s->hi));
+  auto cells = rowCells(*decl, s->hi);
   if (group) cells->type = types::array(Nat(*groupExtent), cells->type);
   auto cellAt = [&](const Nat &c, const Nat &row) {
     std::vector<Nat> ix;

@@ -301,7 +301,7 @@ llvm::Value *LoopCodeGen::binary(const Expr &e, bool contract) {
   }
   // A product feeding a sum becomes one multiply-add (one rounding instead of two) where the
   // target has it: half the floating-point instructions of a SpMV, DIA or dense product.
-  if (fp && fpContract_ && contract) fmf.setAllowContract();
+  if (fp && fpContract_ && (!fn_ || fn_->fpContract) && contract) fmf.setAllowContract();
   switch (e.binop) {
     // Signed integer overflow is undefined in SPL (as in C and Halide): `nsw` lets LLVM see
     // that indices like i32(i) + o walk memory contiguously.

@@ -59,6 +59,7 @@ class Flattener : public cin::Visitor {
     fn_.name = k_.name;
     fn_.cuda = k_.cuda;
     fn_.internal = k_.internal;
+    fn_.fpContract = k_.fpContract;
     if (std::any_of(k_.tensors.begin(), k_.tensors.end(), [](const cin::TensorP &t) { return t->registerTile; }))
       fn_.preferVectorBits = 512;
     fn_.loc = k_.loc;

@@ -304,6 +304,9 @@ struct Function {
   /// 256 bits (0: that default): 512 where the kernel holds a register tile
   /// (cin::Tensor::registerTile), else the widest a schedule's vectorize(i, bits) asked for.
   int preferVectorBits = 0;
+  /// False where the kernel's schedule said fp_contract(off): codegen fuses no product into a
+  /// sum here, whatever --fp-contract asks of the others.
+  bool fpContract = true;
   int numParams = 0;
   std::vector<ScalarParam> scalars;
   std::vector<Buffer> buffers;

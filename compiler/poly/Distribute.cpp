@@ -80,11 +80,7 @@ bool inNat(const StmtP &s, int64_t id) {
 }
 
 TensorP cellArray(const std::string &name, const Nat &extent, TypeP elem, std::vector<TensorP> &tensors) {
-  auto t = std::make_shared<Tensor>();
-  t->kind = Tensor::Temp;
-  t->id = freshNatVar(name).id;
-  t->name = name + std::to_string(t->id);
-  t->type = types::array(extent, std::move(elem));
+  TensorP t = temporary(name, types::array(extent, std::move(elem)));
   tensors.push_back(t);
   return t;
 }

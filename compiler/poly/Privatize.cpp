@@ -65,16 +65,6 @@ std::optional<std::vector<Nat>> shapeOf(const TypeP &type) {
   return dims;
 }
 
-/// A temporary of the kernel, named `name` (privatize's copies).
-TensorP temporary(const std::string &name, TypeP type) {
-  auto t = std::make_shared<Tensor>();
-  t->kind = Tensor::Temp;
-  t->id = freshNatVar(name).id;
-  t->name = name;
-  t->type = std::move(type);
-  return t;
-}
-
 /// Accesses of the updated arrays become their part's copy: t[x] -> t_parts[part, x].
 class ToPart : public Mutator {
  public:

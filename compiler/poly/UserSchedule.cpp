@@ -537,6 +537,14 @@ class Scheduler {
                                     " (a let of a scalar or a tuple is computed once already)");
   }
 
+  /// fp_contract(off | fast): the kernel's products feeding sums fused or not (codegen).
+  void apply(const tir::FpContract &c) {
+    if (!c.ok)
+      return error(c.argLoc, "fp_contract takes one argument, off or fast" +
+                                 (c.arity == 1 && !c.text.empty() ? ", found '" + c.text + "'" : std::string()));
+    k_.fpContract = c.contract;
+  }
+
   /// plan(): the driver generates the plan's entry points and candidates; here the export is
   /// checked to be what they run in its place, a CSR SpMV (y = A x or y = A^T x) or a CSR
   /// matrix times a dense one (C = A B).
@@ -693,11 +701,7 @@ class Scheduler {
       if (st->kind == StmtKind::Forall && (st->lo.mentions(acc) || st->hi.mentions(acc))) natUse = true;
     });
     if (natUse) return error(c.loc, what + ": the accumulator " + decl.localName + " is used as an index");
-    auto accT = std::make_shared<Tensor>();
-    accT->kind = Tensor::Temp;
-    accT->id = freshNatVar(decl.localName + "_rows").id;
-    accT->name = decl.localName + "_rows" + std::to_string(accT->id);
-    accT->type = types::array(outer->hi, types::scalar(decl.type));
+    TensorP accT = temporary(decl.localName + "_rows", types::array(outer->hi, types::scalar(decl.type)));
     k_.tensors.push_back(accT);
     Nat i = Nat::var(NatVarId{outer->var, outer->varName});
     ExprP cell = access(accT, {i}, {}, decl.type);

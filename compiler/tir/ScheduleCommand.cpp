@@ -189,6 +189,15 @@ ScheduleCommand gpuMerge(const ast::ScheduleCmd &c) {
 
 ScheduleCommand plan(const ast::ScheduleCmd &c) { return based<Plan>(c); }
 
+ScheduleCommand fpContract(const ast::ScheduleCmd &c) {
+  auto f = based<FpContract>(c);
+  f.argLoc = c.args.size() == 1 ? c.args[0]->loc : c.loc;
+  if (isName(c, 0)) f.text = c.args[0]->text;
+  f.ok = c.args.size() == 1 && (f.text == "off" || f.text == "fast");
+  f.contract = f.text != "off";
+  return f;
+}
+
 ScheduleCommand unsupported(const ast::ScheduleCmd &c) { return based<Unsupported>(c); }
 
 /// The primitives, one line each: the name a block writes and how its arguments are read.
@@ -209,6 +218,7 @@ const std::vector<std::pair<const char *, ScheduleCommand (*)(const ast::Schedul
       {"gpu_rows", gpuRows},
       {"gpu_merge", gpuMerge},
       {"plan", plan},
+      {"fp_contract", fpContract},
       {"bound", unsupported},
   };
   return commands;

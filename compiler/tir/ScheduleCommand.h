@@ -2,7 +2,7 @@
 /// Takes:      a block's commands as parsed (ast::ScheduleCmd: a name and expressions).
 /// Gives:      one ScheduleCommand per command, built once after type checking
 ///             (check/Checker.cpp): a struct per primitive (Split, Reorder, Fuse, Distribute, Parallelize,
-///             Vectorize, Unroll, Scalar, Prefetch, Precompute, Pos, Tile, GpuRows, GpuMerge, Plan) whose fields are its
+///             Vectorize, Unroll, Scalar, Prefetch, Precompute, Pos, Tile, GpuRows, GpuMerge, Plan, FpContract) whose fields are its
 ///             arguments read by kind: a loop or a new name (NameArg), a positive count
 ///             (CountArg), a parallel kind, a race strategy, a row mapping. Plan takes none. The later stages
 ///             receive these, never names to dispatch on: poly/UserSchedule applies each by its
@@ -147,13 +147,23 @@ struct GpuMerge : CommandBase {
 /// same product compiled into the object. The driver generates them; the apply checks that the
 /// export is a CSR SpMV (cin/SpmvPattern.h).
 struct Plan : CommandBase {};
+/// fp_contract(off | fast): whether the kernel's products that feed sums become multiply-adds
+/// (fast, the command line's --fp-contract default: one rounding for the two) or stay a product
+/// and a sum rounded apart (off, as the reference BLAS computes; Halide's strict_float for
+/// contraction alone). Reductions keep the grouping their schedule gives them.
+struct FpContract : CommandBase {
+  bool ok = false;  // the argument is `off` or `fast`
+  bool contract = true;
+  std::string text;
+  SourceLoc argLoc;
+};
 /// A command the language names but the compiler does not do yet (bound).
 struct Unsupported : CommandBase {};
 /// A name that is no command.
 struct UnknownCommand : CommandBase {};
 
 using ScheduleCommand = std::variant<Split, Reorder, Fuse, Distribute, Parallelize, Vectorize, Unroll, Scalar, Prefetch, Precompute, Pos, Tile, GpuRows, GpuMerge,
-                                     Plan, Unsupported, UnknownCommand>;
+                                     Plan, FpContract, Unsupported, UnknownCommand>;
 
 /// The typed command of one parsed command (the registry in ScheduleCommand.cpp).
 ScheduleCommand typedCommand(const ast::ScheduleCmd &c);

@@ -279,6 +279,35 @@ TYPED_TEST(Level1, Nrm2AcrossBlocksTakesBluesPassOnlyWhenNeeded) {
   EXPECT_EQ(Blas<T>::nrm2(&n, withInf.data(), &one), std::numeric_limits<T>::infinity());
 }
 
+// dnrm2 of fewer than 64 elements has the reference BLAS's bits (LAPACK's Householder
+// reflections, DLARFG, take such norms of its columns): each square rounded, then added to the
+// sum in order, then the root (stdlib/blas1.spl's nrm2ShortInOrder: one scalar loop, and its
+// schedule says fp_contract(off)); snrm2 keeps its vector sums (blas1.spl says why). A multiply-add had rounded x1*x1 + x0^2 once, 0.7 ulp off where the
+// reference is 0.3 off or the other way, and LAPACK's DGEES declined a swap of an
+// ill-conditioned pair of eigenvalues in its ded.in tests on an AVX2 CPU. Volatile: the
+// reference's two roundings, whatever this file's compiler contracts.
+TEST(Level1F64, Nrm2OfAShortVectorRoundsAsTheReference) {
+  using T = double;
+  std::mt19937 rng(2611);
+  std::uniform_real_distribution<double> mant(-1, 1);
+  std::uniform_int_distribution<int> exp(-30, 30), len(1, 63);
+  int differ = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int n = trial < 63 ? trial + 1 : len(rng), one = 1;
+    std::vector<T> x(n);
+    for (T &v : x) v = T(std::ldexp(mant(rng), exp(rng) / (trial % 2 ? 4 : 1)));
+    volatile T sum = 0;
+    for (T v : x) {
+      volatile T square = v * v;
+      sum = T(sum) + T(square);
+    }
+    T want = std::sqrt(T(sum));
+    T got = Blas<T>::nrm2(&n, x.data(), &one);
+    if (got != want && ++differ <= 5) ADD_FAILURE() << "n " << n << ": " << got << " against " << want;
+  }
+  EXPECT_EQ(differ, 0);
+}
+
 TYPED_TEST(Level1, RotgZeroesTheSecondComponent) {
   using T = TypeParam;
   const T cases[][2] = {{3, 4}, {-3, 4}, {4, -3}, {0, 2}, {2, 0}, {0, 0}, {1e-3, -7}};

@@ -132,6 +132,66 @@ TYPED_TEST(Level3, ProductsMatchTheReference) {
   EXPECT_GT(calls, 40);
 }
 
+// An element of C gets the same bits whatever the shape of the call that computes it: gemm as
+// one m x n call, as m calls of one row and as n calls of one column; syrk and syr2k on n
+// columns and on the leading n - 5. LAPACK relies on it: its generalized eigenvalue drivers
+// compare the eigenvalues computed with and without the eigenvectors bit for bit (DGV result 5,
+// dgd.in), and the two runs update blocks of different shapes. gemm TN's tiles of dot products
+// along k had summed a full tile's elements in vector lanes and the last rows' and columns' in k
+// order: 20 of dgd.in's 1092 checks failed on an AVX2 CPU; f32 TN's gemm tiles on the row-major
+// A differed too (37 x 23 x 300).
+TYPED_TEST(Level3, AnElementDoesNotDependOnTheShapeOfTheCall) {
+  using T = TypeParam;
+  std::mt19937 rng(2612);
+  const int shapes[][3] = {{6, 6, 6}, {13, 11, 9}, {37, 23, 300}};
+  const T alpha = T(0.7), beta = T(-1.3), zero = T(0);
+  const int one = 1;
+  for (const auto &s : shapes) {
+    const int m = s[0], n = s[1], k = s[2];
+    for (char ta : {'N', 'T'})
+      for (char tb : {'N', 'T'}) {
+        SCOPED_TRACE(testing::Message() << "gemm " << ta << tb << " m " << m << " n " << n << " k " << k);
+        Mat<T> A = ta == 'N' ? Mat<T>(m, k, 1, rng) : Mat<T>(k, m, 2, rng);
+        Mat<T> B = tb == 'N' ? Mat<T>(k, n, 3, rng) : Mat<T>(n, k, 0, rng);
+        Mat<T> C(m, n, 1, rng);
+        for (const T *b : {&beta, &zero}) {
+          std::vector<T> whole = C.buf, byRow = C.buf, byColumn = C.buf;
+          Blas<T>::gemm(&ta, &tb, &m, &n, &k, &alpha, A.buf.data(), &A.ld, B.buf.data(), &B.ld, b, whole.data(), &C.ld, 1, 1);
+          for (int i = 0; i < m; ++i)
+            Blas<T>::gemm(&ta, &tb, &one, &n, &k, &alpha, A.buf.data() + (ta == 'N' ? A.pos(i, 0) : A.pos(0, i)), &A.ld,
+                          B.buf.data(), &B.ld, b, byRow.data() + C.pos(i, 0), &C.ld, 1, 1);
+          for (int j = 0; j < n; ++j)
+            Blas<T>::gemm(&ta, &tb, &m, &one, &k, &alpha, A.buf.data(), &A.ld,
+                          B.buf.data() + (tb == 'N' ? B.pos(0, j) : B.pos(j, 0)), &B.ld, b, byColumn.data() + C.pos(0, j),
+                          &C.ld, 1, 1);
+          ASSERT_EQ(byRow, whole) << "one row a call, beta " << *b;
+          ASSERT_EQ(byColumn, whole) << "one column a call, beta " << *b;
+        }
+      }
+    // syrk and syr2k: C's leading n - 5 columns from the leading n - 5 rows (N) or columns (T).
+    if (n <= 5) continue;
+    const int lead = n - 5;
+    for (char uplo : {'U', 'L'})
+      for (char trans : {'N', 'T'}) {
+        SCOPED_TRACE(testing::Message() << "syrk/syr2k " << uplo << trans << " n " << n << " k " << k);
+        Mat<T> A = trans == 'N' ? Mat<T>(n, k, 2, rng) : Mat<T>(k, n, 1, rng);
+        Mat<T> B = trans == 'N' ? Mat<T>(n, k, 1, rng) : Mat<T>(k, n, 3, rng);
+        Mat<T> C(n, n, 2, rng);
+        std::vector<T> whole = C.buf, leading = C.buf;
+        Blas<T>::syrk(&uplo, &trans, &n, &k, &alpha, A.buf.data(), &A.ld, &beta, whole.data(), &C.ld, 1, 1);
+        Blas<T>::syrk(&uplo, &trans, &lead, &k, &alpha, A.buf.data(), &A.ld, &beta, leading.data(), &C.ld, 1, 1);
+        for (int j = 0; j < lead; ++j)
+          for (int i = 0; i < lead; ++i) ASSERT_EQ(leading[C.pos(i, j)], whole[C.pos(i, j)]) << "syrk at " << i << ", " << j;
+        whole = C.buf, leading = C.buf;
+        Blas<T>::syr2k(&uplo, &trans, &n, &k, &alpha, A.buf.data(), &A.ld, B.buf.data(), &B.ld, &beta, whole.data(), &C.ld, 1, 1);
+        Blas<T>::syr2k(&uplo, &trans, &lead, &k, &alpha, A.buf.data(), &A.ld, B.buf.data(), &B.ld, &beta, leading.data(), &C.ld,
+                       1, 1);
+        for (int j = 0; j < lead; ++j)
+          for (int i = 0; i < lead; ++i) ASSERT_EQ(leading[C.pos(i, j)], whole[C.pos(i, j)]) << "syr2k at " << i << ", " << j;
+      }
+  }
+}
+
 // syrk and syr2k: one triangle of C := alpha A A' (+ alpha B A') + beta C (or with A' A).
 TYPED_TEST(Level3, RankKUpdatesWriteOneTriangle) {
   using T = TypeParam;
