@@ -310,7 +310,7 @@ const CommandBase &commandBase(const ScheduleCommand &c) {
 }
 
 std::string scheduleCommandNames() {
-  // "split, tile, ..., gpu_merge and plan": the commands that do something.
+  // "split, tile, ..., plan and fp_contract": the commands that do something.
   std::vector<std::string> names;
   for (const auto &[name, build] : registry())
     if (build != unsupported) names.push_back(name);

@@ -24,6 +24,7 @@ schedule typed_rows for cpu {
   split(i, io, ii, 8); tile(i, j, 0, 4); parallelize(io, cpu_threads, atomics); parallelize(k, warp_drive);
   unroll(ii, 2); precompute(t); pos(k, c, 16); gpu_rows(i, vector, 4); gpu_merge(i, 3); interleave(i); bound(i, 4);
   plan(); plan(i); distribute(i, k); parallelize(i, cpu_threads, privatize);
+  fp_contract(off); fp_contract(fast); fp_contract(on);
 }
 )";
 
@@ -45,7 +46,7 @@ std::vector<tir::ScheduleCommand> commands() {
 
 TEST(TirScheduleCommand, EachCommandIsItsPrimitivesStruct) {
   std::vector<tir::ScheduleCommand> c = commands();
-  ASSERT_EQ(c.size(), 15u);
+  ASSERT_EQ(c.size(), 18u);
   const auto &split = std::get<tir::Split>(c[0]);
   EXPECT_TRUE(split.loop.ok && split.outer.ok && split.inner.ok && split.factor.ok);
   EXPECT_EQ(split.loop.text, "i");
@@ -86,11 +87,21 @@ TEST(TirScheduleCommand, EachCommandIsItsPrimitivesStruct) {
   EXPECT_TRUE(dist.loop.ok && dist.at.ok);
   EXPECT_EQ(dist.at.text, "k");
   EXPECT_EQ(std::get<tir::Parallelize>(c[14]).races, tir::Parallelize::Races::Privatize);
+  const auto &off = std::get<tir::FpContract>(c[15]);
+  EXPECT_TRUE(off.ok);
+  EXPECT_FALSE(off.contract);
+  const auto &fast = std::get<tir::FpContract>(c[16]);
+  EXPECT_TRUE(fast.ok && fast.contract);
+  // Neither off nor fast: kept, not valid, with its text for the message.
+  const auto &on = std::get<tir::FpContract>(c[17]);
+  EXPECT_FALSE(on.ok);
+  EXPECT_EQ(on.text, "on");
 }
 
 TEST(TirScheduleCommand, TheRegistryNamesTheCommands) {
   EXPECT_EQ(tir::scheduleCommandNames(),
-            "split, tile, pos, reorder, fuse, distribute, parallelize, vectorize, unroll, scalar, prefetch, precompute, gpu_rows, gpu_merge and plan");
+            "split, tile, pos, reorder, fuse, distribute, parallelize, vectorize, unroll, scalar, prefetch, precompute, gpu_rows, gpu_merge, plan "
+            "and fp_contract");
 }
 
 }  // namespace
