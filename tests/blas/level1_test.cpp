@@ -282,10 +282,11 @@ TYPED_TEST(Level1, Nrm2AcrossBlocksTakesBluesPassOnlyWhenNeeded) {
 // dnrm2 of fewer than 64 elements has the reference BLAS's bits (LAPACK's Householder
 // reflections, DLARFG, take such norms of its columns): each square rounded, then added to the
 // sum in order, then the root (stdlib/blas1.spl's nrm2ShortInOrder: one scalar loop, and its
-// schedule says fp_contract(off)); snrm2 keeps its vector sums (blas1.spl says why). A multiply-add had rounded x1*x1 + x0^2 once, 0.7 ulp off where the
-// reference is 0.3 off or the other way, and LAPACK's DGEES declined a swap of an
-// ill-conditioned pair of eigenvalues in its ded.in tests on an AVX2 CPU. Volatile: the
-// reference's two roundings, whatever this file's compiler contracts.
+// schedule says fp_contract(off)); snrm2 keeps its vector sums (blas1.spl says why). A
+// multiply-add had rounded x1*x1 + x0^2 once, 0.7 ulp off where the reference is 0.3 off or the
+// other way, and LAPACK's DGEES declined a swap of an ill-conditioned pair of eigenvalues in its
+// ded.in tests on an AVX2 CPU. Volatile: the reference's two roundings, whatever this file's
+// compiler contracts.
 TEST(Level1F64, Nrm2OfAShortVectorRoundsAsTheReference) {
   using T = double;
   std::mt19937 rng(2611);
