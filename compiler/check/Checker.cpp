@@ -527,6 +527,7 @@ Nat Checker::resolveNatNode(const ast::NatSyn &n) {
         usedTunables_.insert(n.name);
         return Nat(it->second);
       }
+      if (auto v = cpuTargetNat(n.name, n.loc)) return Nat(*v);
       fail(n.loc, "unknown nat '" + n.name + "'");
     }
     case ast::NatOp::Lookup: {
@@ -633,6 +634,7 @@ Nat Checker::exprToNatNode(const ast::Expr &e) {
         usedTunables_.insert(e.text);
         return Nat(it->second);
       }
+      if (auto v = cpuTargetNat(e.text, e.loc)) return Nat(*v);
       fail(e.loc, "unknown nat '" + e.text + "'");
     }
     case ast::ExprOp::Binary: {
@@ -1270,9 +1272,29 @@ tir::DefP Checker::checkDef(ModuleEnv &env, const ast::DefDecl &d) {
   return def;
 }
 
+std::optional<int64_t> Checker::cpuTargetNat(const std::string &name, SourceLoc loc) {
+  int64_t value = name == "cpu_vector_registers" ? opts_.cpuVectorRegisters
+                  : name == "cpu_vector_bits"    ? opts_.cpuVectorBits
+                                                 : -1;
+  if (value < 0) return std::nullopt;
+  // A type or a kernel that depended on the CPU would give a C program a different ABI on
+  // another machine; a tunable's value only picks among choices the file lists.
+  if (!inTunableDecl_)
+    fail(loc, "'" + name +
+                  "' is the CPU target's: only a tunable's value can read it, e.g. tunable ROWS: nat = cpu_vector_registers >= 32 ? 8 : 4;");
+  if (value == 0) fail(loc, "'" + name + "': this compilation does not know its CPU target's vectors");
+  return value;
+}
+
 void Checker::evaluateTunables(ModuleEnv &env) {
   ModuleEnv *savedEnv = env_;
   env_ = &env;
+  struct InDecl {
+    bool &flag;
+    bool saved;
+    explicit InDecl(bool &f) : flag(f), saved(f) { flag = true; }
+    ~InDecl() { flag = saved; }
+  } inDecl(inTunableDecl_);
   std::set<std::string> declared;
   for (const ast::TunableDecl &t : env.module->tunables) {
     if (declared.count(t.name)) {
@@ -1467,7 +1489,8 @@ std::optional<tir::Program> Checker::run(const ast::Module &main) {
         diags_.error(s.targetLoc, "unknown target '" + s.target + "' (the targets are cpu and cuda)");
         break;
       }
-      prog.schedules.push_back(tir::Schedule{name.text, s.target, name.loc, tir::typedCommands(s.cmds), tir::typedScript(s.cmds)});
+      prog.schedules.push_back(tir::Schedule{name.text, s.target, name.loc, tir::typedCommands(s.cmds, mainEnv_->tunables),
+                                                tir::typedScript(s.cmds, mainEnv_->tunables)});
     }
 
   if (diags_.numErrors() > errorsBefore) return std::nullopt;

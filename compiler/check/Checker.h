@@ -10,6 +10,7 @@
 /// Guarantees: the TIR invariants listed in tir/Tir.h.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,12 @@ struct CheckOptions {
   std::vector<std::pair<std::string, int64_t>> defines;  // -D NAME=VALUE
   std::vector<std::string> includeDirs;                  // -I
   std::string stdlibDir;                                 // where `import` looks last
+  /// The CPU the object is for, as a tunable's value may read it (`cpu_vector_registers`,
+  /// `cpu_vector_bits`: a schedule's register tiles sized by the register file, as Halide's
+  /// natural_vector_size): its vector registers and the width in bits its kernels' vectors take
+  /// (--prefer-vector-width included). 0: not known (a tunable reading them is an error).
+  int64_t cpuVectorRegisters = 0;
+  int64_t cpuVectorBits = 0;
 };
 
 /// Checks `main` (already registered in `sm` and parsed). Imported files are added to `sm`.

@@ -238,6 +238,12 @@ class Checker {
   NatFacts facts_;
   std::vector<tir::CallRecord> calls_;
   std::set<std::string> usedTunables_;  // tunables read by the def being checked (tir::Def::tunables)
+  /// True while a tunable's value and range are evaluated: only there may a nat read the CPU
+  /// target (cpuTargetNat).
+  bool inTunableDecl_ = false;
+  /// `cpu_vector_registers` or `cpu_vector_bits` (CheckOptions) where `name` is one of them:
+  /// their values in a tunable's declaration, an error elsewhere; nullopt for any other name.
+  std::optional<int64_t> cpuTargetNat(const std::string &name, SourceLoc loc);
   std::vector<std::pair<SourceLoc, std::string>> unproven_;
   int64_t nextMeta_ = 1;
   int positions_ = 0;

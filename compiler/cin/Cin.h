@@ -300,6 +300,8 @@ struct Kernel {
   bool internal = false;
   /// A schedule's fp_contract(off) clears it: no multiply-adds in this kernel (loopir::Function).
   bool fpContract = true;
+  /// A schedule's fp_reassoc(off) clears it: each sum in its loops' order (loopir::Function).
+  bool fpReassoc = true;
   /// `with result in x`: the result tensor (no parameter of its own) and, per leaf of it, the
   /// input it is written into; cin/InPlace.h rewrites the body so that it writes there.
   TensorP resultTensor;

@@ -44,6 +44,11 @@ struct CpuVectors {
   /// AVX-512 and gathers LLVM tunes as fast), or 0 where masked accesses or gathers are
   /// emulated or slow.
   int maskedBytes = 0;
+  /// The vector registers a kernel has (32 with AVX-512 or on AArch64, 16 with AVX2 on x86-64)
+  /// and their width in bits as its vectors take them (512 on an AVX-512 CPU only under
+  /// --prefer-vector-width=512, else 256 there): what a schedule sizes register tiles by.
+  int registers = 0;
+  int bits = 0;
 };
 
 /// The vectors of the CPU that `opts` names (the host's by default). False, with `error`, when

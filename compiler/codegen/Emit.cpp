@@ -10,7 +10,10 @@
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/Analysis/TargetTransformInfo.h>
+#include <llvm/IR/Function.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
@@ -113,6 +116,17 @@ bool cpuVectors(const CodeGenOptions &opts, CpuVectors &out, std::string &error)
   // pwtk 10.1 against 2.25).
   const llvm::MCSubtargetInfo *sti = tm->getMCSubtargetInfo();
   out.maskedBytes = sti->checkFeatures("+avx512f") && sti->checkFeatures("+fast-gather") ? 64 : 0;
+  // The register file as LLVM's cost model sees it for a kernel of this compilation: a function
+  // with the kernels' prefer-vector-width (CodeGenCpu gives every kernel the option's width), so
+  // an AVX-512 CPU reports 512-bit vectors only where the kernels will take them.
+  llvm::LLVMContext context;
+  llvm::Module probeModule("cpu-vectors", context);
+  llvm::Function *probe = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(context), false),
+                                                 llvm::GlobalValue::ExternalLinkage, "probe", probeModule);
+  if (opts.preferVectorBits) probe->addFnAttr("prefer-vector-width", std::to_string(opts.preferVectorBits));
+  llvm::TargetTransformInfo tti = tm->getTargetTransformInfo(*probe);
+  out.registers = tti.getNumberOfRegisters(tti.getRegisterClassForType(/*Vector=*/true));
+  out.bits = static_cast<int>(tti.getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector).getFixedValue());
   return true;
 }
 

@@ -295,7 +295,7 @@ llvm::Value *LoopCodeGen::binary(const Expr &e, bool contract) {
   llvm::Value *a = expr(x), *c = expr(y);
   bool fp = isFloatTy(x->type);
   llvm::FastMathFlags fmf;
-  if (e.reassoc) {
+  if (e.reassoc && (!fn_ || fn_->fpReassoc)) {
     fmf.setAllowReassoc();
     fmf.setNoSignedZeros();
   }
@@ -516,15 +516,20 @@ void LoopCodeGen::serialLoop(const Stmt &s, llvm::Value *lo, llvm::Value *hi, ll
       auto hint = [&](const char *name, llvm::Constant *value) {
         md.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, name), llvm::ConstantAsMetadata::get(value)}));
       };
-      if (s.vectorize) hint("llvm.loop.vectorize.enable", b_.getTrue());
-      if (s.vectorWidth > 0) hint("llvm.loop.vectorize.width", b_.getInt32(static_cast<uint32_t>(s.vectorWidth)));
+      // Under fp_reassoc(off) a reduction loop is LLVM's to vectorise only where it can keep
+      // the sums in order (never: LLVM takes a forced hint as leave to reorder them).
+      bool hinted = !(fn_ && !fn_->fpReassoc && s.loop == loopir::LoopKind::Reduction);
+      if (s.vectorize && hinted) hint("llvm.loop.vectorize.enable", b_.getTrue());
+      if (s.vectorWidth > 0 && hinted) hint("llvm.loop.vectorize.width", b_.getInt32(static_cast<uint32_t>(s.vectorWidth)));
       if (s.interleave > 0) hint("llvm.loop.interleave.count", b_.getInt32(static_cast<uint32_t>(s.interleave)));
       if (s.maskedTail) hint("llvm.loop.vectorize.predicate.enable", b_.getTrue());
       if (s.unroll > 1) hint("llvm.loop.unroll.count", b_.getInt32(static_cast<uint32_t>(s.unroll)));
       if (s.unroll == 1) md.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")}));
-      llvm::MDNode *loopId = llvm::MDNode::getDistinct(ctx_, md);
-      loopId->replaceOperandWith(0, loopId);
-      latch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+      if (md.size() > 1) {
+        llvm::MDNode *loopId = llvm::MDNode::getDistinct(ctx_, md);
+        loopId->replaceOperandWith(0, loopId);
+        latch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+      }
     }
   }
   b_.SetInsertPoint(exit);

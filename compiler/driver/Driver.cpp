@@ -210,7 +210,25 @@ int runCompiler(const Options &opts, std::ostream &err) {
     }
     if (opts.emit == Emit::Ast) return writeText(opts, ast::printModule(*module), err) ? 0 : 1;
 
+    // The CPU's vectors, which tunables may read (cpu_vector_registers), the loop-IR passes
+    // version loops by and the header reports (an unknown --cpu is refused here, before any
+    // code is made).
+    codegen::CodeGenOptions cg;
+    cg.optLevel = opts.optLevel;
+    cg.cpu = opts.cpu;
+    cg.gpuArch = opts.gpuArch;
+    cg.gpuEmulatorImage = opts.gpuEmulator;
+    cg.fpContract = opts.fpContract;
+    cg.preferVectorBits = opts.preferVectorBits;
+    codegen::CpuVectors vectors;
+    if (std::string cpuError; !codegen::cpuVectors(cg, vectors, cpuError)) {
+      err << "splc: error: " << cpuError << "\n";
+      return 1;
+    }
+
     CheckOptions copts;
+    copts.cpuVectorRegisters = vectors.registers;
+    copts.cpuVectorBits = vectors.bits;
     copts.defines = opts.defines;
     copts.includeDirs = opts.includeDirs;
     copts.stdlibDir = stdlibDir(opts);
@@ -288,20 +306,6 @@ int runCompiler(const Options &opts, std::ostream &err) {
     std::string headerPath = !opts.header.empty()                           ? opts.header
                              : opts.emit == Emit::Header || opts.output.empty() ? opts.output
                                                                               : opts.output + ".h";
-    // The CPU's vectors, which the loop-IR passes version loops by and the header reports (an
-    // unknown --cpu is refused here, before any code is made).
-    codegen::CodeGenOptions cg;
-    cg.optLevel = opts.optLevel;
-    cg.cpu = opts.cpu;
-    cg.gpuArch = opts.gpuArch;
-    cg.gpuEmulatorImage = opts.gpuEmulator;
-    cg.fpContract = opts.fpContract;
-    cg.preferVectorBits = opts.preferVectorBits;
-    codegen::CpuVectors vectors;
-    if (std::string cpuError; !codegen::cpuVectors(cg, vectors, cpuError)) {
-      err << "splc: error: " << cpuError << "\n";
-      return 1;
-    }
     std::string headerText = codegen::writeHeader(opts.input, headerPath, headerEntries, program->tunables, opts.checked,
                                                   opts.optLevel > 0 && vectors.maskedBytes > 0);
     if (opts.emit == Emit::Header) return writeText(opts, headerText, err) ? 0 : 1;

@@ -60,6 +60,7 @@ class Flattener : public cin::Visitor {
     fn_.cuda = k_.cuda;
     fn_.internal = k_.internal;
     fn_.fpContract = k_.fpContract;
+    fn_.fpReassoc = k_.fpReassoc;
     if (std::any_of(k_.tensors.begin(), k_.tensors.end(), [](const cin::TensorP &t) { return t->registerTile; }))
       fn_.preferVectorBits = 512;
     fn_.loc = k_.loc;

@@ -720,8 +720,8 @@ std::string print(const PlanEntry &p) {
 
 std::string print(const Function &f) {
   TextOut out;
-  out("function {}{}{}{}\n", f.name, f.cuda ? " (cuda)" : "", f.internal ? " (internal)" : "",
-      f.fpContract ? "" : " (fp_contract off)");
+  out("function {}{}{}{}{}\n", f.name, f.cuda ? " (cuda)" : "", f.internal ? " (internal)" : "",
+      f.fpContract ? "" : " (fp_contract off)", f.fpReassoc ? "" : " (fp_reassoc off)");
   for (const ScalarParam &p : f.scalars) out("  param {}: v{} {}: {}\n", p.paramIndex, p.var, p.name, tyName(p.type));
   for (const Buffer &b : f.buffers) {
     out("  buffer b{} {}: ", b.id, b.name);

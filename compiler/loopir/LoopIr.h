@@ -307,6 +307,9 @@ struct Function {
   /// False where the kernel's schedule said fp_contract(off): codegen fuses no product into a
   /// sum here, whatever --fp-contract asks of the others.
   bool fpContract = true;
+  /// False where it said fp_reassoc(off): codegen gives no sum LLVM's reassociation, nor a
+  /// reduction loop a vectorize hint (a forced width lets LLVM reorder a sum without the flag).
+  bool fpReassoc = true;
   int numParams = 0;
   std::vector<ScalarParam> scalars;
   std::vector<Buffer> buffers;

@@ -214,7 +214,7 @@ class Scheduler {
 
   std::optional<int64_t> integer(const tir::CommandBase &c, const tir::CountArg &a, const char *what) {
     if (!a.ok) {
-      error(a.loc, c.name + ": " + what + " must be a positive integer literal");
+      error(a.loc, c.name + ": " + what + " must be a positive integer literal or a tunable");
       return std::nullopt;
     }
     return a.value;
@@ -539,10 +539,17 @@ class Scheduler {
 
   /// fp_contract(off | fast): the kernel's products feeding sums fused or not (codegen).
   void apply(const tir::FpContract &c) {
+    if (fpFreedomOk(c)) k_.fpContract = c.contract;
+  }
+  /// fp_reassoc(off | fast): the kernel's sums regrouped by LLVM or kept in loop order (codegen).
+  void apply(const tir::FpReassoc &c) {
+    if (fpFreedomOk(c)) k_.fpReassoc = c.contract;
+  }
+  bool fpFreedomOk(const tir::FpContract &c) {
     if (!c.ok)
-      return error(c.argLoc, "fp_contract takes one argument, off or fast" +
-                                 (c.arity == 1 && !c.text.empty() ? ", found '" + c.text + "'" : std::string()));
-    k_.fpContract = c.contract;
+      error(c.argLoc, c.name + " takes one argument, off or fast" +
+                          (c.arity == 1 && !c.text.empty() ? ", found '" + c.text + "'" : std::string()));
+    return c.ok;
   }
 
   /// plan(): the driver generates the plan's entry points and candidates; here the export is

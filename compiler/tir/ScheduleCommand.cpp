@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 
 namespace spl::tir {
 namespace {
@@ -22,11 +23,16 @@ NameArg nameArg(const ast::ScheduleCmd &c, size_t k) {
   return a;
 }
 
-/// Argument k as a positive integer literal; where it is missing, the command's place.
-CountArg countArg(const ast::ScheduleCmd &c, size_t k) {
+/// Argument k as a positive count: an integer literal or a tunable's name (its value, after
+/// -D); where it is missing, the command's place.
+CountArg countArg(const ast::ScheduleCmd &c, size_t k, const TunableValues &tunables) {
   CountArg a;
-  a.ok = isIntLit(c, k) && c.args[k]->ival >= 1;
-  a.value = a.ok ? c.args[k]->ival : 0;
+  std::optional<int64_t> value;
+  if (isIntLit(c, k)) value = c.args[k]->ival;
+  else if (isName(c, k))
+    if (auto t = tunables.find(c.args[k]->text); t != tunables.end()) value = t->second;
+  a.ok = value && *value >= 1;
+  a.value = a.ok ? *value : 0;
   a.loc = k < c.args.size() ? c.args[k]->loc : c.loc;
   return a;
 }
@@ -40,37 +46,37 @@ T based(const ast::ScheduleCmd &c) {
   return t;
 }
 
-ScheduleCommand split(const ast::ScheduleCmd &c) {
+ScheduleCommand split(const ast::ScheduleCmd &c, const TunableValues &tunables) {
   auto s = based<Split>(c);
   s.loop = nameArg(c, 0);
   s.outer = nameArg(c, 1);
   s.inner = nameArg(c, 2);
-  s.factor = countArg(c, 3);
+  s.factor = countArg(c, 3, tunables);
   return s;
 }
 
-ScheduleCommand reorder(const ast::ScheduleCmd &c) {
+ScheduleCommand reorder(const ast::ScheduleCmd &c, const TunableValues &tunables) {
   auto r = based<Reorder>(c);
   r.outer = nameArg(c, 0);
   r.inner = nameArg(c, 1);
   return r;
 }
 
-ScheduleCommand fuse(const ast::ScheduleCmd &c) {
+ScheduleCommand fuse(const ast::ScheduleCmd &c, const TunableValues &tunables) {
   auto f = based<Fuse>(c);
   f.first = nameArg(c, 0);
   f.second = nameArg(c, 1);
   return f;
 }
 
-ScheduleCommand distribute(const ast::ScheduleCmd &c) {
+ScheduleCommand distribute(const ast::ScheduleCmd &c, const TunableValues &tunables) {
   auto d = based<Distribute>(c);
   d.loop = nameArg(c, 0);
   d.at = nameArg(c, 1);
   return d;
 }
 
-ScheduleCommand parallelize(const ast::ScheduleCmd &c) {
+ScheduleCommand parallelize(const ast::ScheduleCmd &c, const TunableValues &tunables) {
   using Kind = Parallelize::Kind;
   using Races = Parallelize::Races;
   static const std::map<std::string, Kind> kinds = {
@@ -95,63 +101,63 @@ ScheduleCommand parallelize(const ast::ScheduleCmd &c) {
   return p;
 }
 
-ScheduleCommand vectorize(const ast::ScheduleCmd &c) {
+ScheduleCommand vectorize(const ast::ScheduleCmd &c, const TunableValues &tunables) {
   auto v = based<Vectorize>(c);
   v.loop = nameArg(c, 0);
   v.arityOk = c.args.size() >= 1 && c.args.size() <= 2;
   v.bitsGiven = c.args.size() == 2;
-  if (v.bitsGiven) v.bits = countArg(c, 1);
+  if (v.bitsGiven) v.bits = countArg(c, 1, tunables);
   return v;
 }
 
-ScheduleCommand unroll(const ast::ScheduleCmd &c) {
+ScheduleCommand unroll(const ast::ScheduleCmd &c, const TunableValues &tunables) {
   auto u = based<Unroll>(c);
   u.loop = nameArg(c, 0);
-  u.factor = countArg(c, 1);
+  u.factor = countArg(c, 1, tunables);
   return u;
 }
 
-ScheduleCommand scalar(const ast::ScheduleCmd &c) {
+ScheduleCommand scalar(const ast::ScheduleCmd &c, const TunableValues &tunables) {
   auto s = based<Scalar>(c);
   s.loop = nameArg(c, 0);
   s.arityOk = c.args.size() >= 1 && c.args.size() <= 2;
   s.sumsGiven = c.args.size() == 2;
-  if (s.sumsGiven) s.sums = countArg(c, 1);
+  if (s.sumsGiven) s.sums = countArg(c, 1, tunables);
   return s;
 }
 
-ScheduleCommand prefetch(const ast::ScheduleCmd &c) {
+ScheduleCommand prefetch(const ast::ScheduleCmd &c, const TunableValues &tunables) {
   auto p = based<Prefetch>(c);
   p.loop = nameArg(c, 0);
-  p.distance = countArg(c, 1);
+  p.distance = countArg(c, 1, tunables);
   return p;
 }
 
-ScheduleCommand precompute(const ast::ScheduleCmd &c) {
+ScheduleCommand precompute(const ast::ScheduleCmd &c, const TunableValues &tunables) {
   auto p = based<Precompute>(c);
   p.array = nameArg(c, 0);
   p.array.ok = p.array.ok && c.args.size() == 1;
   return p;
 }
 
-ScheduleCommand pos(const ast::ScheduleCmd &c) {
+ScheduleCommand pos(const ast::ScheduleCmd &c, const TunableValues &tunables) {
   auto p = based<Pos>(c);
   p.loop = nameArg(c, 0);
   p.chunk = nameArg(c, 1);
-  p.size = countArg(c, 2);
+  p.size = countArg(c, 2, tunables);
   return p;
 }
 
-ScheduleCommand tile(const ast::ScheduleCmd &c) {
+ScheduleCommand tile(const ast::ScheduleCmd &c, const TunableValues &tunables) {
   auto t = based<Tile>(c);
   t.outer = nameArg(c, 0);
   t.inner = nameArg(c, 1);
-  t.outerSize = countArg(c, 2);
-  t.innerSize = countArg(c, 3);
+  t.outerSize = countArg(c, 2, tunables);
+  t.innerSize = countArg(c, 3, tunables);
   return t;
 }
 
-ScheduleCommand gpuRows(const ast::ScheduleCmd &c) {
+ScheduleCommand gpuRows(const ast::ScheduleCmd &c, const TunableValues &tunables) {
   auto g = based<GpuRows>(c);
   g.loop = nameArg(c, 0);
   g.mappingLoc = c.args.size() > 1 ? c.args[1]->loc : c.loc;
@@ -168,7 +174,7 @@ ScheduleCommand gpuRows(const ast::ScheduleCmd &c) {
   return g;
 }
 
-ScheduleCommand gpuMerge(const ast::ScheduleCmd &c) {
+ScheduleCommand gpuMerge(const ast::ScheduleCmd &c, const TunableValues &tunables) {
   auto g = based<GpuMerge>(c);
   g.loop = nameArg(c, 0);
   g.arityOk = c.args.size() >= 2 && c.args.size() <= 3;
@@ -187,10 +193,13 @@ ScheduleCommand gpuMerge(const ast::ScheduleCmd &c) {
   return g;
 }
 
-ScheduleCommand plan(const ast::ScheduleCmd &c) { return based<Plan>(c); }
+ScheduleCommand plan(const ast::ScheduleCmd &c, const TunableValues &) { return based<Plan>(c); }
 
-ScheduleCommand fpContract(const ast::ScheduleCmd &c) {
-  auto f = based<FpContract>(c);
+/// fp_contract(off | fast) and fp_reassoc(off | fast): a floating-point freedom of the kernel,
+/// allowed or not.
+template <typename T>
+ScheduleCommand fpFreedom(const ast::ScheduleCmd &c, const TunableValues &) {
+  auto f = based<T>(c);
   f.argLoc = c.args.size() == 1 ? c.args[0]->loc : c.loc;
   if (isName(c, 0)) f.text = c.args[0]->text;
   f.ok = c.args.size() == 1 && (f.text == "off" || f.text == "fast");
@@ -198,11 +207,11 @@ ScheduleCommand fpContract(const ast::ScheduleCmd &c) {
   return f;
 }
 
-ScheduleCommand unsupported(const ast::ScheduleCmd &c) { return based<Unsupported>(c); }
+ScheduleCommand unsupported(const ast::ScheduleCmd &c, const TunableValues &) { return based<Unsupported>(c); }
 
 /// The primitives, one line each: the name a block writes and how its arguments are read.
-const std::vector<std::pair<const char *, ScheduleCommand (*)(const ast::ScheduleCmd &)>> &registry() {
-  static const std::vector<std::pair<const char *, ScheduleCommand (*)(const ast::ScheduleCmd &)>> commands = {
+const std::vector<std::pair<const char *, ScheduleCommand (*)(const ast::ScheduleCmd &, const TunableValues &)>> &registry() {
+  static const std::vector<std::pair<const char *, ScheduleCommand (*)(const ast::ScheduleCmd &, const TunableValues &)>> commands = {
       {"split", split},
       {"tile", tile},
       {"pos", pos},
@@ -218,7 +227,8 @@ const std::vector<std::pair<const char *, ScheduleCommand (*)(const ast::Schedul
       {"gpu_rows", gpuRows},
       {"gpu_merge", gpuMerge},
       {"plan", plan},
-      {"fp_contract", fpContract},
+      {"fp_contract", fpFreedom<FpContract>},
+      {"fp_reassoc", fpFreedom<FpReassoc>},
       {"bound", unsupported},
   };
   return commands;
@@ -226,14 +236,14 @@ const std::vector<std::pair<const char *, ScheduleCommand (*)(const ast::Schedul
 
 // ---- scripts ----
 
-ScriptCommand makeDense(const ast::ScheduleCmd &c) {
+ScriptCommand makeDense(const ast::ScheduleCmd &c, const TunableValues &tunables) {
   auto m = based<MakeDense>(c);
   m.row = nameArg(c, 0);
   m.column = nameArg(c, 1);
   return m;
 }
 
-ScriptCommand skew(const ast::ScheduleCmd &c) {
+ScriptCommand skew(const ast::ScheduleCmd &c, const TunableValues &tunables) {
   auto s = based<Skew>(c);
   s.loop = nameArg(c, 0);
   if (c.args.size() > 1) {
@@ -243,30 +253,30 @@ ScriptCommand skew(const ast::ScheduleCmd &c) {
   return s;
 }
 
-ScriptCommand reorderLoops(const ast::ScheduleCmd &c) {
+ScriptCommand reorderLoops(const ast::ScheduleCmd &c, const TunableValues &tunables) {
   auto r = based<ReorderLoops>(c);
   for (size_t k = 0; k < c.args.size(); ++k) r.loops.push_back(nameArg(c, k));
   return r;
 }
 
-ScriptCommand tileLoops(const ast::ScheduleCmd &c) {
+ScriptCommand tileLoops(const ast::ScheduleCmd &c, const TunableValues &tunables) {
   auto t = based<TileLoops>(c);
   t.outer = nameArg(c, 0);
   t.inner = nameArg(c, 1);
-  t.outerSize = countArg(c, 2);
-  t.innerSize = countArg(c, 3);
+  t.outerSize = countArg(c, 2, tunables);
+  t.innerSize = countArg(c, 3, tunables);
   return t;
 }
 
-ScriptCommand compact(const ast::ScheduleCmd &c) {
+ScriptCommand compact(const ast::ScheduleCmd &c, const TunableValues &tunables) {
   auto k = based<Compact>(c);
   k.loop = nameArg(c, 0);
   k.pad = c.name == "compact_and_pad";
   return k;
 }
 
-const std::vector<std::pair<const char *, ScriptCommand (*)(const ast::ScheduleCmd &)>> &scriptRegistry() {
-  static const std::vector<std::pair<const char *, ScriptCommand (*)(const ast::ScheduleCmd &)>> commands = {
+const std::vector<std::pair<const char *, ScriptCommand (*)(const ast::ScheduleCmd &, const TunableValues &)>> &scriptRegistry() {
+  static const std::vector<std::pair<const char *, ScriptCommand (*)(const ast::ScheduleCmd &, const TunableValues &)>> commands = {
       {"make_dense", makeDense}, {"skew", skew}, {"reorder", reorderLoops}, {"tile", tileLoops},
       {"compact", compact},      {"compact_and_pad", compact},
   };
@@ -275,11 +285,11 @@ const std::vector<std::pair<const char *, ScriptCommand (*)(const ast::ScheduleC
 
 }  // namespace
 
-std::vector<ScriptCommand> typedScript(const std::vector<ast::ScheduleCmd> &cmds) {
+std::vector<ScriptCommand> typedScript(const std::vector<ast::ScheduleCmd> &cmds, const TunableValues &tunables) {
   std::vector<ScriptCommand> out;
   for (const ast::ScheduleCmd &c : cmds) {
     auto found = std::find_if(scriptRegistry().begin(), scriptRegistry().end(), [&](const auto &r) { return c.name == r.first; });
-    out.push_back(found != scriptRegistry().end() ? found->second(c) : ScriptCommand(based<UnknownScriptCommand>(c)));
+    out.push_back(found != scriptRegistry().end() ? found->second(c, tunables) : ScriptCommand(based<UnknownScriptCommand>(c)));
   }
   return out;
 }
@@ -292,16 +302,16 @@ bool Parallelize::isGpu() const {
   return kind == Kind::GpuBlock || kind == Kind::GpuThread || kind == Kind::GpuWarp || kind == Kind::GpuLane || kind == Kind::GpuGlobal;
 }
 
-ScheduleCommand typedCommand(const ast::ScheduleCmd &c) {
+ScheduleCommand typedCommand(const ast::ScheduleCmd &c, const TunableValues &tunables) {
   for (const auto &[name, build] : registry())
-    if (c.name == name) return build(c);
+    if (c.name == name) return build(c, tunables);
   return based<UnknownCommand>(c);
 }
 
-std::vector<ScheduleCommand> typedCommands(const std::vector<ast::ScheduleCmd> &cmds) {
+std::vector<ScheduleCommand> typedCommands(const std::vector<ast::ScheduleCmd> &cmds, const TunableValues &tunables) {
   std::vector<ScheduleCommand> out;
   out.reserve(cmds.size());
-  for (const ast::ScheduleCmd &c : cmds) out.push_back(typedCommand(c));
+  for (const ast::ScheduleCmd &c : cmds) out.push_back(typedCommand(c, tunables));
   return out;
 }
 

@@ -2,7 +2,7 @@
 /// Takes:      a block's commands as parsed (ast::ScheduleCmd: a name and expressions).
 /// Gives:      one ScheduleCommand per command, built once after type checking
 ///             (check/Checker.cpp): a struct per primitive (Split, Reorder, Fuse, Distribute, Parallelize,
-///             Vectorize, Unroll, Scalar, Prefetch, Precompute, Pos, Tile, GpuRows, GpuMerge, Plan, FpContract) whose fields are its
+///             Vectorize, Unroll, Scalar, Prefetch, Precompute, Pos, Tile, GpuRows, GpuMerge, Plan, FpContract, FpReassoc) whose fields are its
 ///             arguments read by kind: a loop or a new name (NameArg), a positive count
 ///             (CountArg), a parallel kind, a race strategy, a row mapping. Plan takes none. The later stages
 ///             receive these, never names to dispatch on: poly/UserSchedule applies each by its
@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <variant>
 #include <vector>
@@ -36,7 +37,7 @@ struct NameArg {
   SourceLoc loc;
 };
 
-/// An argument that must be a positive integer literal.
+/// An argument that must be a positive count: an integer literal or a tunable's name.
 struct CountArg {
   bool ok = false;
   int64_t value = 0;
@@ -157,17 +158,25 @@ struct FpContract : CommandBase {
   std::string text;
   SourceLoc argLoc;
 };
+/// fp_reassoc(off | fast): whether LLVM may regroup the kernel's sums (fast, the default: a
+/// `reduce` may be summed in vector lanes) or must keep each in the order of its loops (off):
+/// where a schedule versions full register tiles from partial ones, LLVM's choice to vectorise
+/// a sum along its reduction loop differed between the two (dsyrk T's 4 x 12 tiles on AVX2), so
+/// an element's bits depended on the call's shape. Its fields are fp_contract's.
+struct FpReassoc : FpContract {};
 /// A command the language names but the compiler does not do yet (bound).
 struct Unsupported : CommandBase {};
 /// A name that is no command.
 struct UnknownCommand : CommandBase {};
 
 using ScheduleCommand = std::variant<Split, Reorder, Fuse, Distribute, Parallelize, Vectorize, Unroll, Scalar, Prefetch, Precompute, Pos, Tile, GpuRows, GpuMerge,
-                                     Plan, FpContract, Unsupported, UnknownCommand>;
+                                     Plan, FpContract, FpReassoc, Unsupported, UnknownCommand>;
 
 /// The typed command of one parsed command (the registry in ScheduleCommand.cpp).
-ScheduleCommand typedCommand(const ast::ScheduleCmd &c);
-std::vector<ScheduleCommand> typedCommands(const std::vector<ast::ScheduleCmd> &cmds);
+/// A count (CountArg) may name a tunable: `tunables` holds the file's, with their values after -D.
+using TunableValues = std::map<std::string, int64_t>;
+ScheduleCommand typedCommand(const ast::ScheduleCmd &c, const TunableValues &tunables);
+std::vector<ScheduleCommand> typedCommands(const std::vector<ast::ScheduleCmd> &cmds, const TunableValues &tunables);
 
 /// The name and place of any command.
 const CommandBase &commandBase(const ScheduleCommand &c);
@@ -203,7 +212,7 @@ struct UnknownScriptCommand : CommandBase {};
 
 using ScriptCommand = std::variant<MakeDense, Skew, ReorderLoops, TileLoops, Compact, UnknownScriptCommand>;
 
-std::vector<ScriptCommand> typedScript(const std::vector<ast::ScheduleCmd> &cmds);
+std::vector<ScriptCommand> typedScript(const std::vector<ast::ScheduleCmd> &cmds, const TunableValues &tunables);
 const CommandBase &commandBase(const ScriptCommand &c);
 
 /// The names of the commands, for the message of an unknown one.

@@ -28,13 +28,13 @@ schedule typed_rows for cpu {
 }
 )";
 
-/// The typed commands of kSource's block.
-std::vector<tir::ScheduleCommand> commands() {
+/// The typed commands of a source's one block (kSource's by default).
+std::vector<tir::ScheduleCommand> commands(const char *source = kSource, const CheckOptions &options = {}) {
   SourceManager sm;
   Diagnostics diags(sm);
-  uint32_t file = sm.addFile("typed.spl", kSource);
+  uint32_t file = sm.addFile("typed.spl", source);
   std::optional<ast::Module> module = parseFile(sm, file, diags);
-  std::optional<tir::Program> program = module ? checkProgram(*module, sm, diags, CheckOptions{}) : std::nullopt;
+  std::optional<tir::Program> program = module ? checkProgram(*module, sm, diags, options) : std::nullopt;
   if (!program || program->schedules.size() != 1) {
     std::ostringstream os;
     diags.flush(os);
@@ -98,10 +98,39 @@ TEST(TirScheduleCommand, EachCommandIsItsPrimitivesStruct) {
   EXPECT_EQ(on.text, "on");
 }
 
+// A count may name a tunable: its value after -D, read from the CPU target where its value does.
+TEST(TirScheduleCommand, ACountNamesATunable) {
+  const char *source = R"(
+tunable B: nat = 16 in [8, 16];
+tunable U: nat = cpu_vector_registers / 8;
+def rowsums {n: nat} {m: nat} (a: n.m.f32) : n.f32 = a |> map(r => r |> reduce(+, 0.0));
+export rowsums as tunable_rows for cpu;
+schedule tunable_rows for cpu { split(i, io, ii, B); unroll(ii, U); unroll(ii, V); }
+)";
+  CheckOptions avx2;
+  avx2.cpuVectorRegisters = 16;
+  avx2.cpuVectorBits = 256;
+  std::vector<tir::ScheduleCommand> c = commands(source, avx2);
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_TRUE(std::get<tir::Split>(c[0]).factor.ok);
+  EXPECT_EQ(std::get<tir::Split>(c[0]).factor.value, 16);
+  EXPECT_EQ(std::get<tir::Unroll>(c[1]).factor.value, 2);
+  // A name that is no tunable is kept, not valid, where it stands.
+  EXPECT_FALSE(std::get<tir::Unroll>(c[2]).factor.ok);
+  EXPECT_EQ(std::get<tir::Unroll>(c[2]).factor.loc.col, 80u);
+  CheckOptions avx512 = avx2;
+  avx512.cpuVectorRegisters = 32;
+  avx512.defines = {{"B", 8}};
+  c = commands(source, avx512);
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(std::get<tir::Split>(c[0]).factor.value, 8);
+  EXPECT_EQ(std::get<tir::Unroll>(c[1]).factor.value, 4);
+}
+
 TEST(TirScheduleCommand, TheRegistryNamesTheCommands) {
   EXPECT_EQ(tir::scheduleCommandNames(),
-            "split, tile, pos, reorder, fuse, distribute, parallelize, vectorize, unroll, scalar, prefetch, precompute, gpu_rows, gpu_merge, plan "
-            "and fp_contract");
+            "split, tile, pos, reorder, fuse, distribute, parallelize, vectorize, unroll, scalar, prefetch, precompute, gpu_rows, gpu_merge, plan, "
+            "fp_contract and fp_reassoc");
 }
 
 }  // namespace
