@@ -27,8 +27,8 @@ struct CheckOptions {
   std::string stdlibDir;                                 // where `import` looks last
   /// The CPU the object is for, as a tunable's value may read it (`cpu_vector_registers`,
   /// `cpu_vector_bits`: a schedule's register tiles sized by the register file, as Halide's
-  /// natural_vector_size): its vector registers and the width in bits its kernels' vectors take
-  /// (--prefer-vector-width included). 0: not known (a tunable reading them is an error).
+  /// natural_vector_size): its vector registers and their width in bits (codegen::CpuVectors).
+  /// 0: not known (a tunable reading them is an error).
   int64_t cpuVectorRegisters = 0;
   int64_t cpuVectorBits = 0;
 };

@@ -45,8 +45,8 @@ struct CpuVectors {
   /// emulated or slow.
   int maskedBytes = 0;
   /// The vector registers a kernel has (32 with AVX-512 or on AArch64, 16 with AVX2 on x86-64)
-  /// and their width in bits as its vectors take them (512 on an AVX-512 CPU only under
-  /// --prefer-vector-width=512, else 256 there): what a schedule sizes register tiles by.
+  /// and their width in bits (512 with AVX-512: the width a kernel holding a register tile
+  /// takes, whatever --prefer-vector-width): what a schedule sizes register tiles by.
   int registers = 0;
   int bits = 0;
 };

@@ -116,14 +116,14 @@ bool cpuVectors(const CodeGenOptions &opts, CpuVectors &out, std::string &error)
   // pwtk 10.1 against 2.25).
   const llvm::MCSubtargetInfo *sti = tm->getMCSubtargetInfo();
   out.maskedBytes = sti->checkFeatures("+avx512f") && sti->checkFeatures("+fast-gather") ? 64 : 0;
-  // The register file as LLVM's cost model sees it for a kernel of this compilation: a function
-  // with the kernels' prefer-vector-width (CodeGenCpu gives every kernel the option's width), so
-  // an AVX-512 CPU reports 512-bit vectors only where the kernels will take them.
+  // The register file as LLVM's cost model sees it for a kernel that prefers the widest vectors,
+  // as one holding a register tile does (CodeGenCpu's attributes): 512 bits on an AVX-512 CPU
+  // whatever --prefer-vector-width says of the other kernels.
   llvm::LLVMContext context;
   llvm::Module probeModule("cpu-vectors", context);
   llvm::Function *probe = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(context), false),
                                                  llvm::GlobalValue::ExternalLinkage, "probe", probeModule);
-  if (opts.preferVectorBits) probe->addFnAttr("prefer-vector-width", std::to_string(opts.preferVectorBits));
+  probe->addFnAttr("prefer-vector-width", "512");
   llvm::TargetTransformInfo tti = tm->getTargetTransformInfo(*probe);
   out.registers = tti.getNumberOfRegisters(tti.getRegisterClassForType(/*Vector=*/true));
   out.bits = static_cast<int>(tti.getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector).getFixedValue());
