@@ -539,13 +539,13 @@ class Scheduler {
 
   /// fp_contract(off | fast): the kernel's products feeding sums fused or not (codegen).
   void apply(const tir::FpContract &c) {
-    if (fpFreedomOk(c)) k_.fpContract = c.contract;
+    if (fpFreedomOk(c)) k_.fpContract = c.allowed;
   }
   /// fp_reassoc(off | fast): the kernel's sums regrouped by LLVM or kept in loop order (codegen).
   void apply(const tir::FpReassoc &c) {
-    if (fpFreedomOk(c)) k_.fpReassoc = c.contract;
+    if (fpFreedomOk(c)) k_.fpReassoc = c.allowed;
   }
-  bool fpFreedomOk(const tir::FpContract &c) {
+  bool fpFreedomOk(const tir::FpFreedom &c) {
     if (!c.ok)
       error(c.argLoc, c.name + " takes one argument, off or fast" +
                           (c.arity == 1 && !c.text.empty() ? ", found '" + c.text + "'" : std::string()));

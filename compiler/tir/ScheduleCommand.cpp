@@ -203,7 +203,7 @@ ScheduleCommand fpFreedom(const ast::ScheduleCmd &c, const TunableValues &) {
   f.argLoc = c.args.size() == 1 ? c.args[0]->loc : c.loc;
   if (isName(c, 0)) f.text = c.args[0]->text;
   f.ok = c.args.size() == 1 && (f.text == "off" || f.text == "fast");
-  f.contract = f.text != "off";
+  f.allowed = f.text != "off";
   return f;
 }
 

@@ -148,22 +148,24 @@ struct GpuMerge : CommandBase {
 /// same product compiled into the object. The driver generates them; the apply checks that the
 /// export is a CSR SpMV (cin/SpmvPattern.h).
 struct Plan : CommandBase {};
+/// A floating-point freedom of the kernel, allowed (fast) or not (off).
+struct FpFreedom : CommandBase {
+  bool ok = false;  // the argument is `off` or `fast`
+  bool allowed = true;
+  std::string text;
+  SourceLoc argLoc;
+};
 /// fp_contract(off | fast): whether the kernel's products that feed sums become multiply-adds
 /// (fast, the command line's --fp-contract default: one rounding for the two) or stay a product
 /// and a sum rounded apart (off, as the reference BLAS computes; Halide's strict_float for
 /// contraction alone). Reductions keep the grouping their schedule gives them.
-struct FpContract : CommandBase {
-  bool ok = false;  // the argument is `off` or `fast`
-  bool contract = true;
-  std::string text;
-  SourceLoc argLoc;
-};
+struct FpContract : FpFreedom {};
 /// fp_reassoc(off | fast): whether LLVM may regroup the kernel's sums (fast, the default: a
 /// `reduce` may be summed in vector lanes) or must keep each in the order of its loops (off):
 /// where a schedule versions full register tiles from partial ones, LLVM's choice to vectorise
 /// a sum along its reduction loop differed between the two (dsyrk T's 4 x 12 tiles on AVX2), so
-/// an element's bits depended on the call's shape. Its fields are fp_contract's.
-struct FpReassoc : FpContract {};
+/// an element's bits depended on the call's shape.
+struct FpReassoc : FpFreedom {};
 /// A command the language names but the compiler does not do yet (bound).
 struct Unsupported : CommandBase {};
 /// A name that is no command.

@@ -24,7 +24,7 @@ schedule typed_rows for cpu {
   split(i, io, ii, 8); tile(i, j, 0, 4); parallelize(io, cpu_threads, atomics); parallelize(k, warp_drive);
   unroll(ii, 2); precompute(t); pos(k, c, 16); gpu_rows(i, vector, 4); gpu_merge(i, 3); interleave(i); bound(i, 4);
   plan(); plan(i); distribute(i, k); parallelize(i, cpu_threads, privatize);
-  fp_contract(off); fp_contract(fast); fp_contract(on);
+  fp_contract(off); fp_contract(fast); fp_contract(on); fp_reassoc(off);
 }
 )";
 
@@ -46,7 +46,7 @@ std::vector<tir::ScheduleCommand> commands(const char *source = kSource, const C
 
 TEST(TirScheduleCommand, EachCommandIsItsPrimitivesStruct) {
   std::vector<tir::ScheduleCommand> c = commands();
-  ASSERT_EQ(c.size(), 18u);
+  ASSERT_EQ(c.size(), 19u);
   const auto &split = std::get<tir::Split>(c[0]);
   EXPECT_TRUE(split.loop.ok && split.outer.ok && split.inner.ok && split.factor.ok);
   EXPECT_EQ(split.loop.text, "i");
@@ -89,13 +89,17 @@ TEST(TirScheduleCommand, EachCommandIsItsPrimitivesStruct) {
   EXPECT_EQ(std::get<tir::Parallelize>(c[14]).races, tir::Parallelize::Races::Privatize);
   const auto &off = std::get<tir::FpContract>(c[15]);
   EXPECT_TRUE(off.ok);
-  EXPECT_FALSE(off.contract);
+  EXPECT_FALSE(off.allowed);
   const auto &fast = std::get<tir::FpContract>(c[16]);
-  EXPECT_TRUE(fast.ok && fast.contract);
+  EXPECT_TRUE(fast.ok && fast.allowed);
   // Neither off nor fast: kept, not valid, with its text for the message.
   const auto &on = std::get<tir::FpContract>(c[17]);
   EXPECT_FALSE(on.ok);
   EXPECT_EQ(on.text, "on");
+  // fp_reassoc is its own primitive with fp_contract's fields.
+  const auto &inOrder = std::get<tir::FpReassoc>(c[18]);
+  EXPECT_TRUE(inOrder.ok);
+  EXPECT_FALSE(inOrder.allowed);
 }
 
 // A count may name a tunable: its value after -D, read from the CPU target where its value does.
