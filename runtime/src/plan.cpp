@@ -76,6 +76,8 @@ constexpr int64_t kRowKernelCalls = 20; /* a CSR row kernel timed from this many
 constexpr int64_t kUnknownL2Bytes = 1 << 20; /* a core's L2 where the system does not tell (x larger
                                               * than the L2 misses it where rows gather it at
                                               * scattered columns: csr_prefetch is timed) */
+constexpr double kScatteredGathers = 0.5; /* the share of entries scattered from which, with x larger than
+                                           * a core's L2, the scalar row loops are timed on long rows too */
 
 
 /* BCSR over the whole block rows, from a padded copy of x where b does not divide m (the kernel
@@ -212,6 +214,10 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
     auto wanted = [&](spl_plan::Kernel k) { return !forcing || forced.kernel == k; };
     const bool two_sums_available = kernels->csr_two_sums != nullptr;
     const bool prefetch_available = kernels->csr_prefetch != nullptr;
+    const int64_t l2_bytes = prof.l2_bytes > 0 ? prof.l2_bytes : kUnknownL2Bytes;
+    const bool x_outgrows_l2 = m * static_cast<int64_t>(sizeof(T)) > l2_bytes;
+    const bool scattered_gathers = x_outgrows_l2 && prof.scattered >= kScatteredGathers;
+    const bool scalar_rows = prof.mean_row < kShortRows || scattered_gathers; /* the row kernels' rows (below) */
     const bool any_available =
         short_available || two_sums_available || prefetch_available || sell_available || dia_available || bcsr_available;
     if (!any_available || n == 0 || prof.entries == 0) {
@@ -250,7 +256,8 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         p->explanation += "CSR of short rows, gathers prefetched (each row one scalar loop): SPL_PLAN_KERNEL=csr-prefetch\n";
       } else if (short_available && !forcing && !kernels->csr_masked_rows) {
         std::snprintf(line, sizeof line, "CSR of short rows not taken: rows of %.1f entries on average (from %.0f CSR's versions of "
-                      "the row loop run them faster)\n", prof.mean_row, kShortRows);
+                      "the row loop run them faster)%s\n", prof.mean_row, kShortRows,
+                      scattered_gathers ? "; timed against it, as most entries are scattered and x is larger than the L2" : "");
         p->explanation += line;
       }
       /* One CSR call's time, on x = 1 (and a y the plan owns). */
@@ -369,6 +376,82 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
                        [](const Candidate &a, const Candidate &b) { return a.gain > b.gain; });
       std::string declined; /* why each candidate was not kept, for the explanation */
       auto decline = [&](const std::string &why) { declined += (declined.empty() ? "" : "; ") + why; };
+      /* Where CSR stays and its own kernel runs, the row kernels the structure did not decide
+       * are timed against it in rounds (compare) and run in its place when faster by
+       * kKeepMargin, from kRowKernelCalls expected calls: the kernel of short rows where CSR runs
+       * masked rows (an Intel AVX-512 CPU) and rows hold under kShortRows entries on average;
+       * the kernel of two partial sums where they hold kShortRows to kLongSteadyRows. Two
+       * partial sums on every row, without versions, ran rows of 50 to 100 entries faster on a
+       * 2-core AMD EPYC (Zen 5, f64, one thread, 2026-11-30: kron_g500-logn18 10.1 against
+       * 11.2 ms, consph 1.02 against 1.15, pwtk 1.97 against 2.10, shipsec1 1.31 against 1.46;
+       * rma10 0.54 against 0.61), and rows of thousands slower (rail4284 6.3 against 5.0).
+       * Last, where rows are short and x larger than a core's L2, the kernel of short rows
+       * whose gathers prefetch x 128 entries ahead (csr_prefetch), against whichever CSR kernel
+       * runs then: their misses overlap where x misses the caches (Zen 5, f64, against csr_short:
+       * cit-Patents, soc-LiveJournal1, wiki-Talk 1.11-1.19x), and the hints cost where it does
+       * not (hollywood-2009, x 1.3 MB: 0.83x; varied-powerlaw in a C loop 0.83x), which only a
+       * timing tells apart. Where most entries lie far from the diagonal and x is larger than a
+       * core's L2, the kernels of one scalar loop a row are timed on rows of any length: each
+       * gather misses the L2 there, and the vector row loop of a CPU without fast gathers
+       * (AVX2's inserts, two loads a lane) waits on more of them at once than the scalar loop
+       * (rail4284, rows of 2,633 entries over 546,305 columns, 96% scattered, f64, 2-core AMD
+       * EPYC Zen 3, 2026-12-01: CSR 0.85-0.88x Eigen's speed on one and two threads, the short
+       * rows' kernel 0.96-0.97x, its prefetching one 0.95-0.97x). The sample's share decides
+       * only whether they are timed; their rounds decide whether they run. There the kernel of
+       * short rows is timed before the conversions, which are then compared against the kernel
+       * chosen (a SELL-C-sigma conversion tried first on those long rows, 1.05x expected, ran
+       * into planning's deadline and left the row kernels no time: rail4284, f64, one thread),
+       * and the prefetching one after them, as time allows (timed before them too, its rounds
+       * had left SELL-C-sigma no time in f32, where it ran 1.44x CSR's speed). */
+      struct RowKernel {
+        typename K::CsrFn fn;
+        spl_plan::CsrRows rows;
+        bool fits;
+        bool over_short; /* timed against the kernel of short rows too, not only the caller's */
+      };
+      const RowKernel row_kernels[] = {
+          {kernels->csr_short, spl_plan::ShortRows, scalar_rows, false},
+          {kernels->csr_two_sums, spl_plan::TwoSumRows, prof.mean_row >= kShortRows && prof.mean_row < kLongSteadyRows, false},
+          {kernels->csr_prefetch, spl_plan::PrefetchRows, scalar_rows && x_outgrows_l2, true}};
+      bool row_kernel_timed[3] = {false, false, false};
+      auto time_row_kernels = [&](size_t count) { /* the first `count` of row_kernels */
+        for (size_t i = 0; i < count; ++i) {
+          const RowKernel &r = row_kernels[i];
+          const char *const name = spl_plan::csr_rows_name(r.rows);
+          const bool against_current =
+              p->csr_rows == spl_plan::CallersRows || (r.over_short && p->csr_rows == spl_plan::ShortRows);
+          if (p->kernel != spl_plan::Csr || !against_current || forcing || r.fn == nullptr || !r.fits || row_kernel_timed[i])
+            continue;
+          row_kernel_timed[i] = true;
+          if (hint_calls < kRowKernelCalls) {
+            std::snprintf(line, sizeof line, "%lld expected calls would not repay timing %s (from %lld)", (long long)hint_calls,
+                          name, (long long)kRowKernelCalls);
+            decline(line);
+            continue;
+          }
+          if (clock.over(2 * csr_time, csr_time)) {
+            decline(std::string("no planning time left to time ") + name);
+            continue;
+          }
+          auto row_call = [&] { return r.fn(n, m, offs, cols, vals, x.data(), y.data()); };
+          const Comparison cmp = compare(row_call, csr_call, csr_time, clock, FirstInRound::Csr);
+          std::snprintf(line, sizeof line, "%s (each row one scalar loop): %.3f ms a call against %.3f of %s in the same rounds (%d)\n",
+                        name, cmp.candidate * 1e3, csr_time * 1e3, spl_plan::csr_rows_name(p->csr_rows),
+                        cmp.rounds);
+          p->explanation += line;
+          if (cmp.candidate >= 0 && cmp.candidate <= kKeepMargin * csr_time) {
+            /* The budget stays in calls of the kernel timed first (the caller's CSR, or its basis). */
+            clock.basis = std::max(clock.basis, csr_time);
+            p->csr = reinterpret_cast<void *>(r.fn);
+            p->csr_rows = r.rows;
+            csr_time = cmp.candidate; /* what the conversions after it must beat */
+          } else {
+            decline(std::string(name) + (cmp.candidate < 0 ? " failed on this matrix" : " was not faster here"));
+          }
+        }
+      };
+      if (p->kernel == spl_plan::Csr && prof.mean_row >= kShortRows && scattered_gathers)
+        time_row_kernels(1);
       for (const Candidate &c : candidates) {
         const double repay_calls = c.conversion / (1 - 1 / c.gain);
         std::snprintf(line, sizeof line, "%s: %s: expected %.2fx, a conversion repaid after about %.0f calls\n", c.name,
@@ -530,61 +613,8 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
                                                            : "%s was not faster here (the copy is freed)", c.name);
         decline(line);
       }
-      /* Where CSR stays and its own kernel runs, the row kernels the structure did not decide
-       * are timed against it in rounds (compare) and run in its place when faster by
-       * kKeepMargin, from kRowKernelCalls expected calls: the kernel of short rows where CSR runs
-       * masked rows (an Intel AVX-512 CPU) and rows hold under kShortRows entries on average;
-       * the kernel of two partial sums where they hold kShortRows to kLongSteadyRows. Two
-       * partial sums on every row, without versions, ran rows of 50 to 100 entries faster on a
-       * 2-core AMD EPYC (Zen 5, f64, one thread, 2026-11-30: kron_g500-logn18 10.1 against
-       * 11.2 ms, consph 1.02 against 1.15, pwtk 1.97 against 2.10, shipsec1 1.31 against 1.46;
-       * rma10 0.54 against 0.61), and rows of thousands slower (rail4284 6.3 against 5.0).
-       * Last, where rows are short and x larger than a core's L2, the kernel of short rows
-       * whose gathers prefetch x 128 entries ahead (csr_prefetch), against whichever CSR kernel
-       * runs then: their misses overlap where x misses the caches (Zen 5, f64, against csr_short:
-       * cit-Patents, soc-LiveJournal1, wiki-Talk 1.11-1.19x), and the hints cost where it does
-       * not (hollywood-2009, x 1.3 MB: 0.83x; varied-powerlaw in a C loop 0.83x), which only a
-       * timing tells apart. */
-      struct RowKernel {
-        typename K::CsrFn fn;
-        spl_plan::CsrRows rows;
-        bool fits;
-        bool over_short; /* timed against the kernel of short rows too, not only the caller's */
-      };
-      const int64_t l2_bytes = prof.l2_bytes > 0 ? prof.l2_bytes : kUnknownL2Bytes;
-      const RowKernel row_kernels[] = {
-          {kernels->csr_short, spl_plan::ShortRows, prof.mean_row < kShortRows, false},
-          {kernels->csr_two_sums, spl_plan::TwoSumRows, prof.mean_row >= kShortRows && prof.mean_row < kLongSteadyRows, false},
-          {kernels->csr_prefetch, spl_plan::PrefetchRows, prof.mean_row < kShortRows && m * static_cast<int64_t>(sizeof(T)) > l2_bytes, true}};
-      for (const RowKernel &r : row_kernels) {
-        const char *const name = spl_plan::csr_rows_name(r.rows);
-        const bool against_current =
-            p->csr_rows == spl_plan::CallersRows || (r.over_short && p->csr_rows == spl_plan::ShortRows);
-        if (p->kernel != spl_plan::Csr || !against_current || forcing || r.fn == nullptr || !r.fits)
-          continue;
-        if (hint_calls < kRowKernelCalls) {
-          std::snprintf(line, sizeof line, "%lld expected calls would not repay timing %s (from %lld)", (long long)hint_calls,
-                        name, (long long)kRowKernelCalls);
-          decline(line);
-          continue;
-        }
-        if (clock.over(2 * csr_time, csr_time)) {
-          decline(std::string("no planning time left to time ") + name);
-          continue;
-        }
-        auto row_call = [&] { return r.fn(n, m, offs, cols, vals, x.data(), y.data()); };
-        const Comparison cmp = compare(row_call, csr_call, csr_time, clock, FirstInRound::Csr);
-        std::snprintf(line, sizeof line, "%s (each row one scalar loop): %.3f ms a call against %.3f of %s in the same rounds (%d)\n",
-                      name, cmp.candidate * 1e3, csr_time * 1e3, spl_plan::csr_rows_name(p->csr_rows),
-                      cmp.rounds);
-        p->explanation += line;
-        if (cmp.candidate >= 0 && cmp.candidate <= kKeepMargin * csr_time) {
-          p->csr = reinterpret_cast<void *>(r.fn);
-          p->csr_rows = r.rows;
-        } else {
-          decline(std::string(name) + (cmp.candidate < 0 ? " failed on this matrix" : " was not faster here"));
-        }
-      }
+      if (p->kernel == spl_plan::Csr)
+        time_row_kernels(3);
       if (p->kernel == spl_plan::Csr)
         decide_csr((forcing ? "SPL_PLAN_KERNEL=" + forced.text + (forced.kernel == spl_plan::Csr ? "" : " does not fit here") +
                                   (declined.empty() ? "" : ": ")

@@ -885,6 +885,55 @@ TEST(PlanChoice, GathersArePrefetchedOnlyWhereXOutgrowsTheCache) {
   }
 }
 
+// Rows of 300 entries (long: CSR's own kernel runs them) over 400,000 columns (x 3.2 MB in f64):
+// at columns scattered over the row, the kernels of one scalar loop a row are timed against CSR
+// where x is larger than a core's L2 (each gather misses it: rail4284 on AVX2), and run where
+// faster; at columns beside the diagonal (a rectangle's runs corner to corner) they are not timed. y = A x either way, past its last
+// row y is not written, and the plan holds no copy.
+TEST(PlanChoice, ScatteredLongRowsTimeTheScalarRowLoops) {
+  for (bool scattered : {true, false}) {
+    SCOPED_TRACE(scattered ? "scattered columns" : "columns beside the diagonal");
+    const int64_t columns = 400000;
+    BuiltCsr b;
+    buildCsr(b, 4000, columns, 0.5, [](int64_t) { return 300; },
+             [scattered, columns](int64_t i, int64_t k) { return scattered ? (i * 7919 + k * 104729) % columns : i * 100 + k; });
+    const spl_csr &m = b.m;
+    Csr32 c = narrow(m);
+    const Operands ops = referenceOperands(m, 31, /*transposed=*/false);
+    spl_spmv_kernels_f64 k = kernelsF64(/*others=*/false);
+    k.csr_short = spl_spmv_csr_short_f64;
+    k.csr_prefetch = spl_spmv_csr_prefetch_f64;
+    k.csr_masked_rows = 0;
+    spl_plan *p = nullptr;
+    ASSERT_EQ(spl_spmv_plan_f64(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1000000, &k, &p), SPL_OK);
+    const std::string why = spl_plan_explain(p), kernel = spl_plan_kernel(p);
+    std::vector<double> y(static_cast<size_t>(m.rows) + 1, -555.0);
+    EXPECT_EQ(spl_spmv_run_f64(p, ops.x.data(), y.data()), SPL_OK);
+    EXPECT_LT(spl_rel_error_f64(y.data(), ops.want.data(), m.rows), kF64Tolerance) << why;
+    EXPECT_EQ(y[static_cast<size_t>(m.rows)], -555.0);
+    EXPECT_EQ(spl_plan_bytes(p), 0);
+    spl_plan_free(p);
+    spl_csr_profile prof;
+    ASSERT_EQ(spl_csr_inspect(m.rows, m.cols, c.offs.data(), c.cols.data(), &prof), SPL_OK);
+    const int64_t l2 = prof.l2_bytes > 0 ? prof.l2_bytes : int64_t{1} << 20;
+    const std::string name = "CSR of short rows";
+    if (scattered && columns * static_cast<int64_t>(sizeof(double)) > l2) {
+      EXPECT_GT(prof.scattered, 0.5) << why;
+      EXPECT_NE(why.find("; timed against it, as most entries are scattered and x is larger than the L2"), std::string::npos) << why;
+      EXPECT_TRUE(why.find(name + " (each row one scalar loop): ") != std::string::npos ||
+                  why.find("no planning time left to time " + name) != std::string::npos)
+          << why;
+      EXPECT_EQ(kernel == "csr", why.find("chose CSR: ") != std::string::npos) << why;
+      EXPECT_TRUE(kernel == "csr" || kernel == "csr-short" || kernel == "csr-prefetch") << why;
+    } else {
+      EXPECT_LT(prof.scattered, scattered ? 1.0 : 0.01) << why;
+      EXPECT_EQ(why.find(name + " (each row one scalar loop): "), std::string::npos) << why;
+      EXPECT_EQ(why.find("gathers prefetched"), std::string::npos) << why;
+      EXPECT_EQ(kernel, "csr") << why;
+    }
+  }
+}
+
 // One row of 1000 entries in every 1024 among rows of 40, in f32 (where long rows may still try
 // SELL-C-sigma): its slice pads to about 1.34 slots an entry, which rows this long, expected to
 // gain only 1.05x, do not repay: sized and not filled.
