@@ -149,9 +149,10 @@ class StageTimes {
 
 /// One export for one target (its C function, or with sizeFunction its NAME_size), lowered to
 /// CIN and scheduled: a user schedule of the program (for this export and target) first, then
-/// the target's default. False when a user schedule failed (diags says why).
+/// the target's default. False when a user schedule failed (diags says why). `cpuVectorBits`:
+/// the CPU target's vector width (codegen::cpuVectors), which sizes privatize's parts.
 bool lowerAndSchedule(const tir::Program &program, const tir::Export &ex, const tir::Abi &abi, bool cuda, bool sizeFunction,
-                      const Options &opts, Diagnostics &diags, cin::Kernel &out) {
+                      const Options &opts, int cpuVectorBits, Diagnostics &diags, cin::Kernel &out) {
   cin::LowerOptions lo;
   lo.cuda = cuda;
   lo.sizeFunction = sizeFunction;
@@ -175,7 +176,8 @@ bool lowerAndSchedule(const tir::Program &program, const tir::Export &ex, const 
   bool ok = true;
   if (!lo.sizeFunction && !inspector)
     for (const tir::Schedule &sch : program.schedules)
-      if (cin::scheduleApplies(sch, ex, cuda) && !poly::applyUserSchedule(k, sch, diags, afterCommand)) ok = false;
+      if (cin::scheduleApplies(sch, ex, cuda) && !poly::applyUserSchedule(k, sch, diags, cuda ? 0 : cpuVectorBits, afterCommand))
+        ok = false;
   k.body = cuda ? cin::defaultGpuSchedule(k.body) : cin::defaultCpuSchedule(k.body);
   // `with result in x`: the kernel as scheduled writes its inputs instead of its result.
   cin::writeResultInPlace(k);
@@ -210,9 +212,9 @@ int runCompiler(const Options &opts, std::ostream &err) {
     }
     if (opts.emit == Emit::Ast) return writeText(opts, ast::printModule(*module), err) ? 0 : 1;
 
-    // The CPU's vectors, which tunables may read (cpu_vector_registers), the loop-IR passes
-    // version loops by and the header reports (an unknown --cpu is refused here, before any
-    // code is made).
+    // The CPU's vectors, which tunables may read (cpu_vector_registers), privatize's parts are
+    // sized by, the loop-IR passes version loops by and the header reports (an unknown --cpu
+    // is refused here, before any code is made).
     codegen::CodeGenOptions cg;
     cg.optLevel = opts.optLevel;
     cg.cpu = opts.cpu;
@@ -255,7 +257,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
         (cuda ? he.cuda : he.cpu) = true;
         for (int sizeFn = 0; sizeFn < (abi.hasSizeFunction ? 2 : 1); ++sizeFn) {
           cin::Kernel k;
-          if (!lowerAndSchedule(*program, ex, abi, cuda, sizeFn == 1, opts, diags, k)) scheduleFailed = true;
+          if (!lowerAndSchedule(*program, ex, abi, cuda, sizeFn == 1, opts, vectors.bits, diags, k)) scheduleFailed = true;
           if (k.planned) he.planParams = k.planParams, he.planTransposed = k.planTransposed, he.planSpmm = k.planSpmm;
           kernels.push_back(std::move(k));
         }
@@ -273,7 +275,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
     std::vector<std::string> exportNames;
     for (const tir::Export &ex : program->exports) exportNames.push_back(ex.cname);
     auto lowerCpu = [&](const tir::Program &p, const tir::Export &ex, cin::Kernel &k) {
-      return lowerAndSchedule(p, ex, tir::computeAbi(ex, opts.indexBits, opts.checked), false, false, opts, diags, k);
+      return lowerAndSchedule(p, ex, tir::computeAbi(ex, opts.indexBits, opts.checked), false, false, opts, vectors.bits, diags, k);
     };
     if (!addPlanCandidates(kernels, plans, planSources, exportNames, sm, diags, copts, lowerCpu)) {
       diags.flush(err);

@@ -289,10 +289,15 @@ StmtP partsInOrder(const Stmt &parts, std::vector<TensorP> &tensors) {
 
 }  // namespace
 
-StmtP serialWhereFewParts(const StmtP &body, std::vector<TensorP> &tensors) {
+int64_t minPrivateWork(int cpuVectorBits) {
+  if (cpuVectorBits <= 0 || cpuVectorBits >= 512) return kMinPrivateWork512;
+  return kMinPrivateWork512 * std::max(cpuVectorBits, 128) / 512;
+}
+
+StmtP serialWhereFewParts(const StmtP &body, std::vector<TensorP> &tensors, int64_t minWork) {
   class Version : public Mutator {
    public:
-    explicit Version(std::vector<TensorP> &tensors) : tensors_(tensors) {}
+    Version(std::vector<TensorP> &tensors, int64_t minWork) : tensors_(tensors), minWork_(minWork) {}
     StmtP mutate(const StmtP &s) override {
       if (!s || s->kind != StmtKind::Alloc) return Mutator::mutate(s);
       const Stmt *parts = partsUnder(*s);
@@ -300,20 +305,21 @@ StmtP serialWhereFewParts(const StmtP &body, std::vector<TensorP> &tensors) {
       // A work known to be large, or unknown (compressed rows: privatizeUpdates counts it as
       // large), keeps the parts alone.
       std::optional<int64_t> known = parts->iterationWork->asConst();
-      if (known && *known >= kMinPrivateWork / kPrivateParts) return s;
+      if (known && *known >= minWork_ / kPrivateParts) return s;
       StmtP inOrder = partsInOrder(*parts, tensors_);
       if (!inOrder) return s;
       if (known) return inOrder;
       // The work of a part, as privatizeUpdates set it: the loop's divided by the parts.
       ExprP enough =
-          binary(ast::BinOp::Ge, natExpr(*parts->iterationWork), constInt(kMinPrivateWork / kPrivateParts), Scalar::Bool);
+          binary(ast::BinOp::Ge, natExpr(*parts->iterationWork), constInt(minWork_ / kPrivateParts), Scalar::Bool);
       return ifThen(enough, s, inOrder);
     }
     using Mutator::mutate;
 
    private:
     std::vector<TensorP> &tensors_;
-  } version(tensors);
+    int64_t minWork_;
+  } version(tensors, minWork);
   return version.mutate(body);
 }
 

@@ -45,20 +45,30 @@ namespace spl::poly {
 /// The number of private copies: the parts the loop is cut into.
 constexpr int64_t kPrivateParts = 8;
 
-/// The least work that runs as parts (innermost iterations of the whole loop as cin::workOf
-/// counts them, a triangle at its bounding box): below it the copies, set to the identity and
-/// added to the arrays after, cost more than the threads win. Measured with dsymv, whose work
-/// counts about 713,000 (L) and 807,000 (U) at n = 400, 785,000 / 807,000 at 440 and 979,000 /
-/// 1,053,000 at 480, on a 2-core AMD EPYC (Zen 5), the parts against the loop in its own order
-/// without copies (the version below, with one copy, measured at 400 alike on one thread): at 400
-/// 1.17-1.19x slower on one thread and 1.09-1.22x slower on two; at 480 1.08-1.18x slower on one
-/// and 1.08-1.16x faster on two; at 800 1.05x slower on one, 1.4-1.6x faster on two.
-constexpr int64_t kMinPrivateWork = 900000;
+/// The least work that runs as parts with 512-bit vectors (innermost iterations of the whole
+/// loop as cin::workOf counts them, a triangle at its bounding box): below it the copies, set to
+/// the identity and added to the arrays after, cost more than the threads win. Measured with
+/// dsymv, whose work counts about 713,000 (L) and 807,000 (U) at n = 400, 785,000 / 807,000 at
+/// 440 and 979,000 / 1,053,000 at 480, on a 2-core AMD EPYC (Zen 5, AVX-512), the parts against
+/// the loop in its own order without copies (the version below, with one copy, measured at 400
+/// alike on one thread): at 400 1.17-1.19x slower on one thread and 1.09-1.22x slower on two; at
+/// 480 1.08-1.18x slower on one and 1.08-1.16x faster on two; at 800 1.05x slower on one,
+/// 1.4-1.6x faster on two.
+constexpr int64_t kMinPrivateWork512 = 900000;
+
+/// The least work that runs as parts on a CPU whose vectors hold `cpuVectorBits` (0: not
+/// known, or not a CPU: as with 512): kMinPrivateWork512 scaled by the width. The copies and the
+/// threads' start cost about the same time whatever the vectors, while the work's own time grows
+/// as they narrow, so parts repay from less work. On a 2-core AMD EPYC Zen 3 (AVX2, 256 bits),
+/// 2026-12-01, paired in one process, dsymv and dspmv at n = 400 (work 713,000-807,000) as parts
+/// against the loop in order: 0.96-1.07x as fast on one thread, 1.67-1.82x faster on two (symv
+/// 0.42-0.45x OpenBLAS's speed before, on two threads).
+int64_t minPrivateWork(int cpuVectorBits);
 
 /// Once the schedule's commands have applied: each loop privatize made gets a version for
-/// little work, taken where the work is under kMinPrivateWork (a work that is a constant picks
-/// one version; an unknown one, compressed rows', keeps the parts):
-///   if (work >= kMinPrivateWork) {the parts, as they are} else where t_part: shape(t) {
+/// little work, taken where the work is under `minWork` (minPrivateWork; a work that is a
+/// constant picks one version; an unknown one, compressed rows', keeps the parts):
+///   if (work >= minWork) {the parts, as they are} else where t_part: shape(t) {
 ///     forall i_part in [0, P) serial {
 ///       t_part = identity; the part's iterations on t_part;
 ///       forall z: t[z] = t[z] op t_part[z] } }
@@ -68,9 +78,9 @@ constexpr int64_t kMinPrivateWork = 900000;
 /// 13,464 SST tests through ssymv U, ratios 107-201 against 50). The two versions are compiled
 /// apart, and LLVM may group the other reassociable sums of the body (a row's dot product)
 /// differently in each (dsymv U's results at n = 1000 differed in their last bits), so the
-/// version depends on the work alone, never on the threads: the result is the same on every
-/// thread count. New copies go to `tensors`; the rest of `body` is unchanged.
-cin::StmtP serialWhereFewParts(const cin::StmtP &body, std::vector<cin::TensorP> &tensors);
+/// version depends on the work and the target alone, never on the threads: the result is the
+/// same on every thread count. New copies go to `tensors`; the rest of `body` is unchanged.
+cin::StmtP serialWhereFewParts(const cin::StmtP &body, std::vector<cin::TensorP> &tensors, int64_t minWork);
 
 std::optional<cin::StmtP> privatizeUpdates(const cin::Stmt &loop, const std::vector<cin::TensorP> &updated,
                                            const std::string &partName, std::vector<cin::TensorP> &tensors,

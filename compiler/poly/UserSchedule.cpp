@@ -119,7 +119,8 @@ using namespace cin;
 
 class Scheduler {
  public:
-  Scheduler(Kernel &k, const tir::Schedule &s, Diagnostics &d) : k_(k), s_(s), d_(d) {}
+  Scheduler(Kernel &k, const tir::Schedule &s, Diagnostics &d, int cpuVectorBits)
+      : k_(k), s_(s), d_(d), cpuVectorBits_(cpuVectorBits) {}
 
   bool run(const std::function<void(const Kernel &, const tir::CommandBase &)> &afterEach) {
     for (const tir::ScheduleCommand &c : s_.commands) {
@@ -128,7 +129,7 @@ class Scheduler {
     }
     // privatize's parts get their version for little work once no command can name a loop
     // twice (poly/Privatize.h).
-    if (ok_) k_.body = serialWhereFewParts(k_.body, k_.tensors);
+    if (ok_) k_.body = serialWhereFewParts(k_.body, k_.tensors, minPrivateWork(cpuVectorBits_));
     return ok_;
   }
 
@@ -1570,14 +1571,15 @@ class Scheduler {
   Kernel &k_;
   const tir::Schedule &s_;
   Diagnostics &d_;
+  int cpuVectorBits_;
   bool ok_ = true;
 };
 
 }  // namespace
 
-bool applyUserSchedule(cin::Kernel &k, const tir::Schedule &s, Diagnostics &diags,
+bool applyUserSchedule(cin::Kernel &k, const tir::Schedule &s, Diagnostics &diags, int cpuVectorBits,
                        const std::function<void(const cin::Kernel &, const tir::CommandBase &)> &afterEach) {
-  Scheduler sch(k, s, diags);
+  Scheduler sch(k, s, diags, cpuVectorBits);
   return sch.run(afterEach);
 }
 

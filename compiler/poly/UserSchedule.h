@@ -21,8 +21,10 @@
 namespace spl::poly {
 
 /// Applies the block's commands in order; `afterEach` (if set) sees the kernel after each
-/// command that applied (splc --verify-each verifies it there).
-bool applyUserSchedule(cin::Kernel &k, const tir::Schedule &s, Diagnostics &diags,
+/// command that applied (splc --verify-each verifies it there). `cpuVectorBits` (the CPU
+/// target's vector registers' width, codegen::cpuVectors; 0 for a GPU kernel or where not known)
+/// sizes the work from which privatize's parts run on threads (poly::minPrivateWork).
+bool applyUserSchedule(cin::Kernel &k, const tir::Schedule &s, Diagnostics &diags, int cpuVectorBits = 0,
                        const std::function<void(const cin::Kernel &, const tir::CommandBase &)> &afterEach = {});
 
 }  // namespace spl::poly

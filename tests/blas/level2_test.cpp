@@ -454,7 +454,8 @@ void expectStridesKeptAndBitsAsFirst(const std::vector<T> &got, const std::vecto
 // triangle's columns (L) or rows (U) runs as eight parts, each adding the sums of other rows
 // into a private copy that is combined after it in part order (parallelize(..., privatize),
 // stdlib/blas2.spl). Sizes past the eight parts' boundaries and the eight-column blocks (1000,
-// 2001), and below poly::kMinPrivateWork, where the parts run in order on one copy (63, 401),
+// 2001), and below poly::minPrivateWork, where the parts run in order on one copy (63; 401 with
+// 512-bit vectors),
 // increments 1, -2 and 3, alpha and beta not 1: against a double reference, and the same bits on
 // 1, 2 and 3 threads (neither the parts nor the version taken depend on the thread count).
 template <typename T> void checkSymvOnThreads(Kind kind, double tolerance) {
