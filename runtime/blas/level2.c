@@ -20,15 +20,33 @@
  * 4096 rows (longer runs down each column; stdlib/blas2.spl). */
 enum { kGemvBlockRows = 2048, kGemvSmallBlockRows = 256 };
 
-/* Triangular x := op(A) x or op(A)^-1 x: the export of the case (lower: (L, N) and (U, T)). */
-#define TRI_CASE(fn, lower, notrans, ...)                                                                       \
+/* Triangular x := op(A) x or op(A)^-1 x: the export of the case (lower: (L, N) and (U, T)), the
+ * (L, N) one named apart (ln). */
+#define TRI_CASE_LN(fn, ln, lower, notrans, ...)                                                                \
   do {                                                                                                          \
     if (lower) {                                                                                                \
-      BLAS_RUN(notrans ? fn##_ln(__VA_ARGS__) : fn##_lt(__VA_ARGS__));                                          \
+      BLAS_RUN(notrans ? ln(__VA_ARGS__) : fn##_lt(__VA_ARGS__));                                               \
     } else {                                                                                                    \
       BLAS_RUN(notrans ? fn##_un(__VA_ARGS__) : fn##_ut(__VA_ARGS__));                                          \
     }                                                                                                           \
   } while (0)
+#define TRI_CASE(fn, lower, notrans, ...) TRI_CASE_LN(fn, fn##_ln, lower, notrans, __VA_ARGS__)
+
+/* The (L, N) export of trmv and tpmv (full and packed storage) for n: dtrmv and dtpmv sweep blocks
+ * of kTrmvBlockRows rows, one of which a thread runs; from kTrmvSmallBlockRows + 1 rows to one
+ * such block, on more than one thread, the export of blocks of kTrmvSmallBlockRows instead (the
+ * blocks do not change a row's sum, which runs over the columns in order either way). trsv,
+ * tpsv and single precision have one export. */
+enum { kTrmvBlockRows = 1024, kTrmvSmallBlockRows = 256 };
+static int small_triangle(int n) { return n > kTrmvSmallBlockRows && n <= kTrmvBlockRows && spl_num_threads() > 1; }
+#define strmv_ln_for(n) spl_blas_strmv_ln
+#define stpmv_ln_for(n) spl_blas_stpmv_ln
+#define dtrmv_ln_for(n) (small_triangle(n) ? spl_blas_dtrmv_ln_small : spl_blas_dtrmv_ln)
+#define dtpmv_ln_for(n) (small_triangle(n) ? spl_blas_dtpmv_ln_small : spl_blas_dtpmv_ln)
+#define strsv_ln_for(n) spl_blas_strsv_ln
+#define stpsv_ln_for(n) spl_blas_stpsv_ln
+#define dtrsv_ln_for(n) spl_blas_dtrsv_ln
+#define dtpsv_ln_for(n) spl_blas_dtpsv_ln
 
 #define LEVEL2(P, T, UP)                                                                                        \
   void P##gemv_(const char *trans, const int *m, const int *n, const T *alpha, const T *a, const int *lda,      \
@@ -160,8 +178,8 @@ enum { kGemvBlockRows = 2048, kGemvSmallBlockRows = 256 };
     BLAS_CHECK(*lda < blas_max1(*n), 6); BLAS_CHECK(*incx == 0, 8);                                             \
     BLAS_REPORT(UP "TR" #OPU " ");                                                                              \
     if (*n == 0) return;                                                                                        \
-    TRI_CASE(spl_blas_##P##tr##OP, blas_is(uplo, 'L'), blas_is(trans, 'N'), N64(n), blas_is(diag, 'U'), a, N64(lda), x, \
-             N64(incx));                                                                                        \
+    TRI_CASE_LN(spl_blas_##P##tr##OP, P##tr##OP##_ln_for(*n), blas_is(uplo, 'L'), blas_is(trans, 'N'), N64(n),      \
+                blas_is(diag, 'U'), a, N64(lda), x, N64(incx));                                                 \
   }                                                                                                             \
   void P##tb##OP##_(const char *uplo, const char *trans, const char *diag, const int *n, const int *k,          \
                     const T *a, const int *lda, T *x, const int *incx, size_t l1, size_t l2, size_t l3) {       \
@@ -182,7 +200,8 @@ enum { kGemvBlockRows = 2048, kGemvSmallBlockRows = 256 };
     BLAS_CHECK(*incx == 0, 7);                                                                                  \
     BLAS_REPORT(UP "TP" #OPU " ");                                                                              \
     if (*n == 0) return;                                                                                        \
-    TRI_CASE(spl_blas_##P##tp##OP, blas_is(uplo, 'L'), blas_is(trans, 'N'), N64(n), blas_is(diag, 'U'), ap, x, N64(incx)); \
+    TRI_CASE_LN(spl_blas_##P##tp##OP, P##tp##OP##_ln_for(*n), blas_is(uplo, 'L'), blas_is(trans, 'N'), N64(n),      \
+                blas_is(diag, 'U'), ap, x, N64(incx));                                                          \
   }
 
 LEVEL2(s, float, "S")

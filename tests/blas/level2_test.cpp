@@ -455,8 +455,7 @@ void expectStridesKeptAndBitsAsFirst(const std::vector<T> &got, const std::vecto
 // into a private copy that is combined after it in part order (parallelize(..., privatize),
 // stdlib/blas2.spl). Sizes past the eight parts' boundaries and the eight-column blocks (1000,
 // 2001), and below poly::minPrivateWork, where the parts run in order on one copy (63; 401 with
-// 512-bit vectors),
-// increments 1, -2 and 3, alpha and beta not 1: against a double reference, and the same bits on
+// 512-bit vectors), increments 1, -2 and 3, alpha and beta not 1: against a double reference, and the same bits on
 // 1, 2 and 3 threads (neither the parts nor the version taken depend on the thread count).
 template <typename T> void checkSymvOnThreads(Kind kind, double tolerance) {
   std::mt19937 rng(4242);
@@ -544,6 +543,45 @@ template <typename T> void checkGemvNOnThreads(double tolerance) {
 TEST(Level2Threads, GemvNMatchesTheReferenceOnEveryThreadCount) {
   checkGemvNOnThreads<double>(1e-13);
   checkGemvNOnThreads<float>(2e-5);
+}
+
+// dtrmv and dtpmv L N sweep blocks of 1024 rows, and blocks of 256 from 257 to 1024 rows on more
+// than one thread (runtime/blas/level2.c): sizes at the edges and past them, unit and stored
+// diagonals, increments 1 and -2, against a double reference, and the same bits on 1, 2 and 3
+// threads (a row's sum runs over the columns in order in both exports).
+TEST(Level2Threads, TrmvLowerMatchesTheReferenceOnEveryThreadCount) {
+  std::mt19937 rng(2614);
+  for (Kind kind : {Kind::Full, Kind::Packed})
+    for (int n : {256, 257, 400, 1024, 1025})
+      for (char diag : {'N', 'U'})
+        for (int incx : {1, -2}) {
+          Storage st;
+          st.kind = kind, st.m = n, st.n = n, st.lda = n + 3, st.uplo = 'L';
+          std::vector<double> a = randomBuffer<double>(st.size(), rng);
+          Walk wx{n, incx};
+          std::vector<double> x = randomBuffer<double>(wx.size(), rng);
+          std::vector<double> first;
+          for (int threads : {1, 2, 3}) {
+            spl_set_num_threads(threads);
+            std::vector<double> got = x;
+            if (kind == Kind::Full)
+              Blas<double>::trmv("L", "N", &diag, &n, a.data(), &st.lda, got.data(), &incx, 1, 1, 1);
+            else
+              Blas<double>::tpmv("L", "N", &diag, &n, a.data(), got.data(), &incx, 1, 1, 1);
+            SCOPED_TRACE(testing::Message() << (kind == Kind::Full ? "trmv" : "tpmv") << " n " << n << " diag " << diag
+                                            << " incx " << incx << " threads " << threads);
+            for (int i = 0; i < n; ++i) {
+              double acc = diag == 'U' ? x[wx.pos(i)] : a[size_t(st.at(i, i))] * x[wx.pos(i)], mag = std::fabs(acc);
+              for (int j = 0; j < i; ++j) {
+                const double term = a[size_t(st.at(i, j))] * x[wx.pos(j)];
+                acc += term, mag += std::fabs(term);
+              }
+              ASSERT_LE(std::fabs(got[wx.pos(i)] - acc), 1e-13 * (mag + 1e-300)) << "row " << i;
+            }
+            ASSERT_NO_FATAL_FAILURE(expectStridesKeptAndBitsAsFirst(got, x, n, incx, first));
+          }
+          spl_set_num_threads(0);
+        }
 }
 
 }  // namespace
