@@ -17,8 +17,13 @@
 /* gemv N's sweep takes blocks of kGemvBlockRows rows; from kGemvSmallBlockRows + 1 rows to one
  * such block, on more than one thread, the export of blocks of kGemvSmallBlockRows instead, so
  * that each thread has some; past one such block, on one thread, the export of blocks of
- * 4096 rows (longer runs down each column; stdlib/blas2.spl). */
+ * 4096 rows (longer runs down each column; stdlib/blas2.spl). Up to one block of rows and from
+ * kGemvPartsWork elements, on every thread count, the export whose threads share the columns
+ * (_parts: its sums grouped by parts of columns, so one export for a shape whatever the
+ * threads, and the same bits on each; kGemvPartsWork is at least poly::minPrivateWork on every
+ * CPU, 900,000 with 512-bit vectors, so that its parts do run on threads). */
 enum { kGemvBlockRows = 2048, kGemvSmallBlockRows = 256 };
+static const int64_t kGemvPartsWork = 1000000;
 
 /* Triangular x := op(A) x or op(A)^-1 x: the export of the case (lower: (L, N) and (U, T)), the
  * (L, N) one named apart (ln). */
@@ -57,7 +62,9 @@ static int small_triangle(int n) { return n > kTrmvSmallBlockRows && n <= kTrmvB
     BLAS_CHECK(*incx == 0, 8); BLAS_CHECK(*incy == 0, 11);                                                      \
     BLAS_REPORT(UP "GEMV ");                                                                                    \
     if (*m == 0 || *n == 0 || (*alpha == 0 && *beta == 1)) return;                                              \
-    if (blas_is(trans, 'N') && *m > kGemvSmallBlockRows && *m <= kGemvBlockRows && spl_num_threads() > 1)     \
+    if (blas_is(trans, 'N') && *m <= kGemvBlockRows && N64(m) * N64(n) >= kGemvPartsWork)                      \
+      BLAS_RUN(spl_blas_##P##gemv_n_parts(N64(m), N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy))); \
+    else if (blas_is(trans, 'N') && *m > kGemvSmallBlockRows && *m <= kGemvBlockRows && spl_num_threads() > 1)  \
       BLAS_RUN(spl_blas_##P##gemv_n_small(N64(m), N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy))); \
     else if (blas_is(trans, 'N') && *m > kGemvBlockRows && spl_num_threads() == 1)                              \
       BLAS_RUN(spl_blas_##P##gemv_n_large(N64(m), N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy))); \

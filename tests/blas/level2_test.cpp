@@ -504,40 +504,49 @@ TEST(Level2Threads, SymvAndSpmvPartsMatchTheReferenceOnEveryThreadCount) {
 }
 
 // gemv N from 257 to 2048 rows runs blocks of 256 rows on more than one thread and one block
-// of 2048 on one, and past 2048 rows blocks of 4096 on one thread and of 2048 on more
+// of 2048 on one, and past 2048 rows blocks of 4096 on one thread and of 2048 on more; up to
+// 2048 rows and from a million elements, parts of the columns on every thread count
 // (runtime/blas/level2.c): the shapes at the edges and past them, increments 1 and -2 / 3, lda
 // past m, against a double reference, and the same bits on 1, 2 and 3 threads (an element's sum
-// runs over the columns in order in every export).
+// runs over the columns in order in the exports of blocks, over the parts in part order in the
+// export of parts: one export for a shape whatever the threads).
 template <typename T> void checkGemvNOnThreads(double tolerance) {
   std::mt19937 rng(2613);
+  struct Shape {
+    int m, n;
+  };
+  std::vector<Shape> shapes;
   for (int m : {256, 257, 400, 2048, 2049, 4096, 4097})
-    for (int n : {3, 37})
-      for (auto [incx, incy] : std::vector<std::pair<int, int>>{{1, 1}, {-2, 3}}) {
-        const int lda = m + 5;
-        std::vector<T> a = randomBuffer<T>(size_t(lda) * size_t(n), rng);
-        Walk wx{n, incx}, wy{m, incy};
-        std::vector<T> x = randomBuffer<T>(wx.size(), rng), y = randomBuffer<T>(wy.size(), rng);
-        const T alpha = T(-0.75), beta = T(0.5);
-        std::vector<T> first;
-        for (int threads : {1, 2, 3}) {
-          spl_set_num_threads(threads);
-          std::vector<T> got = y;
-          Blas<T>::gemv("N", &m, &n, &alpha, a.data(), &lda, x.data(), &incx, &beta, got.data(), &incy, 1);
-          SCOPED_TRACE(testing::Message() << "gemv N " << m << " x " << n << " incx " << incx << " incy " << incy << " threads " << threads);
-          for (int i = 0; i < m; ++i) {
-            double acc = 0, mag = 0;
-            for (int j = 0; j < n; ++j) {
-              const double term = double(a[size_t(i) + size_t(j) * size_t(lda)]) * double(x[wx.pos(j)]);
-              acc += term, mag += std::fabs(term);
-            }
-            const double want = double(alpha) * acc + double(beta) * double(y[wy.pos(i)]);
-            const double scale = std::fabs(double(alpha)) * mag + std::fabs(double(beta) * double(y[wy.pos(i)]));
-            ASSERT_LE(std::fabs(double(got[wy.pos(i)]) - want), tolerance * (scale + 1e-300)) << "row " << i;
+    for (int n : {3, 37}) shapes.push_back({m, n});
+  for (Shape s : {Shape{600, 1667}, Shape{2048, 489}, Shape{2049, 489}, Shape{100, 10001}, Shape{999, 1000}})
+    shapes.push_back(s);
+  for (auto [m, n] : shapes)
+    for (auto [incx, incy] : std::vector<std::pair<int, int>>{{1, 1}, {-2, 3}}) {
+      const int lda = m + 5;
+      std::vector<T> a = randomBuffer<T>(size_t(lda) * size_t(n), rng);
+      Walk wx{n, incx}, wy{m, incy};
+      std::vector<T> x = randomBuffer<T>(wx.size(), rng), y = randomBuffer<T>(wy.size(), rng);
+      const T alpha = T(-0.75), beta = T(0.5);
+      std::vector<T> first;
+      for (int threads : {1, 2, 3}) {
+        spl_set_num_threads(threads);
+        std::vector<T> got = y;
+        Blas<T>::gemv("N", &m, &n, &alpha, a.data(), &lda, x.data(), &incx, &beta, got.data(), &incy, 1);
+        SCOPED_TRACE(testing::Message() << "gemv N " << m << " x " << n << " incx " << incx << " incy " << incy << " threads " << threads);
+        for (int i = 0; i < m; ++i) {
+          double acc = 0, mag = 0;
+          for (int j = 0; j < n; ++j) {
+            const double term = double(a[size_t(i) + size_t(j) * size_t(lda)]) * double(x[wx.pos(j)]);
+            acc += term, mag += std::fabs(term);
           }
-          ASSERT_NO_FATAL_FAILURE(expectStridesKeptAndBitsAsFirst(got, y, m, incy, first));
+          const double want = double(alpha) * acc + double(beta) * double(y[wy.pos(i)]);
+          const double scale = std::fabs(double(alpha)) * mag + std::fabs(double(beta) * double(y[wy.pos(i)]));
+          ASSERT_LE(std::fabs(double(got[wy.pos(i)]) - want), tolerance * (scale + 1e-300)) << "row " << i;
         }
-        spl_set_num_threads(0);
+        ASSERT_NO_FATAL_FAILURE(expectStridesKeptAndBitsAsFirst(got, y, m, incy, first));
       }
+      spl_set_num_threads(0);
+    }
 }
 
 TEST(Level2Threads, GemvNMatchesTheReferenceOnEveryThreadCount) {
