@@ -26,16 +26,15 @@ enum { kGemvBlockRows = 2048, kGemvSmallBlockRows = 256 };
 static const int64_t kGemvPartsWork = 1000000;
 
 /* Triangular x := op(A) x or op(A)^-1 x: the export of the case (lower: (L, N) and (U, T)), the
- * (L, N) one named apart (ln). */
-#define TRI_CASE_LN(fn, ln, lower, notrans, ...)                                                                \
+ * (L, N) and (U, N) ones named apart (ln, un). */
+#define TRI_CASE(fn, ln, un, lower, notrans, ...)                                                               \
   do {                                                                                                          \
     if (lower) {                                                                                                \
       BLAS_RUN(notrans ? ln(__VA_ARGS__) : fn##_lt(__VA_ARGS__));                                               \
     } else {                                                                                                    \
-      BLAS_RUN(notrans ? fn##_un(__VA_ARGS__) : fn##_ut(__VA_ARGS__));                                          \
+      BLAS_RUN(notrans ? un(__VA_ARGS__) : fn##_ut(__VA_ARGS__));                                               \
     }                                                                                                           \
   } while (0)
-#define TRI_CASE(fn, lower, notrans, ...) TRI_CASE_LN(fn, fn##_ln, lower, notrans, __VA_ARGS__)
 
 /* The (L, N) export of trmv and tpmv (full and packed storage) for n: dtrmv and dtpmv sweep blocks
  * of kTrmvBlockRows rows, one of which a thread runs; from kTrmvSmallBlockRows + 1 rows to one
@@ -52,6 +51,21 @@ static int small_triangle(int n) { return n > kTrmvSmallBlockRows && n <= kTrmvB
 #define stpsv_ln_for(n) spl_blas_stpsv_ln
 #define dtrsv_ln_for(n) spl_blas_dtrsv_ln
 #define dtpsv_ln_for(n) spl_blas_dtpsv_ln
+
+/* The band sweeps by columns (gbmv N, tbmv L N and U N) take blocks of kBandBlockRows rows; up to
+ * two such blocks, on more than one thread, the exports of blocks of kBandSmallBlockRows (_small):
+ * one or two blocks of 1024 left a thread idle or unevenly loaded (the blocks do not change a
+ * row's sum). */
+enum { kBandBlockRows = 1024, kBandSmallBlockRows = 256 };
+static int small_band(int rows) { return rows <= 2 * kBandBlockRows && spl_num_threads() > 1; }
+#define stbmv_ln_for(n) (small_band(n) ? spl_blas_stbmv_ln_small : spl_blas_stbmv_ln)
+#define stbmv_un_for(n) (small_band(n) ? spl_blas_stbmv_un_small : spl_blas_stbmv_un)
+#define dtbmv_ln_for(n) (small_band(n) ? spl_blas_dtbmv_ln_small : spl_blas_dtbmv_ln)
+#define dtbmv_un_for(n) (small_band(n) ? spl_blas_dtbmv_un_small : spl_blas_dtbmv_un)
+#define stbsv_ln_for(n) spl_blas_stbsv_ln
+#define stbsv_un_for(n) spl_blas_stbsv_un
+#define dtbsv_ln_for(n) spl_blas_dtbsv_ln
+#define dtbsv_un_for(n) spl_blas_dtbsv_un
 
 #define LEVEL2(P, T, UP)                                                                                        \
   void P##gemv_(const char *trans, const int *m, const int *n, const T *alpha, const T *a, const int *lda,      \
@@ -84,8 +98,9 @@ static int small_triangle(int n) { return n > kTrmvSmallBlockRows && n <= kTrmvB
     if (*m == 0 || *n == 0 || (*alpha == 0 && *beta == 1)) return;                                              \
     int64_t b = N64(kl) + N64(ku) + 1;                                                                          \
     if (blas_is(trans, 'N'))                                                                                    \
-      BLAS_RUN(spl_blas_##P##gbmv_n(b, N64(n), N64(m), N64(kl), N64(ku), *alpha, a, N64(lda), x, N64(incx), *beta, y, \
-                           N64(incy)));                                                                         \
+      BLAS_RUN((small_band(*m) ? spl_blas_##P##gbmv_n_small : spl_blas_##P##gbmv_n)(b, N64(n), N64(m), N64(kl), N64(ku), \
+                                                                                    *alpha, a, N64(lda), x, N64(incx), \
+                                                                                    *beta, y, N64(incy)));       \
     else                                                                                                        \
       BLAS_RUN(spl_blas_##P##gbmv_t(b, N64(n), N64(m), N64(kl), N64(ku), *alpha, a, N64(lda), x, N64(incx), *beta, y, \
                            N64(incy)));                                                                         \
@@ -185,8 +200,8 @@ static int small_triangle(int n) { return n > kTrmvSmallBlockRows && n <= kTrmvB
     BLAS_CHECK(*lda < blas_max1(*n), 6); BLAS_CHECK(*incx == 0, 8);                                             \
     BLAS_REPORT(UP "TR" #OPU " ");                                                                              \
     if (*n == 0) return;                                                                                        \
-    TRI_CASE_LN(spl_blas_##P##tr##OP, P##tr##OP##_ln_for(*n), blas_is(uplo, 'L'), blas_is(trans, 'N'), N64(n),      \
-                blas_is(diag, 'U'), a, N64(lda), x, N64(incx));                                                 \
+    TRI_CASE(spl_blas_##P##tr##OP, P##tr##OP##_ln_for(*n), spl_blas_##P##tr##OP##_un, blas_is(uplo, 'L'),         \
+             blas_is(trans, 'N'), N64(n), blas_is(diag, 'U'), a, N64(lda), x, N64(incx));                       \
   }                                                                                                             \
   void P##tb##OP##_(const char *uplo, const char *trans, const char *diag, const int *n, const int *k,          \
                     const T *a, const int *lda, T *x, const int *incx, size_t l1, size_t l2, size_t l3) {       \
@@ -196,8 +211,8 @@ static int small_triangle(int n) { return n > kTrmvSmallBlockRows && n <= kTrmvB
     BLAS_CHECK(*k < 0, 5); BLAS_CHECK(*lda < *k + 1, 7); BLAS_CHECK(*incx == 0, 9);                             \
     BLAS_REPORT(UP "TB" #OPU " ");                                                                              \
     if (*n == 0) return;                                                                                        \
-    TRI_CASE(spl_blas_##P##tb##OP, blas_is(uplo, 'L'), blas_is(trans, 'N'), N64(k) + 1, N64(n), N64(k), blas_is(diag, 'U'), a, \
-             N64(lda), x, N64(incx));                                                                           \
+    TRI_CASE(spl_blas_##P##tb##OP, P##tb##OP##_ln_for(*n), P##tb##OP##_un_for(*n), blas_is(uplo, 'L'),            \
+             blas_is(trans, 'N'), N64(k) + 1, N64(n), N64(k), blas_is(diag, 'U'), a, N64(lda), x, N64(incx));   \
   }                                                                                                             \
   void P##tp##OP##_(const char *uplo, const char *trans, const char *diag, const int *n, const T *ap, T *x,     \
                     const int *incx, size_t l1, size_t l2, size_t l3) {                                         \
@@ -207,8 +222,8 @@ static int small_triangle(int n) { return n > kTrmvSmallBlockRows && n <= kTrmvB
     BLAS_CHECK(*incx == 0, 7);                                                                                  \
     BLAS_REPORT(UP "TP" #OPU " ");                                                                              \
     if (*n == 0) return;                                                                                        \
-    TRI_CASE_LN(spl_blas_##P##tp##OP, P##tp##OP##_ln_for(*n), blas_is(uplo, 'L'), blas_is(trans, 'N'), N64(n),      \
-                blas_is(diag, 'U'), ap, x, N64(incx));                                                          \
+    TRI_CASE(spl_blas_##P##tp##OP, P##tp##OP##_ln_for(*n), spl_blas_##P##tp##OP##_un, blas_is(uplo, 'L'),         \
+             blas_is(trans, 'N'), N64(n), blas_is(diag, 'U'), ap, x, N64(incx));                                \
   }
 
 LEVEL2(s, float, "S")

@@ -370,15 +370,17 @@ TEST(Level2Large, SweepsAcrossRowBlocksMatchTheReference) {
 }
 
 // The band routines swept by columns (stdlib/blas2.spl: gbmv N, tbmv LN and UN by blocks of
-// 1024 rows, sbmv in one fused pass): matrices past two blocks, bands that cross the blocks'
-// edges, wider than tall and taller than wide, increments 1 and -2 / 3, on 1, 2 and 3 threads,
-// against a double reference (f64: relative 1e-13 of each row's magnitude).
+// 1024 rows, of 256 up to 2048 rows on more than one thread; sbmv in one fused pass): matrices
+// past two blocks and under, bands that cross the blocks' edges, wider than tall and taller than
+// wide, increments 1 and -2 / 3, on 1, 2 and 3 threads, against a double reference (f64:
+// relative 1e-13 of each row's magnitude) and with the same bits on each.
 TEST(Level2Large, BandSweepsMatchTheReferenceOnEveryThreadCount) {
   std::mt19937 rng(2609);
   struct Case {
     int m, n, kl, ku;
   };
-  for (Case c : {Case{2100, 1900, 40, 17}, Case{1100, 3000, 3, 70}, Case{2300, 2300, 45, 9}, Case{2500, 2500, 0, 0}})
+  for (Case c : {Case{2100, 1900, 40, 17}, Case{1100, 3000, 3, 70}, Case{2300, 2300, 45, 9}, Case{2500, 2500, 0, 0},
+                 Case{400, 400, 32, 32}, Case{1500, 1500, 20, 7}, Case{2048, 2048, 5, 40}})
     for (int sym = 0; sym < 3; ++sym) {  // gbmv, sbmv, tbmv
       if (sym && c.m != c.n) continue;
       for (char uplo : sym ? std::vector<char>{'L', 'U'} : std::vector<char>{'A'})
