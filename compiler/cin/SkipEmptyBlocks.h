@@ -13,7 +13,13 @@
 ///             have one sign, the two signs opposite or one of them absent: a triangle's
 ///             bounds): the nest runs iff a0 < a1 and y's range is not empty at x = a0 or at
 ///             x = a1 - 1. Where no y loop's bounds read x (a rectangle: gemm's blocks), or
-///             anywhere else, the kernel is left as it is.
+///             anywhere else, the kernel is left as it is. Inside such a block, register tiles
+///             (the body of a loop among T's statements that touches one box of the block's
+///             sums, boxes disjoint from tile to tile: gemm's second tile level) get the same
+///             test cut to their box, so that a tile wholly across the diagonal is skipped too
+///             (the .cpp's TileSkipper says what it checks). dsyrk L N 1000 on a 2-core AMD
+///             EPYC Zen 3, paired against the build before (4 x 12 tiles in blocks of 256 x
+///             252): 1.22x faster on one thread, 1.14x on two.
 #pragma once
 
 #include "cin/Cin.h"
