@@ -324,14 +324,22 @@ class Skipper : public Mutator {
     };
     if (!runs || anyExpr(runs, declaredInside)) return m;
     auto copy = std::make_shared<Stmt>(*m);
-    copy->body = {ifThen(runs, withTilesSkipped(m->body[0], temps, body))};
+    copy->body = {ifThen(runs, withTilesSkipped(m->body[0], temps, locals, body))};
     return copy;
   }
 
   /// T's body with the register tiles of its block that f never reads skipped (TileSkipper),
-  /// where the block's sums are the one temporary f reads; else as it is.
-  static StmtP withTilesSkipped(const StmtP &chain, const std::vector<int64_t> &temps, const StmtP &body) {
+  /// where the block's sums are the one temporary f reads and f's bounds read no local of the
+  /// block (a tile's test stands where the tile is); else as it is.
+  static StmtP withTilesSkipped(const StmtP &chain, const std::vector<int64_t> &temps, const std::vector<int64_t> &locals,
+                                const StmtP &body) {
     const Stmt &finish = *only(body->body.back());
+    bool boundsReadLocals = false;
+    forEachStmt(body->body.back(), [&](const StmtP &st) {
+      if (st->kind == StmtKind::Forall)
+        for (int64_t l : locals) boundsReadLocals = boundsReadLocals || st->lo.mentions(l) || st->hi.mentions(l);
+    });
+    if (boundsReadLocals) return chain;
     std::vector<int64_t> read;
     for (int64_t t : temps)
       if (anyStmt(body->body.back(), [&](const Stmt &st) { return (st.value && readsTensor(st.value, t)); }))
