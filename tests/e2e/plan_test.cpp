@@ -830,6 +830,26 @@ TEST(PlanChoice, RowKernelsRunWhereTheirRowsAre) {
   spl_csr_free(&shortRows);
 }
 
+// A plan of m in f64 (expecting 10^6 calls) with the kernels of one scalar loop a row besides
+// CSR and no masked rows: its explanation and kernel, after checking that it runs y = A x
+// (operands seeded by `seed`), writes nothing past y's last row and holds no copy.
+void planWithRowKernels(const spl_csr &m, const Csr32 &c, uint64_t seed, std::string &why, std::string &kernel) {
+  const Operands ops = referenceOperands(m, seed, /*transposed=*/false);
+  spl_spmv_kernels_f64 k = kernelsF64(/*others=*/false);
+  k.csr_short = spl_spmv_csr_short_f64;
+  k.csr_prefetch = spl_spmv_csr_prefetch_f64;
+  k.csr_masked_rows = 0;
+  spl_plan *p = nullptr;
+  ASSERT_EQ(spl_spmv_plan_f64(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1000000, &k, &p), SPL_OK);
+  why = spl_plan_explain(p), kernel = spl_plan_kernel(p);
+  std::vector<double> y(static_cast<size_t>(m.rows) + 1, -555.0);
+  EXPECT_EQ(spl_spmv_run_f64(p, ops.x.data(), y.data()), SPL_OK);
+  EXPECT_LT(spl_rel_error_f64(y.data(), ops.want.data(), m.rows), kF64Tolerance) << why;
+  EXPECT_EQ(y[static_cast<size_t>(m.rows)], -555.0);
+  EXPECT_EQ(spl_plan_bytes(p), 0);
+  spl_plan_free(p);
+}
+
 // The kernel of short rows with its gathers prefetched (csr_prefetch) is timed, against the CSR
 // kernel then chosen, only where rows are short and x is larger than a core's L2 (1 MB where the
 // system does not tell): short rows over 300,000 columns (x 2.4 MB in f64) get the timing line,
@@ -844,20 +864,8 @@ TEST(PlanChoice, GathersArePrefetchedOnlyWhereXOutgrowsTheCache) {
              [columns](int64_t i, int64_t k) { return (i * 7919 + k * 104729) % columns; });
     const spl_csr &m = b.m;
     Csr32 c = narrow(m);
-    const Operands ops = referenceOperands(m, 29, /*transposed=*/false);
-    spl_spmv_kernels_f64 k = kernelsF64(/*others=*/false);
-    k.csr_short = spl_spmv_csr_short_f64;
-    k.csr_prefetch = spl_spmv_csr_prefetch_f64;
-    k.csr_masked_rows = 0;
-    spl_plan *p = nullptr;
-    ASSERT_EQ(spl_spmv_plan_f64(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1000000, &k, &p), SPL_OK);
-    const std::string why = spl_plan_explain(p), kernel = spl_plan_kernel(p);
-    std::vector<double> y(static_cast<size_t>(m.rows) + 1, -555.0);
-    EXPECT_EQ(spl_spmv_run_f64(p, ops.x.data(), y.data()), SPL_OK);
-    EXPECT_LT(spl_rel_error_f64(y.data(), ops.want.data(), m.rows), kF64Tolerance) << why;
-    EXPECT_EQ(y[static_cast<size_t>(m.rows)], -555.0);
-    EXPECT_EQ(spl_plan_bytes(p), 0);
-    spl_plan_free(p);
+    std::string why, kernel;
+    ASSERT_NO_FATAL_FAILURE(planWithRowKernels(m, c, 29, why, kernel));
     const std::string name = "CSR of short rows, gathers prefetched";
     // The plan weighs x against this machine's L2 (1 MB where the system does not tell), and
     // says which it took.
@@ -899,20 +907,8 @@ TEST(PlanChoice, ScatteredLongRowsTimeTheScalarRowLoops) {
              [scattered, columns](int64_t i, int64_t k) { return scattered ? (i * 7919 + k * 104729) % columns : i * 100 + k; });
     const spl_csr &m = b.m;
     Csr32 c = narrow(m);
-    const Operands ops = referenceOperands(m, 31, /*transposed=*/false);
-    spl_spmv_kernels_f64 k = kernelsF64(/*others=*/false);
-    k.csr_short = spl_spmv_csr_short_f64;
-    k.csr_prefetch = spl_spmv_csr_prefetch_f64;
-    k.csr_masked_rows = 0;
-    spl_plan *p = nullptr;
-    ASSERT_EQ(spl_spmv_plan_f64(m.rows, m.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1000000, &k, &p), SPL_OK);
-    const std::string why = spl_plan_explain(p), kernel = spl_plan_kernel(p);
-    std::vector<double> y(static_cast<size_t>(m.rows) + 1, -555.0);
-    EXPECT_EQ(spl_spmv_run_f64(p, ops.x.data(), y.data()), SPL_OK);
-    EXPECT_LT(spl_rel_error_f64(y.data(), ops.want.data(), m.rows), kF64Tolerance) << why;
-    EXPECT_EQ(y[static_cast<size_t>(m.rows)], -555.0);
-    EXPECT_EQ(spl_plan_bytes(p), 0);
-    spl_plan_free(p);
+    std::string why, kernel;
+    ASSERT_NO_FATAL_FAILURE(planWithRowKernels(m, c, 31, why, kernel));
     spl_csr_profile prof;
     ASSERT_EQ(spl_csr_inspect(m.rows, m.cols, c.offs.data(), c.cols.data(), &prof), SPL_OK);
     const int64_t l2 = prof.l2_bytes > 0 ? prof.l2_bytes : int64_t{1} << 20;
