@@ -6,7 +6,10 @@
  * arithmetic. Here: the reference's argument checks in its order, reported to xerbla_ with the
  * reference's INFO (the position of the first wrong argument), its quick returns, and the choice
  * of the export for (uplo, trans, diag): a transposed triangle is the export over the other case
- * (docs/blas.md). Each routine is written once for both precisions (LEVEL2(P, T)). */
+ * (docs/blas.md), and among exports of one body by the call's size and threads (gemv N, trmv and
+ * tpmv L N, the band sweeps: blocks of rows that give each thread some, or parts of columns;
+ * where the threads choose, an element's operations run in the same order in each export, so the
+ * bits do not depend on them). Each routine is written once for both precisions (LEVEL2(P, T)). */
 #include <stddef.h>
 #include <stdint.h>
 
