@@ -11,7 +11,7 @@
  * iamax and axpy pick between two exports of one body by the vectors' length: the cached one's
  * 512-bit vectors, or from kStreamFrom elements on the streamed one's 256-bit vectors
  * (stdlib/blas1.spl says why); dot between the sums of blocks on the pool and, up to one block
- * (kDotBlock), the plain dot product, the same sum without the pool (stdlib/blas1.spl). */
+ * (kDotBlock), the plain dot product: one loop, without the pool (stdlib/blas1.spl). */
 #include <stdint.h>
 
 #include "blas1.h"
