@@ -4,8 +4,10 @@
  * CHARACTER arguments' hidden lengths last).
  * Gives: the reference's results through stdlib/blas3.spl's exports, which hold all of the
  * arithmetic: the reference's argument checks in its order, reported to xerbla_ with its INFO,
- * its quick returns, and the export of each (side, uplo, trans) case (docs/blas.md). Each routine
- * is written once for both precisions (LEVEL3(P, T, UP)). */
+ * its quick returns, and the export of each (side, uplo, trans) case (docs/blas.md); trsm and
+ * trmm on a triangle of kTriangleBlocked steps or more by blocks, each an export's call (no
+ * arithmetic on the elements here). Each routine is written once for both precisions
+ * (LEVEL3(P, T, UP)). */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,18 +17,74 @@
 /* trmm/trsm: B := alpha op(A) B (side L) applies M = op(A) to B's columns; B := alpha B op(A)
  * (side R) applies M = op(A)' to B's rows. M is A or A' (the export's colmajor or rowmajor
  * view: A' for side L with a transposed A and for side R with a plain one), lower or upper. */
-#define TRI3_CASE(fn, left, lower, rowView, ...)                                                                \
-  do {                                                                                                          \
-    if (left) {                                                                                                 \
-      if (lower) BLAS_RUN(rowView ? fn##_llo_row(__VA_ARGS__) : fn##_llo_col(__VA_ARGS__));                     \
-      else BLAS_RUN(rowView ? fn##_lup_row(__VA_ARGS__) : fn##_lup_col(__VA_ARGS__));                           \
-    } else {                                                                                                    \
-      if (lower) BLAS_RUN(rowView ? fn##_rlo_row(__VA_ARGS__) : fn##_rlo_col(__VA_ARGS__));                     \
-      else BLAS_RUN(rowView ? fn##_rup_row(__VA_ARGS__) : fn##_rup_col(__VA_ARGS__));                           \
-    }                                                                                                           \
-  } while (0)
+#define TRI3_EXPORT(fn, left, lower, rowView)                                                                  \
+  ((left) ? ((lower) ? ((rowView) ? fn##_llo_row : fn##_llo_col) : ((rowView) ? fn##_lup_row : fn##_lup_col))   \
+          : ((lower) ? ((rowView) ? fn##_rlo_row : fn##_rlo_col) : ((rowView) ? fn##_rup_row : fn##_rup_col)))
 
-#define TRIANGULAR3(P, T, UP, OP, OPU)                                                                          \
+/* trsm and trmm on a large triangle, by blocks of kTriangleBlock steps (LAPACK's and GotoBLAS's
+ * blocked sweeps): the diagonal block's export (above) on its kTriangleBlock elements of every
+ * vector, and gemm's export for the rest, V[R] := s M[R, K] V[K] + beta V[R], R the steps after
+ * block K where M is lower, before it where M is upper (tri3_update). A solve (M V = alpha V;
+ * forward where M is lower, backward where upper) takes block K's solution first, then subtracts
+ * M[R, K] V[K] from the elements still to solve, scaling those by alpha in the first block's
+ * update (beta). A product (V := alpha M V) runs the other way, so that V[K] is still the old one
+ * when block K adds alpha M[R, K] V[K] to the blocks already multiplied, and then multiplies
+ * block K. The unblocked exports stream the whole triangle for each group of 60 vectors: dtrsm
+ * L L N 2000 on two threads of a 2-core Zen 3 ran at 0.48x OpenBLAS, its two threads sharing
+ * the L3's bandwidth for it; gemm reads a block of M once per block of C. The sums run in another
+ * order than the unblocked exports' (within the reference's and LAPACK's thresholds, blas/Level3's
+ * large shapes), the same on every thread count. alpha = 0 stays with the unblocked export, which
+ * writes zeros without reading A. Paired against the unblocked exports (2-core Zen 3, AVX2, one /
+ * two threads), 2000: dtrsm LLN 1.05x / 1.16x as fast, RLN 1.18x / 0.97x, dtrmm RUT 1.52x /
+ * 1.34x (a product gathering block K's rows from the rest, K ascending, ran 0.79x on two threads:
+ * on the right side gemm's C was then block K's 256 columns, one thread's part); 1000 by blocks:
+ * LLN 1.08x, RLN 0.87x and trmm RUT 0.80x on two threads, hence blocks from 1024 steps. */
+enum { kTriangleBlock = 256, kTriangleBlocked = 1024 };
+
+/* V[I0, I0 + ni) := alpha M[I, J] V[J0, J0 + nj) + beta V[I], the vectors V being B's columns
+ * (side L: V's step i is B's row i) or B's rows (side R: B's column i), M[i][j] = A(i, j) in the
+ * column-major view and A(j, i) in the row-major one. Side L: gemm on B's rows, M[I, J] the first
+ * operand (transposed where row-major); side R: V[I]' = alpha V[J]' M[I, J]' + beta V[I]', gemm
+ * on B's columns with M[I, J]' the second operand. */
+#define TRI3_UPDATE(P, T)                                                                                       \
+  static int P##tri3_update(int left, int rowView, int64_t i0, int64_t ni, int64_t j0, int64_t nj, int64_t q,    \
+                            T alpha, const T *a, int64_t lda, T beta, T *b, int64_t ldb) {                       \
+    const T *mij = rowView ? a + j0 + i0 * lda : a + i0 + j0 * lda;                                              \
+    if (left)                                                                                                    \
+      return (rowView ? spl_blas_##P##gemm_tn : spl_blas_##P##gemm_nn)(ni, q, nj, alpha, mij, lda, b + j0, ldb,  \
+                                                                        beta, b + i0, ldb);                     \
+    return (rowView ? spl_blas_##P##gemm_nn : spl_blas_##P##gemm_nt)(q, ni, nj, alpha, b + j0 * ldb, ldb, mij,   \
+                                                                      lda, beta, b + i0 * ldb, ldb);             \
+  }
+
+/* The blocked sweeps of trsm (solve) and trmm over p steps and q vectors; `diagonal` is the
+ * unblocked export of the case, run on a block of steps (M and V taken at the block). */
+#define TRI3_BLOCKED(P, T)                                                                                      \
+  TRI3_UPDATE(P, T)                                                                                             \
+  typedef int (*P##tri3_export)(int64_t, int64_t, bool, T, const T *, int64_t, T *, int64_t);                 \
+  static int P##tri3_blocked(P##tri3_export diagonal, int solve, int left, int lower, int rowView, int64_t p,   \
+                             int64_t q, int unit, T alpha, const T *a, int64_t lda, T *b, int64_t ldb) {         \
+    const int64_t blocks = (p + kTriangleBlock - 1) / kTriangleBlock, vectorStride = left ? 1 : ldb;            \
+    int status = 0;                                                                                             \
+    for (int64_t t = 0; t < blocks && status == 0; ++t) {                                                       \
+      const int64_t k0 = ((lower == solve) ? t : blocks - 1 - t) * kTriangleBlock;                              \
+      const int64_t nk = p - k0 < kTriangleBlock ? p - k0 : kTriangleBlock;                                     \
+      const int64_t r0 = lower ? k0 + nk : 0, nr = lower ? p - k0 - nk : k0;                                     \
+      const T *mkk = a + k0 + k0 * lda;                                                                         \
+      T *vk = b + k0 * vectorStride;                                                                            \
+      if (solve) {                                                                                              \
+        const T scale = t == 0 ? alpha : (T)1;                                                                  \
+        status = diagonal(nk, q, unit, scale, mkk, lda, vk, ldb);                                               \
+        if (status == 0 && nr > 0) status = P##tri3_update(left, rowView, r0, nr, k0, nk, q, (T)-1, a, lda, scale, b, ldb); \
+      } else {                                                                                                  \
+        if (nr > 0) status = P##tri3_update(left, rowView, r0, nr, k0, nk, q, alpha, a, lda, (T)1, b, ldb);      \
+        if (status == 0) status = diagonal(nk, q, unit, alpha, mkk, lda, vk, ldb);                              \
+      }                                                                                                         \
+    }                                                                                                           \
+    return status;                                                                                              \
+  }
+
+#define TRIANGULAR3(P, T, UP, OP, OPU, SOLVE)                                                                   \
   void P##tr##OP##_(const char *side, const char *uplo, const char *transa, const char *diag, const int *m,     \
                     const int *n, const T *alpha, const T *a, const int *lda, T *b, const int *ldb, size_t l1,  \
                     size_t l2, size_t l3, size_t l4) {                                                          \
@@ -39,8 +97,13 @@
     if (*m == 0 || *n == 0) return;                                                                             \
     int rowView = left == !blas_is(transa, 'N');                                                                \
     int lower = blas_is(uplo, 'L') == !rowView;                                                                 \
-    TRI3_CASE(spl_blas_##P##tr##OP, left, lower, rowView, left ? N64(m) : N64(n), left ? N64(n) : N64(m),       \
-              blas_is(diag, 'U'), *alpha, a, N64(lda), b, N64(ldb));                                            \
+    P##tri3_export run = TRI3_EXPORT(spl_blas_##P##tr##OP, left, lower, rowView);                               \
+    const int64_t p = left ? N64(m) : N64(n), q = left ? N64(n) : N64(m);                                      \
+    if (p >= kTriangleBlocked && *alpha != 0)                                                                   \
+      BLAS_RUN(P##tri3_blocked(run, SOLVE, left, lower, rowView, p, q, blas_is(diag, 'U'), *alpha, a, N64(lda), b, \
+                               N64(ldb)));                                                                      \
+    else                                                                                                        \
+      BLAS_RUN(run(p, q, blas_is(diag, 'U'), *alpha, a, N64(lda), b, N64(ldb)));                               \
   }
 
 #define LEVEL3(P, T, UP)                                                                                        \
@@ -108,8 +171,9 @@
       BLAS_RUN(spl_blas_##P##syr2k_t(N64(n), N64(k), blas_is(uplo, 'U'), *alpha, a, N64(lda), b, N64(ldb), *beta, c, \
                             N64(ldc)));                                                                         \
   }                                                                                                             \
-  TRIANGULAR3(P, T, UP, mm, MM)                                                                                 \
-  TRIANGULAR3(P, T, UP, sm, SM)
+  TRI3_BLOCKED(P, T)                                                                                            \
+  TRIANGULAR3(P, T, UP, mm, MM, 0)                                                                              \
+  TRIANGULAR3(P, T, UP, sm, SM, 1)
 
 LEVEL3(s, float, "S")
 LEVEL3(d, double, "D")

@@ -1,10 +1,10 @@
 // libsplblas's level 3 through its Fortran entry points, on sizes beyond netlib's xblat3 (which
-// stops at 9): seeded random operands up to 120 x 90 (gemm, symm, syrk and syr2k up to 300 x 131 x 530, across
-// the blocks of gemm's schedule), non-square, 1 x N and N x 1, every side,
-// uplo, trans and diag, leading dimensions larger than the matrices. References in double on
-// the matrices the arguments mean; every position of C (B) outside what the routine may write
-// (past ldc, the other triangle of syrk/syr2k) must come back unchanged, A and B of a product
-// unchanged.
+// stops at 9): seeded random operands up to 120 x 90 (gemm, symm, syrk and syr2k up to 300 x 131
+// x 530, across the blocks of gemm's schedule; trmm and trsm on triangles of 1100, by blocks),
+// non-square, 1 x N and N x 1, every side, uplo, trans and diag, leading dimensions larger than
+// the matrices. References in double on the matrices the arguments mean; every position of C (B)
+// outside what the routine may write (past ldc, the other triangle of syrk/syr2k) must come back
+// unchanged, A and B of a product unchanged.
 #include <array>
 #include <gtest/gtest.h>
 
@@ -240,10 +240,56 @@ TYPED_TEST(Level3, RankKUpdatesWriteOneTriangle) {
   EXPECT_GT(calls, 40);
 }
 
-// trmm and trsm: B := alpha op(A) B, alpha B op(A), and their solves, A triangular with a
-// dominant diagonal.
+// trmm or trsm, B := alpha op(A) B, alpha B op(A), or their solves, on an m x n B and a random
+// triangle A with a dominant diagonal, against the reference in double.
+template <typename T>
+void checkTriangular(char side, char uplo, char trans, char diag, bool solve, int m, int n, double alpha,
+                     std::mt19937 &rng) {
+  const int na = side == 'L' ? m : n;
+  Mat<T> A(na, na, 1, rng, -1.0 / na, 1.0 / na);
+  for (int i = 0; i < na; ++i) A.buf[A.pos(i, i)] = T((i % 2 ? -2.5 : 2.0) + 0.1 * (i % 5));
+  Mat<T> B(m, n, 2, rng);
+  // op(A)(i, j) of the triangle as stored.
+  auto op = [&](int i, int j) -> double {
+    if (trans != 'N') std::swap(i, j);
+    if (i == j) return diag == 'U' ? 1.0 : A(i, i);
+    return (uplo == 'U' ? i < j : i > j) ? A(i, j) : 0.0;
+  };
+  std::vector<double> want = widen(B.buf);
+  // Each vector v of B (a column for side L, a row for side R): v := alpha M v, or M v = alpha v
+  // solved, with M = op(A) (side L) or op(A)' (side R).
+  auto M = [&](int i, int j) { return side == 'L' ? op(i, j) : op(j, i); };
+  const bool lowerM = ((uplo == 'L') == (trans == 'N')) == (side == 'L');
+  const int vecs = side == 'L' ? n : m;
+  for (int q = 0; q < vecs && m > 0 && n > 0; ++q) {
+    auto at = [&](int p) { return side == 'L' ? B.pos(p, q) : B.pos(q, p); };
+    std::vector<double> v(static_cast<size_t>(na), 0.0), r(static_cast<size_t>(na), 0.0);
+    for (int p = 0; p < na; ++p) v[size_t(p)] = double(B.buf[at(p)]);
+    if (!solve) {
+      for (int i = 0; i < na; ++i)
+        for (int j = lowerM ? 0 : i; j <= (lowerM ? i : na - 1); ++j) r[size_t(i)] += alpha * M(i, j) * v[size_t(j)];
+    } else {
+      for (int t = 0; t < na; ++t) {
+        const int i = lowerM ? t : na - 1 - t;
+        double acc = alpha * v[size_t(i)];
+        for (int j = lowerM ? 0 : i + 1; j < (lowerM ? i : na); ++j) acc -= M(i, j) * r[size_t(j)];
+        r[size_t(i)] = acc / M(i, i);
+      }
+    }
+    for (int p = 0; p < na; ++p) want[at(p)] = r[size_t(p)];
+  }
+  SCOPED_TRACE(testing::Message() << (solve ? "trsm " : "trmm ") << side << uplo << trans << diag << " m " << m << " n "
+                                  << n << " alpha " << alpha);
+  const T al = T(alpha);
+  std::vector<T> got = B.buf, a0 = A.buf;
+  (solve ? Blas<T>::trsm : Blas<T>::trmm)(&side, &uplo, &trans, &diag, &m, &n, &al, A.buf.data(), &A.ld, got.data(),
+                                         &B.ld, 1, 1, 1, 1);
+  expectBuffer(got, want, 8.0 * na, "B");
+  ASSERT_EQ(A.buf, a0);
+}
+
+// trmm and trsm on every side, uplo, trans and diag.
 TYPED_TEST(Level3, TriangularProductsAndSolvesMatchTheReference) {
-  using T = TypeParam;
   std::mt19937 rng(2607);
   int calls = 0;
   for (const auto &s : kShapes)
@@ -252,63 +298,39 @@ TYPED_TEST(Level3, TriangularProductsAndSolvesMatchTheReference) {
         for (char trans : {'N', 'T'})
           for (char diag : {'N', 'U'})
             for (int solve = 0; solve < 2; ++solve) {
-              const int m = s[0], n = s[1], na = side == 'L' ? m : n;
-              const double alpha = kAlphas[(calls + 1) % 3];
+              checkTriangular<TypeParam>(side, uplo, trans, diag, solve, s[0], s[1], kAlphas[(calls + 1) % 3], rng);
               ++calls;
-              Mat<T> A(na, na, 1, rng, -1.0 / na, 1.0 / na);
-              for (int i = 0; i < na; ++i) A.buf[A.pos(i, i)] = T((i % 2 ? -2.5 : 2.0) + 0.1 * (i % 5));
-              Mat<T> B(m, n, 2, rng);
-              // op(A)(i, j) of the triangle as stored.
-              auto op = [&](int i, int j) -> double {
-                if (trans != 'N') std::swap(i, j);
-                if (i == j) return diag == 'U' ? 1.0 : A(i, i);
-                return (uplo == 'U' ? i < j : i > j) ? A(i, j) : 0.0;
-              };
-              std::vector<double> want = widen(B.buf);
-              // Each vector v of B (a column for side L, a row for side R): v := alpha M v, or
-              // M v = alpha v solved, with M = op(A) (side L) or op(A)' (side R).
-              auto M = [&](int i, int j) { return side == 'L' ? op(i, j) : op(j, i); };
-              bool lowerM = ((uplo == 'L') == (trans == 'N')) == (side == 'L');
-              const int vecs = side == 'L' ? n : m;
-              for (int q = 0; q < vecs && m > 0 && n > 0; ++q) {
-                auto at = [&](int p) { return side == 'L' ? B.pos(p, q) : B.pos(q, p); };
-                std::vector<double> v(static_cast<size_t>(na), 0.0), r(static_cast<size_t>(na), 0.0);
-                for (int p = 0; p < na; ++p) v[size_t(p)] = double(B.buf[at(p)]);
-                if (!solve) {
-                  for (int i = 0; i < na; ++i)
-                    for (int j = 0; j < na; ++j) r[size_t(i)] += alpha * M(i, j) * v[size_t(j)];
-                } else {
-                  for (int t = 0; t < na; ++t) {
-                    int i = lowerM ? t : na - 1 - t;
-                    double acc = alpha * v[size_t(i)];
-                    for (int j = 0; j < na; ++j)
-                      if (j != i) acc -= M(i, j) * r[size_t(j)];
-                    r[size_t(i)] = acc / M(i, i);
-                  }
-                }
-                for (int p = 0; p < na; ++p) want[at(p)] = r[size_t(p)];
-              }
-              SCOPED_TRACE(testing::Message() << (solve ? "trsm " : "trmm ") << side << uplo << trans << diag << " m " << m
-                                              << " n " << n << " alpha " << alpha);
-              const T al = T(alpha);
-              std::vector<T> got = B.buf, a0 = A.buf;
-              (solve ? Blas<T>::trsm : Blas<T>::trmm)(&side, &uplo, &trans, &diag, &m, &n, &al, A.buf.data(), &A.ld,
-                                                     got.data(), &B.ld, 1, 1, 1, 1);
-              expectBuffer(got, want, 8.0 * na, "B");
-              ASSERT_EQ(A.buf, a0);
             }
   EXPECT_GT(calls, 150);
 }
 
+// A triangle of 1024 steps or more is solved and multiplied by blocks of 256 (level3.c: the
+// diagonal block's export, gemm's for the rest): 1100 crosses four full blocks and a partial one
+// on the side whose triangle it is; alpha 1 and not 1 (the first block's update scales the rest).
+TYPED_TEST(Level3, LargeTrianglesGoByBlocks) {
+  std::mt19937 rng(2611);
+  int calls = 0;
+  for (const auto &s : {std::array<int, 2>{1100, 13}, std::array<int, 2>{13, 1100}})
+    for (char uplo : {'U', 'L'})
+      for (char trans : {'N', 'T'})
+        for (char diag : {'N', 'U'})
+          for (int solve = 0; solve < 2; ++solve) {
+            const char side = s[0] > s[1] ? 'L' : 'R';
+            checkTriangular<TypeParam>(side, uplo, trans, diag, solve, s[0], s[1], (calls / 2) % 2 ? 1.0 : -0.6, rng);
+            ++calls;
+          }
+  EXPECT_EQ(calls, 32);
+}
+
 // A temporary that cannot be allocated stops the program with the routine's name and the
-// runtime's error (OpenBLAS prints and aborts too) rather than return with B unchanged: trsm on a
-// column-major triangle copies it row by row (3000 x 3000 doubles, 72 MB), here under an
-// address-space limit 40 MB above what the process holds.
+// runtime's error (OpenBLAS prints and aborts too) rather than return with C unchanged: symm
+// copies sym(A) whole (3000 x 3000 doubles, 72 MB), here under an address-space limit 40 MB above
+// what the process holds.
 TEST(Level3DeathTest, AnAllocationThatFailsAbortsWithTheRoutinesName) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   const int n = 3000;
-  const double one = 1.0;
-  std::vector<double> A(size_t(n) * size_t(n), 0.0), B(size_t(n) * size_t(n), 1.0);
+  const double one = 1.0, zero = 0.0;
+  std::vector<double> A(size_t(n) * size_t(n), 0.0), B(size_t(n) * size_t(n), 1.0), C(size_t(n) * size_t(n), 7.0);
   for (int i = 0; i < n; ++i) A[size_t(i) * size_t(n) + size_t(i)] = 2.0;
   auto limitAddressSpace = [] {
     long pages = 0;
@@ -323,13 +345,13 @@ TEST(Level3DeathTest, AnAllocationThatFailsAbortsWithTheRoutinesName) {
   EXPECT_DEATH(
       {
         limitAddressSpace();
-        dtrsm_("L", "L", "N", "N", &n, &n, &one, A.data(), &n, B.data(), &n, 1, 1, 1, 1);
+        dsymm_("L", "L", &n, &n, &one, A.data(), &n, B.data(), &n, &zero, C.data(), &n, 1, 1);
       },
-      "libsplblas: dtrsm_ could not run: SPL_ERR_ALLOC");
-  // Without the limit the same call runs: B / 2.
-  dtrsm_("L", "L", "N", "N", &n, &n, &one, A.data(), &n, B.data(), &n, 1, 1, 1, 1);
-  EXPECT_DOUBLE_EQ(B[0], 0.5);
-  EXPECT_DOUBLE_EQ(B.back(), 0.5);
+      "libsplblas: dsymm_ could not run: SPL_ERR_ALLOC");
+  // Without the limit the same call runs: C = 2 B.
+  dsymm_("L", "L", &n, &n, &one, A.data(), &n, B.data(), &n, &zero, C.data(), &n, 1, 1);
+  EXPECT_DOUBLE_EQ(C[0], 2.0);
+  EXPECT_DOUBLE_EQ(C.back(), 2.0);
 }
 
 }  // namespace
