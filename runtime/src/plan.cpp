@@ -504,8 +504,8 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
         /* The conversion and a round should fit the budget (checked again after the
          * conversion, whose time is then known, before the untimed calls). */
         if (!forcing && clock.over((conversion_calls + 2 + kReleaseSpmvs) * csr_time, csr_time)) {
-          std::snprintf(line, sizeof line, "no planning time left to try %s (about %.0f CSR calls to convert)", c.name,
-                        conversion_calls);
+          std::snprintf(line, sizeof line, "no planning time left to try %s (about %.0f CSR calls to convert, %.1f of the "
+                        "budget's %.1f ms spent)", c.name, conversion_calls, clock.spent() * 1e3, clock.budget(csr_time) * 1e3);
           decline(line);
           continue;
         }
