@@ -37,9 +37,12 @@
  * writes zeros without reading A. Paired against the unblocked exports (2-core Zen 3, AVX2, one /
  * two threads), 2000: dtrsm LLN 1.05x / 1.16x as fast, RLN 1.18x / 0.97x, dtrmm RUT 1.52x /
  * 1.34x (a product gathering block K's rows from the rest, K ascending, ran 0.79x on two threads:
- * on the right side gemm's C was then block K's 256 columns, one thread's part); 1000 by blocks:
- * LLN 1.08x, RLN 0.87x and trmm RUT 0.80x on two threads, hence blocks from 1024 steps. */
-enum { kTriangleBlock = 256, kTriangleBlocked = 1024 };
+ * on the right side gemm's C was then block K's 256 columns, one thread's part). At 1000 the
+ * blocks lost on two threads (RLN 0.87x, trmm RUT 0.80x) until gemm's blocks of A fit that CPU's
+ * L2 (stdlib/blas3.spl's F64_BLOCK_DEPTH); since, against blocks from 1024 steps: one thread
+ * 1.16-1.26x, two LLN 1.33-1.74x, RLN 1.00-1.04x, trmm RUT 0.91-1.37x (a noisy hour), and blocks
+ * of 128 steps no faster: blocks of 256 from 512 steps. */
+enum { kTriangleBlock = 256, kTriangleBlocked = 512 };
 
 /* V[I0, I0 + ni) := alpha M[I, J] V[J0, J0 + nj) + beta V[I], the vectors V being B's columns
  * (side L: V's step i is B's row i) or B's rows (side R: B's column i), M[i][j] = A(i, j) in the

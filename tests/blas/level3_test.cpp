@@ -69,9 +69,11 @@ using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(Level3, Precisions);
 
 const int kShapes[][3] = {{1, 1, 1}, {1, 33, 5}, {33, 1, 7}, {7, 9, 0}, {40, 25, 31}, {120, 90, 64}};
-// gemm's schedule (stdlib/blas3.spl, also symm's, syrk's and syr2k's) blocks C into 256 x 64
-// blocks of 16 x 4 register tiles and k into blocks of 256: these shapes cross every kind of edge (a partial block, a partial tile
-// in m and in n, a last k block of 18), and the first is all full blocks and tiles.
+// gemm's schedule (stdlib/blas3.spl, also symm's, syrk's and syr2k's) blocks C into blocks of
+// 256 columns and 256 rows of 16 x 8 register tiles and k into blocks of 256 with 32 vector
+// registers (120 rows of 12 x 4 tiles and k by 128 with 16): these shapes cross every kind of
+// edge (a partial block, a partial tile in m and in n, a last k block of 18), and the first is
+// all full blocks and tiles with 32 registers.
 const int kBlockedShapes[][3] = {{256, 64, 512}, {300, 131, 530}};
 const double kAlphas[] = {0.0, 1.0, -0.6}, kBetas[] = {0.0, 1.0, 0.8};
 
@@ -304,7 +306,7 @@ TYPED_TEST(Level3, TriangularProductsAndSolvesMatchTheReference) {
   EXPECT_GT(calls, 150);
 }
 
-// A triangle of 1024 steps or more is solved and multiplied by blocks of 256 (level3.c: the
+// A triangle of 512 steps or more is solved and multiplied by blocks of 256 (level3.c: the
 // diagonal block's export, gemm's for the rest): 1100 crosses four full blocks and a partial one
 // on the side whose triangle it is; alpha 1 and not 1 (the first block's update scales the rest).
 TYPED_TEST(Level3, LargeTrianglesGoByBlocks) {
