@@ -28,6 +28,11 @@
 enum { kGemvBlockRows = 2048, kGemvSmallBlockRows = 256 };
 static const int64_t kGemvPartsWork = 1000000;
 
+/* symv L up to kSymvSmallRows rows: the export of blocks of four columns (_small), whose loop
+ * keeps its sums and broadcasts in sixteen vector registers; past it, blocks of eight, which load
+ * and store each sum half as often once y and x outgrow the L1 (stdlib/blas2.spl). */
+enum { kSymvSmallRows = 1024 };
+
 /* Triangular x := op(A) x or op(A)^-1 x: the export of the case (lower: (L, N) and (U, T)), the
  * (L, N) and (U, N) ones named apart (ln, un). */
 #define TRI_CASE(fn, ln, un, lower, notrans, ...)                                                               \
@@ -117,7 +122,9 @@ static int small_band(int rows) { return rows <= 2 * kBandBlockRows && spl_num_t
     BLAS_CHECK(*incy == 0, 10);                                                                                 \
     BLAS_REPORT(UP "SYMV ");                                                                                    \
     if (*n == 0 || (*alpha == 0 && *beta == 1)) return;                                                         \
-    if (blas_is(uplo, 'L')) BLAS_RUN(spl_blas_##P##symv_l(N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy))); \
+    if (blas_is(uplo, 'L'))                                                                                     \
+      BLAS_RUN((*n <= kSymvSmallRows ? spl_blas_##P##symv_l_small : spl_blas_##P##symv_l)(N64(n), *alpha, a, N64(lda), x, \
+                                                                                         N64(incx), *beta, y, N64(incy))); \
     else BLAS_RUN(spl_blas_##P##symv_u(N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));        \
   }                                                                                                             \
   void P##sbmv_(const char *uplo, const int *n, const int *k, const T *alpha, const T *a, const int *lda,       \

@@ -455,13 +455,15 @@ void expectStridesKeptAndBitsAsFirst(const std::vector<T> &got, const std::vecto
 // symv and spmv (full and packed storage) on the thread pool: the fused loop over the stored
 // triangle's columns (L) or rows (U) runs as eight parts, each adding the sums of other rows
 // into a private copy that is combined after it in part order (parallelize(..., privatize),
-// stdlib/blas2.spl). Sizes past the eight parts' boundaries and the eight-column blocks (1000,
-// 2001), and below poly::minPrivateWork, where the parts run in order on one copy (63; 401 with
-// 512-bit vectors), increments 1, -2 and 3, alpha and beta not 1: against a double reference, and the same bits on
-// 1, 2 and 3 threads (neither the parts nor the version taken depend on the thread count).
+// stdlib/blas2.spl). Sizes past the eight parts' boundaries and the column blocks (1000, 2001;
+// symv L in blocks of four up to 1024 rows, of eight from 1025: level2.c's kSymvSmallRows), and
+// below poly::minPrivateWork, where the parts run in order on one copy (63; 401 with 512-bit
+// vectors), increments 1, -2 and 3, alpha and beta not 1: against a double reference, and the
+// same bits on 1, 2 and 3 threads (neither the parts nor the version taken depend on the thread
+// count).
 template <typename T> void checkSymvOnThreads(Kind kind, double tolerance) {
   std::mt19937 rng(4242);
-  for (int n : {63, 401, 1000, 2001})
+  for (int n : {63, 401, 1000, 1024, 1025, 2001})
     for (char uplo : {'L', 'U'})
       for (auto [incx, incy] : std::vector<std::pair<int, int>>{{1, 1}, {-2, 3}}) {
         Storage st;
