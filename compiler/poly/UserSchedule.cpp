@@ -1174,7 +1174,10 @@ class Scheduler {
 
   /// fuse(a, b): through isl (poly/Fuse.h). The loops are statements of one block, a first;
   /// the statements between them move before a; the bounds may differ (isl splits off the range
-  /// where only one body runs). Legal when no dependence forbids that order (checkFusion).
+  /// where only one body runs), except that a loop whose first few iterations do nothing (its
+  /// body's loops empty there) first starts where the other does (startWithTheOther), so that
+  /// no copy of the other's first iterations is peeled. Legal when no dependence forbids that
+  /// order (checkFusion).
   void apply(const tir::Fuse &c) {
     const Stmt *a = loop(c, c.first, 0);
     const Stmt *b = loop(c, c.second, 1);
