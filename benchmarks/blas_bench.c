@@ -1,7 +1,9 @@
 /* blas_bench.c: libsplblas against OpenBLAS, in one process (issue 26, docs/blas.md).
  *
- * usage: spl-blas-bench LIBSPLBLAS LIBOPENBLAS THREADS [--quick] [--only NAME,NAME...]
- * (--only: the routines named as the CSV names them, spaces as underscores: gemm_NN,trsm_LLN)
+ * usage: spl-blas-bench LIBSPLBLAS LIBOPENBLAS THREADS [--quick] [--only NAME,NAME...] [--sizes N,N...]
+ * (--only: the routines named as the CSV names them, spaces as underscores: gemm_NN,trsm_LLN;
+ * --sizes: the sizes of level 1 and 2 in place of their defaults, at most eight: 32,64,128,256
+ * times the small operands LAPACK's blocked routines hand to level 2)
  *
  * Both libraries are loaded with dlopen (RTLD_LOCAL) and called through their Fortran entry
  * points on the same operands; the thread counts come from SPL_NUM_THREADS and
@@ -331,14 +333,27 @@ static int listed(const char *list, const char *name) {
 
 int main(int argc, char **argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: %s LIBSPLBLAS LIBOPENBLAS THREADS [--quick] [--only NAME,NAME...]\n", argv[0]);
+    fprintf(stderr, "usage: %s LIBSPLBLAS LIBOPENBLAS THREADS [--quick] [--only NAME,NAME...] [--sizes N,N...]\n", argv[0]);
     return 2;
   }
   int threads = atoi(argv[3]), quick = 0;
   const char *only = NULL;
+  int sizes[8], nsizes = 0;
   for (int a = 4; a < argc; ++a) {
     if (strcmp(argv[a], "--quick") == 0) quick = 1;
     else if (strcmp(argv[a], "--only") == 0 && a + 1 < argc) only = argv[++a];
+    else if (strcmp(argv[a], "--sizes") == 0 && a + 1 < argc) {
+      for (char *p = argv[++a]; *p && nsizes < 8;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 1 || v > (1 << 24)) {
+          fprintf(stderr, "blas_bench: --sizes wants positive numbers separated by commas, found %s\n", argv[a]);
+          return 2;
+        }
+        sizes[nsizes++] = (int)v;
+        p = *end == ',' ? end + 1 : end;
+      }
+    }
     else {
       fprintf(stderr, "blas_bench: unknown argument %s\n", argv[a]);
       return 2;
@@ -376,10 +391,17 @@ int main(int argc, char **argv) {
   }
   /* (routine, size) groups: level 1 in cache (32 KB per vector) and beyond the last-level cache
    * (32 MB); level 2 at 400 (1.3 MB in f64) and 4000 (128 MB); level 3 at 1000, 2000, 4000. */
-  struct Group { int r, n; } groups[96];
+  struct Group { int r, n; } groups[400];
   int ng = 0;
-  for (int r = DOT; r <= IAMAX; ++r) groups[ng++] = (struct Group){r, 4096}, groups[ng++] = (struct Group){r, 4 << 20};
-  for (int r = GEMV_N; r <= SPR_L; ++r) groups[ng++] = (struct Group){r, 400}, groups[ng++] = (struct Group){r, quick ? 1500 : 4000};
+  for (int r = DOT; r <= SPR_L; ++r) {
+    if (nsizes) {
+      for (int s = 0; s < nsizes; ++s) groups[ng++] = (struct Group){r, sizes[s]};
+    } else if (r <= IAMAX) {
+      groups[ng++] = (struct Group){r, 4096}, groups[ng++] = (struct Group){r, 4 << 20};
+    } else {
+      groups[ng++] = (struct Group){r, 400}, groups[ng++] = (struct Group){r, quick ? 1500 : 4000};
+    }
+  }
   for (int r = GEMM_NN; r <= SYRK_LN; ++r) {
     groups[ng++] = (struct Group){r, quick ? 300 : 1000};
     if (!quick && r != SYRK_LN) groups[ng++] = (struct Group){r, 2000};  /* syrk: 0.1x, 40 s a call at 2000 */

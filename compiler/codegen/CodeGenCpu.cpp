@@ -2,7 +2,8 @@
 /// Each Parallel loop is outlined into an internal function `void body(ptr closure, i64 begin,
 /// i64 end)` run by spl_parallel_for, with the values it reads captured in a closure struct and
 /// an error slot for `return` inside it. Temporaries whose size has a small constant bound live
-/// on the stack, others come from spl_alloc; every return path frees the ones still live.
+/// on the stack (up to 16 KB each, 32 KB a function), others come from spl_alloc; every return
+/// path frees the ones still live.
 #include <algorithm>
 #include <functional>
 #include <set>
@@ -96,12 +97,13 @@ class CpuGen : public LoopCodeGen {
 
   void barrier() override { throw InternalError("codegen: a GPU barrier in CPU code"); }
 
-  /// A temporary: on the stack when its size has a constant bound of at most kLocalTempBytes
+  /// A temporary: on the stack when its size has a constant bound of at most kCpuStackTempBytes
   /// (a window's partial results, allocated in every iteration of its loop, would otherwise
   /// cost a malloc and a free each); else, unless the size is a constant, in a stack buffer of
-  /// kLocalTempBytes when the size at run time fits it (the block sums of a BLAS level-1 call
+  /// kCpuStackTempBytes when the size at run time fits it (the block sums of a BLAS level-1 call
   /// on a short vector: a malloc and a free of 64-byte aligned memory took about 50 ns of a
-  /// 110 ns dasum of 100 elements), and from spl_alloc otherwise.
+  /// 110 ns dasum of 100 elements), and from spl_alloc otherwise. A function's stack
+  /// temporaries take at most kCpuStackFrameBytes together; those past it come from spl_alloc.
   void allocStmt(const Stmt &s) override {
     const Buffer &buf = bufferInfo(s.buffer);
     int64_t elemBytes = buf.fields.empty() ? tyBytes(buf.elem)
@@ -114,7 +116,7 @@ class CpuGen : public LoopCodeGen {
       eb.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), slot);
       it = frame().tempSlots.emplace(s.buffer, slot).first;
     }
-    if (localTemp(s, elemBytes)) {
+    if (localTemp(s, elemBytes, kCpuStackTempBytes) && takeStack(*constUpper(s.a) * elemBytes)) {
       auto *arrTy = llvm::ArrayType::get(b_.getInt8Ty(), static_cast<uint64_t>(std::max<int64_t>(1, *constUpper(s.a) * elemBytes)));
       llvm::AllocaInst *local = entryAlloca(arrTy, buf.name + ".local");
       local->setAlignment(llvm::Align(64));
@@ -124,22 +126,23 @@ class CpuGen : public LoopCodeGen {
     }
     llvm::Value *count = expr(s.a);
     llvm::Value *bytes = b_.CreateMul(count, b_.getInt64(elemBytes));
-    if (s.a->kind == loopir::ExprKind::Const) {  // a constant size over kLocalTempBytes
+    auto small = smallTemps_.find({frame().fn, s.buffer});
+    // A constant size over the stack's limit, or a function whose stack temporaries are at it.
+    if (s.a->kind == loopir::ExprKind::Const || (small == smallTemps_.end() && !takeStack(kCpuStackTempBytes))) {
       llvm::Value *p = b_.CreateCall(runtime("spl_alloc", b_.getPtrTy(), {b_.getInt64Ty()}), {bytes});
       b_.CreateStore(p, it->second);
       returnIfAllocFailed(p, bytes);
       return;
     }
-    auto small = smallTemps_.find({frame().fn, s.buffer});
     if (small == smallTemps_.end()) {
-      llvm::AllocaInst *local = entryAlloca(llvm::ArrayType::get(b_.getInt8Ty(), kLocalTempBytes), buf.name + ".small");
+      llvm::AllocaInst *local = entryAlloca(llvm::ArrayType::get(b_.getInt8Ty(), kCpuStackTempBytes), buf.name + ".small");
       local->setAlignment(llvm::Align(64));
       small = smallTemps_.emplace(std::make_pair(frame().fn, s.buffer), local).first;
     }
     auto *onStack = llvm::BasicBlock::Create(ctx_, "temp.stack", frame().fn);
     auto *onHeap = llvm::BasicBlock::Create(ctx_, "temp.heap", frame().fn);
     auto *done = llvm::BasicBlock::Create(ctx_, "temp.ready", frame().fn);
-    b_.CreateCondBr(b_.CreateICmpULE(bytes, b_.getInt64(kLocalTempBytes)), onStack, onHeap);
+    b_.CreateCondBr(b_.CreateICmpULE(bytes, b_.getInt64(kCpuStackTempBytes)), onStack, onHeap);
     b_.SetInsertPoint(onStack);
     b_.CreateStore(small->second, it->second);
     b_.CreateBr(done);
@@ -376,11 +379,22 @@ class CpuGen : public LoopCodeGen {
     return b_.CreateSDiv(b_.CreateAdd(b_.getInt64(kMinChunkWork - 1), work), work);
   }
 
+  /// Whether `bytes` more of stack temporaries fit the current function's kCpuStackFrameBytes;
+  /// if so they are counted against it.
+  bool takeStack(int64_t bytes) {
+    int64_t &used = stackBytes_[frame().fn];
+    if (used + bytes > kCpuStackFrameBytes) return false;
+    used += bytes;
+    return true;
+  }
+
   std::set<int> stackTemps_;  // temporaries on the stack (allocStmt): never freed
   int preferVectorBits_ = 0;   // --prefer-vector-width (CodeGenOptions::preferVectorBits)
   /// Temporaries whose size is known at run time only, by function and buffer: the stack buffer
-  /// of kLocalTempBytes they use where they fit it (allocStmt), which freeing skips.
+  /// of kCpuStackTempBytes they use where they fit it (allocStmt), which freeing skips.
   std::map<std::pair<llvm::Function *, int>, llvm::AllocaInst *> smallTemps_;
+  /// The bytes of stack temporaries each function holds (takeStack).
+  std::map<llvm::Function *, int64_t> stackBytes_;
 
   /// The attributes of a function generated for the kernel (the export and its outlined
   /// bodies). A kernel holding a register tile, or a loop that a schedule vectorises for 512

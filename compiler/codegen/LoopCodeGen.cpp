@@ -92,9 +92,9 @@ llvm::AllocaInst *LoopCodeGen::entryAlloca(llvm::Type *t, const std::string &nam
 }
 
 
-bool localTemp(const Stmt &alloc, int64_t elemBytes) {
+bool localTemp(const Stmt &alloc, int64_t elemBytes, int64_t limit) {
   auto cap = constUpper(alloc.a);
-  return cap && *cap * elemBytes <= kLocalTempBytes;
+  return cap && *cap * elemBytes <= limit;
 }
 
 void LoopCodeGen::returnIfAllocFailed(llvm::Value *p, llvm::Value *bytes) {
