@@ -146,23 +146,27 @@ long long cache_field(int index, const char *file) {
   return value * (unit == 'K' ? 1024LL : unit == 'M' ? 1024LL * 1024 : 1);
 }
 
-/* The data (or unified) cache of `level` (2 or 3) in bytes, as sysconf or else sysfs tells; 0
- * when neither does. */
+/* The data (or unified) cache of `level` (2 or 3) in bytes, as sysfs or else sysconf tells; 0
+ * when neither does. sysfs first: it lists the cache that cpu0 shares with the CPUs named
+ * beside it, the kernel's reading of the CPU; glibc's sysconf reads the L3 of the whole package
+ * on AMD (CPUID 0x80000006), not the one a core reaches: on a 2-core AMD EPYC VM (Zen 3) 256 MB
+ * against sysfs's 32 MB (lscpu's), and 532 MB on a Zen 5 one, so plans took a 64 MB matrix for
+ * one held in the cache. */
 int64_t cache_bytes(int level) {
+  /* A folder a cache (level 1's data and instruction caches apart, listed data first); levels 2
+   * and 3 are unified. */
+  for (int index = 0; index < 8; ++index)
+    if (cache_field(index, "level") == level) {
+      const long long size = cache_field(index, "size");
+      if (size > 0)
+        return size;
+      break;
+    }
   long from_sysconf = -1;
 #if defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
   from_sysconf = sysconf(level == 2 ? _SC_LEVEL2_CACHE_SIZE : _SC_LEVEL3_CACHE_SIZE);
 #endif
-  if (from_sysconf > 0)
-    return from_sysconf;
-  /* sysfs: a folder a cache (level 1's data and instruction caches apart, listed data first);
-   * levels 2 and 3 are unified. */
-  for (int index = 0; index < 8; ++index)
-    if (cache_field(index, "level") == level) {
-      const long long size = cache_field(index, "size");
-      return size > 0 ? size : 0;
-    }
-  return 0;
+  return from_sysconf > 0 ? from_sysconf : 0;
 }
 
 } // namespace

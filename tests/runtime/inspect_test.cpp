@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -96,19 +97,39 @@ void expectAsReference(const Csr32 &c) {
 // The caches a plan weighs (the L2 decides whether gathers are prefetched): where sysfs lists
 // a level-2 cache for cpu0 its size is read (from sysconf or from there), and no L2 exceeds the
 // last-level cache.
-TEST(InspectCaches, TheL2IsReadWhereTheSystemListsIt) {
-  bool listed = false;
+// sysfs's size of cpu0's cache of `level`, or 0 where it lists none.
+static int64_t sysfsCache(int level) {
   for (int index = 0; index < 8; ++index) {
     const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
-    if (FILE *f = std::fopen((dir + "/level").c_str(), "r")) {
-      int level = 0;
-      listed = listed || (std::fscanf(f, "%d", &level) == 1 && level == 2);
-      std::fclose(f);
-    }
+    FILE *f = std::fopen((dir + "/level").c_str(), "r");
+    if (!f) continue;
+    int listed = 0;
+    const bool read = std::fscanf(f, "%d", &listed) == 1;
+    std::fclose(f);
+    if (!read || listed != level) continue;
+    FILE *g = std::fopen((dir + "/size").c_str(), "r");
+    if (!g) return 0;
+    long long size = 0;
+    char unit = 0;
+    const int got = std::fscanf(g, "%lld%c", &size, &unit);
+    std::fclose(g);
+    if (got < 1 || size <= 0) return 0;
+    return size * (unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : 1);
   }
+  return 0;
+}
+
+// Where sysfs lists a cache, the plans take its size (glibc's sysconf gives the whole package's
+// L3 on AMD: 256 MB where sysfs and lscpu say 32 MB on a Zen 3 VM).
+TEST(InspectCaches, TheCachesAreReadWhereTheSystemListsThem) {
   const int64_t l2 = spl_rt::l2_cache(), llc = spl_rt::last_level_cache();
-  if (listed)
-    EXPECT_GT(l2, 0);
+  const int64_t sysfsL2 = sysfsCache(2), sysfsL3 = sysfsCache(3);
+  if (sysfsL2 > 0)
+    EXPECT_EQ(l2, sysfsL2);
+  if (sysfsL3 > 0)
+    EXPECT_EQ(llc, sysfsL3);
+  else if (sysfsL2 > 0 && sysconf(_SC_LEVEL3_CACHE_SIZE) <= 0)
+    EXPECT_EQ(llc, sysfsL2);  // no L3 anywhere: the L2 is the last level
   EXPECT_GE(l2, 0);
   if (l2 > 0 && llc > 0)
     EXPECT_LE(l2, llc);
