@@ -83,6 +83,40 @@ public:
   const std::vector<int64_t> &rows() const { return rows_; }
   int64_t length(size_t q) const { return lens_[static_cast<size_t>(rows_[q] - w0_)]; }
 
+  /* The widths of the slices of [w0, w1) (its lengths longest first, every lanes-th) into
+   * width_out, without placing the rows where the counting sort applies: the histogram of the
+   * lengths says which length each lanes-th position holds. Sizing both windows' slices so took
+   * 7.5 ms of a plan on thermal2 (614,023 rows, one thread, 2-core AMD EPYC Zen 3), more than
+   * a CSR call, where the rows' placement was not needed. */
+  void widths(const int32_t *offs, int64_t w0, int64_t w1, int64_t lanes, int64_t *width_out) {
+    const size_t count = static_cast<size_t>(w1 - w0);
+    if (count == 0)
+      return;
+    int64_t shortest = INT64_MAX, longest = 0;
+    for (int64_t r = w0; r < w1; ++r) {
+      const int64_t len = static_cast<int64_t>(offs[r + 1]) - offs[r];
+      shortest = std::min(shortest, len);
+      longest = std::max(longest, len);
+    }
+    const int64_t span = longest - shortest + 1;
+    if (span > 4 * static_cast<int64_t>(count) + 64) {
+      sort(offs, w0, w1);
+      for (size_t k = 0; k < count; k += static_cast<size_t>(lanes))
+        width_out[k / static_cast<size_t>(lanes)] = length(k);
+      return;
+    }
+    by_.assign(static_cast<size_t>(span), 0);
+    for (int64_t r = w0; r < w1; ++r)
+      ++by_[static_cast<size_t>(longest - (static_cast<int64_t>(offs[r + 1]) - offs[r]))];
+    /* Positions [at, at + by_[d]) of the sorted window hold length longest - d. */
+    int64_t at = 0, slice = 0;
+    for (size_t d = 0; d < by_.size(); ++d) {
+      at += by_[d];
+      for (; slice * lanes < at; ++slice)
+        width_out[slice] = longest - static_cast<int64_t>(d);
+    }
+  }
+
 private:
   std::vector<int64_t> lens_, rows_, by_;
   int64_t w0_ = 0;
@@ -90,9 +124,7 @@ private:
 
 /* The widths of the slices of window [w0, w1): its lengths sorted longest first, every lanes-th. */
 void window_widths(const int32_t *offs, int64_t w0, int64_t w1, int64_t lanes, WindowOrder &order, int64_t *width_out) {
-  order.sort(offs, w0, w1);
-  for (size_t k = 0; k < order.rows().size(); k += static_cast<size_t>(lanes))
-    width_out[k / static_cast<size_t>(lanes)] = order.length(k);
+  order.widths(offs, w0, w1, lanes, width_out);
 }
 
 /* Slot offsets of every slice into soffs (slices + 1 entries); false when they pass INT32_MAX. */
