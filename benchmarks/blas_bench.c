@@ -2,8 +2,8 @@
  *
  * usage: spl-blas-bench LIBSPLBLAS LIBOPENBLAS THREADS [--quick] [--only NAME,NAME...] [--sizes N,N...]
  * (--only: the routines named as the CSV names them, spaces as underscores: gemm_NN,trsm_LLN;
- * --sizes: the sizes of level 1 and 2 in place of their defaults, at most eight: 32,64,128,256
- * times the small operands LAPACK's blocked routines hand to level 2)
+ * --sizes: level 1 and 2 alone, at these sizes in place of their defaults, at most eight:
+ * 32,64,128,256 times the small operands LAPACK's unblocked routines hand to level 2)
  *
  * Both libraries are loaded with dlopen (RTLD_LOCAL) and called through their Fortran entry
  * points on the same operands; the thread counts come from SPL_NUM_THREADS and
@@ -402,7 +402,7 @@ int main(int argc, char **argv) {
       groups[ng++] = (struct Group){r, 400}, groups[ng++] = (struct Group){r, quick ? 1500 : 4000};
     }
   }
-  for (int r = GEMM_NN; r <= SYRK_LN; ++r) {
+  for (int r = GEMM_NN; r <= SYRK_LN && nsizes == 0; ++r) {
     groups[ng++] = (struct Group){r, quick ? 300 : 1000};
     if (!quick && r != SYRK_LN) groups[ng++] = (struct Group){r, 2000};  /* syrk: 0.1x, 40 s a call at 2000 */
     if (!quick && r == GEMM_NN) groups[ng++] = (struct Group){r, 4000};

@@ -34,13 +34,17 @@ def main():
     rows = list(csv.DictReader(l for l in lines if not l.startswith("#")))
     out = ["# libsplblas against OpenBLAS", ""]
     out += [f"- {n}" for n in notes]
+    sized = any(n.startswith("sizes: ") for n in notes)
+    sizes_text = ("Levels 1 and 2 at the sizes the first lines name (--sizes: small operands, in the L1 and L2 "
+                  "caches), no level 3." if sized else
+                  "Level 1 at n = 4096 is in the L1/L2 cache, at 4M (64 MB of x and y in f64) beyond the L2; level 2 "
+                  "at n = 400 in the L2, at 4000 (128 MB in f64) beyond it (a last-level cache of 260 MB, as on the "
+                  "2-core Xeon, may hold them).")
     out += ["", "Measured by benchmarks/run-blas.sh (benchmarks/blas_bench.c): both libraries in one process through "
             "their Fortran entry points, checked against each other first, then timed on one set of operands at the "
             "same addresses (since 2026-11-29; before, each library read a copy of its own); the median of 7 paired "
             "rounds (3 for level 3 at n >= 2000), each sample at least 20 ms of calls. \"speed\" is OpenBLAS's "
-            "time over SPL's (above 1: SPL is faster). Level 1 at n = 4096 is in the L1/L2 cache, at 4M (64 MB of x "
-            "and y in f64) beyond the L2; level 2 at n = 400 in the L2, at 4000 (128 MB in f64) beyond it (a last-level "
-            "cache of 260 MB, as on the 2-core Xeon, may hold them).", ""]
+            "time over SPL's (above 1: SPL is faster). " + sizes_text, ""]
     met, total = 0, 0
     for r in rows:
         t = target(r["routine"])

@@ -2,10 +2,13 @@
 # Runs libsplblas against OpenBLAS (benchmarks/blas_bench.c: one process, both libraries loaded
 # with dlopen, on 1 and 2 threads) and writes benchmarks/results/<date>-<machine>-blas.{md,csv,png}.
 #
-#   benchmarks/run-blas.sh [--threads 1,2] [--quick] [--only gemm_NN,gemm_TN,...] [--name SUFFIX]
+#   benchmarks/run-blas.sh [--threads 1,2] [--quick] [--only gemm_NN,gemm_TN,...] [--sizes 32,64,...]
+#                          [--name SUFFIX]
 #
 # --only measures those routines alone (named as the report names them, spaces as
-# underscores); --name adds -SUFFIX to the result files' names.
+# underscores); --sizes measures levels 1 and 2 alone at those sizes (at most eight; the small
+# operands of LAPACK's unblocked steps) in place of their defaults; --name adds -SUFFIX to the
+# result files' names.
 #
 # Environment: SPL_BENCH_BUILD_DIR (the build folder whose runtime/blas/libsplblas.so is
 # measured; default build), SPL_BLAS_OPENBLAS (OpenBLAS's libblas.so.3; default the multiarch
@@ -17,14 +20,16 @@ case "$build" in /*) ;; *) build="$root/$build" ;; esac
 threads="1,2"
 quick=""
 only=()
+sizes=()
 suffix=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --threads) threads="$2"; shift 2 ;;
     --quick) quick="--quick"; shift ;;
     --only) only=(--only "$2"); shift 2 ;;
+    --sizes) sizes=(--sizes "$2"); shift 2 ;;
     --name) suffix="-$2"; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "run-blas.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -46,9 +51,10 @@ out="$root/benchmarks/results/$date-$(bench_machine)-blas$suffix"
 csv="$out.csv"
 {
   echo "# machine: $machine, $(nproc) cores; date: $date; commit: $commit; libsplblas: $spl; OpenBLAS: $(readlink -f "$openblas"); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  [ ${#sizes[@]} -eq 0 ] || echo "# sizes: levels 1 and 2 at n = ${sizes[1]} (--sizes), no level 3"
   first=1
   for t in ${threads//,/ }; do
-    SPL_NUM_THREADS=$t OPENBLAS_NUM_THREADS=$t OMP_NUM_THREADS=$t "$bench" "$spl" "$openblas" "$t" $quick "${only[@]}" | if [ $first = 1 ]; then cat; else tail -n +2; fi
+    SPL_NUM_THREADS=$t OPENBLAS_NUM_THREADS=$t OMP_NUM_THREADS=$t "$bench" "$spl" "$openblas" "$t" $quick "${only[@]}" "${sizes[@]}" | if [ $first = 1 ]; then cat; else tail -n +2; fi
     first=0
   done
   echo "# load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
