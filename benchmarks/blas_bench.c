@@ -75,6 +75,10 @@ static void fill(void *p, size_t count, size_t elem, int diagN, double scale) {
   }
 }
 
+/* The band routines' diagonals on each side of the main one (A's first (2k + 1) n elements hold
+ * gbmv's band, the first (k + 1) n sbmv's and tbmv's; packed routines A's first n(n+1)/2). */
+enum { kBand = 32 };
+
 /* Level 1 needs x and y, level 2 A too, the updates and level 3 C (and gemm B); the inputs are
  * `inputs`'s where given. */
 static Ops makeOps(int n, size_t elem, int needA, int needB, int needC, const Ops *inputs) {
@@ -83,12 +87,15 @@ static Ops makeOps(int n, size_t elem, int needA, int needB, int needC, const Op
   if (inputs) {
     o.A = inputs->A, o.B = inputs->B, o.C0 = inputs->C0, o.x = inputs->x, o.y0 = inputs->y0;
   } else {
-    o.A = needA ? malloc(mat * elem) : NULL;
+    /* A holds n x n, or a band's 2 kBand + 1 stored rows where n is smaller (--sizes under 63:
+     * gbmv's band then reads past n x n). */
+    size_t amat = mat > (size_t)(2 * kBand + 1) * (size_t)n ? mat : (size_t)(2 * kBand + 1) * (size_t)n;
+    o.A = needA ? malloc(amat * elem) : NULL;
     o.B = needB ? malloc(mat * elem) : NULL;
     o.C0 = needC ? malloc(mat * elem) : NULL;
     o.x = malloc((size_t)n * elem);
     o.y0 = malloc((size_t)n * elem);
-    if (needA) fill(o.A, mat, elem, n, 1.0 / n);
+    if (needA) fill(o.A, amat, elem, n, 1.0 / n);
     if (needB) fill(o.B, mat, elem, 0, 1.0);
     if (needC) fill(o.C0, mat, elem, 0, 1.0);
     fill(o.x, (size_t)n, elem, 0, 2.0);
@@ -115,9 +122,6 @@ static const char *routineName[] = {"dot", "axpy", "nrm2", "asum", "scal", "iama
                                     "ger", "syr L", "syr2 L", "spr L", "gemm NN", "gemm TN",
                                     "symm LL", "trsm LLN", "trsm RLN", "trmm RUT", "syrk LN"};
 static double result; /* a scalar result, kept so the call is not dropped */
-/* The band routines' diagonals on each side of the main one (A's first (2k + 1) n elements hold
- * gbmv's band, the first (k + 1) n sbmv's and tbmv's; packed routines A's first n(n+1)/2). */
-enum { kBand = 32 };
 
 static fn_t resolved[2][ROUTINES][2]; /* call()'s entry points, by library, routine and precision */
 static fn_t remember(fn_t *slot, fn_t f) { return *slot = f; }
