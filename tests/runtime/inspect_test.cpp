@@ -94,9 +94,6 @@ void expectAsReference(const Csr32 &c) {
   EXPECT_EQ(p.threads, spl_num_threads());
 }
 
-// The caches a plan weighs (the L2 decides whether gathers are prefetched): where sysfs lists
-// a level-2 cache for cpu0 its size is read (from sysconf or from there), and no L2 exceeds the
-// last-level cache.
 // sysfs's size of cpu0's cache of `level`, or 0 where it lists none.
 static int64_t sysfsCache(int level) {
   for (int index = 0; index < 8; ++index) {
@@ -119,8 +116,10 @@ static int64_t sysfsCache(int level) {
   return 0;
 }
 
-// Where sysfs lists a cache, the plans take its size (glibc's sysconf gives the whole package's
-// L3 on AMD: 256 MB where sysfs and lscpu say 32 MB on a Zen 3 VM).
+// The caches a plan weighs (the L2 decides whether gathers are prefetched, the last level where
+// BCSR is tried): where sysfs lists one for cpu0, the plans take its size (glibc's sysconf gives
+// the whole package's L3 on AMD: 256 MB where sysfs and lscpu say 32 MB on a Zen 3 VM), and no
+// L2 exceeds the last-level cache.
 TEST(InspectCaches, TheCachesAreReadWhereTheSystemListsThem) {
   const int64_t l2 = spl_rt::l2_cache(), llc = spl_rt::last_level_cache();
   const int64_t sysfsL2 = sysfsCache(2), sysfsL3 = sysfsCache(3);
