@@ -347,11 +347,11 @@ int main(int argc, char **argv) {
     if (strcmp(argv[a], "--quick") == 0) quick = 1;
     else if (strcmp(argv[a], "--only") == 0 && a + 1 < argc) only = argv[++a];
     else if (strcmp(argv[a], "--sizes") == 0 && a + 1 < argc) {
-      for (char *p = argv[++a]; *p && nsizes < 8;) {
+      for (char *p = argv[++a]; *p;) {
         char *end;
         long v = strtol(p, &end, 10);
-        if (end == p || v < 1 || v > (1 << 24)) {
-          fprintf(stderr, "blas_bench: --sizes wants positive numbers separated by commas, found %s\n", argv[a]);
+        if (end == p || v < 1 || v > (1 << 24) || nsizes == 8) {
+          fprintf(stderr, "blas_bench: --sizes wants up to eight positive numbers separated by commas, found %s\n", argv[a]);
           return 2;
         }
         sizes[nsizes++] = (int)v;

@@ -49,76 +49,79 @@ class WindowOrder {
 public:
   /* Sorts [w0, w1); rows() and length(q) then give the q-th row and its length. */
   void sort(const int32_t *offs, int64_t w0, int64_t w1) {
-    const size_t count = static_cast<size_t>(w1 - w0);
-    lens_.resize(count);
-    rows_.resize(count);
-    int64_t shortest = INT64_MAX, longest = 0;
-    for (size_t k = 0; k < count; ++k) { /* in 64 bits: offsets may span the whole int32 range */
-      const int64_t r = w0 + static_cast<int64_t>(k);
-      lens_[k] = static_cast<int64_t>(offs[r + 1]) - offs[r];
-      shortest = std::min(shortest, lens_[k]);
-      longest = std::max(longest, lens_[k]);
-    }
-    if (count == 0)
-      return;
-    const int64_t span = longest - shortest + 1;
-    if (span <= 4 * static_cast<int64_t>(count) + 64) {
-      /* by[d]: where the rows of length longest - d start, then fill. */
-      by_.assign(static_cast<size_t>(span) + 1, 0);
-      for (size_t k = 0; k < count; ++k)
-        ++by_[static_cast<size_t>(longest - lens_[k]) + 1];
-      for (size_t d = 1; d < by_.size(); ++d)
-        by_[d] += by_[d - 1];
-      for (size_t k = 0; k < count; ++k)
-        rows_[static_cast<size_t>(by_[static_cast<size_t>(longest - lens_[k])]++)] = w0 + static_cast<int64_t>(k);
-    } else {
-      std::iota(rows_.begin(), rows_.end(), w0);
-      std::sort(rows_.begin(), rows_.end(), [&](int64_t a, int64_t b) {
-        const int64_t la = lens_[static_cast<size_t>(a - w0)], lb = lens_[static_cast<size_t>(b - w0)];
-        return la != lb ? la > lb : a < b;
-      });
-    }
-    w0_ = w0;
+    if (count_lengths(offs, w0, w1))
+      place_by_count(w0);
+    else
+      place_by_comparison(w0);
   }
   const std::vector<int64_t> &rows() const { return rows_; }
   int64_t length(size_t q) const { return lens_[static_cast<size_t>(rows_[q] - w0_)]; }
 
   /* The widths of the slices of [w0, w1) (its lengths longest first, every lanes-th) into
-   * width_out, without placing the rows where the counting sort applies: the histogram of the
-   * lengths says which length each lanes-th position holds. Sizing both windows' slices so took
-   * 7.5 ms of a plan on thermal2 (614,023 rows, one thread, 2-core AMD EPYC Zen 3), more than
-   * a CSR call, where the rows' placement was not needed. */
+   * width_out, without placing the rows where the lengths are counted: the count of each length
+   * says which length each lanes-th position holds. Sizing both windows' slices so took 2.9 ms
+   * where the sort's placement had taken 6.9 (thermal2's 614,023 rows, one thread, 2-core AMD
+   * EPYC Zen 3: more than a CSR call, 6.8 ms), and its rows were not needed. */
   void widths(const int32_t *offs, int64_t w0, int64_t w1, int64_t lanes, int64_t *width_out) {
-    const size_t count = static_cast<size_t>(w1 - w0);
-    if (count == 0)
-      return;
-    int64_t shortest = INT64_MAX, longest = 0;
-    for (int64_t r = w0; r < w1; ++r) {
-      const int64_t len = static_cast<int64_t>(offs[r + 1]) - offs[r];
-      shortest = std::min(shortest, len);
-      longest = std::max(longest, len);
-    }
-    const int64_t span = longest - shortest + 1;
-    if (span > 4 * static_cast<int64_t>(count) + 64) {
-      sort(offs, w0, w1);
-      for (size_t k = 0; k < count; k += static_cast<size_t>(lanes))
+    if (!count_lengths(offs, w0, w1)) {
+      place_by_comparison(w0);
+      for (size_t k = 0; k < rows_.size(); k += static_cast<size_t>(lanes))
         width_out[k / static_cast<size_t>(lanes)] = length(k);
       return;
     }
-    by_.assign(static_cast<size_t>(span), 0);
-    for (int64_t r = w0; r < w1; ++r)
-      ++by_[static_cast<size_t>(longest - (static_cast<int64_t>(offs[r + 1]) - offs[r]))];
-    /* Positions [at, at + by_[d]) of the sorted window hold length longest - d. */
+    /* Positions [at, at + by_[d + 1]) of the sorted window hold length longest_ - d. */
     int64_t at = 0, slice = 0;
-    for (size_t d = 0; d < by_.size(); ++d) {
-      at += by_[d];
+    for (size_t d = 0; d + 1 < by_.size(); ++d) {
+      at += by_[d + 1];
       for (; slice * lanes < at; ++slice)
-        width_out[slice] = longest - static_cast<int64_t>(d);
+        width_out[slice] = longest_ - static_cast<int64_t>(d);
     }
   }
 
 private:
+  /* Reads the window's lengths into lens_ and, where they span a range not much wider than its
+   * rows, counts them (by_[d + 1]: the rows of length longest_ - d) and says so; false where a
+   * comparison sort is the cheaper way. */
+  bool count_lengths(const int32_t *offs, int64_t w0, int64_t w1) {
+    const size_t count = static_cast<size_t>(w1 - w0);
+    lens_.resize(count);
+    int64_t shortest = INT64_MAX;
+    longest_ = 0;
+    for (size_t k = 0; k < count; ++k) { /* in 64 bits: offsets may span the whole int32 range */
+      const int64_t r = w0 + static_cast<int64_t>(k);
+      lens_[k] = static_cast<int64_t>(offs[r + 1]) - offs[r];
+      shortest = std::min(shortest, lens_[k]);
+      longest_ = std::max(longest_, lens_[k]);
+    }
+    const int64_t span = count == 0 ? 0 : longest_ - shortest + 1;
+    if (span > 4 * static_cast<int64_t>(count) + 64)
+      return false;
+    by_.assign(static_cast<size_t>(span) + 1, 0);
+    for (size_t k = 0; k < count; ++k)
+      ++by_[static_cast<size_t>(longest_ - lens_[k]) + 1];
+    return true;
+  }
+  /* rows_ from the counts: by_[d] becomes where the rows of length longest_ - d start. */
+  void place_by_count(int64_t w0) {
+    rows_.resize(lens_.size());
+    for (size_t d = 1; d < by_.size(); ++d)
+      by_[d] += by_[d - 1];
+    for (size_t k = 0; k < lens_.size(); ++k)
+      rows_[static_cast<size_t>(by_[static_cast<size_t>(longest_ - lens_[k])]++)] = w0 + static_cast<int64_t>(k);
+    w0_ = w0;
+  }
+  void place_by_comparison(int64_t w0) {
+    rows_.resize(lens_.size());
+    std::iota(rows_.begin(), rows_.end(), w0);
+    std::sort(rows_.begin(), rows_.end(), [&](int64_t a, int64_t b) {
+      const int64_t la = lens_[static_cast<size_t>(a - w0)], lb = lens_[static_cast<size_t>(b - w0)];
+      return la != lb ? la > lb : a < b;
+    });
+    w0_ = w0;
+  }
+
   std::vector<int64_t> lens_, rows_, by_;
+  int64_t longest_ = 0;
   int64_t w0_ = 0;
 };
 
