@@ -21,6 +21,27 @@ namespace {
 
 using namespace loopir;
 
+/// The temporaries a function allocates itself, by buffer (those inside the parallel loops it
+/// outlines belong to their bodies' functions): the bytes of each whose size has a constant
+/// bound, -1 for the others.
+class OwnTemps : public Visitor {
+ public:
+  explicit OwnTemps(std::function<int64_t(int)> elemBytes) : elemBytes_(std::move(elemBytes)) {}
+  std::map<int, int64_t> bytes;
+
+ protected:
+  void visitFor(const Stmt &s) override {
+    if (s.loop != LoopKind::Parallel) visitChildren(s);
+  }
+  void visitAlloc(const Stmt &s) override {
+    auto cap = constUpper(s.a);
+    bytes[s.buffer] = cap ? *cap * elemBytes_(s.buffer) : -1;
+  }
+
+ private:
+  std::function<int64_t(int)> elemBytes_;
+};
+
 class CpuGen : public LoopCodeGen {
  public:
   using LoopCodeGen::LoopCodeGen;
@@ -56,6 +77,7 @@ class CpuGen : public LoopCodeGen {
     b_.SetInsertPoint(frame.entry);
     frames_.push_back(&frame);
     bindParams(f, lf);
+    planTemps({f.body});
     stmt(f.body);
     if (!b_.GetInsertBlock()->getTerminator()) emitReturn(b_.getInt32(0));
     frames_.pop_back();
@@ -65,22 +87,22 @@ class CpuGen : public LoopCodeGen {
   void freeTemps() {
     for (const auto &[id, slot] : frame().tempSlots) {
       if (stackTemps_.count(id)) continue;
-      freeUnlessSmall(id, b_.CreateLoad(b_.getPtrTy(), slot));
+      freeTemp(id, b_.CreateLoad(b_.getPtrTy(), slot));
     }
   }
 
-  /// spl_free(p), unless p is the temporary's stack buffer (allocStmt's small case).
-  void freeUnlessSmall(int buffer, llvm::Value *p) {
-    auto small = smallTemps_.find({frame().fn, buffer});
-    if (small == smallTemps_.end()) {
-      b_.CreateCall(runtime("spl_free", b_.getVoidTy(), {b_.getPtrTy()}), {p});
+  /// Gives back a temporary at `p`, unless p is its stack buffer (allocStmt).
+  void freeTemp(int buffer, llvm::Value *p) {
+    auto own = shareBuffers_.find({frame().fn, buffer});
+    if (own == shareBuffers_.end()) {
+      b_.CreateCall(runtime("spl_temp_free", b_.getVoidTy(), {b_.getPtrTy()}), {p});
       return;
     }
-    auto *heap = llvm::BasicBlock::Create(ctx_, "temp.free", frame().fn);
+    auto *given = llvm::BasicBlock::Create(ctx_, "temp.free", frame().fn);
     auto *done = llvm::BasicBlock::Create(ctx_, "temp.freed", frame().fn);
-    b_.CreateCondBr(b_.CreateICmpEQ(p, small->second), done, heap);
-    b_.SetInsertPoint(heap);
-    b_.CreateCall(runtime("spl_free", b_.getVoidTy(), {b_.getPtrTy()}), {p});
+    b_.CreateCondBr(b_.CreateICmpEQ(p, own->second), done, given);
+    b_.SetInsertPoint(given);
+    b_.CreateCall(runtime("spl_temp_free", b_.getVoidTy(), {b_.getPtrTy()}), {p});
     b_.CreateBr(done);
     b_.SetInsertPoint(done);
   }
@@ -97,18 +119,21 @@ class CpuGen : public LoopCodeGen {
 
   void barrier() override { throw InternalError("codegen: a GPU barrier in CPU code"); }
 
-  /// A temporary: on the stack when its size has a constant bound of at most kCpuStackTempBytes
-  /// (a window's partial results, allocated in every iteration of its loop, would otherwise
-  /// cost a malloc and a free each); else, unless the size is a constant, in a stack buffer of
-  /// kCpuStackTempBytes when the size at run time fits it (the block sums of a BLAS level-1 call
-  /// on a short vector: a malloc and a free of 64-byte aligned memory took about 50 ns of a
-  /// 110 ns dasum of 100 elements), and from spl_alloc otherwise. A function's stack
-  /// temporaries take at most kCpuStackFrameBytes together; those past it come from spl_alloc.
+  /// A temporary: in the function's frame when its size has a constant bound of at most
+  /// kCpuStackTempBytes and fits what is left of the function's kCpuStackFrameBytes (a
+  /// window's partial results, allocated in every iteration of its loop, would otherwise cost
+  /// an allocation each); one whose size is known at run time only in a stack buffer of its
+  /// own, its share of what the bounded ones leave of the frame (planTemps), when its size at
+  /// run time fits it; the others from spl_temp_alloc, the runtime's scratch of the calling
+  /// thread, taken and given back in stack order (a call and a thread-local access, about 13
+  /// ns a temporary), or the heap where it does not fit. A malloc and a free of 64-byte aligned
+  /// memory took about 50 ns of a 110 ns dasum of 100 elements (its block sums), and 110 ns of
+  /// a 340 ns dgemv of 32 x 32 on a 2-core AMD EPYC (Zen 3). Each temporary is memory of its
+  /// own, so that LLVM knows two never overlap (a symv's column sums and its parts' copies
+  /// carved at run time from one stack buffer ran its loops scalar: 8x slower at n = 256).
   void allocStmt(const Stmt &s) override {
     const Buffer &buf = bufferInfo(s.buffer);
-    int64_t elemBytes = buf.fields.empty() ? tyBytes(buf.elem)
-                                           : static_cast<int64_t>(m_.getDataLayout().getTypeAllocSize(structOf(buf)));
-    if (buf.fields.empty() && buf.elem == Ty::I1) elemBytes = 1;
+    const int64_t elemBytes = tempElemBytes(s.buffer);
     auto it = frame().tempSlots.find(s.buffer);
     if (it == frame().tempSlots.end()) {
       llvm::AllocaInst *slot = entryAlloca(b_.getPtrTy(), buf.name + ".slot");
@@ -124,40 +149,63 @@ class CpuGen : public LoopCodeGen {
       stackTemps_.insert(s.buffer);
       return;
     }
-    llvm::Value *count = expr(s.a);
-    llvm::Value *bytes = b_.CreateMul(count, b_.getInt64(elemBytes));
-    auto small = smallTemps_.find({frame().fn, s.buffer});
-    // A constant size over the stack's limit, or a function whose stack temporaries are at it.
-    if (s.a->kind == loopir::ExprKind::Const || (small == smallTemps_.end() && !takeStack(kCpuStackTempBytes))) {
-      llvm::Value *p = b_.CreateCall(runtime("spl_alloc", b_.getPtrTy(), {b_.getInt64Ty()}), {bytes});
+    llvm::Value *bytes = b_.CreateMul(expr(s.a), b_.getInt64(elemBytes));
+    const int64_t share = constUpper(s.a) ? 0 : tempShare_[frame().fn];
+    if (share == 0) {
+      llvm::Value *p = b_.CreateCall(runtime("spl_temp_alloc", b_.getPtrTy(), {b_.getInt64Ty()}), {bytes});
       b_.CreateStore(p, it->second);
-      returnIfAllocFailed(p, bytes);
+      returnIfAllocFailed(p, bytes);  // NULL for 0 bytes
       return;
     }
-    if (small == smallTemps_.end()) {
-      llvm::AllocaInst *local = entryAlloca(llvm::ArrayType::get(b_.getInt8Ty(), kCpuStackTempBytes), buf.name + ".small");
+    auto own = shareBuffers_.find({frame().fn, s.buffer});
+    if (own == shareBuffers_.end()) {
+      llvm::AllocaInst *local = entryAlloca(llvm::ArrayType::get(b_.getInt8Ty(), static_cast<uint64_t>(share)), buf.name + ".small");
       local->setAlignment(llvm::Align(64));
-      small = smallTemps_.emplace(std::make_pair(frame().fn, s.buffer), local).first;
+      own = shareBuffers_.emplace(std::make_pair(frame().fn, s.buffer), local).first;
     }
     auto *onStack = llvm::BasicBlock::Create(ctx_, "temp.stack", frame().fn);
-    auto *onHeap = llvm::BasicBlock::Create(ctx_, "temp.heap", frame().fn);
+    auto *elsewhere = llvm::BasicBlock::Create(ctx_, "temp.scratch", frame().fn);
     auto *done = llvm::BasicBlock::Create(ctx_, "temp.ready", frame().fn);
-    b_.CreateCondBr(b_.CreateICmpULE(bytes, b_.getInt64(kCpuStackTempBytes)), onStack, onHeap);
+    b_.CreateCondBr(b_.CreateICmpULE(bytes, b_.getInt64(share)), onStack, elsewhere);
     b_.SetInsertPoint(onStack);
-    b_.CreateStore(small->second, it->second);
+    b_.CreateStore(own->second, it->second);
     b_.CreateBr(done);
-    b_.SetInsertPoint(onHeap);
-    llvm::Value *p = b_.CreateCall(runtime("spl_alloc", b_.getPtrTy(), {b_.getInt64Ty()}), {bytes});
+    b_.SetInsertPoint(elsewhere);
+    llvm::Value *p = b_.CreateCall(runtime("spl_temp_alloc", b_.getPtrTy(), {b_.getInt64Ty()}), {bytes});
     b_.CreateStore(p, it->second);
-    returnIfAllocFailed(p, bytes);  // spl_alloc returns NULL for 0 bytes
+    returnIfAllocFailed(p, bytes);  // NULL for 0 bytes
     b_.CreateBr(done);
     b_.SetInsertPoint(done);
+  }
+
+  /// The bytes of an element of temporary `buffer` (a packed struct's size; a bool a byte).
+  int64_t tempElemBytes(int buffer) {
+    const Buffer &buf = bufferInfo(buffer);
+    if (!buf.fields.empty()) return static_cast<int64_t>(m_.getDataLayout().getTypeAllocSize(structOf(buf)));
+    return buf.elem == Ty::I1 ? 1 : tyBytes(buf.elem);
+  }
+
+  /// Splits the stack the current function's temporaries may take (kCpuStackFrameBytes): the
+  /// ones with a constant bound of at most kCpuStackTempBytes first (allocStmt places them in
+  /// order while they fit), then the rest in equal shares of whole lines, at most
+  /// kCpuStackTempBytes each, among those whose size is known at run time only (symv's four:
+  /// 8 KB each, where a buffer of 16 KB each had held two and sent the others to the heap).
+  void planTemps(const std::vector<StmtP> &region) {
+    OwnTemps own([this](int b) { return tempElemBytes(b); });
+    for (const StmtP &st : region) own.visit(st);
+    int64_t bounded = 0, unbounded = 0;
+    for (const auto &[buffer, bytes] : own.bytes) {
+      if (bytes < 0) ++unbounded;
+      else if (bytes <= kCpuStackTempBytes) bounded += bytes;
+    }
+    const int64_t left = kCpuStackFrameBytes - std::min(bounded, kCpuStackFrameBytes);
+    tempShare_[frame().fn] = unbounded == 0 ? 0 : std::min(kCpuStackTempBytes, left / unbounded) & ~int64_t{63};
   }
 
   void freeStmt(const Stmt &s) override {
     auto it = frame().tempSlots.find(s.buffer);
     if (it == frame().tempSlots.end() || stackTemps_.count(s.buffer)) return;
-    freeUnlessSmall(s.buffer, b_.CreateLoad(b_.getPtrTy(), it->second));
+    freeTemp(s.buffer, b_.CreateLoad(b_.getPtrTy(), it->second));
     b_.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), it->second);
   }
 
@@ -326,6 +374,7 @@ class CpuGen : public LoopCodeGen {
       inner.vars[vars[k]] = {slot, vs.type};
     }
     for (size_t k = 0; k < bufs.size(); ++k) inner.buffers[bufs[k]] = impl->getArg(static_cast<unsigned>(1 + vars.size() + k));
+    planTemps(s.body);
     size_t nargs = implParams.size();
     serialLoop(s, impl->getArg(static_cast<unsigned>(nargs - 2)), impl->getArg(static_cast<unsigned>(nargs - 1)));
     if (!b_.GetInsertBlock()->getTerminator()) {
@@ -408,9 +457,10 @@ class CpuGen : public LoopCodeGen {
 
   std::set<int> stackTemps_;  // temporaries on the stack (allocStmt): never freed
   int preferVectorBits_ = 0;   // --prefer-vector-width (CodeGenOptions::preferVectorBits)
-  /// Temporaries whose size is known at run time only, by function and buffer: the stack buffer
-  /// of kCpuStackTempBytes they use where they fit it (allocStmt), which freeing skips.
-  std::map<std::pair<llvm::Function *, int>, llvm::AllocaInst *> smallTemps_;
+  /// The stack buffer each temporary whose size is known at run time only has (allocStmt):
+  /// by function and buffer; and the bytes of each such buffer, by function (planTemps).
+  std::map<std::pair<llvm::Function *, int>, llvm::AllocaInst *> shareBuffers_;
+  std::map<llvm::Function *, int64_t> tempShare_;
   /// The bytes of stack temporaries each function holds (takeStack).
   std::map<llvm::Function *, int64_t> stackBytes_;
 

@@ -338,9 +338,10 @@ llvm::FunctionCallee LoopCodeGen::runtime(const std::string &name, llvm::Type *r
   llvm::FunctionCallee c = m_.getOrInsertFunction(name, ft);
   if (auto *f = llvm::dyn_cast<llvm::Function>(c.getCallee())) {
     f->addFnAttr(llvm::Attribute::NoUnwind);
-    // spl_alloc is malloc: its memory aliases nothing else the kernel reaches, so LLVM may keep
+    // spl_alloc and spl_temp_alloc are malloc: their memory aliases nothing else the kernel
+    // reaches (a temporary is given back by a call, spl_free or spl_temp_free), so LLVM may keep
     // a temporary's cells in registers across loops that read the inputs (a register tile).
-    if (name == "spl_alloc") f->addRetAttr(llvm::Attribute::NoAlias);
+    if (name == "spl_alloc" || name == "spl_temp_alloc") f->addRetAttr(llvm::Attribute::NoAlias);
   }
   return c;
 }

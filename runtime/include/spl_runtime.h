@@ -41,6 +41,12 @@ const char *spl_error_string(int code);
  * (kernels treat a NULL result with bytes > 0 as SPL_ERR_ALLOC). */
 void *spl_alloc(size_t bytes);
 void spl_free(void *ptr);
+/* A generated kernel's temporaries: 64-byte aligned memory from the calling thread's scratch
+ * (256 KB, taken and given back in stack order, no system call after the thread's first), else
+ * from spl_alloc; the same NULL contract. spl_temp_free takes what spl_temp_alloc gave, on the
+ * same thread (NULL does nothing). */
+void *spl_temp_alloc(size_t bytes);
+void spl_temp_free(void *ptr);
 
 /* ---- CPU thread pool ---------------------------------------------------------------------- */
 /* The body of a parallel loop: runs iterations [begin, end) with the kernel's captured state. */

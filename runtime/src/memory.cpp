@@ -1,4 +1,5 @@
-/* memory.cpp: spl_alloc and spl_free, 64-byte aligned buffers for kernel temporaries.
+/* memory.cpp: spl_alloc and spl_free, 64-byte aligned buffers for kernel temporaries and the
+ * runtime's copies; spl_temp_alloc and spl_temp_free, a generated kernel's temporaries.
  *
  * 64 bytes is a cache line on the CPUs we target and covers the widest vector loads (AVX-512),
  * so generated kernels may assume aligned temporaries. posix_memalign is used rather than
@@ -23,6 +24,24 @@
 namespace {
 constexpr size_t kAlignment = 64;
 constexpr size_t kHugePage = size_t{2} << 20;
+
+/* A thread's scratch for kernel temporaries: kScratchBytes taken from the bottom, in lines, and
+ * given back in stack order (loop IR frees a function's temporaries in the reverse order of their
+ * allocation). `start` lists the live blocks' offsets; a block given back out of order is marked
+ * and its bytes return with the blocks above it. 256 KB holds the temporaries of the calls whose
+ * allocation would cost (symv's eight parts of 4000 sums); larger ones, or more than kBlocks at
+ * once, come from the heap, whose cost their work repays. */
+constexpr size_t kScratchBytes = size_t{256} << 10;
+constexpr int kBlocks = 64;
+struct Scratch {
+  char *base = nullptr;
+  size_t top = 0;
+  int count = 0;
+  size_t start[kBlocks];
+  bool given[kBlocks];
+  ~Scratch() { free(base); }
+};
+thread_local Scratch tls_scratch;
 } // namespace
 
 void *spl_alloc(size_t bytes) {
@@ -41,3 +60,42 @@ void *spl_alloc(size_t bytes) {
 }
 
 void spl_free(void *ptr) { free(ptr); }
+
+void *spl_temp_alloc(size_t bytes) {
+  if (bytes == 0)
+    return nullptr;
+  Scratch &s = tls_scratch;
+  if (bytes <= kScratchBytes && s.count < kBlocks) {
+    const size_t taken = (bytes + kAlignment - 1) & ~(kAlignment - 1);
+    if (!s.base)
+      s.base = static_cast<char *>(spl_alloc(kScratchBytes));
+    if (s.base && taken <= kScratchBytes - s.top) {
+      s.start[s.count] = s.top;
+      s.given[s.count] = false;
+      ++s.count;
+      void *p = s.base + s.top;
+      s.top += taken;
+      return p;
+    }
+  }
+  return spl_alloc(bytes);
+}
+
+void spl_temp_free(void *ptr) {
+  if (!ptr)
+    return;
+  Scratch &s = tls_scratch;
+  const char *p = static_cast<const char *>(ptr);
+  if (!s.base || p < s.base || p >= s.base + kScratchBytes) {
+    spl_free(ptr);
+    return;
+  }
+  const size_t offset = static_cast<size_t>(p - s.base);
+  for (int i = s.count - 1; i >= 0; --i)
+    if (s.start[i] == offset) {
+      s.given[i] = true;
+      break;
+    }
+  while (s.count > 0 && s.given[s.count - 1])
+    s.top = s.start[--s.count];
+}

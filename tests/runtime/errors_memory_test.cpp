@@ -1,5 +1,6 @@
 // errors_memory_test.cpp: spl_error_string for every code, spl_alloc/spl_free alignment (64 bytes,
-// 2 MiB from 2 MiB on).
+// 2 MiB from 2 MiB on), spl_temp_alloc/spl_temp_free's scratch (stack order, given back out of
+// order, full, per thread).
 #include "spl_runtime.h"
 
 #include <gtest/gtest.h>
@@ -7,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace {
 
@@ -72,6 +75,85 @@ TEST(Alloc, LargeBuffersStartOnAHugePage) {
     EXPECT_EQ(p[bytes - 1], 0xcd);
     spl_free(p);
   }
+}
+
+// A kernel's temporaries come from its thread's scratch in stack order: the next one starts at
+// the next line after the last, and a block given back returns its bytes when it is the last.
+TEST(TempAlloc, TakesAndGivesBackInStackOrder) {
+  EXPECT_EQ(spl_temp_alloc(0), nullptr);
+  spl_temp_free(nullptr);
+  auto *a = static_cast<char *>(spl_temp_alloc(1000));
+  auto *b = static_cast<char *>(spl_temp_alloc(1));
+  auto *c = static_cast<char *>(spl_temp_alloc(64));
+  ASSERT_TRUE(a && b && c);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % 64, 0u);
+  EXPECT_EQ(b, a + 1024);
+  EXPECT_EQ(c, b + 64);
+  std::memset(a, 1, 1000);
+  std::memset(b, 2, 1);
+  std::memset(c, 3, 64);
+  EXPECT_EQ(a[999], 1);
+  EXPECT_EQ(b[0], 2);
+  spl_temp_free(c);
+  EXPECT_EQ(spl_temp_alloc(10), c);  // c's bytes came back
+  spl_temp_free(c);
+  spl_temp_free(b);
+  spl_temp_free(a);
+  EXPECT_EQ(spl_temp_alloc(5), a);
+  spl_temp_free(a);
+}
+
+// Given back out of order, a block keeps its bytes until every block above it is given back too.
+TEST(TempAlloc, ABlockGivenBackOutOfOrderReturnsWithTheBlocksAboveIt) {
+  auto *a = static_cast<char *>(spl_temp_alloc(128));
+  auto *b = static_cast<char *>(spl_temp_alloc(128));
+  spl_temp_free(a);
+  auto *c = static_cast<char *>(spl_temp_alloc(128));
+  EXPECT_EQ(c, b + 128);  // a's bytes are still below b
+  spl_temp_free(c);
+  spl_temp_free(b);
+  EXPECT_EQ(spl_temp_alloc(1), a);  // b, then a, came back
+  spl_temp_free(a);
+}
+
+// Past the scratch's 256 KB (one temporary or together), or past 64 live blocks, the heap.
+TEST(TempAlloc, WhatDoesNotFitComesFromTheHeap) {
+  auto *a = static_cast<char *>(spl_temp_alloc(64));
+  auto *big = static_cast<char *>(spl_temp_alloc(size_t(300) << 10));
+  ASSERT_NE(big, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(big) % 64, 0u);
+  EXPECT_TRUE(big + (size_t(300) << 10) <= a || big >= a + (size_t(256) << 10)) << "inside the scratch";
+  std::memset(big, 7, size_t(300) << 10);
+  auto *next = static_cast<char *>(spl_temp_alloc(64));
+  EXPECT_EQ(next, a + 64);  // the heap block took none of the scratch
+  std::vector<char *> many;
+  for (int i = 0; i < 70; ++i) many.push_back(static_cast<char *>(spl_temp_alloc(64)));
+  for (int i = 0; i < 70; ++i) {
+    ASSERT_NE(many[i], nullptr);
+    std::memset(many[i], i, 64);
+  }
+  for (int i = 0; i < 70; ++i) EXPECT_EQ(many[i][63], static_cast<char>(i)) << i;  // no two overlap
+  for (int i = 69; i >= 0; --i) spl_temp_free(many[i]);
+  spl_temp_free(next);
+  spl_temp_free(big);
+  spl_temp_free(a);
+  EXPECT_EQ(spl_temp_alloc(64), a);
+  spl_temp_free(a);
+}
+
+// Each thread has a scratch of its own.
+TEST(TempAlloc, EachThreadHasItsOwnScratch) {
+  auto *mine = static_cast<char *>(spl_temp_alloc(64));
+  char *theirs = nullptr;
+  std::thread t([&] {
+    theirs = static_cast<char *>(spl_temp_alloc(64));
+    std::memset(theirs, 9, 64);
+    spl_temp_free(theirs);
+  });
+  t.join();
+  ASSERT_NE(theirs, nullptr);
+  EXPECT_NE(theirs, mine);
+  spl_temp_free(mine);
 }
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
