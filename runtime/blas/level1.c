@@ -10,8 +10,7 @@
  * the two real results of a complex vector (scasum/dzasum, scnrm2/dznrm2: PAIRS(P, C, T)).
  * iamax and axpy pick between two exports of one body by the vectors' length: the cached one's
  * 512-bit vectors, or from kStreamFrom elements on the streamed one's 256-bit vectors
- * (stdlib/blas1.spl says why); dot between the sums of blocks on the pool and, up to one block
- * (kDotBlock), the plain dot product: one loop, without the pool (stdlib/blas1.spl). */
+ * (stdlib/blas1.spl says why). */
 #include <stdint.h>
 
 #include "blas1.h"
@@ -20,9 +19,6 @@
 /* Elements from which a vector is taken to come from memory rather than the caches (8 MB of f64,
  * beyond any L2 and most of an L3 slice). */
 enum { kStreamFrom = 1 << 20 };
-/* dotByBlocks' block (stdlib/blas1.spl's blocks4096): a vector of at most this many elements is
- * one block, whose sum the plain dot export takes in one loop without the pool. */
-enum { kDotBlock = 4096 };
 
 #define LEVEL1(P, T)                                                                                    \
   void P##rotg_(T *a, T *b, T *c, T *s) { BLAS_RUN(spl_blas_##P##rotg(*a, *b, a, b, c, s)); }           \
@@ -51,8 +47,7 @@ enum { kDotBlock = 4096 };
   }                                                                                                     \
   T P##dot_(const int *n, const T *x, const int *incx, const T *y, const int *incy) {                   \
     T r = 0;                                                                                            \
-    if (*n > kDotBlock) BLAS_RUN(spl_blas_##P##dot(N64(n), x, N64(incx), y, N64(incy), &r));            \
-    else if (*n > 0) BLAS_RUN(spl_blas_##P##dot_short(N64(n), x, N64(incx), y, N64(incy), &r));          \
+    if (*n > 0) BLAS_RUN(spl_blas_##P##dot(N64(n), x, N64(incx), y, N64(incy), &r));                    \
     return r;                                                                                           \
   }                                                                                                     \
                                                                                                         \

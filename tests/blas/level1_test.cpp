@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "blas1.h"
+#include "spl_runtime.h"
 
 #include <cmath>
 #include <cstdint>
@@ -376,26 +377,20 @@ TYPED_TEST(Level1, IamaxTakesTheFirstLargestAndPassesOverNaN) {
   }
 }
 
-// A dot product of one block (up to 4096 elements) runs the plain dot export, not the blocks'
-// sums on the pool (runtime/blas/level1.c), past one block the blocks' export: ?dot_ gives the
-// result of the export it picks, and both are near the reference loop in double precision
-// (not bit for bit the same: LLVM may group a strided loop's sums otherwise in each). Lengths
+// A dot product of one block (up to 4096 elements) is the plain dot, past one block the sums of
+// blocks on the pool (stdlib/blas1.spl's dotByBlocks chooses by n): ?dot_ gives the export's
+// result, near the reference loop in double precision on either side of the block. Lengths
 // around the block and the aligned stream's 512, increments 1, -1 and 3.
-TYPED_TEST(Level1, DotOfOneBlockIsThePlainDot) {
+TYPED_TEST(Level1, DotOnEitherSideOfOneBlockFollowsTheReference) {
   using T = TypeParam;
   std::mt19937 rng(2612);
   for (int n : {1, 7, 511, 512, 1000, 4095, 4096, 4097, 9000})
     for (int inc : {1, -1, 3}) {
       SCOPED_TRACE(testing::Message() << "n " << n << " inc " << inc);
       Strided<T> x(n, inc, rng), y(n, inc, rng);
-      T blocks = T(-1), plain = T(-2);
-      if constexpr (std::is_same_v<T, float>) {
-        ASSERT_EQ(spl_blas_sdot(n, x.data(), inc, y.data(), inc, &blocks), 0);
-        if (n <= 4096) ASSERT_EQ(spl_blas_sdot_short(n, x.data(), inc, y.data(), inc, &plain), 0);
-      } else {
-        ASSERT_EQ(spl_blas_ddot(n, x.data(), inc, y.data(), inc, &blocks), 0);
-        if (n <= 4096) ASSERT_EQ(spl_blas_ddot_short(n, x.data(), inc, y.data(), inc, &plain), 0);
-      }
+      T exported = T(-1);
+      if constexpr (std::is_same_v<T, float>) ASSERT_EQ(spl_blas_sdot(n, x.data(), inc, y.data(), inc, &exported), 0);
+      else ASSERT_EQ(spl_blas_ddot(n, x.data(), inc, y.data(), inc, &exported), 0);
       double want = 0, magnitude = 0;
       for (int k = 0; k < n; ++k) {
         want += double(x.buf[x.position(k)]) * double(y.buf[y.position(k)]);
@@ -404,10 +399,28 @@ TYPED_TEST(Level1, DotOfOneBlockIsThePlainDot) {
       const double bound = 4 * double(std::numeric_limits<T>::epsilon()) * (n + 2) * magnitude;
       const T got = Blas<T>::dot(&n, x.data(), &inc, y.data(), &inc);
       EXPECT_NEAR(double(got), want, bound);
-      EXPECT_NEAR(double(blocks), want, bound);
-      if (n <= 4096) EXPECT_NEAR(double(plain), want, bound);
-      EXPECT_EQ(got, n <= 4096 ? plain : blocks);
+      EXPECT_EQ(got, exported);
     }
+}
+
+// asum chooses the same way (one loop up to one block, the blocks' sums on the pool past it):
+// near the reference on either side, on one and two threads, every increment's elements only.
+TYPED_TEST(Level1, AsumOnEitherSideOfOneBlockFollowsTheReference) {
+  using T = TypeParam;
+  std::mt19937 rng(2613);
+  for (int threads : {1, 2}) {
+    spl_set_num_threads(threads);
+    for (int n : {1, 255, 256, 257, 4095, 4096, 4097, 9000, 100003})
+      for (int inc : {1, 3}) {
+        SCOPED_TRACE(testing::Message() << "n " << n << " inc " << inc << " threads " << threads);
+        Strided<T> x(n, inc, rng);
+        double want = 0;
+        for (int k = 0; k < n; ++k) want += std::fabs(double(x.buf[x.position(k)]));
+        const double bound = 4 * double(std::numeric_limits<T>::epsilon()) * (n + 2) * want;
+        EXPECT_NEAR(double(Blas<T>::asum(&n, x.data(), &inc)), want, bound);
+      }
+  }
+  spl_set_num_threads(0);
 }
 
 }  // namespace
