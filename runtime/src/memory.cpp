@@ -85,12 +85,13 @@ void spl_temp_free(void *ptr) {
   if (!ptr)
     return;
   Scratch &s = tls_scratch;
-  const char *p = static_cast<const char *>(ptr);
-  if (!s.base || p < s.base || p >= s.base + kScratchBytes) {
+  /* As integers: the pointer may come from the heap, outside the scratch. */
+  const uintptr_t base = reinterpret_cast<uintptr_t>(s.base), p = reinterpret_cast<uintptr_t>(ptr);
+  if (!s.base || p < base || p - base >= kScratchBytes) {
     spl_free(ptr);
     return;
   }
-  const size_t offset = static_cast<size_t>(p - s.base);
+  const size_t offset = static_cast<size_t>(p - base);
   for (int i = s.count - 1; i >= 0; --i)
     if (s.start[i] == offset) {
       s.given[i] = true;
