@@ -418,6 +418,7 @@ class StmtPrinter : public Visitor {
     if (s.unroll) out_(" unroll({})", s.unroll);
     if (s.vectorWidth) out_(" width({})", s.vectorWidth);
     if (s.interleave) out_(" interleave({})", s.interleave);
+    if (s.maskedTail) out_(" masked-tail");
     if (s.gatherAhead) out_(" prefetch({})", s.gatherAhead);
     w_.braced(s.body[0]);
   }

@@ -214,6 +214,9 @@ struct Stmt {
   int vectorWidth = 0;
   /// Partial sums or copies LLVM interleaves (a schedule's scalar(i, s) sets s, 1 by default; 0: LLVM's choice).
   int interleave = 0;
+  /// The vectorised loop's last partial vector runs under a mask (LLVM's tail folding), not
+  /// as a scalar loop: a lane-split reduce's partial group of lanes (cin/LowerFunctional.cpp).
+  bool maskedTail = false;
   /// A schedule's prefetch(i, d): the loop's gathers prefetch what they read d iterations ahead
   /// (loopir/GatherPrefetch.h; 0: none).
   int gatherAhead = 0;

@@ -132,6 +132,10 @@ class Lowerer {
   ValP rebuild(const ValP &shape, const std::vector<ExprP> &ls, size_t &pos);
   ValP accumulate(const ValP &op, const ValP &init, const ValP &arr, bool reassoc, SourceLoc loc,
                   const std::function<void(const ValP &acc, const Nat &pos)> &after);
+  /// A reduce over tuples whose combination couples the accumulators, in `lanes` partial
+  /// accumulators (see the definition).
+  void accumulateInLanes(int64_t lanes, int64_t vector, const ValP &op, const ValP &acc, const ValP &arr,
+                         const std::function<void(const Nat &, const ValP &)> &step, SourceLoc loc);
 
   // evaluation
   ValP eval(const tir::ExprP &e, const Env &env);

@@ -1,4 +1,6 @@
 /// \file LowerFunctional.cpp: the functional primitives -> concrete index notation.
+/// A reduce over tuples whose combination couples the accumulators (argmax) is lowered in
+/// vectorisable lanes of partial accumulators (accumulateInLanes).
 ///
 /// Values are evaluated to symbolic Vals: scalars are CIN expressions; arrays are *views*
 /// (a length, a type, and an element function) so that maps, zips, splits, transposes and
@@ -279,6 +281,34 @@ ExprP markReassoc(const ExprP &e) {
   return e;
 }
 
+/// Is the combination `next` of accumulator `acc` one LLVM vectorises by itself: acc + x,
+/// acc * x, min or max of acc and x?
+static bool plainReduction(const ExprP &next, int64_t acc) {
+  bool combines = (next->kind == ExprKind::Binary && (next->binop == ast::BinOp::Add || next->binop == ast::BinOp::Mul)) ||
+                  next->kind == ExprKind::MinMax;
+  if (!combines) return false;
+  for (const ExprP &a : next->args)
+    if (a->kind == ExprKind::Local && a->local == acc) return true;
+  return false;
+}
+
+/// The lanes of a lane-split reduction: four vectors of 512 bits of the widest accumulator
+/// (independent chains of compares and selects, each a few cycles long), and a vector's worth.
+static std::pair<int64_t, int64_t> reductionLanes(const std::vector<ExprP> &accs) {
+  int64_t widest = 1;
+  for (const ExprP &a : accs) widest = std::max<int64_t>(widest, a->type == Scalar::F64 || a->type == Scalar::I64 ? 8 : 4);
+  return {4 * 64 / widest, 64 / widest};
+}
+
+/// Does `s` hold a loop (at any depth)? A loop over lanes whose body has one is not vectorised.
+static bool holdsLoop(const StmtP &s) {
+  if (!s) return false;
+  if (s->kind == StmtKind::Forall) return true;
+  for (const StmtP &b : s->body)
+    if (holdsLoop(b)) return true;
+  return false;
+}
+
 ValP Lowerer::accumulate(const ValP &op, const ValP &init, const ValP &arr0, bool reassoc, SourceLoc loc,
                          const std::function<void(const ValP &acc, const Nat &pos)> &after) {
   // The elements of a GPU-mapped level are computed by its threads, not inside this loop.
@@ -293,9 +323,13 @@ ValP Lowerer::accumulate(const ValP &op, const ValP &init, const ValP &arr0, boo
   }
   size_t pos = 0;
   ValP acc = rebuild(init, accExprs, pos);
+  // Whether every leaf of the combination is a plain reduction of its own accumulator (noted
+  // at the loop's first step).
+  bool plain = true;
   auto step = [&](const Nat &i, const ValP &x) {
     ValP next = apply(op, {Bound::value(tupleVal({acc, x}))});
     std::vector<ExprP> nl = leaves(next);
+    for (size_t k = 0; k < nl.size(); ++k) plain = plain && plainReduction(nl[k], accIds[k]);
     // Compute all new values before assigning (tuple accumulators read the old ones).
     std::vector<ExprP> fresh;
     for (size_t k = 0; k < nl.size(); ++k) {
@@ -320,11 +354,114 @@ ValP Lowerer::accumulate(const ValP &op, const ValP &init, const ValP &arr0, boo
       producerOrder_ = inOrder;
     });
     producerOrder_ = outer;
-  } else {
+  } else if (!reassoc || after || opts_.cuda || initLeaves.size() < 2) {
     loop("k", Nat(0), arr->len, reassoc ? ForallKind::Reduction : ForallKind::Serial,
          [&](const Nat &i) { step(i, arr->elem(i)); }, loc);
+  } else {
+    // A reduce over tuples: lowered as usual first, and where the combination couples the
+    // accumulators (an argmax's value and position) lowered again in lanes (accumulateInLanes).
+    const size_t tensorsBefore = kernel_.tensors.size();
+    pushBlock();
+    loop("k", Nat(0), arr->len, ForallKind::Reduction, [&](const Nat &i) { step(i, arr->elem(i)); }, loc);
+    StmtP inOrder = popBlock();
+    const auto [lanes, vector] = reductionLanes(accExprs);
+    const std::optional<int64_t> len = arr->len.asConst();
+    // In order where LLVM vectorises it already, where an element is computed by a loop or
+    // in a temporary of its own (the loop over lanes would not vectorise), or where x is
+    // shorter than one vector.
+    bool elementLoops = false;
+    for (const StmtP &st : inOrder->body)
+      for (const StmtP &inner : st->kind == StmtKind::Forall ? st->body : std::vector<StmtP>{st}) elementLoops = elementLoops || holdsLoop(inner);
+    if (plain || elementLoops || kernel_.tensors.size() != tensorsBefore || (len && *len < vector)) {
+      for (const StmtP &s : inOrder->body) emit(s);
+    } else {
+      accumulateInLanes(lanes, vector, op, acc, arr, step, loc);
+    }
   }
   return acc;
+}
+
+void Lowerer::accumulateInLanes(int64_t lanes, int64_t vector, const ValP &op, const ValP &acc, const ValP &arr,
+                                const std::function<void(const Nat &, const ValP &)> &step, SourceLoc loc) {
+  // Why: LLVM vectorises a reduction of one accumulator; one whose combination reads the other
+  // accumulators (if |x| > best.0 then (|x|, i) else best) stays scalar, an element a step.
+  // In lanes: `lanes` partial accumulators in small temporaries, lane l taking the elements
+  // l, l + lanes, ...; a loop over the lanes has independent iterations, each loading its
+  // lane's accumulators, combining one element and storing them, so LLVM vectorises it (a
+  // vector of each accumulator, the combination's compares and selects lane by lane) and
+  // keeps the temporaries in registers across the loop over groups of lanes. The last,
+  // partial group runs the same loop over the lanes it has, in masked vectors. The lanes are then
+  // combined pairwise, the upper half into the lower, in vectors, and the one left into the
+  // accumulators. A reduce's combination is associative and its order unspecified
+  // (LANGUAGE.md), which this regrouping takes; argmax's (the largest value, then the
+  // smallest position) gives the same result in any order.
+  const std::vector<ExprP> accNow = leaves(acc);
+  std::vector<TensorP> laneAccs;
+  for (const ExprP &a : accNow) laneAccs.push_back(newTemp("lanes", types::array(Nat(lanes), types::scalar(a->type))));
+  auto laneLoop = [&](int64_t count, const std::function<void(const Nat &)> &body, bool partial = false) {
+    NatVarId l = freshNatVar("lane");
+    pushBlock();
+    body(Nat::var(l));
+    StmtP b = popBlock();
+    auto f = std::make_shared<Stmt>(*forall(l.id, "lane", Nat(0), Nat(count), b, ForallKind::Vector, loc));
+    // Two lanes or one are left to LLVM as they are (a forced vector of two failed to
+    // vectorise in the last halving step, its lanes already scalars).
+    if (count >= 4) {
+      // One pass of vectors: `count` lanes as whole vectors interleaved, so that the vector
+      // loop runs once and goes, and the lanes' temporaries become registers. Not unrolled
+      // before the vectoriser sees it (its few iterations would be, and the lanes become
+      // scalars that nothing vectorises).
+      f->vectorize = true;
+      f->vectorWidth = static_cast<int>(std::min(count, vector));
+      f->interleave = static_cast<int>(std::max<int64_t>(1, count / vector));
+      f->unroll = 1;
+    }
+    if (partial) {
+      // The lanes the partial group has (its guard narrows the loop to them: loopir/GuardRange)
+      // as masked vectors one at a time: a pass of four vectors would leave them to a scalar loop.
+      f->interleave = 1;
+      f->maskedTail = true;
+    }
+    emit(f);
+  };
+  auto laneAcc = [&](size_t k, const Nat &l) { return access(laneAccs[k], {l}, {}, accNow[k]->type); };
+  auto laneVal = [&](const Nat &l) {
+    std::vector<ExprP> ls;
+    for (size_t k = 0; k < accNow.size(); ++k) ls.push_back(laneAcc(k, l));
+    size_t pos = 0;
+    return rebuild(acc, ls, pos);
+  };
+  // Lane l combines `x` into its accumulators: all new values before any store (the
+  // combination reads every accumulator).
+  auto combineInto = [&](const Nat &l, const ValP &x) {
+    std::vector<ExprP> mine;
+    for (size_t k = 0; k < accNow.size(); ++k)
+      mine.push_back(local(newLocal("lane_acc", accNow[k]->type, laneAcc(k, l)), accNow[k]->type));
+    size_t pos = 0;
+    std::vector<ExprP> nl = leaves(apply(op, {Bound::value(tupleVal({rebuild(acc, mine, pos), x}))}));
+    std::vector<ExprP> fresh;
+    for (const ExprP &e : nl) fresh.push_back(trivial(e) ? e : local(newLocal("next", e->type, e), e->type));
+    for (size_t k = 0; k < fresh.size(); ++k) emit(assign(laneAcc(k, l), fresh[k]));
+  };
+  // Every lane starts from the initial values (the accumulators hold them).
+  laneLoop(lanes, [&](const Nat &l) {
+    for (size_t k = 0; k < accNow.size(); ++k) emit(assign(laneAcc(k, l), accNow[k]));
+  });
+  const Nat groups = Nat::div(arr->len, lanes);
+  loop("group", Nat(0), groups, ForallKind::Serial,
+       [&](const Nat &g) { laneLoop(lanes, [&](const Nat &l) { combineInto(l, arr->elem(g * Nat(lanes) + l)); }); }, loc);
+  const Nat rest = groups * Nat(lanes);
+  if (std::optional<int64_t> len = arr->len.asConst(); !len || *len % lanes != 0) {
+    laneLoop(lanes, [&](const Nat &l) {
+      pushBlock();
+      combineInto(l, arr->elem(rest + l));
+      StmtP b = popBlock();
+      emit(ifThen(binary(ast::BinOp::Lt, natExpr(rest + l), natExpr(arr->len), Scalar::Bool), b));
+    }, /*partial=*/true);
+  }
+  for (int64_t half = lanes / 2; half >= 1; half /= 2)
+    laneLoop(half, [&](const Nat &l) { combineInto(l, laneVal(l + Nat(half))); });
+  step(Nat(0), laneVal(Nat(0)));
 }
 
 // ---- evaluation -------------------------------------------------------------------------------

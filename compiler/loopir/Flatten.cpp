@@ -485,8 +485,8 @@ class Flattener : public cin::Visitor {
     StmtP body = lowerStmt(s.body[0]);
     StmtP loop = forLoop(v, s.varName, lo, hi, body, loopKind(s.forall));
     fn_.preferVectorBits = std::max(fn_.preferVectorBits, s.vectorBits);
-    if (s.vectorize || s.unroll || s.vectorWidth || s.interleave || s.gatherAhead || s.userKind || s.iterationWork || s.workGrowth ||
-        s.rows != ast::GpuRowMapping::Auto || s.knobs.merge()) {
+    if (s.vectorize || s.unroll || s.vectorWidth || s.interleave || s.maskedTail || s.gatherAhead || s.userKind || s.iterationWork ||
+        s.workGrowth || s.rows != ast::GpuRowMapping::Auto || s.knobs.merge()) {
       auto copy = std::make_shared<Stmt>(*loop);
       copy->iterationWork = work;
       copy->workGrowth = growth;
@@ -498,6 +498,7 @@ class Flattener : public cin::Visitor {
       // sets a default: libsplblas's 512 bits lose on short runs that start anywhere in a line).
       if (s.vectorize && s.vectorBits && !s.vectorWidth) copy->vectorWidth = std::max(1, s.vectorBits / (8 * widestElementBytes(body)));
       copy->interleave = s.interleave;
+      copy->maskedTail = s.maskedTail;
       copy->gatherAhead = s.gatherAhead;
       copy->userKind = s.userKind;
       copy->rows = s.rows;

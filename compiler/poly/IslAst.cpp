@@ -392,6 +392,7 @@ cin::StmtP AstToCin::loopStmt(const AstLoop &loop, Nat lo, Nat hi, cin::StmtP bo
   withHints->unroll = loop.like->unroll;
   withHints->vectorWidth = loop.like->vectorWidth;
   withHints->interleave = loop.like->interleave;
+  withHints->maskedTail = loop.like->maskedTail;
   withHints->gatherAhead = loop.like->gatherAhead;
   withHints->iterationWork = loop.like->iterationWork;
   withHints->workGrowth = loop.like->workGrowth;

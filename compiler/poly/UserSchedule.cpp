@@ -1274,6 +1274,7 @@ class Scheduler {
         n->unroll = a->unroll == b->unroll ? a->unroll : 0;
         n->vectorWidth = a->vectorWidth == b->vectorWidth ? a->vectorWidth : 0;
         n->interleave = a->interleave == b->interleave ? a->interleave : 0;
+        n->maskedTail = a->maskedTail && b->maskedTail;
         n->gatherAhead = a->gatherAhead == b->gatherAhead ? a->gatherAhead : 0;
         n->rows = a->rows == b->rows ? a->rows : ast::GpuRowMapping::Auto;
         n->knobs = a->rows == b->rows ? a->knobs.common(b->knobs) : ast::GpuRowKnobs{};
