@@ -19,21 +19,18 @@ static double now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* What a C programmer writes: the first largest |x_i|. */
-static int32_t __attribute__((noinline)) c_first_largest_f64(int64_t n, const double *x) {
-  double best = 0;
-  int32_t at = (int32_t)n;
-  for (int64_t i = 0; i < n; ++i)
-    if (fabs(x[i]) > best) best = fabs(x[i]), at = (int32_t)i;
-  return best == 0 && n > 0 ? 0 : at;
-}
-static int32_t __attribute__((noinline)) c_first_largest_f32(int64_t n, const float *x) {
-  float best = 0;
-  int32_t at = (int32_t)n;
-  for (int64_t i = 0; i < n; ++i)
-    if (fabsf(x[i]) > best) best = fabsf(x[i]), at = (int32_t)i;
-  return best == 0 && n > 0 ? 0 : at;
-}
+/* What a C programmer writes: the first largest |x_i| (0 where every |x_i| is 0, as the
+ * reduce's tie rule gives). */
+#define C_FIRST_LARGEST(NAME, T, ABS)                                    \
+  static int32_t __attribute__((noinline)) NAME(int64_t n, const T *x) { \
+    T best = 0;                                                          \
+    int32_t at = (int32_t)n;                                             \
+    for (int64_t i = 0; i < n; ++i)                                      \
+      if (ABS(x[i]) > best) best = ABS(x[i]), at = (int32_t)i;           \
+    return best == 0 && n > 0 ? 0 : at;                                  \
+  }
+C_FIRST_LARGEST(c_first_largest_f64, double, fabs)
+C_FIRST_LARGEST(c_first_largest_f32, float, fabsf)
 
 enum { kRounds = 7 };
 typedef int32_t (*call_fn)(int64_t n, const void *x);

@@ -1,9 +1,9 @@
 // Reduces over tuples lowered in lanes (cin/LowerFunctional.cpp, accumulateInLanes), through
 // tests/e2e/lane_reductions.spl, against in-order loops: the first position of the largest |x_i|
 // in f64 and f32, the smallest value's last position and count, and each row's first largest
-// on 1 and 2 threads. Lengths around the lanes (8 in f64, 16 in f32), with ties (few distinct
-// values), NaN, signed zeros, the largest in the tail past the last whole group of lanes, and
-// n = 0. A grouping that dropped a lane, combined lanes out of order without the tie rule, or
+// on 1 and 2 threads. Lengths around the lanes (32 in f64, 64 in f32) and their vectors, with
+// ties (few distinct values), NaN, signed zeros, the largest in the partial group past the
+// last whole group of lanes, and n = 0. A grouping that dropped a lane, combined lanes out of order without the tie rule, or
 // ran the tail twice gives another position or count.
 #include <gtest/gtest.h>
 
@@ -18,7 +18,8 @@
 
 namespace {
 
-const std::vector<int64_t> kLengths = {0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 255, 256, 257, 1000, 4097};
+const std::vector<int64_t> kLengths = {0,  1,  2,   7,   8,   9,   15,  16,  17,  31,   32,  33,
+                                       63, 64, 65, 100, 127, 128, 129, 255, 256, 257, 1000, 4097};
 
 /// x of length n whose values come from `distinct` magnitudes with random signs (many ties),
 /// some NaN where `nans`.
@@ -50,38 +51,34 @@ int32_t firstLargest(const std::vector<T> &x) {
   return at;
 }
 
-TEST(LaneReductions, FirstLargestIsTheInOrderOneInF64) {
-  std::mt19937 rng(36);
+/// `kernel`'s first largest against the in-order one on seeded x of every length, with few
+/// or many distinct values, with and without NaN.
+template <typename T>
+void expectTheInOrderFirstLargest(int (*kernel)(int64_t, const T *, int32_t *), unsigned seed) {
+  std::mt19937 rng(seed);
   for (int64_t n : kLengths)
     for (int distinct : {1, 3, 50})
       for (bool nans : {false, true}) {
-        std::vector<double> x = values<double>(n, distinct, nans, rng);
+        std::vector<T> x = values<T>(n, distinct, nans, rng);
         int32_t got = -7;
-        ASSERT_EQ(spl_test_first_largest_f64(n, x.data(), &got), 0);
+        ASSERT_EQ(kernel(n, x.data(), &got), 0);
         EXPECT_EQ(got, firstLargest(x)) << "n=" << n << " distinct=" << distinct << " nans=" << nans;
       }
 }
 
-TEST(LaneReductions, FirstLargestIsTheInOrderOneInF32) {
-  std::mt19937 rng(37);
-  for (int64_t n : kLengths)
-    for (int distinct : {1, 3, 50})
-      for (bool nans : {false, true}) {
-        std::vector<float> x = values<float>(n, distinct, nans, rng);
-        int32_t got = -7;
-        ASSERT_EQ(spl_test_first_largest_f32(n, x.data(), &got), 0);
-        EXPECT_EQ(got, firstLargest(x)) << "n=" << n << " distinct=" << distinct << " nans=" << nans;
-      }
-}
+TEST(LaneReductions, FirstLargestIsTheInOrderOneInF64) { expectTheInOrderFirstLargest<double>(spl_test_first_largest_f64, 36); }
+
+TEST(LaneReductions, FirstLargestIsTheInOrderOneInF32) { expectTheInOrderFirstLargest<float>(spl_test_first_largest_f32, 37); }
 
 TEST(LaneReductions, TheLargestInTheTailOrInTheLastLane) {
-  // The largest |x_i| at `at` and again a lane's width later: the first one wins.
-  for (int64_t n : {9, 17, 23, 24, 25, 1001}) {
-    for (int64_t at : {int64_t{0}, n / 8 * 8 - 1, n / 8 * 8, n - 1}) {
-      if (at >= n) continue;
+  // The largest |x_i| at `at` and again in the same lane a group later (32 lanes in f64): the
+  // first one wins, in a whole group, in the last lane of the last one, or in the partial group.
+  for (int64_t n : {31, 33, 63, 64, 65, 95, 1001}) {
+    for (int64_t at : {int64_t{0}, n / 32 * 32 - 1, n / 32 * 32, n - 1}) {
+      if (at < 0 || at >= n) continue;
       std::vector<double> x(static_cast<size_t>(n), -1.0);
       x[static_cast<size_t>(at)] = -3.0;
-      if (at + 8 < n) x[static_cast<size_t>(at + 8)] = 3.0;
+      if (at + 32 < n) x[static_cast<size_t>(at + 32)] = 3.0;
       int32_t got = -7;
       ASSERT_EQ(spl_test_first_largest_f64(n, x.data(), &got), 0);
       EXPECT_EQ(got, at) << "n=" << n;
