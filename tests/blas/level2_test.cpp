@@ -458,13 +458,13 @@ void expectStridesKeptAndBitsAsFirst(const std::vector<T> &got, const std::vecto
 // stdlib/blas2.spl). Sizes past the eight parts' boundaries and the column blocks (1000, 2001;
 // symv L in blocks of four up to 1024 rows, of eight from 1025: level2.c's kSymvSmallRows), and
 // below poly::minPrivateWork, where the parts run in order on one copy (spmv 63 and 256; 401
-// with 512-bit vectors; symv up to 256 rows runs the same loops without parts: level2.c's
-// kSymvSerialRows), increments 1, -2 and 3, alpha and beta not 1: against a double reference,
+// with 512-bit vectors; symv up to 320 rows, 448 with AVX-512, runs the same loops without
+// parts: level2.c's symvSerialRows), increments 1, -2 and 3, alpha and beta not 1: against a double reference,
 // and the same bits on 1, 2 and 3 threads (neither the parts nor the version taken depend on
 // the thread count).
 template <typename T> void checkSymvOnThreads(Kind kind, double tolerance) {
   std::mt19937 rng(4242);
-  for (int n : {63, 256, 257, 401, 1000, 1024, 1025, 2001})
+  for (int n : {63, 256, 257, 320, 321, 401, 448, 449, 1000, 1024, 1025, 2001})
     for (char uplo : {'L', 'U'})
       for (auto [incx, incy] : std::vector<std::pair<int, int>>{{1, 1}, {-2, 3}}) {
         Storage st;
