@@ -27,6 +27,11 @@
  * CPU, 900,000 with 512-bit vectors, so that its parts do run on threads). */
 enum { kGemvBlockRows = 2048, kGemvSmallBlockRows = 256 };
 static const int64_t kGemvPartsWork = 1000000;
+/* The export of gemv N's blocks of kGemvBlockRows for m rows: sgemv's sweeps sixteen columns at a
+ * time with 32 vector registers, eight up to one block (_short, below kGemvPartsWork elements
+ * there, so A in the caches); dgemv eight either way (stdlib/blas2.spl). */
+#define sgemv_n_for(m) ((m) <= kGemvBlockRows ? spl_blas_sgemv_n_short : spl_blas_sgemv_n)
+#define dgemv_n_for(m) spl_blas_dgemv_n
 
 /* symv L up to kSymvSmallRows rows: the export of blocks of four columns (_small), whose loop
  * keeps its sums and broadcasts in sixteen vector registers; past it, blocks of eight, which load
@@ -99,7 +104,7 @@ static int small_band(int rows) { return rows <= 2 * kBandBlockRows && spl_num_t
     else if (blas_is(trans, 'N') && *m > kGemvBlockRows && spl_num_threads() == 1)                              \
       BLAS_RUN(spl_blas_##P##gemv_n_large(N64(m), N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy))); \
     else if (blas_is(trans, 'N'))                                                                               \
-      BLAS_RUN(spl_blas_##P##gemv_n(N64(m), N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));   \
+      BLAS_RUN(P##gemv_n_for(*m)(N64(m), N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));      \
     else                                                                                                        \
       BLAS_RUN(spl_blas_##P##gemv_t(N64(n), N64(m), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));   \
   }                                                                                                             \
