@@ -29,7 +29,8 @@ enum { kGemvBlockRows = 2048, kGemvSmallBlockRows = 256 };
 static const int64_t kGemvPartsWork = 1000000;
 /* The export of gemv N's blocks of kGemvBlockRows for m rows: sgemv's sweeps sixteen columns at a
  * time with 32 vector registers, eight up to one block (_short, below kGemvPartsWork elements
- * there, so A in the caches); dgemv eight either way (stdlib/blas2.spl). */
+ * there, so A in the caches), as its _small export does, so that a shape gets one column count
+ * (and one rounding) on every thread count; dgemv eight everywhere (stdlib/blas2.spl). */
 #define sgemv_n_for(m) ((m) <= kGemvBlockRows ? spl_blas_sgemv_n_short : spl_blas_sgemv_n)
 #define dgemv_n_for(m) spl_blas_dgemv_n
 
