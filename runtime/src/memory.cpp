@@ -6,17 +6,28 @@
  * aligned_alloc because the latter requires the size to be a multiple of the alignment; the
  * result is released with plain free, which spl_free wraps so that callers never mix allocators.
  *
- * A buffer of 2 MiB or more (a plan's converted copy, a large temporary) starts on a 2 MiB
- * boundary and asks Linux for transparent huge pages (MADV_HUGEPAGE: systems that enable them
+ * A buffer of 1 MiB or more (a plan's converted copy and its own x and y, a large temporary)
+ * starts on a 2 MiB boundary, takes whole huge pages (its size rounded up to 2 MiB) and asks
+ * Linux for transparent huge pages over all of them (MADV_HUGEPAGE: systems that enable them
  * only on request, Debian's default), because its first touch is otherwise a page fault every
  * 4 KiB: on a 2-core EPYC VM 4.0 ms a MB (a plan's BCSR copy of pwtk, 50 MB, took 207 ms to
  * convert, 58 CSR calls), 0.3 ms a MB with huge pages and 0.07 once the VM has backed them;
- * 0.45 ms a MB on a 2-core Xeon VM.
+ * 0.45 ms a MB on a 2-core Xeon VM. The size is rounded up because only whole huge pages inside
+ * the buffer had been asked for: a vector of 500,000 doubles (3.8 MiB) ran its last 1.8 MiB on
+ * small pages, and a plan's x and y of ecology1 took 11-22 ms of its 22-ms budget (the 2-core EPYC
+ * Zen 5 VM, 2026-12-02: 3.3 ms a MB on small pages against 0.08 on huge ones, whose first touch
+ * costs one fault and the clearing of 2 MiB). A buffer of 1-2 MiB pays at most its own size
+ * again in memory that its first touch clears; smaller ones keep small pages.
  */
 #include "export.h"
 
 #include <stdint.h>
 #include <stdlib.h>
+
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -39,27 +50,148 @@ struct Scratch {
   int count = 0;
   size_t start[kBlocks];
   bool given[kBlocks];
-  ~Scratch() { free(base); }
+  ~Scratch() { spl_free(base); }
 };
 thread_local Scratch tls_scratch;
 } // namespace
 
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+namespace {
+/* A freed mapping is kept for the next buffer of its length, up to kKeptMappings of at most
+ * kKeptBytes each (the oldest goes back first; 64 MB held at most, as much as glibc's heap
+ * keeps before it trims at its largest threshold): a kernel that takes a temporary of a MB or
+ * more at every call reuses one mapping instead of mapping, faulting and unmapping it each time,
+ * and an unmap on two threads stops the other one too (its TLB): trsm on two threads ran
+ * 0.83-0.88x as fast with a mapping a call (the 2-core EPYC Zen 5, 2026-12-02), 1.00-1.10x with
+ * mappings kept. */
+constexpr size_t kKeptMappings = 4;
+constexpr size_t kKeptBytes = size_t{16} << 20;
+
+/* The mappings of the buffers of huge pages (spl_alloc's own, each from mmap): the address given
+ * out and its length, which spl_free gives back, and those kept for reuse. Never destroyed, so
+ * that a buffer freed by another static's destructor still finds its mapping. */
+struct HugeMappings {
+  std::mutex lock;
+  std::unordered_map<uintptr_t, size_t> of;
+  std::vector<std::pair<void *, size_t>> kept; /* oldest first; its room reserved at the start */
+  HugeMappings() { kept.reserve(kKeptMappings); }
+};
+HugeMappings &huge_mappings() {
+  static HugeMappings *mappings = new HugeMappings;
+  return *mappings;
+}
+
+/* A kept mapping of `taken` bytes, given out again; nullptr where none is kept. */
+void *reuse_kept(HugeMappings &m, size_t taken) {
+  std::lock_guard<std::mutex> hold(m.lock);
+  for (size_t k = m.kept.size(); k-- > 0;)
+    if (m.kept[k].second == taken) {
+      void *ptr = m.kept[k].first;
+      m.of.emplace(reinterpret_cast<uintptr_t>(ptr), taken); /* may throw: the mapping stays kept */
+      m.kept.erase(m.kept.begin() + static_cast<std::ptrdiff_t>(k));
+      return ptr;
+    }
+  return nullptr;
+}
+
+/* `taken` bytes (a multiple of kHugePage) from a mapping of their own, starting on a huge page,
+ * with Linux asked for huge pages over all of them; nullptr where there is no memory. */
+void *map_huge(size_t taken) {
+  if (taken > SIZE_MAX - kHugePage)
+    return nullptr;
+  try {
+    HugeMappings &m = huge_mappings();
+    if (void *ptr = reuse_kept(m, taken))
+      return ptr;
+    const size_t length = taken + kHugePage; /* room to start on a huge page */
+    void *mapping = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapping == MAP_FAILED)
+      return nullptr;
+    const uintptr_t start = reinterpret_cast<uintptr_t>(mapping);
+    const uintptr_t aligned = (start + kHugePage - 1) & ~uintptr_t(kHugePage - 1);
+    /* The pages before and after the aligned range go back at once. */
+    if (aligned > start)
+      (void)munmap(mapping, aligned - start);
+    if (const uintptr_t end = start + length, used = aligned + taken; end > used)
+      (void)munmap(reinterpret_cast<void *>(used), end - used);
+    void *ptr = reinterpret_cast<void *>(aligned);
+    /* A refusal (no THP) changes nothing. */
+    (void)madvise(ptr, taken, MADV_HUGEPAGE);
+    try {
+      std::lock_guard<std::mutex> hold(m.lock);
+      m.of.emplace(aligned, taken);
+    } catch (...) {
+      (void)munmap(ptr, taken);
+      return nullptr;
+    }
+    return ptr;
+  } catch (...) { /* no memory for the table of mappings */
+    return nullptr;
+  }
+}
+
+/* Gives back `ptr`'s mapping where spl_alloc mapped it (kept for reuse, or unmapped); false for
+ * a buffer of the heap. */
+bool unmap_huge(void *ptr) {
+  const uintptr_t address = reinterpret_cast<uintptr_t>(ptr);
+  if (address & (kHugePage - 1))
+    return false;
+  HugeMappings *mappings = nullptr;
+  try {
+    mappings = &huge_mappings(); /* made before, where spl_alloc mapped ptr */
+  } catch (...) {
+    return false; /* no table: nothing was mapped */
+  }
+  std::pair<void *, size_t> unmapped{nullptr, 0};
+  {
+    HugeMappings &m = *mappings;
+    std::lock_guard<std::mutex> hold(m.lock);
+    auto it = m.of.find(address);
+    if (it == m.of.end())
+      return false;
+    const size_t taken = it->second;
+    m.of.erase(it);
+    if (taken > kKeptBytes) {
+      unmapped = {ptr, taken};
+    } else {
+      if (m.kept.size() == kKeptMappings) {
+        unmapped = m.kept.front();
+        m.kept.erase(m.kept.begin());
+      }
+      m.kept.emplace_back(ptr, taken); /* within the reserved room */
+    }
+  }
+  if (unmapped.first != nullptr)
+    (void)munmap(unmapped.first, unmapped.second);
+  return true;
+}
+} // namespace
+#endif
+
 void *spl_alloc(size_t bytes) {
   if (bytes == 0)
     return nullptr;
-  const bool huge = bytes >= kHugePage;
-  void *ptr = nullptr;
-  if (posix_memalign(&ptr, huge ? kHugePage : kAlignment, bytes) != 0)
-    return nullptr;
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-  /* Only the whole huge pages inside the buffer; a refusal (no THP) changes nothing. */
-  if (huge)
-    (void)madvise(ptr, bytes & ~(kHugePage - 1), MADV_HUGEPAGE);
+  /* Its own mapping rather than the heap's: a range of the heap that has held small pages keeps
+   * their page table, and Linux may then fault it in small pages again whatever madvise asked (a
+   * plan's x and y of 4 MB each took 10-17 ms from the benchmark process's heap, 0.3-2 ms from
+   * mappings of their own). */
+  if (bytes >= kHugePage / 2)
+    return bytes > SIZE_MAX - kHugePage ? nullptr : map_huge((bytes + kHugePage - 1) & ~(kHugePage - 1));
 #endif
+  void *ptr = nullptr;
+  if (posix_memalign(&ptr, kAlignment, bytes) != 0)
+    return nullptr;
   return ptr;
 }
 
-void spl_free(void *ptr) { free(ptr); }
+void spl_free(void *ptr) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (ptr != nullptr && unmap_huge(ptr))
+    return;
+#endif
+  free(ptr);
+}
 
 void *spl_temp_alloc(size_t bytes) {
   if (bytes == 0)
