@@ -17,7 +17,8 @@
  * small pages, and a plan's x and y of ecology1 took 11-22 ms of its 22-ms budget (the 2-core EPYC
  * Zen 5 VM, 2026-12-02: 3.3 ms a MB on small pages against 0.08 on huge ones, whose first touch
  * costs one fault and the clearing of 2 MiB). A buffer of 1-2 MiB pays at most its own size
- * again in memory that its first touch clears; smaller ones keep small pages.
+ * again in memory that its first touch clears; smaller ones keep small pages. Such a buffer is a
+ * mapping of its own, and a freed one is kept a while for the next (map_huge, unmap_huge).
  */
 #include "export.h"
 
@@ -57,41 +58,52 @@ thread_local Scratch tls_scratch;
 
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
 namespace {
-/* A freed mapping is kept for the next buffer of its length, up to kKeptMappings of at most
- * kKeptBytes each (the oldest goes back first; 64 MB held at most, as much as glibc's heap
- * keeps before it trims at its largest threshold): a kernel that takes a temporary of a MB or
- * more at every call reuses one mapping instead of mapping, faulting and unmapping it each time,
- * and an unmap on two threads stops the other one too (its TLB): trsm on two threads ran
- * 0.83-0.88x as fast with a mapping a call (the 2-core EPYC Zen 5, 2026-12-02), 1.00-1.10x with
- * mappings kept. */
-constexpr size_t kKeptMappings = 4;
-constexpr size_t kKeptBytes = size_t{16} << 20;
+/* A freed mapping of at most kKeptBytes is kept for a later buffer that it holds at no more than
+ * twice the size, up to kKeptMappings and kKeptTotal bytes in all (the oldest go back first),
+ * as glibc's heap had kept the freed buffers below its mmap threshold (32 MB at most) for the
+ * next ones: a plan's converted copy freed at the end of one plan serves the next plan of the
+ * matrix (pdb1HYS's BCSR copy, 18 MB: converted in 13 ms, stopped at the deadline, from fresh
+ * mappings on the 2-core Zen 5 VM, whose host backs memory new to the process slowly, against
+ * 3-5 ms from memory the process holds), and a kernel that takes a temporary of a MB or more at
+ * every call reuses one mapping instead of mapping, faulting and unmapping it each time (an unmap
+ * on two threads stops the other one too, for its TLB: trsm on two threads ran 0.83-0.88x as
+ * fast with a mapping a call, 2026-12-02, 1.00-1.10x with mappings kept). */
+constexpr size_t kKeptMappings = 8;
+constexpr size_t kKeptBytes = size_t{64} << 20;
+constexpr size_t kKeptTotal = size_t{128} << 20;
 
 /* The mappings of the buffers of huge pages (spl_alloc's own, each from mmap): the address given
- * out and its length, which spl_free gives back, and those kept for reuse. Never destroyed, so
- * that a buffer freed by another static's destructor still finds its mapping. */
+ * out and its mapping's length, which spl_free gives back, and those kept for reuse. Never
+ * destroyed, so that a buffer freed by another static's destructor still finds its mapping. */
 struct HugeMappings {
   std::mutex lock;
   std::unordered_map<uintptr_t, size_t> of;
   std::vector<std::pair<void *, size_t>> kept; /* oldest first; its room reserved at the start */
-  HugeMappings() { kept.reserve(kKeptMappings); }
+  size_t kept_bytes = 0;
+  HugeMappings() { kept.reserve(kKeptMappings + 1); }
 };
 HugeMappings &huge_mappings() {
   static HugeMappings *mappings = new HugeMappings;
   return *mappings;
 }
 
-/* A kept mapping of `taken` bytes, given out again; nullptr where none is kept. */
+/* The smallest kept mapping that holds `taken` bytes at no more than twice that, given out
+ * again; nullptr where none is kept. */
 void *reuse_kept(HugeMappings &m, size_t taken) {
   std::lock_guard<std::mutex> hold(m.lock);
-  for (size_t k = m.kept.size(); k-- > 0;)
-    if (m.kept[k].second == taken) {
-      void *ptr = m.kept[k].first;
-      m.of.emplace(reinterpret_cast<uintptr_t>(ptr), taken); /* may throw: the mapping stays kept */
-      m.kept.erase(m.kept.begin() + static_cast<std::ptrdiff_t>(k));
-      return ptr;
-    }
-  return nullptr;
+  size_t best = m.kept.size();
+  for (size_t k = 0; k < m.kept.size(); ++k) {
+    const size_t length = m.kept[k].second;
+    if (length >= taken && length / 2 <= taken && (best == m.kept.size() || length < m.kept[best].second))
+      best = k;
+  }
+  if (best == m.kept.size())
+    return nullptr;
+  const auto [ptr, length] = m.kept[best];
+  m.of.emplace(reinterpret_cast<uintptr_t>(ptr), length); /* may throw: the mapping stays kept */
+  m.kept.erase(m.kept.begin() + static_cast<std::ptrdiff_t>(best));
+  m.kept_bytes -= length;
+  return ptr;
 }
 
 /* `taken` bytes (a multiple of kHugePage) from a mapping of their own, starting on a huge page,
@@ -142,27 +154,31 @@ bool unmap_huge(void *ptr) {
   } catch (...) {
     return false; /* no table: nothing was mapped */
   }
-  std::pair<void *, size_t> unmapped{nullptr, 0};
+  /* The mappings to give back: this one where it is not kept, or the oldest kept ones. */
+  std::pair<void *, size_t> unmapped[kKeptMappings + 1];
+  size_t count = 0;
   {
     HugeMappings &m = *mappings;
     std::lock_guard<std::mutex> hold(m.lock);
     auto it = m.of.find(address);
     if (it == m.of.end())
       return false;
-    const size_t taken = it->second;
+    const size_t length = it->second;
     m.of.erase(it);
-    if (taken > kKeptBytes) {
-      unmapped = {ptr, taken};
+    if (length > kKeptBytes) {
+      unmapped[count++] = {ptr, length};
     } else {
-      if (m.kept.size() == kKeptMappings) {
-        unmapped = m.kept.front();
+      m.kept.emplace_back(ptr, length); /* within the reserved room */
+      m.kept_bytes += length;
+      while (m.kept.size() > kKeptMappings || m.kept_bytes > kKeptTotal) {
+        unmapped[count++] = m.kept.front();
+        m.kept_bytes -= m.kept.front().second;
         m.kept.erase(m.kept.begin());
       }
-      m.kept.emplace_back(ptr, taken); /* within the reserved room */
     }
   }
-  if (unmapped.first != nullptr)
-    (void)munmap(unmapped.first, unmapped.second);
+  for (size_t k = 0; k < count; ++k)
+    (void)munmap(unmapped[k].first, unmapped[k].second);
   return true;
 }
 } // namespace
