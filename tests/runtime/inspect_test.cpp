@@ -238,6 +238,37 @@ TEST_F(Inspect, RejectsBadInputAndZeroesTheProfile) {
   ASSERT_EQ(spl_csr_inspect(2, 3, noEntries, nullptr, &p), SPL_OK);  // no entries: no columns needed
   EXPECT_EQ(p.empty_rows, 2);
   EXPECT_EQ(p.length_buckets[0], 2);
+  // The offsets are checked a block of 4096 at a time: a decrease at either side of a block's
+  // edge, and at the very last offset, is found.
+  for (int64_t at : {int64_t(4095), int64_t(4096), int64_t(4097), int64_t(10000)}) {
+    std::vector<int32_t> offs(10001), many(10000, 0);
+    for (int64_t i = 0; i <= 10000; ++i) offs[static_cast<size_t>(i)] = static_cast<int32_t>(i);
+    offs[static_cast<size_t>(at)] -= 2;
+    EXPECT_EQ(spl_csr_inspect(10000, 10000, offs.data(), many.data(), &p), SPL_ERR_BAD_INPUT) << at;
+  }
+}
+
+// A plan's inspection of rows that vary from chunk to chunk: chunks of short rows (their
+// histogram counted by powers of two) beside chunks with rows of 256 entries and more (a
+// histogram of increments), empty rows, and lengths that change or not at the chunks' edges,
+// every field as the reference gives it, on one thread and two.
+TEST_F(Inspect, ChunksOfShortAndLongRowsMatchTheReference) {
+  std::vector<int32_t> lengths;
+  uint64_t state = 99;
+  for (int64_t i = 0; i < 300000; ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    const uint64_t r = state >> 33;
+    int32_t len = static_cast<int32_t>(r % 9);  // 0..8, empty rows among them
+    if ((i / 20000) % 3 == 1 && r % 997 == 0) len = 255 + static_cast<int32_t>(r % 3000);  // some chunks' long rows
+    if ((i / 50000) % 2 == 0) len = 5;  // runs of one length across chunk edges
+    lengths.push_back(len);
+  }
+  Csr32 c = fromLengths(lengths, 300000, 4);
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(threads);
+    spl_set_num_threads(threads);
+    expectAsReference(c);
+  }
 }
 
 }  // namespace
