@@ -36,8 +36,8 @@ constexpr int64_t kRowsPerChunk = 1 << 14;
  * its first entry's (a band's or a stencil's diagonals all fall in it): a plain store of a byte
  * per entry, where or-ing bits into words made chains of stores to one word and ran at half
  * the speed. Entries outside the window mark the shared set directly. Every kCheckEntries
- * entries the chunk counts its map (by entries, not rows: a chunk of a few long rows must stop
- * early too), so that it stops soon after the count passes the limit. */
+ * entries marked the chunk counts its map (by entries, not rows: a chunk of a few long rows must
+ * stop early too), so that it stops soon after the count passes the limit. */
 constexpr int64_t kLocalSpan = 1 << 14;
 constexpr int64_t kCheckEntries = 1 << 15;
 
@@ -57,7 +57,6 @@ struct Marking {
     if (marked.load(std::memory_order_relaxed) > limit)
       return;
     const int64_t r0 = c * kRowsPerChunk, r1 = std::min(n, r0 + kRowsPerChunk), base = offs[0];
-    const uint64_t columns = static_cast<uint64_t>(m);
     std::vector<uint8_t> seen(static_cast<size_t>(kLocalSpan), 0);
     /* The window: centred on the chunk's first entry's offset (0 for a chunk without entries). */
     int64_t low = -kLocalSpan / 2;
@@ -66,33 +65,96 @@ struct Marking {
         low = cols[offs[i] - base] - i - kLocalSpan / 2;
         break;
       }
-    int64_t added = 0, next_check = kCheckEntries;
-    for (int64_t i = r0; i < r1; ++i) {
-      for (int64_t p = offs[i] - base, end = offs[i + 1] - base; p < end; ++p) {
-        const int64_t j = cols[p];
-        if (static_cast<uint64_t>(j) >= columns)
-          continue;
-        const uint64_t at = static_cast<uint64_t>(j - i - low);
-        if (at < static_cast<uint64_t>(kLocalSpan))
-          seen[at] = 1;
-        else
-          added += set->mark_offset(j - i);
+    int64_t added = 0, unchecked = 0; /* unchecked: entries marked since the last count */
+    /* Once kCheckEntries entries more are marked: false once the diagonals counted pass the
+     * limit (entries of the rows a run skips add no diagonal). */
+    auto within_limit = [&](int64_t row) {
+      unchecked += static_cast<int64_t>(offs[row + 1]) - offs[row];
+      if (unchecked < kCheckEntries)
+        return true;
+      unchecked = 0;
+      int64_t local = added;
+      for (uint8_t b : seen)
+        local += b;
+      if (local > limit || marked.load(std::memory_order_relaxed) > limit) {
+        marked.fetch_add(limit + 1, std::memory_order_relaxed);
+        return false;
       }
-      if (offs[i + 1] - offs[r0] >= next_check) {
-        next_check += kCheckEntries;
-        int64_t local = added;
-        for (uint8_t b : seen)
-          local += b;
-        if (local > limit || marked.load(std::memory_order_relaxed) > limit) {
-          marked.fetch_add(limit + 1, std::memory_order_relaxed);
-          return;
+      return true;
+    };
+    /* Runs of rows of one length: where each row of a run holds the row before it shifted by one
+     * column (a band's or a stencil's rows between the grid's edges), its diagonals are those of
+     * the run's first row, which alone is marked: ecology1's count (500,000 rows of five) took
+     * 2.7 ms marking every entry, longer than a CSR call. */
+    for (int64_t i = r0; i < r1;) {
+      const int64_t length = static_cast<int64_t>(offs[i + 1]) - offs[i];
+      int64_t end = i + 1;
+      while (end < r1 && static_cast<int64_t>(offs[end + 1]) - offs[end] == length)
+        ++end;
+      const bool valid = mark_row(i, low, seen.data(), added);
+      if (!within_limit(i))
+        return;
+      if (end - i > 1 && !(valid && length > 0 && shifted_run(i, end, length)))
+        for (int64_t k = i + 1; k < end; ++k) {
+          mark_row(k, low, seen.data(), added);
+          if (!within_limit(k))
+            return;
         }
-      }
+      i = end;
     }
-    for (int64_t at = 0; at < kLocalSpan; ++at)
-      if (seen[static_cast<size_t>(at)])
-        added += set->mark_offset(low + at);
+    /* The window's marks into the set, eight bytes at a time (most are 0). */
+    for (int64_t word = 0; word < kLocalSpan; word += 8) {
+      uint64_t bytes;
+      std::memcpy(&bytes, seen.data() + word, sizeof bytes);
+      if (bytes == 0)
+        continue;
+      for (int64_t at = word; at < word + 8; ++at)
+        if (seen[static_cast<size_t>(at)])
+          added += set->mark_offset(low + at);
+    }
     marked.fetch_add(added, std::memory_order_relaxed);
+  }
+
+  /* Marks row i's diagonals (in `seen` within the window from `low`, else in the shared set,
+   * counting those new to it in `added`); true when every column lay within [0, m). */
+  bool mark_row(int64_t i, int64_t low, uint8_t *seen, int64_t &added) {
+    const uint64_t columns = static_cast<uint64_t>(m);
+    const int64_t base = offs[0];
+    bool valid = true;
+    for (int64_t p = offs[i] - base, end = offs[i + 1] - base; p < end; ++p) {
+      const int64_t j = cols[p];
+      if (static_cast<uint64_t>(j) >= columns) {
+        valid = false;
+        continue;
+      }
+      const uint64_t at = static_cast<uint64_t>(j - i - low);
+      if (at < static_cast<uint64_t>(kLocalSpan))
+        seen[at] = 1;
+      else
+        added += set->mark_offset(j - i);
+    }
+    return valid;
+  }
+
+  /* Whether each row of first + 1 .. end (each `length` long, as row first is) holds the row
+   * before it shifted by one column. One pass over their columns as a flat array, the entry
+   * `length` before each its match: a loop without a branch an entry, which vectorises. Then a
+   * row's diagonals are row first's (its columns past m, which the kernel ignores, lie on
+   * diagonals row first marked, whose columns were all within [0, m)). */
+  bool shifted_run(int64_t first, int64_t end, int64_t length) const {
+    const int64_t base = offs[0];
+    const int32_t *const run = cols + (offs[first] - base);
+    const int64_t count = static_cast<int64_t>(offs[end]) - offs[first + 1];
+    constexpr int64_t kBlock = 4096;
+    for (int64_t k0 = 0; k0 < count; k0 += kBlock) {
+      const int64_t k1 = std::min(count, k0 + kBlock);
+      uint32_t differs = 0;
+      for (int64_t k = k0; k < k1; ++k)
+        differs |= static_cast<uint32_t>(run[k + length]) - static_cast<uint32_t>(run[k]) - 1u;
+      if (differs != 0)
+        return false;
+    }
+    return true;
   }
 };
 

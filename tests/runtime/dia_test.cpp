@@ -145,6 +145,44 @@ TEST_F(Dia, StencilsOnEveryThreadCount) {
     }
 }
 
+/// n rows of the columns row(i) gives (a column outside [0, m) included as given).
+template <typename Row> Csr32 fromRows(int64_t n, int64_t m, Row row) {
+  Csr32 c;
+  c.rows = n;
+  c.columns = m;
+  c.offs.push_back(0);
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j : row(i)) c.cols.push_back(static_cast<int32_t>(j)), c.vals.push_back(static_cast<double>((i + j) % 9) + 1);
+    c.offs.push_back(static_cast<int32_t>(c.cols.size()));
+  }
+  for (double v : c.vals) c.vals32.push_back(static_cast<float>(v));
+  c.cols.push_back(0), c.vals.push_back(0), c.vals32.push_back(0);
+  return c;
+}
+
+// The count marks only the first row of a run of rows of one length where each holds the row
+// before it shifted by one column; these runs must not hide a diagonal: a first row with a column
+// outside [0, m) (the rows after it hold a valid one on that row's diagonal; one chunk of rows,
+// so that no later chunk's first row marks it), one row deep in a
+// long run that breaks the shift, rows whose columns step by two (each row on diagonals of its
+// own: 601 on 600 rows), a band whose last rows' columns run past m, on 1 and 2 threads.
+TEST_F(Dia, RunsOfShiftedRowsHideNoDiagonal) {
+  const int64_t n = 40000;
+  const std::vector<std::pair<const char *, Csr32>> matrices = {
+      {"first row's column -1", fromRows(10000, 10000, [](int64_t i) { return std::vector<int64_t>{i - 1, i}; })},
+      {"one row breaks the run", fromRows(n, n, [](int64_t i) {
+         return i == 25000 ? std::vector<int64_t>{i - 7, i, i + 1} : std::vector<int64_t>{i - 2, i, i + 1};
+       })},
+      {"columns step by two", fromRows(600, 1202, [](int64_t i) { return std::vector<int64_t>{2 * i, 2 * i + 1}; })},
+      {"band past m", fromRows(n, n, [](int64_t i) { return std::vector<int64_t>{i, i + 1, i + 2}; })}};
+  for (const auto &[name, c] : matrices)
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(std::string(name) + ", " + std::to_string(threads) + " threads");
+      spl_set_num_threads(threads);
+      expectConversion(c);
+    }
+}
+
 // Past the limit the count stops: a scattered matrix reads limit + 1 on every thread count.
 TEST_F(Dia, TheCountStopsPastTheLimit) {
   spl_csr m{};
