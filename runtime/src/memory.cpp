@@ -2,9 +2,10 @@
  * runtime's copies; spl_temp_alloc and spl_temp_free, a generated kernel's temporaries.
  *
  * 64 bytes is a cache line on the CPUs we target and covers the widest vector loads (AVX-512),
- * so generated kernels may assume aligned temporaries. posix_memalign is used rather than
- * aligned_alloc because the latter requires the size to be a multiple of the alignment; the
- * result is released with plain free, which spl_free wraps so that callers never mix allocators.
+ * so generated kernels may assume aligned temporaries. Below 1 MiB posix_memalign is used rather
+ * than aligned_alloc because the latter requires the size to be a multiple of the alignment, and
+ * such a buffer goes back with plain free; spl_free tells it from the mappings of larger ones
+ * (below), so that callers never mix allocators.
  *
  * A buffer of 1 MiB or more (a plan's converted copy and its own x and y, a large temporary)
  * starts on a 2 MiB boundary, takes whole huge pages (its size rounded up to 2 MiB) and asks
@@ -62,9 +63,9 @@ namespace {
  * twice the size, up to kKeptMappings and kKeptTotal bytes in all (the oldest go back first),
  * as glibc's heap had kept the freed buffers below its mmap threshold (32 MB at most) for the
  * next ones: a plan's converted copy freed at the end of one plan serves the next plan of the
- * matrix (pdb1HYS's BCSR copy, 18 MB: converted in 13 ms, stopped at the deadline, from fresh
- * mappings on the 2-core Zen 5 VM, whose host backs memory new to the process slowly, against
- * 3-5 ms from memory the process holds), and a kernel that takes a temporary of a MB or more at
+ * matrix (pdb1HYS's BCSR copy, 18 MB, on two threads: its conversion stopped at the deadline
+ * after 13 ms from fresh mappings on the 2-core Zen 5 VM, whose host backs memory new to the
+ * process slowly, where the whole plan had taken 5.8 ms from glibc's heap), and a kernel that takes a temporary of a MB or more at
  * every call reuses one mapping instead of mapping, faulting and unmapping it each time (an unmap
  * on two threads stops the other one too, for its TLB: trsm on two threads ran 0.83-0.88x as
  * fast with a mapping a call, 2026-12-02, 1.00-1.10x with mappings kept). */
