@@ -41,6 +41,11 @@ const char *spl_error_string(int code);
  * (kernels treat a NULL result with bytes > 0 as SPL_ERR_ALLOC). */
 void *spl_alloc(size_t bytes);
 void spl_free(void *ptr);
+/* Freed buffers of 64 KiB or more stay mapped for the next spl_alloc of about their size (at most
+ * 16 of them, 128 MB in all: a plan's copies and vectors, a kernel's large temporaries), so that
+ * their pages are not faulted in again; spl_release_memory gives them back to the system now (as
+ * malloc_trim does for the heap), for a program that has planned and wants its memory back. */
+void spl_release_memory(void);
 /* A generated kernel's temporaries: 64-byte aligned memory from the calling thread's scratch
  * (256 KB, taken and given back in stack order, no system call after the thread's first), else
  * from spl_alloc; the same NULL contract. spl_temp_free takes what spl_temp_alloc gave, on the

@@ -85,22 +85,19 @@ struct Marking {
     /* Runs of rows of one length: where each row of a run holds the row before it shifted by one
      * column (a band's or a stencil's rows between the grid's edges), its diagonals are those of
      * the run's first row, which alone is marked: ecology1's count (500,000 rows of five) took
-     * 2.7 ms marking every entry, longer than a CSR call. */
+     * 2.7 ms marking every entry, longer than a CSR call. A row that breaks the shift starts the
+     * next such run; a row with a column outside [0, m) vouches for no row after it. */
     for (int64_t i = r0; i < r1;) {
       const int64_t length = static_cast<int64_t>(offs[i + 1]) - offs[i];
       int64_t end = i + 1;
       while (end < r1 && static_cast<int64_t>(offs[end + 1]) - offs[end] == length)
         ++end;
-      const bool valid = mark_row(i, low, seen.data(), added);
-      if (!within_limit(i))
-        return;
-      if (end - i > 1 && !(valid && length > 0 && shifted_run(i, end, length)))
-        for (int64_t k = i + 1; k < end; ++k) {
-          mark_row(k, low, seen.data(), added);
-          if (!within_limit(k))
-            return;
-        }
-      i = end;
+      while (i < end) {
+        const bool valid = mark_row(i, low, seen.data(), added);
+        if (!within_limit(i))
+          return;
+        i = valid && length > 0 ? shifted_from(i, end, length) : i + 1;
+      }
     }
     /* The window's marks into the set, eight bytes at a time (most are 0). */
     for (int64_t word = 0; word < kLocalSpan; word += 8) {
@@ -136,12 +133,14 @@ struct Marking {
     return valid;
   }
 
-  /* Whether each row of first + 1 .. end (each `length` long, as row first is) holds the row
-   * before it shifted by one column. One pass over their columns as a flat array, the entry
-   * `length` before each its match: a loop without a branch an entry, which vectorises. Then a
-   * row's diagonals are row first's (its columns past m, which the kernel ignores, lie on
-   * diagonals row first marked, whose columns were all within [0, m)). */
-  bool shifted_run(int64_t first, int64_t end, int64_t length) const {
+  /* The first row of first + 1 .. end (each `length` long, as row first is) that does not hold
+   * the row before it shifted by one column, or end where all do. Their columns as a flat array,
+   * the entry `length` before each its match, in blocks of kBlock entries, each one loop without
+   * a branch an entry, which vectorises; only the block where the shift breaks is read again, to
+   * find the row. The rows before that one hold row first's diagonals (their columns past m,
+   * which the kernel ignores, lie on diagonals row first marked, whose columns were all within
+   * [0, m)). */
+  int64_t shifted_from(int64_t first, int64_t end, int64_t length) const {
     const int64_t base = offs[0];
     const int32_t *const run = cols + (offs[first] - base);
     const int64_t count = static_cast<int64_t>(offs[end]) - offs[first + 1];
@@ -151,10 +150,13 @@ struct Marking {
       uint32_t differs = 0;
       for (int64_t k = k0; k < k1; ++k)
         differs |= static_cast<uint32_t>(run[k + length]) - static_cast<uint32_t>(run[k]) - 1u;
-      if (differs != 0)
-        return false;
+      if (differs == 0)
+        continue;
+      for (int64_t k = k0; k < k1; ++k)
+        if (static_cast<uint32_t>(run[k + length]) - static_cast<uint32_t>(run[k]) != 1u)
+          return first + 1 + k / length; /* entry k + length lies in that row */
     }
-    return true;
+    return end;
   }
 };
 

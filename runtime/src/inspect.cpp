@@ -70,9 +70,9 @@ struct Inspection {
    * INT32_MAX entries): loops without a store an element, which vectorise (the library's
    * baseline x86-64 has SSE2's 32-bit compares and products of 32 into 64 bits). The histogram
    * counts the rows at or above each power of two up to the longest row, a pass each, where rows
-   * are shorter than kCountedBuckets' lengths; longer ones take any_rows' histogram, whose
-   * passes would outnumber its increments' cost. On 500,000 stencil rows (2-core Zen 5): 0.6 ms
-   * where any_rows took 1.3. */
+   * are shorter than kCountedBuckets' lengths; with longer ones it is histogram's, whose passes
+   * would outnumber its increments' cost. On 500,000 stencil rows (2-core Zen 5): 0.6 ms where
+   * one loop of increments (any_rows) took 1.3. */
   static constexpr int kCountedBuckets = 9; /* rows under 256 entries */
   void short_rows(int64_t r0, int64_t r1, int64_t &empty, int64_t &min_len, int64_t &max_len, int64_t &changes,
                   uint64_t &sum_sq, int64_t *buckets) const {
@@ -93,22 +93,22 @@ struct Inspection {
     for (int64_t i = r0 + 1; i < r1; ++i)
       changed += (offs[i + 1] - offs[i]) != (offs[i] - offs[i - 1]);
     if (bucket_of(longest) >= kCountedBuckets) {
-      any_rows(r0, r1, empty, min_len, max_len, changes, sum_sq, buckets);
-      return;
+      histogram(r0, r1, buckets);
+    } else {
+      /* Bucket b >= 1 holds lengths 2^(b-1) .. 2^b - 1: the rows at or above 2^(b-1) less those
+       * at or above 2^b. */
+      int64_t at_or_above[kCountedBuckets + 1] = {};
+      for (int b = 1; b <= bucket_of(longest); ++b) {
+        const int32_t floor = int32_t{1} << (b - 1);
+        int32_t count = 0;
+        for (int64_t i = r0; i < r1; ++i)
+          count += (offs[i + 1] - offs[i]) >= floor;
+        at_or_above[b] = count;
+      }
+      buckets[0] = empties;
+      for (int b = 1; b <= bucket_of(longest); ++b)
+        buckets[b] = at_or_above[b] - at_or_above[b + 1];
     }
-    /* Bucket b >= 1 holds lengths 2^(b-1) .. 2^b - 1: the rows at or above 2^(b-1) less those at
-     * or above 2^b. */
-    int64_t at_or_above[kCountedBuckets + 1] = {};
-    for (int b = 1; b <= bucket_of(longest); ++b) {
-      const int32_t floor = int32_t{1} << (b - 1);
-      int32_t count = 0;
-      for (int64_t i = r0; i < r1; ++i)
-        count += (offs[i + 1] - offs[i]) >= floor;
-      at_or_above[b] = count;
-    }
-    buckets[0] = empties;
-    for (int b = 1; b <= bucket_of(longest); ++b)
-      buckets[b] = at_or_above[b] - at_or_above[b + 1];
     empty = empties;
     min_len = r1 > r0 ? shortest : INT64_MAX;
     max_len = longest;
@@ -116,17 +116,25 @@ struct Inspection {
     sum_sq = squares;
   }
 
-  /* The row statistics of rows r0 .. r1 in one loop with a histogram of increments, for rows of
-   * any length. */
+  /* The row-length histogram of rows r0 .. r1 in one loop of increments, for rows of any length.
+   * Four histograms, taken in turn: rows of one length (a stencil's) hit one bucket, and a
+   * single histogram made every row wait for the previous row's increment to reach memory (a
+   * store-to-load chain). */
+  void histogram(int64_t r0, int64_t r1, int64_t *buckets) const {
+    int64_t histograms[4][SPL_CSR_LENGTH_BUCKETS] = {};
+    for (int64_t i = r0; i < r1; ++i)
+      histograms[i & 3][bucket_of(static_cast<int64_t>(offs[i + 1]) - offs[i])]++;
+    for (int b = 0; b < SPL_CSR_LENGTH_BUCKETS; ++b)
+      buckets[b] = histograms[0][b] + histograms[1][b] + histograms[2][b] + histograms[3][b];
+  }
+
+  /* The row statistics of rows r0 .. r1 in 64 bits, for a chunk of more than INT32_MAX entries.
+   * The row statistics take loops of their own, apart from the columns' (which only every
+   * column_stride-th chunk reads): together, with more values live than registers, the compiler
+   * kept the change count in memory, another such chain (the inspection took as long as a CSR
+   * call on G3_circuit's rows of 5). */
   void any_rows(int64_t r0, int64_t r1, int64_t &empty, int64_t &min_len, int64_t &max_len, int64_t &changes,
                 uint64_t &sum_sq, int64_t *buckets) const {
-    /* Four histograms, taken in turn: rows of one length (a stencil's) hit one bucket, and a
-     * single histogram made every row wait for the previous row's increment to reach memory
-     * (a store-to-load chain). The row statistics take a loop of their own, apart from the
-     * columns' (which only every column_stride-th chunk reads): together, with more values
-     * live than registers, the compiler kept the change count in memory, another such chain
-     * (the inspection took as long as a CSR call on G3_circuit's rows of 5). */
-    int64_t histograms[4][SPL_CSR_LENGTH_BUCKETS] = {};
     int64_t previous = r0 > 0 ? static_cast<int64_t>(offs[r0]) - offs[r0 - 1] : (r1 > r0 ? static_cast<int64_t>(offs[r0 + 1]) - offs[r0] : 0);
     empty = 0, min_len = INT64_MAX, max_len = 0, changes = 0, sum_sq = 0;
     for (int64_t i = r0; i < r1; ++i) {
@@ -135,12 +143,10 @@ struct Inspection {
       min_len = std::min(min_len, len);
       max_len = std::max(max_len, len);
       sum_sq += static_cast<uint64_t>(len) * static_cast<uint64_t>(len);
-      histograms[i & 3][bucket_of(len)]++;
       changes += len != previous;
       previous = len;
     }
-    for (int b = 0; b < SPL_CSR_LENGTH_BUCKETS; ++b)
-      buckets[b] = histograms[0][b] + histograms[1][b] + histograms[2][b] + histograms[3][b];
+    histogram(r0, r1, buckets);
   }
 
   void chunk(int64_t c) {
