@@ -7,7 +7,9 @@
 ///             the segment's first one:
 ///
 ///               if (hi - lo < 16) { prefetch vals[start + lo + 2048 / 8]; prefetch cols[start + lo + 2048 / 4] }
-///               (both with the hint the row sample below chose)
+///               (prefetcht0 in the row loop's copy for rows of like lengths, which the row
+///               sample below chooses, the copy for other rows having neither the test nor the
+///               hints; non-temporal under no such row loop: a BFS frontier's vertex's neighbours)
 ///               for k in [lo, hi) reduction { ... vals[start + k] * x[cols[start + k]] ... }
 ///
 ///             Why: with short rows (stencils, road networks: 2 to 7 entries) the nonzero
@@ -22,17 +24,25 @@
 ///               regular = false
 ///               if (n >= 4096) { 64 rows r evenly spaced: count len(r) == len(r + 1);
 ///                                regular = at least half of them }
-///               for i ... { if (len < 16) { if (regular) prefetcht0 ... else prefetchnta ... } ...
+///               if (regular) for i ... { if (len < 16) { prefetcht0 ... } ... }
+///               else         for i ... { ... }     (no hint, no test of len)
 ///
 ///             Rows of like lengths (stencils, structured FEM) take prefetcht0: on a 2-core Xeon
 ///             with a 260 MiB L3 (2026-11-28), prefetchnta kept a matrix that fits in the cache
 ///             out of it (ecology1 at half scale, 5-entry rows, f64, one thread: 4.6 ms with nta,
 ///             2.3 with t0, 2.4 with none) and on a 5-point stencil of 42M entries, far larger
-///             than the cache, nta took 62 ms, none 59, t0 46. Rows of random lengths keep
-///             prefetchnta, as before: there t0 was the slowest (1 to 41 entries a row: 16M
-///             entries 30 ms against 25 with nta and 25.5 with none; 63M entries, beyond the
-///             cache, 130 ms against 103 and 108). The sample reads 192 offsets, once a call;
-///             below 4096 rows it is skipped (nta).
+///             than the cache, nta took 62 ms, none 59, t0 46. Rows of random lengths take no
+///             hint: there the test of the row's length before the hints mispredicts as the row
+///             loop's exit does. On the 2-core AMD EPYC Zen 5 (2026-12-02, f64, one thread, a C
+///             loop of each shape on the suite's matrices at half scale) the test and nta hints
+///             ran varied-powerlaw (rows of 1 to 64) in 15.2 ms against 12.5 without either,
+///             varied-uniform 13.0 against 10.9, varied-scattered 14.7 against 13.0, roadNet-CA
+///             8.6 against 8.3, graphs alike (cit-Patents 23.0 and 23.1), while the stencils
+///             wanted them (ecology1 1.31 with t0 against 1.86, G3_circuit 2.10 against 3.01); on
+///             the Xeon nta had gained at most 5% there (1 to 41 entries a row: 16M entries 25 ms
+///             against 25.5 with none; 63M entries, beyond the cache, 103 against 108; t0 the
+///             slowest, 30 and 130). The sample reads 192 offsets, once a call; below 4096 rows it
+///             is skipped (no hints).
 /// Assumes:    nothing: a prefetch has no effect on results and never faults (an address past
 ///             the end of a buffer is allowed).
 /// Guarantees: only CPU functions; struct (packed) buffers are not prefetched.
