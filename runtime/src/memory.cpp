@@ -199,16 +199,19 @@ bool unmap_own(void *ptr) {
 
 /* Unmaps every kept mapping (spl_release_memory). */
 void release_kept() {
-  std::vector<std::pair<void *, size_t>> released;
+  std::vector<std::pair<void *, size_t>> released, room;
+  OwnMappings *mappings = nullptr;
   try {
-    OwnMappings &m = own_mappings();
-    released.reserve(kKeptMappings);
-    std::lock_guard<std::mutex> hold(m.lock);
-    released.swap(m.kept);
-    m.kept.reserve(kKeptMappings + 1); /* unmap_own's room, taken back from `released` */
-    m.kept_bytes = 0;
+    room.reserve(kKeptMappings + 1); /* the kept list's room, which unmap_own relies on */
+    mappings = &own_mappings();
   } catch (...) {
-    return; /* no memory for the list: the mappings stay kept */
+    return; /* no memory: the mappings stay kept */
+  }
+  {
+    std::lock_guard<std::mutex> hold(mappings->lock);
+    released.swap(mappings->kept);
+    mappings->kept.swap(room);
+    mappings->kept_bytes = 0;
   }
   for (const auto &[ptr, length] : released)
     (void)munmap(ptr, length);
