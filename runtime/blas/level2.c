@@ -48,6 +48,10 @@ enum { kSymvSmallRows = 1024 };
  * The choice depends on n and the CPU the objects were compiled for alone, so every thread count
  * gives the same bits. */
 enum { kSymvSerialRows = SPL_BLAS2_SYMV_SERIAL_ROWS };
+/* ger from kGerStreamFrom elements of A (8 MB of f64, as level 1's kStreamFrom): the export whose
+ * columns run in 256-bit vectors, which read x on fewer lines' edges from memory; below it, A
+ * in the caches, 512-bit ones (stdlib/blas2.spl). Each element's update is the same either way. */
+static const int64_t kGerStreamFrom = (int64_t)1 << 20;
 
 /* Triangular x := op(A) x or op(A)^-1 x: the export of the case (lower: (L, N) and (U, T)), the
  * (L, N) and (U, N) ones named apart (ln, un). */
@@ -177,7 +181,10 @@ static int small_band(int rows) { return rows <= 2 * kBandBlockRows && spl_num_t
     BLAS_CHECK(*m < 0, 1); BLAS_CHECK(*n < 0, 2); BLAS_CHECK(*incx == 0, 5); BLAS_CHECK(*incy == 0, 7); BLAS_CHECK(*lda < blas_max1(*m), 9); \
     BLAS_REPORT(UP "GER  ");                                                                                    \
     if (*m == 0 || *n == 0 || *alpha == 0) return;                                                              \
-    BLAS_RUN(spl_blas_##P##ger(N64(m), N64(n), *alpha, x, N64(incx), y, N64(incy), a, N64(lda)));               \
+    if ((int64_t)*m * *n >= kGerStreamFrom)                                                                     \
+      BLAS_RUN(spl_blas_##P##ger_stream(N64(m), N64(n), *alpha, x, N64(incx), y, N64(incy), a, N64(lda)));      \
+    else                                                                                                        \
+      BLAS_RUN(spl_blas_##P##ger(N64(m), N64(n), *alpha, x, N64(incx), y, N64(incy), a, N64(lda)));             \
   }                                                                                                             \
   void P##syr_(const char *uplo, const int *n, const T *alpha, const T *x, const int *incx, T *a,               \
                const int *lda, size_t uplo_len) {                                                               \

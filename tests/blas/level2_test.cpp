@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "blas2.h"
 #include "buffer_check.h"
 #include "spl_runtime.h"
 
@@ -596,6 +597,51 @@ TEST(Level2Threads, TrmvLowerMatchesTheReferenceOnEveryThreadCount) {
           }
           spl_set_num_threads(0);
         }
+}
+
+// ger from 2^20 elements of A runs the export whose columns are 256-bit vectors (_stream), below
+// it the 512-bit one (runtime/blas/level2.c's kGerStreamFrom): shapes on both sides of that
+// edge, tall and wide, increments 1 and -2 / 3, lda past m, against a double reference; the rows
+// between m and lda stay as they were, and each shape's bits are those of the other export
+// called directly on the same operands (an element's update is one operation in both). Tolerance:
+// two roundings (alpha y_j, then the update) of the terms' magnitudes.
+template <typename T, typename Export>
+void checkGerAcrossTheStreamEdge(Export cached, Export streamed, double tolerance) {
+  std::mt19937 rng(2615);
+  struct Shape {
+    int m, n;
+  };
+  for (auto [m, n] : {Shape{1024, 1023}, Shape{1024, 1024}, Shape{701, 1500}, Shape{3, 349526}, Shape{349526, 3}})
+    for (auto [incx, incy] : std::vector<std::pair<int, int>>{{1, 1}, {-2, 3}}) {
+      const int lda = m + 3;
+      std::vector<T> a = randomBuffer<T>(size_t(lda) * size_t(n), rng);
+      Walk wx{m, incx}, wy{n, incy};
+      std::vector<T> x = randomBuffer<T>(wx.size(), rng), y = randomBuffer<T>(wy.size(), rng);
+      const T alpha = T(-0.625);
+      SCOPED_TRACE(testing::Message() << "ger " << m << " x " << n << " incx " << incx << " incy " << incy);
+      std::vector<T> got = a;
+      Blas<T>::ger(&m, &n, &alpha, x.data(), &incx, y.data(), &incy, got.data(), &lda);
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < lda; ++i) {
+          const size_t p = size_t(i) + size_t(j) * size_t(lda);
+          if (i >= m) {
+            ASSERT_EQ(got[p], a[p]) << "row " << i << " of column " << j << " past m";
+            continue;
+          }
+          const double term = double(alpha) * double(x[wx.pos(i)]) * double(y[wy.pos(j)]);
+          ASSERT_LE(std::fabs(double(got[p]) - (double(a[p]) + term)), tolerance * (std::fabs(double(a[p])) + std::fabs(term)))
+              << "element (" << i << ", " << j << ")";
+        }
+      const bool tookStream = int64_t(m) * n >= (int64_t(1) << 20);
+      std::vector<T> other = a;
+      ASSERT_EQ((tookStream ? cached : streamed)(m, n, alpha, x.data(), incx, y.data(), incy, other.data(), lda), 0);
+      ASSERT_EQ(got, other) << "the bits differ from the " << (tookStream ? "cached" : "streamed") << " export's";
+    }
+}
+
+TEST(Level2Large, GerMatchesTheReferenceOnBothSidesOfTheStreamEdge) {
+  checkGerAcrossTheStreamEdge<double>(spl_blas_dger, spl_blas_dger_stream, 4.5e-16);
+  checkGerAcrossTheStreamEdge<float>(spl_blas_sger, spl_blas_sger_stream, 2.4e-7);
 }
 
 }  // namespace
