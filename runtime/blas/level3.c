@@ -41,8 +41,22 @@
  * blocks lost on two threads (RLN 0.87x, trmm RUT 0.80x) until gemm's blocks of A fit that CPU's
  * L2 (stdlib/blas3.spl's F64_BLOCK_DEPTH); since, against blocks from 1024 steps: one thread
  * 1.16-1.26x, two LLN 1.33-1.74x, RLN 1.00-1.04x, trmm RUT 0.91-1.37x (a noisy hour), and blocks
- * of 128 steps no faster: blocks of 256 from 512 steps. */
-enum { kTriangleBlock = 256, kTriangleBlocked = 512 };
+ * of 128 steps no faster: blocks of 256 from 512 steps.
+ * trmm's right side (B's rows the vectors, lda apart) by blocks of kTrmmRightBlock steps from
+ * kTrmmRightBlocked up to kTriangleBlocked: its unblocked exports ran dtrmm R at 0.47-0.74x
+ * OpenBLAS's speed at 200-500 steps on the 2-core Zen 5 (2026-12-02, one thread; the left side
+ * and trsm at 0.9-1.5x), where gemm takes most of the work in blocks. Paired in one process (a C
+ * harness running the blocked sweep over the exports, each block size in turn, R U N and R U T):
+ * blocks of 64 at 200-500 steps 1.2-1.7x faster than the unblocked export on one thread (dtrmm
+ * 0.60-1.06x OpenBLAS's speed), strmm 1.2-1.5x; on two threads as fast in the geometric mean of
+ * 256-511 steps (0.67-1.42x: the unblocked export's speed there swings with how its groups of
+ * vectors fall to the threads, 0.45x OpenBLAS's at 448 and 0.85x at 511). blas_bench, dtrmm R U
+ * T 300 against the build before, both orders: 1.23-1.26x on one thread (0.52x -> 0.94x
+ * OpenBLAS's speed), 0.72-0.86x on two. The choice depends on the size alone, so a shape's bits
+ * do not depend on the threads. Blocks of 32 to 128 came within 10% of 64 at 400-500 and fell
+ * behind at 300; from 512 steps blocks of 64 gained on one thread (1.07x at 1000) and lost on
+ * two (0.92x): 256 there. */
+enum { kTriangleBlock = 256, kTriangleBlocked = 512, kTrmmRightBlock = 64, kTrmmRightBlocked = 256 };
 
 /* V[I0, I0 + ni) := alpha M[I, J] V[J0, J0 + nj) + beta V[I], the vectors V being B's columns
  * (side L: V's step i is B's row i) or B's rows (side R: B's column i), M[i][j] = A(i, j) in the
@@ -66,12 +80,13 @@ enum { kTriangleBlock = 256, kTriangleBlocked = 512 };
   TRI3_UPDATE(P, T)                                                                                             \
   typedef int (*P##tri3_export)(int64_t, int64_t, bool, T, const T *, int64_t, T *, int64_t);                 \
   static int P##tri3_blocked(P##tri3_export diagonal, int solve, int left, int lower, int rowView, int64_t p,   \
-                             int64_t q, int unit, T alpha, const T *a, int64_t lda, T *b, int64_t ldb) {         \
-    const int64_t blocks = (p + kTriangleBlock - 1) / kTriangleBlock, vectorStride = left ? 1 : ldb;            \
+                             int64_t q, int64_t block, int unit, T alpha, const T *a, int64_t lda, T *b,         \
+                             int64_t ldb) {                                                                     \
+    const int64_t blocks = (p + block - 1) / block, vectorStride = left ? 1 : ldb;                              \
     int status = 0;                                                                                             \
     for (int64_t t = 0; t < blocks && status == 0; ++t) {                                                       \
-      const int64_t k0 = ((lower == solve) ? t : blocks - 1 - t) * kTriangleBlock;                              \
-      const int64_t nk = p - k0 < kTriangleBlock ? p - k0 : kTriangleBlock;                                     \
+      const int64_t k0 = ((lower == solve) ? t : blocks - 1 - t) * block;                                       \
+      const int64_t nk = p - k0 < block ? p - k0 : block;                                                       \
       const int64_t r0 = lower ? k0 + nk : 0, nr = lower ? p - k0 - nk : k0;                                     \
       const T *mkk = a + k0 + k0 * lda;                                                                         \
       T *vk = b + k0 * vectorStride;                                                                            \
@@ -102,9 +117,11 @@ enum { kTriangleBlock = 256, kTriangleBlocked = 512 };
     int lower = blas_is(uplo, 'L') == !rowView;                                                                 \
     P##tri3_export run = TRI3_EXPORT(spl_blas_##P##tr##OP, left, lower, rowView);                               \
     const int64_t p = left ? N64(m) : N64(n), q = left ? N64(n) : N64(m);                                      \
-    if (p >= kTriangleBlocked && *alpha != 0)                                                                   \
-      BLAS_RUN(P##tri3_blocked(run, SOLVE, left, lower, rowView, p, q, blas_is(diag, 'U'), *alpha, a, N64(lda), b, \
-                               N64(ldb)));                                                                      \
+    const int rightProduct = !SOLVE && !left;                                                                   \
+    if (p >= (rightProduct ? kTrmmRightBlocked : kTriangleBlocked) && *alpha != 0)                              \
+      BLAS_RUN(P##tri3_blocked(run, SOLVE, left, lower, rowView, p, q,                                          \
+                               rightProduct && p < kTriangleBlocked ? kTrmmRightBlock : kTriangleBlock,         \
+                               blas_is(diag, 'U'), *alpha, a, N64(lda), b, N64(ldb)));                          \
     else                                                                                                        \
       BLAS_RUN(run(p, q, blas_is(diag, 'U'), *alpha, a, N64(lda), b, N64(ldb)));                               \
   }

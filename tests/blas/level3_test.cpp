@@ -309,10 +309,13 @@ TYPED_TEST(Level3, TriangularProductsAndSolvesMatchTheReference) {
 // A triangle of 512 steps or more is solved and multiplied by blocks of 256 (level3.c: the
 // diagonal block's export, gemm's for the rest): 1100 crosses four full blocks and a partial one
 // on the side whose triangle it is; alpha 1 and not 1 (the first block's update scales the rest).
+// trmm's right side goes by blocks of 64 from 256 steps: 256 is four full blocks, 300 four and a
+// partial one, 255 none (the unblocked export); their solves stay unblocked.
 TYPED_TEST(Level3, LargeTrianglesGoByBlocks) {
   std::mt19937 rng(2611);
   int calls = 0;
-  for (const auto &s : {std::array<int, 2>{1100, 13}, std::array<int, 2>{13, 1100}})
+  for (const auto &s : {std::array<int, 2>{1100, 13}, std::array<int, 2>{13, 1100}, std::array<int, 2>{13, 256},
+                        std::array<int, 2>{9, 300}, std::array<int, 2>{9, 255}})
     for (char uplo : {'U', 'L'})
       for (char trans : {'N', 'T'})
         for (char diag : {'N', 'U'})
@@ -321,7 +324,7 @@ TYPED_TEST(Level3, LargeTrianglesGoByBlocks) {
             checkTriangular<TypeParam>(side, uplo, trans, diag, solve, s[0], s[1], (calls / 2) % 2 ? 1.0 : -0.6, rng);
             ++calls;
           }
-  EXPECT_EQ(calls, 32);
+  EXPECT_EQ(calls, 80);
 }
 
 // A temporary that cannot be allocated stops the program with the routine's name and the
