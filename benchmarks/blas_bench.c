@@ -115,11 +115,11 @@ static void freeOps(Ops *o) {
 
 /* The routines: each a call of library l on o, restoring what it writes first. */
 enum { DOT, AXPY, NRM2, ASUM, SCAL, IAMAX, GEMV_N, GEMV_T, SYMV_U, SYMV_L, SPMV_U, SPMV_L, TRMV_LN, TRMV_UT, TRSV_LN, TRSV_UN,
-       GBMV_N, GBMV_T, SBMV_L, SBMV_U, TPMV_LN, TBMV_LN, TBMV_UN, GER, SYR_L, SYR2_L, SPR_L, GEMM_NN, GEMM_TN, SYMM_LL, TRSM_LLN, TRSM_RLN, TRMM_RUT, SYRK_LN, ROUTINES };
+       GBMV_N, GBMV_T, SBMV_L, SBMV_U, TPMV_LN, TBMV_LN, TBMV_UN, GER, SYR_L, SYR2_L, SPR_L, GEMM_NN, GEMM_TN, GEMM_TT, SYMM_LL, TRSM_LLN, TRSM_RLN, TRMM_RUT, SYRK_LN, ROUTINES };
 static const char *routineName[] = {"dot", "axpy", "nrm2", "asum", "scal", "iamax", "gemv N", "gemv T", "symv U", "symv L",
                                     "spmv U", "spmv L",
                                     "trmv LN", "trmv UT", "trsv LN", "trsv UN", "gbmv N", "gbmv T", "sbmv L", "sbmv U", "tpmv LN", "tbmv LN", "tbmv UN",
-                                    "ger", "syr L", "syr2 L", "spr L", "gemm NN", "gemm TN",
+                                    "ger", "syr L", "syr2 L", "spr L", "gemm NN", "gemm TN", "gemm TT",
                                     "symm LL", "trsm LLN", "trsm RLN", "trmm RUT", "syrk LN"};
 static double result; /* a scalar result, kept so the call is not dropped */
 
@@ -239,10 +239,11 @@ static void call(int l, int r, Ops *o) {
       break;
     case GEMM_NN:
     case GEMM_TN:
+    case GEMM_TT:
       memcpy(o->C, o->C0, mat);
       ((void (*)(const char *, const char *, const int *, const int *, const int *, const void *, const void *, const int *, const void *,
                  const int *, const void *, void *, const int *, size_t, size_t))FN(NAME("gemm")))(
-          r == GEMM_NN ? "N" : "T", "N", &n, &n, &n, alpha, o->A, &n, o->B, &n, beta, o->C, &n, 1, 1);
+          r == GEMM_NN ? "N" : "T", r == GEMM_TT ? "T" : "N", &n, &n, &n, alpha, o->A, &n, o->B, &n, beta, o->C, &n, 1, 1);
       break;
     case SYMM_LL:
       memcpy(o->C, o->C0, mat);
@@ -294,7 +295,7 @@ static double bytesOf(int r, int n, size_t e) {
 }
 static double flopsOf(int r, int n) {
   double c = (double)n * (double)n * (double)n;
-  return r == GEMM_NN || r == GEMM_TN || r == SYMM_LL ? 2 * c : c; /* trsm, trmm, syrk: n^3 */
+  return r == GEMM_NN || r == GEMM_TN || r == GEMM_TT || r == SYMM_LL ? 2 * c : c; /* trsm, trmm, syrk: n^3 */
 }
 
 /* The output a routine writes, to compare the libraries. */
@@ -416,8 +417,8 @@ int main(int argc, char **argv) {
     for (int g = 0; g < ng; ++g) {
       int r = groups[g].r, n = groups[g].n;
       if (only && !listed(only, routineName[r])) continue;
-      if (prec == 1 && !(r == DOT || r == AXPY || r == GEMV_N || r == GEMV_T || r == TRSV_LN || r == GEMM_NN)) continue;
-      int needA = r >= GEMV_N, needB = r == GEMM_NN || r == GEMM_TN || r == SYMM_LL, needC = r >= GER;
+      if (prec == 1 && !(r == DOT || r == AXPY || r == GEMV_N || r == GEMV_T || r == TRSV_LN || r == GEMM_NN || r == GEMM_TT)) continue;
+      int needA = r >= GEMV_N, needB = r == GEMM_NN || r == GEMM_TN || r == GEMM_TT || r == SYMM_LL, needC = r >= GER;
       Ops ops[2];
       ops[0] = makeOps(n, elem, needA, needB, needC, NULL);
       ops[1] = makeOps(n, elem, needA, needB, needC, &ops[0]);

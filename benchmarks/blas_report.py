@@ -15,7 +15,7 @@ import math
 import sys
 
 LEVEL1 = {"dot", "axpy", "nrm2", "asum", "scal", "iamax"}
-LEVEL3 = {"gemm NN", "gemm TN", "symm LL", "trsm LLN", "trsm RLN", "trmm RUT", "syrk LN"}
+LEVEL3 = {"gemm NN", "gemm TN", "gemm TT", "symm LL", "trsm LLN", "trsm RLN", "trmm RUT", "syrk LN"}
 
 
 def target(routine):
