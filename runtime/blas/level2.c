@@ -75,6 +75,18 @@ static int small_triangle(int n) { return n > kTrmvSmallBlockRows && n <= kTrmvB
 #define stpmv_ln_for(n) spl_blas_stpmv_ln
 #define dtrmv_ln_for(n) (small_triangle(n) ? spl_blas_dtrmv_ln_small : spl_blas_dtrmv_ln)
 #define dtpmv_ln_for(n) (small_triangle(n) ? spl_blas_dtpmv_ln_small : spl_blas_dtpmv_ln)
+/* The (U, N) export of trmv and tpmv: blocks of kTrmvBlockRows rows on one thread; on more, from
+ * kTrmvSmallBlockRows + 1 rows at every size, blocks of kTrmvSmallBlockRows (_small): the upper
+ * triangle's work lies in its first blocks, which left one thread most of it (stdlib/blas2.spl). */
+static int upper_on_threads(int n) { return n > kTrmvSmallBlockRows && spl_num_threads() > 1; }
+#define strmv_un_for(n) (upper_on_threads(n) ? spl_blas_strmv_un_small : spl_blas_strmv_un)
+#define stpmv_un_for(n) (upper_on_threads(n) ? spl_blas_stpmv_un_small : spl_blas_stpmv_un)
+#define dtrmv_un_for(n) (upper_on_threads(n) ? spl_blas_dtrmv_un_small : spl_blas_dtrmv_un)
+#define dtpmv_un_for(n) (upper_on_threads(n) ? spl_blas_dtpmv_un_small : spl_blas_dtpmv_un)
+#define strsv_un_for(n) spl_blas_strsv_un
+#define stpsv_un_for(n) spl_blas_stpsv_un
+#define dtrsv_un_for(n) spl_blas_dtrsv_un
+#define dtpsv_un_for(n) spl_blas_dtpsv_un
 #define strsv_ln_for(n) spl_blas_strsv_ln
 #define stpsv_ln_for(n) spl_blas_stpsv_ln
 #define dtrsv_ln_for(n) spl_blas_dtrsv_ln
@@ -236,7 +248,7 @@ static int small_band(int rows) { return rows <= 2 * kBandBlockRows && spl_num_t
     BLAS_CHECK(*lda < blas_max1(*n), 6); BLAS_CHECK(*incx == 0, 8);                                             \
     BLAS_REPORT(UP "TR" #OPU " ");                                                                              \
     if (*n == 0) return;                                                                                        \
-    TRI_CASE(spl_blas_##P##tr##OP, P##tr##OP##_ln_for(*n), spl_blas_##P##tr##OP##_un, blas_is(uplo, 'L'),         \
+    TRI_CASE(spl_blas_##P##tr##OP, P##tr##OP##_ln_for(*n), P##tr##OP##_un_for(*n), blas_is(uplo, 'L'),            \
              blas_is(trans, 'N'), N64(n), blas_is(diag, 'U'), a, N64(lda), x, N64(incx));                       \
   }                                                                                                             \
   void P##tb##OP##_(const char *uplo, const char *trans, const char *diag, const int *n, const int *k,          \
@@ -258,7 +270,7 @@ static int small_band(int rows) { return rows <= 2 * kBandBlockRows && spl_num_t
     BLAS_CHECK(*incx == 0, 7);                                                                                  \
     BLAS_REPORT(UP "TP" #OPU " ");                                                                              \
     if (*n == 0) return;                                                                                        \
-    TRI_CASE(spl_blas_##P##tp##OP, P##tp##OP##_ln_for(*n), spl_blas_##P##tp##OP##_un, blas_is(uplo, 'L'),         \
+    TRI_CASE(spl_blas_##P##tp##OP, P##tp##OP##_ln_for(*n), P##tp##OP##_un_for(*n), blas_is(uplo, 'L'),            \
              blas_is(trans, 'N'), N64(n), blas_is(diag, 'U'), ap, x, N64(incx));                                \
   }
 
