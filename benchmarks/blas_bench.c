@@ -63,6 +63,7 @@ typedef struct {
   int n;
   size_t elem;
   void *A, *B, *C, *x, *y, *C0, *y0;
+  void *P; /* a packed upper triangle with a dominant diagonal (tpsv), where asked for */
   int ownsInputs;
 } Ops;
 
@@ -81,11 +82,11 @@ enum { kBand = 32 };
 
 /* Level 1 needs x and y, level 2 A too, the updates and level 3 C (and gemm B); the inputs are
  * `inputs`'s where given. */
-static Ops makeOps(int n, size_t elem, int needA, int needB, int needC, const Ops *inputs) {
-  Ops o = {n, elem, NULL, NULL, NULL, NULL, NULL, NULL, NULL, inputs == NULL};
+static Ops makeOps(int n, size_t elem, int needA, int needB, int needC, int needP, const Ops *inputs) {
+  Ops o = {n, elem, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, inputs == NULL};
   size_t mat = (size_t)n * (size_t)n;
   if (inputs) {
-    o.A = inputs->A, o.B = inputs->B, o.C0 = inputs->C0, o.x = inputs->x, o.y0 = inputs->y0;
+    o.A = inputs->A, o.B = inputs->B, o.C0 = inputs->C0, o.x = inputs->x, o.y0 = inputs->y0, o.P = inputs->P;
   } else {
     /* A holds n x n, or a band's 2 kBand + 1 stored rows where n is smaller (--sizes under 63:
      * gbmv's band then reads past n x n). */
@@ -96,6 +97,16 @@ static Ops makeOps(int n, size_t elem, int needA, int needB, int needC, const Op
     o.x = malloc((size_t)n * elem);
     o.y0 = malloc((size_t)n * elem);
     if (needA) fill(o.A, amat, elem, n, 1.0 / n);
+    if (needP) {
+      size_t packed = (size_t)n * (size_t)(n + 1) / 2;
+      o.P = malloc(packed * elem);
+      fill(o.P, packed, elem, 0, 1.0 / n);
+      for (size_t j = 0; j < (size_t)n; ++j) { /* column j's diagonal element, at j + j(j+1)/2 */
+        size_t at = j + j * (j + 1) / 2;
+        if (elem == 8) ((double *)o.P)[at] = 2.0 + (double)(j % 3);
+        else ((float *)o.P)[at] = 2.0f + (float)(j % 3);
+      }
+    }
     if (needB) fill(o.B, mat, elem, 0, 1.0);
     if (needC) fill(o.C0, mat, elem, 0, 1.0);
     fill(o.x, (size_t)n, elem, 0, 2.0);
@@ -110,15 +121,16 @@ static Ops makeOps(int n, size_t elem, int needA, int needB, int needC, const Op
 
 static void freeOps(Ops *o) {
   free(o->C), free(o->y);
-  if (o->ownsInputs) free(o->A), free(o->B), free(o->C0), free(o->x), free(o->y0);
+  if (o->ownsInputs) free(o->A), free(o->B), free(o->C0), free(o->x), free(o->y0), free(o->P);
 }
 
 /* The routines: each a call of library l on o, restoring what it writes first. */
-enum { DOT, AXPY, NRM2, ASUM, SCAL, IAMAX, GEMV_N, GEMV_T, SYMV_U, SYMV_L, SPMV_U, SPMV_L, TRMV_LN, TRMV_UT, TRSV_LN, TRSV_UN,
-       GBMV_N, GBMV_T, SBMV_L, SBMV_U, TPMV_LN, TBMV_LN, TBMV_UN, GER, SYR_L, SYR2_L, SPR_L, GEMM_NN, GEMM_TN, GEMM_TT, SYMM_LL, TRSM_LLN, TRSM_RLN, TRMM_RUT, SYRK_LN, ROUTINES };
+enum { DOT, AXPY, NRM2, ASUM, SCAL, IAMAX, GEMV_N, GEMV_T, SYMV_U, SYMV_L, SPMV_U, SPMV_L, TRMV_LN, TRMV_UT, TRMV_UN, TRSV_LN, TRSV_UN,
+       GBMV_N, GBMV_T, SBMV_L, SBMV_U, TPMV_LN, TPSV_UN, TBMV_LN, TBMV_UN, GER, SYR_L, SYR2_L, SPR_L, GEMM_NN, GEMM_TN, GEMM_TT, SYMM_LL, TRSM_LLN, TRSM_RLN, TRMM_RUT, SYRK_LN, ROUTINES };
 static const char *routineName[] = {"dot", "axpy", "nrm2", "asum", "scal", "iamax", "gemv N", "gemv T", "symv U", "symv L",
                                     "spmv U", "spmv L",
-                                    "trmv LN", "trmv UT", "trsv LN", "trsv UN", "gbmv N", "gbmv T", "sbmv L", "sbmv U", "tpmv LN", "tbmv LN", "tbmv UN",
+                                    "trmv LN", "trmv UT", "trmv UN", "trsv LN", "trsv UN", "gbmv N", "gbmv T", "sbmv L", "sbmv U", "tpmv LN",
+                                    "tpsv UN", "tbmv LN", "tbmv UN",
                                     "ger", "syr L", "syr2 L", "spr L", "gemm NN", "gemm TN", "gemm TT",
                                     "symm LL", "trsm LLN", "trsm RLN", "trmm RUT", "syrk LN"};
 static double result; /* a scalar result, kept so the call is not dropped */
@@ -181,12 +193,14 @@ static void call(int l, int r, Ops *o) {
       break;
     case TRMV_LN:
     case TRMV_UT:
+    case TRMV_UN:
     case TRSV_LN:
     case TRSV_UN: {
       memcpy(o->y, o->y0, vec);
       const char *uplo = r == TRMV_LN || r == TRSV_LN ? "L" : "U", *trans = r == TRMV_UT ? "T" : "N";
+      const int product = r == TRMV_LN || r == TRMV_UT || r == TRMV_UN;
       ((void (*)(const char *, const char *, const char *, const int *, const void *, const int *, void *, const int *, size_t, size_t,
-                 size_t))FN(NAME(r == TRMV_LN || r == TRMV_UT ? "trmv" : "trsv")))(uplo, trans, "N", &n, o->A, &n, o->y, &one, 1, 1, 1);
+                 size_t))FN(NAME(product ? "trmv" : "trsv")))(uplo, trans, "N", &n, o->A, &n, o->y, &one, 1, 1, 1);
       break;
     }
     case GBMV_N:
@@ -211,6 +225,11 @@ static void call(int l, int r, Ops *o) {
       memcpy(o->y, o->y0, vec);
       ((void (*)(const char *, const char *, const char *, const int *, const void *, void *, const int *, size_t, size_t,
                  size_t))FN(NAME("tpmv")))("L", "N", "N", &n, o->A, o->y, &one, 1, 1, 1);
+      break;
+    case TPSV_UN:
+      memcpy(o->y, o->y0, vec);
+      ((void (*)(const char *, const char *, const char *, const int *, const void *, void *, const int *, size_t, size_t,
+                 size_t))FN(NAME("tpsv")))("U", "N", "N", &n, o->P, o->y, &one, 1, 1, 1);
       break;
     case TBMV_LN:
     case TBMV_UN: {
@@ -284,10 +303,10 @@ static double bytesOf(int r, int n, size_t e) {
     case ASUM: case IAMAX: return v;
     case SCAL: return 2 * v;
     case GEMV_N: case GEMV_T: return m + 3 * v;
-    case SYMV_U: case SYMV_L: case SPMV_U: case SPMV_L: case TRMV_LN: case TRMV_UT: case TRSV_LN: case TRSV_UN: return m / 2 + 3 * v;
+    case SYMV_U: case SYMV_L: case SPMV_U: case SPMV_L: case TRMV_LN: case TRMV_UT: case TRMV_UN: case TRSV_LN: case TRSV_UN: return m / 2 + 3 * v;
     case GBMV_N: case GBMV_T: return (2.0 * kBand + 1) * v + 3 * v;
     case SBMV_L: case SBMV_U: case TBMV_LN: case TBMV_UN: return (kBand + 1.0) * v + 3 * v;
-    case TPMV_LN: return m / 2 + 2 * v;
+    case TPMV_LN: case TPSV_UN: return m / 2 + 2 * v;
     case GER: return 2 * m;
     case SYR_L: case SYR2_L: case SPR_L: return m; /* the triangle read and written */
     default: return 0;
@@ -420,8 +439,8 @@ int main(int argc, char **argv) {
       if (prec == 1 && !(r == DOT || r == AXPY || r == GEMV_N || r == GEMV_T || r == TRSV_LN || r == GEMM_NN || r == GEMM_TT)) continue;
       int needA = r >= GEMV_N, needB = r == GEMM_NN || r == GEMM_TN || r == GEMM_TT || r == SYMM_LL, needC = r >= GER;
       Ops ops[2];
-      ops[0] = makeOps(n, elem, needA, needB, needC, NULL);
-      ops[1] = makeOps(n, elem, needA, needB, needC, &ops[0]);
+      ops[0] = makeOps(n, elem, needA, needB, needC, r == TPSV_UN, NULL);
+      ops[1] = makeOps(n, elem, needA, needB, needC, r == TPSV_UN, &ops[0]);
       /* Correctness first: both libraries on the same operands. */
       double scalar[2];
       for (int l = 0; l < 2; ++l) {
