@@ -455,6 +455,25 @@ StmtP interchangeReductionAt(const StmtP &s, const std::vector<StmtP> &items, si
   return allocTemp(cells, block({nest, finishRows}));
 }
 
+/// A band recurrence's half-width: w where `hi`, a row reduction's bound, is i - max(0, i - w)
+/// with w free of i and k (the row's first column max(0, i - w), its terms at lo + k); nullopt
+/// for any other bound.
+std::optional<Nat> bandHalfWidth(const Nat &hi, const Nat &iv, int64_t i, int64_t k) {
+  const Nat lo = iv - hi;
+  const std::vector<Nat::Term> &terms = lo.terms();
+  if (terms.size() != 1 || terms[0].coeff != Rat(1) || terms[0].mono.factors.size() != 1 ||
+      terms[0].mono.factors[0].second != 1)
+    return std::nullopt;
+  const NatAtomP &atom = terms[0].mono.factors[0].first;
+  if (atom->kind != NatAtomKind::Max || atom->args.size() != 2) return std::nullopt;
+  for (int z = 0; z < 2; ++z) {
+    if (!atom->args[z].isZero()) continue;
+    Nat w = iv - atom->args[1 - z];
+    if (!w.mentions(i) && !w.mentions(k)) return w;
+  }
+  return std::nullopt;
+}
+
 /// Steps of a right-looking recurrence taken as one block: after the block's own steps, each
 /// later row adds the block's kStepBlock terms at once, so that a row's cell is loaded and
 /// stored once per eight multiply-adds (four: dtrsm LLN 2000 one core 0.39 s, eight: 0.35 s;
@@ -479,6 +498,11 @@ constexpr int64_t kLaterRows = 256;
 /// the group's cells are an array over c (of the loop's constant extent bound), and each block
 /// of steps runs every column of the group, so that the triangle's block of columns is read
 /// from memory once per group instead of once per recurrence.
+///
+/// A band's recurrence (`lowerSv`: row i sums over columns [max(0, i - w), i), as k in [0, i -
+/// lo) at column lo + k) takes the same sweep over its band alone: a step's later rows in the
+/// block only up to i + w, the block's later rows only up to its last step + w, the last of
+/// them from their band's first column (tbsv L N and U N: the band's rows are lda - 1 apart).
 StmtP rightLookingRecurrence(const StmtP &s) {
   if (s->kind != StmtKind::Forall || s->forall != ForallKind::Serial || s->userKind || !s->lo.isZero()) return nullptr;
   int64_t i = s->var;
@@ -501,7 +525,14 @@ StmtP rightLookingRecurrence(const StmtP &s) {
   const std::vector<StmtP> &pre = rr->pre, &post = rr->post, &inner = rr->inner;
   const ExprP &upd = rr->update;
   int64_t acc = rr->acc, k = red->var;
-  if (!red->lo.isZero() || red->hi != iv || anyExpr(decl->value, [&](const Expr &x) { return natMentions(x, i); })) return nullptr;
+  if (!red->lo.isZero() || anyExpr(decl->value, [&](const Expr &x) { return natMentions(x, i); })) return nullptr;
+  // A whole triangle's row runs k over [0, i); a band's over [0, i - lo(i)), at column lo(i) + k.
+  std::optional<Nat> band;
+  if (red->hi != iv) {
+    band = bandHalfWidth(red->hi, iv, i, k);
+    if (!band || group) return nullptr;
+  }
+  const Nat rowStart = band ? iv - red->hi : Nat(0);  // lo(i): the row's first column
   for (const StmtP &p : pre)
     if (p->kind != StmtKind::DeclLocal || readsLocal(red, p->local) || usesLocal(decl->value, p->local)) return nullptr;
   // The recurrence's column: in a group, every index but the last of what post writes is the
@@ -532,7 +563,7 @@ StmtP rightLookingRecurrence(const StmtP &s) {
   if (!straight || written.empty()) return nullptr;
   Nat kv = Nat::var(NatVarId{k, red->varName});
   std::vector<Nat> atK = columnIndex;
-  atK.push_back(kv);
+  atK.push_back(rowStart + kv);
   bool onlyAtK = true;
   auto readsWritten = [&](const ExprP &v, bool allowAtK) {
     anyExpr(v, [&](const Expr &e) {
@@ -543,8 +574,13 @@ StmtP rightLookingRecurrence(const StmtP &s) {
   forEachStmt(red, [&](const StmtP &x) { readsWritten(x->value, true); });
   readsWritten(decl->value, false);  // every cell starts before any step writes
   if (!onlyAtK) return nullptr;
+  // Strides along the row and its column (for a band, the terms read at column c = lo(i) + k).
+  std::vector<StmtP> innerAtColumn;
+  NatSubst toColumn;
+  if (band) toColumn.vars.emplace(k, kv - rowStart);
+  for (const StmtP &st : inner) innerAtColumn.push_back(band ? substitute(st, toColumn) : st);
   std::vector<const Expr *> reads;
-  for (const StmtP &st : inner) accessesOf(st->value, reads);
+  for (const StmtP &st : innerAtColumn) accessesOf(st->value, reads);
   if (!sweepGains(reads, i, k)) return nullptr;
 
   // cells[c - lo, row] in a group, cells[row] otherwise.
@@ -565,11 +601,12 @@ StmtP rightLookingRecurrence(const StmtP &s) {
     toC.vars.emplace(group->var, Nat::var(c));
     return forall(c.id, c.name, group->lo, group->hi, substitute(body(Nat::var(c)), toC), ForallKind::Serial, group->loc);
   };
-  // Row r's term of k: the reduction's body at (i, k) = (r, k) on r's cell.
+  // Row r's term of column `at`: the reduction's body at (i, k) = (r, at - lo(r)) on r's cell.
   auto term = [&](const Nat &row, const Nat &at) {
-    NatSubst sub;
+    NatSubst rowOnly, sub;
+    rowOnly.vars.emplace(i, row);
     sub.vars.emplace(i, row);
-    sub.vars.emplace(k, at);
+    sub.vars.emplace(k, at - substitute(rowStart, rowOnly));
     std::vector<StmtP> st(inner.begin(), inner.end() - 1);
     auto combine = std::make_shared<Expr>(*upd);
     combine->args[0] = cellAt(cv, iv);
@@ -586,7 +623,8 @@ StmtP rightLookingRecurrence(const StmtP &s) {
     std::vector<StmtP> step = pre;
     for (const StmtP &p : withCell(post, acc, cellAt(c, iv))) step.push_back(p);
     NatVarId r1 = freshNatVar(s->varName + "_r");
-    step.push_back(forall(r1.id, r1.name, iv + Nat(1), to, term(Nat::var(r1), iv), ForallKind::Serial, s->loc));
+    Nat reach = band ? Nat::min(to, iv + *band + Nat(1)) : to;  // a band's rows that hold column i
+    step.push_back(forall(r1.id, r1.name, iv + Nat(1), reach, term(Nat::var(r1), iv), ForallKind::Serial, s->loc));
     auto st = std::make_shared<Stmt>(*s);
     st->lo = from;
     st->hi = to;
@@ -603,7 +641,19 @@ StmtP rightLookingRecurrence(const StmtP &s) {
     return forall(r2.id, r2.name, lo, hi, terms, ForallKind::Serial, s->loc);
   };
   StmtP blockSteps;
-  if (!group) {
+  if (band) {
+    // Rows up to from + w hold all of the block's columns; those after, up to its last column
+    // + w, the block's columns from their first, r - w.
+    Nat first = from + Nat(kStepBlock), whole = Nat::min(s->hi, from + *band + Nat(1));
+    Nat edge = Nat::max(first, whole), last = Nat::min(s->hi, from + Nat(kStepBlock) + *band);
+    NatVarId r3 = freshNatVar(s->varName + "_r"), t = freshNatVar(red->varName);
+    Nat r3v = Nat::var(r3);
+    StmtP partial = forall(r3.id, r3.name, edge, last,
+                           forall(t.id, t.name, r3v - *band - from, Nat(kStepBlock), term(r3v, from + Nat::var(t)),
+                                  ForallKind::Serial, s->loc),
+                           ForallKind::Serial, s->loc);
+    blockSteps = block({steps(Nat(0)), later(first, whole), partial});
+  } else if (!group) {
     blockSteps = block({steps(Nat(0)), later(from + Nat(kStepBlock), s->hi)});
   } else {
     // A group's columns each take the block's steps, then the later rows in blocks of

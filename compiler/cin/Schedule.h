@@ -17,7 +17,8 @@
 ///             reduction index, each row combining its terms in the same order (so the result
 ///             is the same); what a row does with its sum (gemv's beta y + alpha sum) runs after,
 ///             per row, from a temporary of the sums. A recurrence whose element sums terms of
-///             the elements before it (recur's forward substitution) becomes right-looking.
+///             the elements before it (recur's forward substitution) becomes right-looking,
+///             over a whole triangle or a band (a row's terms from column max(0, i - w)).
 /// Fails:      never: what a user asks for is checked in poly/UserSchedule.
 #pragma once
 
