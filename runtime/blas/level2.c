@@ -67,12 +67,13 @@ static const int64_t kGerStreamFrom = (int64_t)1 << 20;
 /* The (L, N) export of trmv and tpmv (full and packed storage) for n: dtrmv and dtpmv sweep blocks
  * of kTrmvBlockRows rows, one of which a thread runs; from kTrmvSmallBlockRows + 1 rows to one
  * such block, on more than one thread, the export of blocks of kTrmvSmallBlockRows instead (the
- * blocks do not change a row's sum, which runs over the columns in order either way). trsv,
- * tpsv and single precision have one export. */
+ * blocks do not change a row's sum, which runs over the columns in order either way). strmv and
+ * stpmv past two such blocks: the exports sweeping sixteen columns at a time (_wide; chosen by n
+ * alone). trsv and tpsv have one export. */
 enum { kTrmvBlockRows = 1024, kTrmvSmallBlockRows = 256 };
 static int small_triangle(int n) { return n > kTrmvSmallBlockRows && n <= kTrmvBlockRows && spl_num_threads() > 1; }
-#define strmv_ln_for(n) spl_blas_strmv_ln
-#define stpmv_ln_for(n) spl_blas_stpmv_ln
+#define strmv_ln_for(n) ((n) > 2 * kTrmvBlockRows ? spl_blas_strmv_ln_wide : spl_blas_strmv_ln)
+#define stpmv_ln_for(n) ((n) > 2 * kTrmvBlockRows ? spl_blas_stpmv_ln_wide : spl_blas_stpmv_ln)
 #define dtrmv_ln_for(n) (small_triangle(n) ? spl_blas_dtrmv_ln_small : spl_blas_dtrmv_ln)
 #define dtpmv_ln_for(n) (small_triangle(n) ? spl_blas_dtpmv_ln_small : spl_blas_dtpmv_ln)
 /* The (U, N) export of trmv and tpmv: blocks of kTrmvBlockRows rows on one thread; on more, from
