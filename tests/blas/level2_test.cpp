@@ -607,6 +607,56 @@ TEST(Level2Threads, TrmvMatchesTheReferenceOnEveryThreadCount) {
   checkTrmvOnThreads<float>(2e-5);
 }
 
+// trsv's transposed cases (U, T) and (L, T) from 1024 rows go by blocks of 256 (gemv T's export on
+// the part of x already solved, then the diagonal block's solve; runtime/blas/level2.c): sizes at
+// the edge and past it with a partial last block, unit and stored diagonals, increments 1 and -2
+// (the blocks' parts of x taken from the end), lda past n, each solution's residual against the
+// stored matrix in double (|b - op(A) x| within tolerance of |b| + |op(A)| |x| row by row), the
+// same bits on 1, 2 and 3 threads, and x's elements between the strides kept.
+template <typename T> void checkTrsvTransposedByBlocks(double tolerance) {
+  std::mt19937 rng(2616);
+  for (char uplo : {'L', 'U'})
+    for (int n : {1023, 1024, 1300})
+      for (char diag : {'N', 'U'})
+        for (int incx : {1, -2}) {
+          Storage st;
+          st.kind = Kind::Full, st.m = n, st.n = n, st.lda = n + 3, st.uplo = uplo;
+          std::vector<T> a = randomBuffer<T>(st.size(), rng, -1.0 / n, 1.0 / n);
+          for (int i = 0; i < n; ++i) a[size_t(st.at(i, i))] = T(i % 2 ? -2.5 : 2.25);
+          // op(A)(i, j) = A(j, i), read from the stored triangle only.
+          auto opA = [&](int i, int j) -> double {
+            if (i == j) return diag == 'U' ? 1.0 : double(a[size_t(st.at(i, i))]);
+            const bool stored = uplo == 'U' ? j < i : j > i;
+            return stored ? double(a[size_t(st.at(j, i))]) : 0.0;
+          };
+          Walk wx{n, incx};
+          std::vector<T> x = randomBuffer<T>(wx.size(), rng);
+          std::vector<T> first;
+          for (int threads : {1, 2, 3}) {
+            spl_set_num_threads(threads);
+            std::vector<T> got = x;
+            Blas<T>::trsv(&uplo, "T", &diag, &n, a.data(), &st.lda, got.data(), &incx, 1, 1, 1);
+            SCOPED_TRACE(testing::Message() << "trsv " << uplo << " T n " << n << " diag " << diag << " incx " << incx
+                                            << " threads " << threads);
+            for (int i = 0; i < n; ++i) {
+              double residual = double(x[wx.pos(i)]), mag = std::fabs(residual);
+              for (int j = 0; j < n; ++j) {
+                const double term = opA(i, j) * double(got[wx.pos(j)]);
+                residual -= term, mag += std::fabs(term);
+              }
+              ASSERT_LE(std::fabs(residual), tolerance * mag) << "row " << i;
+            }
+            ASSERT_NO_FATAL_FAILURE(expectStridesKeptAndBitsAsFirst(got, x, n, incx, first));
+          }
+          spl_set_num_threads(0);
+        }
+}
+
+TEST(Level2Threads, TransposedTrsvGoesByBlocksOnEveryThreadCount) {
+  checkTrsvTransposedByBlocks<double>(1e-13);
+  checkTrsvTransposedByBlocks<float>(2e-5);
+}
+
 // ger from 2^20 elements of A runs the export whose columns are 256-bit vectors (_stream), below
 // it the 512-bit one (runtime/blas/level2.c's kGerStreamFrom): shapes on both sides of that
 // edge, tall and wide, increments 1 and -2 / 3, lda past m, against a double reference; the rows
