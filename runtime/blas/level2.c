@@ -31,8 +31,41 @@ static const int64_t kGemvPartsWork = 1000000;
  * time with 32 vector registers, eight up to one block (_short, below kGemvPartsWork elements
  * there, so A in the caches), as its _small export does, so that a shape gets one column count
  * (and one rounding) on every thread count; dgemv eight everywhere (stdlib/blas2.spl). */
-#define sgemv_n_for(m) ((m) <= kGemvBlockRows ? spl_blas_sgemv_n_short : spl_blas_sgemv_n)
-#define dgemv_n_for(m) spl_blas_dgemv_n
+#define sgemv_n_for(m, lda) ((m) <= kGemvBlockRows || sgemv_columns_alias(lda) ? spl_blas_sgemv_n_short : spl_blas_sgemv_n)
+#define dgemv_n_for(m, lda) spl_blas_dgemv_n
+/* sgemv's sweeps of sixteen columns (SGEMV_COLUMNS) keep seventeen streams in flight (the columns
+ * and the sums); where the columns lie a multiple of 4 KB apart, give or take under two lines
+ * (lda a multiple of 1024, as n = 1024, 2048, 3072, 4096, or one more), all sixteen fall in one
+ * set of the L1 (64 sets of 12 ways on Zen 5) and evict each other's lines. There the sweeps of
+ * eight columns (_short, _large_narrow, _parts_narrow). 2-core AMD EPYC Zen 5, 2026-12-03, one
+ * thread, each export called in turn in one process: sgemv N 1024 0.57-0.65x OpenBLAS's speed
+ * with sixteen, 1.03-1.10x with eight; 2048 0.48-0.50x / 0.82-0.99x, 2049 0.58-0.66x / 0.97-1.07x,
+ * 3072 0.67-0.71x / 0.97-0.99x, 4096 0.46-0.54x / 0.79-0.83x, 4097 0.67-0.71x / 0.88-0.93x;
+ * columns 64 bytes further apart (1040, 2064) still 0.84-0.90x with sixteen, 128 (2080)
+ * 1.02x. The choice depends on lda alone (a shape), so not on the threads. */
+static int sgemv_columns_alias(int64_t lda) {
+  const int64_t apart = (lda * (int64_t)sizeof(float)) % 4096;
+  return apart < 128 || 4096 - apart < 128;
+}
+#define sgemv_n_large_for(lda) (sgemv_columns_alias(lda) ? spl_blas_sgemv_n_large_narrow : spl_blas_sgemv_n_large)
+#define dgemv_n_large_for(lda) spl_blas_dgemv_n_large
+#define sgemv_n_parts_for(lda) (sgemv_columns_alias(lda) ? spl_blas_sgemv_n_parts_narrow : spl_blas_sgemv_n_parts)
+#define dgemv_n_parts_for(lda) spl_blas_dgemv_n_parts
+
+/* gemv N's export for an m x n call (the choice above; Fortran's gemv N and trsv's blocks). */
+#define GEMV_N_RUN(P, T)                                                                                        \
+  static int P##gemv_n_run(int64_t m, int64_t n, T alpha, const T *a, int64_t lda, const T *x, int64_t incx,    \
+                           T beta, T *y, int64_t incy) {                                                        \
+    if (m <= kGemvBlockRows && m * n >= kGemvPartsWork)                                                         \
+      return P##gemv_n_parts_for(lda)(m, n, alpha, a, lda, x, incx, beta, y, incy);                           \
+    if (m > kGemvSmallBlockRows && m <= kGemvBlockRows && spl_num_threads() > 1)                                \
+      return spl_blas_##P##gemv_n_small(m, n, alpha, a, lda, x, incx, beta, y, incy);                           \
+    if (m > kGemvBlockRows && spl_num_threads() == 1)                                                           \
+      return P##gemv_n_large_for(lda)(m, n, alpha, a, lda, x, incx, beta, y, incy);                           \
+    return P##gemv_n_for(m, lda)(m, n, alpha, a, lda, x, incx, beta, y, incy);                                  \
+  }
+GEMV_N_RUN(s, float)
+GEMV_N_RUN(d, double)
 
 /* symv L up to kSymvSmallRows rows: the export of blocks of four columns (_small), whose loop
  * keeps its sums and broadcasts in sixteen vector registers; past it, blocks of eight, which load
@@ -69,7 +102,7 @@ static const int64_t kGerStreamFrom = (int64_t)1 << 20;
  * such block, on more than one thread, the export of blocks of kTrmvSmallBlockRows instead (the
  * blocks do not change a row's sum, which runs over the columns in order either way). strmv and
  * stpmv past two such blocks: the exports sweeping sixteen columns at a time (_wide; chosen by n
- * alone). trsv and tpsv have one export. */
+ * alone). */
 enum { kTrmvBlockRows = 1024, kTrmvSmallBlockRows = 256 };
 static int small_triangle(int n) { return n > kTrmvSmallBlockRows && n <= kTrmvBlockRows && spl_num_threads() > 1; }
 #define strmv_ln_for(n) ((n) > 2 * kTrmvBlockRows ? spl_blas_strmv_ln_wide : spl_blas_strmv_ln)
@@ -84,62 +117,91 @@ static int upper_on_threads(int n) { return n > kTrmvSmallBlockRows && spl_num_t
 #define stpmv_un_for(n) (upper_on_threads(n) ? spl_blas_stpmv_un_small : spl_blas_stpmv_un)
 #define dtrmv_un_for(n) (upper_on_threads(n) ? spl_blas_dtrmv_un_small : spl_blas_dtrmv_un)
 #define dtpmv_un_for(n) (upper_on_threads(n) ? spl_blas_dtpmv_un_small : spl_blas_dtpmv_un)
-#define strsv_un_for(n) spl_blas_strsv_un
 #define stpsv_un_for(n) spl_blas_stpsv_un
-#define dtrsv_un_for(n) spl_blas_dtrsv_un
 #define dtpsv_un_for(n) spl_blas_dtpsv_un
-#define strsv_ln_for(n) spl_blas_strsv_ln
 #define stpsv_ln_for(n) spl_blas_stpsv_ln
-#define dtrsv_ln_for(n) spl_blas_dtrsv_ln
 #define dtpsv_ln_for(n) spl_blas_dtpsv_ln
 
-/* trsv's transposed cases (U, T) and (L, T), whose exports solve over the row-major view (a row of
- * op(A) a stored column, contiguous), from kTrsvRowsBlocked rows by blocks of kTrsvRowsBlock
- * (LAPACK's and OpenBLAS's left-looking sweep): for each block of x in the solve's order, gemv
- * T's export subtracts the rows' products with the part of x already solved, V[K] -= M[K, S]
- * x[S] (eight rows' dot products at a time, rows(K) = kTrsvRowsBlock), then the case's export
- * solves the diagonal block. The unblocked export takes one row's dot product at a time, each
- * waiting for the x_i before it: from the memory, dtrsv U T 4000 ran 0.70-0.74x OpenBLAS's speed
- * (one thread), L T 0.63-0.70x, strsv 0.66-0.84x; and on two threads gemv T shares a block's
- * rows. Paired in one process (a C harness calling the exports, 2-core AMD EPYC Zen 5,
- * 2026-12-03), blocked against unblocked: f64 4000 1.6-1.8x faster on one thread, 2.2-2.8x on
- * two, 3000 1.3-1.6x / 2.2-2.9x, 1500 0.95-1.1x / 1.2-1.3x, 1000 0.90-0.97x / 1.1-1.3x
- * (still 1.07-1.24x OpenBLAS's speed there on one thread), 400 0.7-0.9x (not taken); f32 the
- * same way. Blocks of 128 and 512 came within 10% of 256. The sums are grouped by blocks, which
- * n alone chooses: a shape's bits do not depend on the threads. */
-enum { kTrsvRowsBlock = 256, kTrsvRowsBlocked = 1024 };
+/* trsv by blocks of kTrsvBlock steps, each of two exports' calls (LAPACK's and OpenBLAS's blocked
+ * sweeps; no arithmetic here). The transposed cases (U, T) and (L, T), whose exports solve over
+ * the row-major view (a row of op(A) a stored column, contiguous), from kTrsvRowsBlocked steps,
+ * left-looking: for each block K of x in the solve's order, gemv T's export subtracts the block's
+ * rows' products with the part S of x already solved, x[K] -= M[K, S] x[S] (eight rows' dot
+ * products at a time), then the case's export solves the diagonal block. Their unblocked export
+ * takes one row's dot product at a time, each waiting for the x_i before it: from the memory,
+ * dtrsv U T 4000 ran 0.70-0.74x OpenBLAS's speed (one thread), L T 0.63-0.70x, strsv 0.66-0.84x,
+ * and on two threads gemv T shares a block's rows. Paired in one process (a C harness calling
+ * the exports, 2-core AMD EPYC Zen 5, 2026-12-03), blocked against unblocked: f64 4000 1.6-1.8x
+ * faster on one thread, 2.2-2.8x on two, 3000 1.3-1.6x / 2.2-2.9x, 1500 0.95-1.1x / 1.2-1.3x,
+ * 1000 0.90-0.97x / 1.1-1.3x (still 1.07-1.24x OpenBLAS's speed there on one thread), 400
+ * 0.7-0.9x (not taken); f32 the same way. Blocks of 128 and 512 came within 10% of 256.
+ * strsv's plain cases (L, N) and (U, N) past kTrsvColumnsBlocked steps, right-looking: the
+ * case's export solves block K, then gemv N's export (gemv_n_run) subtracts M[R, K] x[K] from the
+ * rest R still to solve (after K where lower, before it where upper). Their unblocked export
+ * sweeps the later rows eight steps at a time (cin/Schedule.cpp's rightLookingRecurrence), which
+ * from the memory ran strsv L N and U N 4000 at 0.75-0.88x OpenBLAS's speed. Paired against it
+ * in one process (the library before, 2026-12-03): 4000 1.13-1.29x faster on one and two threads
+ * (0.90-1.00x OpenBLAS's speed), 2600 1.04-1.09x, 2049 0.72x on two threads (not taken); where
+ * sgemv's columns alias (sgemv_columns_alias: 3072, 4096) 0.86-1.06x, so the unblocked export
+ * there. dtrsv N keeps its unblocked export (1.31x OpenBLAS's speed at 4000, blocked 1.17-1.22x
+ * on one thread).
+ * The sums are grouped by blocks, which n alone chooses: a shape's bits do not depend on the
+ * threads. */
+enum { kTrsvBlock = 256, kTrsvRowsBlocked = 1024, kTrsvColumnsBlocked = 2560 };
 /* Elements [first, first + len) of the n of x (Fortran's increment: a negative one stores x
  * backwards from x's pointer), as a vector of their own with the same increment. */
 #define BLAS_SUBVECTOR(x, n, inc, first, len) ((inc) > 0 ? (x) + (first) * (inc) : (x) + ((n) - (first) - (len)) * -(inc))
-#define TRSV_ROWS_BLOCKED(P, T)                                                                                 \
-  static int P##trsv_rows_blocked(int lower, int64_t n, bool unit, const T *a, int64_t lda, T *x, int64_t incx) { \
-    const int64_t blocks = (n + kTrsvRowsBlock - 1) / kTrsvRowsBlock;                                          \
+/* op(A) lower (forward) or upper (backward); rowView: the transposed cases (left-looking). */
+#define TRSV_BLOCKED(P, T)                                                                                      \
+  static int P##trsv_blocked(int lower, int rowView, int64_t n, bool unit, const T *a, int64_t lda, T *x,        \
+                             int64_t incx) {                                                                    \
+    const int64_t blocks = (n + kTrsvBlock - 1) / kTrsvBlock;                                                   \
     int status = 0;                                                                                             \
     for (int64_t t = 0; t < blocks && status == 0; ++t) {                                                       \
-      const int64_t k0 = (lower ? t : blocks - 1 - t) * kTrsvRowsBlock;                                         \
-      const int64_t nk = n - k0 < kTrsvRowsBlock ? n - k0 : kTrsvRowsBlock;                                     \
-      const int64_t s0 = lower ? 0 : k0 + nk, ns = lower ? k0 : n - k0 - nk;                                   \
+      const int64_t k0 = (lower ? t : blocks - 1 - t) * kTrsvBlock;                                             \
+      const int64_t nk = n - k0 < kTrsvBlock ? n - k0 : kTrsvBlock;                                             \
+      const T *akk = a + k0 + k0 * lda;                                                                         \
       T *xk = BLAS_SUBVECTOR(x, n, incx, k0, nk);                                                               \
-      if (ns > 0)                                                                                               \
-        status = spl_blas_##P##gemv_t(nk, ns, (T)-1, a + s0 + k0 * lda, lda, BLAS_SUBVECTOR(x, n, incx, s0, ns), \
-                                      incx, (T)1, xk, incx);                                                    \
-      if (status == 0)                                                                                          \
-        status = (lower ? spl_blas_##P##trsv_ut : spl_blas_##P##trsv_lt)(nk, unit, a + k0 + k0 * lda, lda, xk, incx); \
+      if (rowView) {                                                                                            \
+        const int64_t s0 = lower ? 0 : k0 + nk, ns = lower ? k0 : n - k0 - nk;                                 \
+        if (ns > 0)                                                                                             \
+          status = spl_blas_##P##gemv_t(nk, ns, (T)-1, a + s0 + k0 * lda, lda, BLAS_SUBVECTOR(x, n, incx, s0, ns), \
+                                        incx, (T)1, xk, incx);                                                  \
+        if (status == 0) status = (lower ? spl_blas_##P##trsv_ut : spl_blas_##P##trsv_lt)(nk, unit, akk, lda, xk, incx); \
+      } else {                                                                                                  \
+        const int64_t r0 = lower ? k0 + nk : 0, nr = lower ? n - k0 - nk : k0;                                  \
+        status = (lower ? spl_blas_##P##trsv_ln : spl_blas_##P##trsv_un)(nk, unit, akk, lda, xk, incx);         \
+        if (status == 0 && nr > 0)                                                                              \
+          status = P##gemv_n_run(nr, nk, (T)-1, a + r0 + k0 * lda, lda, xk, incx, (T)1,                         \
+                                 BLAS_SUBVECTOR(x, n, incx, r0, nr), incx);                                     \
+      }                                                                                                         \
     }                                                                                                           \
     return status;                                                                                              \
   }                                                                                                             \
   static int P##trsv_ut_by_blocks(int64_t n, bool unit, const T *a, int64_t lda, T *x, int64_t incx) {         \
-    return P##trsv_rows_blocked(1, n, unit, a, lda, x, incx);                                                   \
+    return P##trsv_blocked(1, 1, n, unit, a, lda, x, incx);                                                     \
   }                                                                                                             \
   static int P##trsv_lt_by_blocks(int64_t n, bool unit, const T *a, int64_t lda, T *x, int64_t incx) {         \
-    return P##trsv_rows_blocked(0, n, unit, a, lda, x, incx);                                                   \
+    return P##trsv_blocked(0, 1, n, unit, a, lda, x, incx);                                                     \
   }
-TRSV_ROWS_BLOCKED(s, float)
-TRSV_ROWS_BLOCKED(d, double)
+TRSV_BLOCKED(s, float)
+TRSV_BLOCKED(d, double)
+static int strsv_ln_by_blocks(int64_t n, bool unit, const float *a, int64_t lda, float *x, int64_t incx) {
+  if (sgemv_columns_alias(lda)) return spl_blas_strsv_ln(n, unit, a, lda, x, incx);
+  return strsv_blocked(1, 0, n, unit, a, lda, x, incx);
+}
+static int strsv_un_by_blocks(int64_t n, bool unit, const float *a, int64_t lda, float *x, int64_t incx) {
+  if (sgemv_columns_alias(lda)) return spl_blas_strsv_un(n, unit, a, lda, x, incx);
+  return strsv_blocked(0, 0, n, unit, a, lda, x, incx);
+}
 #define strsv_ut_for(n) ((n) >= kTrsvRowsBlocked ? strsv_ut_by_blocks : spl_blas_strsv_ut)
 #define strsv_lt_for(n) ((n) >= kTrsvRowsBlocked ? strsv_lt_by_blocks : spl_blas_strsv_lt)
 #define dtrsv_ut_for(n) ((n) >= kTrsvRowsBlocked ? dtrsv_ut_by_blocks : spl_blas_dtrsv_ut)
 #define dtrsv_lt_for(n) ((n) >= kTrsvRowsBlocked ? dtrsv_lt_by_blocks : spl_blas_dtrsv_lt)
+#define strsv_ln_for(n) ((n) > kTrsvColumnsBlocked ? strsv_ln_by_blocks : spl_blas_strsv_ln)
+#define strsv_un_for(n) ((n) > kTrsvColumnsBlocked ? strsv_un_by_blocks : spl_blas_strsv_un)
+#define dtrsv_ln_for(n) spl_blas_dtrsv_ln
+#define dtrsv_un_for(n) spl_blas_dtrsv_un
 #define strmv_ut_for(n) spl_blas_strmv_ut
 #define strmv_lt_for(n) spl_blas_strmv_lt
 #define dtrmv_ut_for(n) spl_blas_dtrmv_ut
@@ -169,14 +231,8 @@ static int small_band(int rows) { return rows <= 2 * kBandBlockRows && spl_num_t
     BLAS_CHECK(*incx == 0, 8); BLAS_CHECK(*incy == 0, 11);                                                      \
     BLAS_REPORT(UP "GEMV ");                                                                                    \
     if (*m == 0 || *n == 0 || (*alpha == 0 && *beta == 1)) return;                                              \
-    if (blas_is(trans, 'N') && *m <= kGemvBlockRows && N64(m) * N64(n) >= kGemvPartsWork)                      \
-      BLAS_RUN(spl_blas_##P##gemv_n_parts(N64(m), N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy))); \
-    else if (blas_is(trans, 'N') && *m > kGemvSmallBlockRows && *m <= kGemvBlockRows && spl_num_threads() > 1)  \
-      BLAS_RUN(spl_blas_##P##gemv_n_small(N64(m), N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy))); \
-    else if (blas_is(trans, 'N') && *m > kGemvBlockRows && spl_num_threads() == 1)                              \
-      BLAS_RUN(spl_blas_##P##gemv_n_large(N64(m), N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy))); \
-    else if (blas_is(trans, 'N'))                                                                               \
-      BLAS_RUN(P##gemv_n_for(*m)(N64(m), N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));      \
+    if (blas_is(trans, 'N'))                                                                                    \
+      BLAS_RUN(P##gemv_n_run(N64(m), N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));         \
     else                                                                                                        \
       BLAS_RUN(spl_blas_##P##gemv_t(N64(n), N64(m), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));   \
   }                                                                                                             \

@@ -519,16 +519,21 @@ TEST(Level2Threads, SymvAndSpmvPartsMatchTheReferenceOnEveryThreadCount) {
 template <typename T> void checkGemvNOnThreads(double tolerance) {
   std::mt19937 rng(2613);
   struct Shape {
-    int m, n;
+    int m, n, lda;  // lda 0: m + 5
   };
   std::vector<Shape> shapes;
   for (int m : {256, 257, 400, 2048, 2049, 4096, 4097})
-    for (int n : {3, 37}) shapes.push_back({m, n});
-  for (Shape s : {Shape{600, 1667}, Shape{2048, 489}, Shape{2049, 489}, Shape{100, 10001}, Shape{999, 1000}})
+    for (int n : {3, 37}) shapes.push_back({m, n, 0});
+  for (Shape s : {Shape{600, 1667, 0}, Shape{2048, 489, 0}, Shape{2049, 489, 0}, Shape{100, 10001, 0}, Shape{999, 1000, 0}})
     shapes.push_back(s);
-  for (auto [m, n] : shapes)
+  // Columns a multiple of 4 KB apart, or one element more, where sgemv takes its sweeps of eight
+  // columns (level2.c's sgemv_columns_alias): the parts (1024 x 1024, 1500 rows), past one block
+  // of rows (2500), and 64 bytes short of the edge (lda 2064, sixteen columns' exports).
+  for (Shape s : {Shape{1024, 1024, 1024}, Shape{1500, 700, 2049}, Shape{2500, 37, 3072}, Shape{2050, 37, 2064}})
+    shapes.push_back(s);
+  for (auto [m, n, ldaGiven] : shapes)
     for (auto [incx, incy] : std::vector<std::pair<int, int>>{{1, 1}, {-2, 3}}) {
-      const int lda = m + 5;
+      const int lda = ldaGiven ? ldaGiven : m + 5;
       std::vector<T> a = randomBuffer<T>(size_t(lda) * size_t(n), rng);
       Walk wx{n, incx}, wy{m, incy};
       std::vector<T> x = randomBuffer<T>(wx.size(), rng), y = randomBuffer<T>(wy.size(), rng);
@@ -608,26 +613,37 @@ TEST(Level2Threads, TrmvMatchesTheReferenceOnEveryThreadCount) {
 }
 
 // trsv's transposed cases (U, T) and (L, T) from 1024 rows go by blocks of 256 (gemv T's export on
-// the part of x already solved, then the diagonal block's solve; runtime/blas/level2.c): sizes at
-// the edge and past it with a partial last block, unit and stored diagonals, increments 1 and -2
-// (the blocks' parts of x taken from the end), lda past n, each solution's residual against the
+// the part of x already solved, then the diagonal block's solve; runtime/blas/level2.c), strsv's
+// plain ones past 2560 rows (the block's solve, then gemv N's export on the rest) unless lda is a
+// multiple of 1024 (dtrsv N: never): sizes at the edges and past them with a partial last block,
+// unit and stored diagonals, increments 1 and -2 (the blocks' parts of x taken from the end), lda
+// past n (3072 for 2600 rows), the solution's residual against the
 // stored matrix in double (|b - op(A) x| within tolerance of |b| + |op(A)| |x| row by row), the
 // same bits on 1, 2 and 3 threads, and x's elements between the strides kept.
-template <typename T> void checkTrsvTransposedByBlocks(double tolerance) {
+template <typename T> void checkTrsvByBlocks(double tolerance) {
   std::mt19937 rng(2616);
+  struct Case {
+    char trans;
+    int n, lda;
+  };
+  std::vector<Case> cases;
+  for (int n : {1023, 1024, 1300}) cases.push_back({'T', n, n + 3});
+  for (int n : {2560, 2561}) cases.push_back({'N', n, n + 3});
+  cases.push_back({'N', 2600, 3072});
   for (char uplo : {'L', 'U'})
-    for (int n : {1023, 1024, 1300})
+    for (auto [trans, n, lda] : cases) {
+      Storage st;
+      st.kind = Kind::Full, st.m = n, st.n = n, st.lda = lda, st.uplo = uplo;
+      std::vector<T> a = randomBuffer<T>(st.size(), rng, -1.0 / n, 1.0 / n);
+      for (int i = 0; i < n; ++i) a[size_t(st.at(i, i))] = T(i % 2 ? -2.5 : 2.25);
       for (char diag : {'N', 'U'})
         for (int incx : {1, -2}) {
-          Storage st;
-          st.kind = Kind::Full, st.m = n, st.n = n, st.lda = n + 3, st.uplo = uplo;
-          std::vector<T> a = randomBuffer<T>(st.size(), rng, -1.0 / n, 1.0 / n);
-          for (int i = 0; i < n; ++i) a[size_t(st.at(i, i))] = T(i % 2 ? -2.5 : 2.25);
-          // op(A)(i, j) = A(j, i), read from the stored triangle only.
+          // op(A)(i, j): A(i, j) or A(j, i), read from the stored triangle only.
           auto opA = [&](int i, int j) -> double {
             if (i == j) return diag == 'U' ? 1.0 : double(a[size_t(st.at(i, i))]);
-            const bool stored = uplo == 'U' ? j < i : j > i;
-            return stored ? double(a[size_t(st.at(j, i))]) : 0.0;
+            if (trans == 'T') std::swap(i, j);
+            const bool stored = uplo == 'U' ? i < j : i > j;
+            return stored ? double(a[size_t(st.at(i, j))]) : 0.0;
           };
           Walk wx{n, incx};
           std::vector<T> x = randomBuffer<T>(wx.size(), rng);
@@ -635,10 +651,11 @@ template <typename T> void checkTrsvTransposedByBlocks(double tolerance) {
           for (int threads : {1, 2, 3}) {
             spl_set_num_threads(threads);
             std::vector<T> got = x;
-            Blas<T>::trsv(&uplo, "T", &diag, &n, a.data(), &st.lda, got.data(), &incx, 1, 1, 1);
-            SCOPED_TRACE(testing::Message() << "trsv " << uplo << " T n " << n << " diag " << diag << " incx " << incx
-                                            << " threads " << threads);
-            for (int i = 0; i < n; ++i) {
+            Blas<T>::trsv(&uplo, &trans, &diag, &n, a.data(), &st.lda, got.data(), &incx, 1, 1, 1);
+            SCOPED_TRACE(testing::Message() << "trsv " << uplo << " " << trans << " n " << n << " lda " << lda << " diag "
+                                            << diag << " incx " << incx << " threads " << threads);
+            // The residual on one thread; the others must give its bits.
+            for (int i = 0; i < n && threads == 1; ++i) {
               double residual = double(x[wx.pos(i)]), mag = std::fabs(residual);
               for (int j = 0; j < n; ++j) {
                 const double term = opA(i, j) * double(got[wx.pos(j)]);
@@ -650,11 +667,12 @@ template <typename T> void checkTrsvTransposedByBlocks(double tolerance) {
           }
           spl_set_num_threads(0);
         }
+    }
 }
 
-TEST(Level2Threads, TransposedTrsvGoesByBlocksOnEveryThreadCount) {
-  checkTrsvTransposedByBlocks<double>(1e-13);
-  checkTrsvTransposedByBlocks<float>(2e-5);
+TEST(Level2Threads, TrsvGoesByBlocksOnEveryThreadCount) {
+  checkTrsvByBlocks<double>(1e-13);
+  checkTrsvByBlocks<float>(2e-5);
 }
 
 // ger from 2^20 elements of A runs the export whose columns are 256-bit vectors (_stream), below
