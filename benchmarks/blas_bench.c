@@ -126,10 +126,10 @@ static void freeOps(Ops *o) {
 
 /* The routines: each a call of library l on o, restoring what it writes first. */
 enum { DOT, AXPY, NRM2, ASUM, SCAL, IAMAX, GEMV_N, GEMV_T, SYMV_U, SYMV_L, SPMV_U, SPMV_L, TRMV_LN, TRMV_UT, TRMV_UN, TRSV_LN, TRSV_UN,
-       GBMV_N, GBMV_T, SBMV_L, SBMV_U, TPMV_LN, TPSV_UN, TBMV_LN, TBMV_UN, GER, SYR_L, SYR2_L, SPR_L, GEMM_NN, GEMM_TN, GEMM_TT, SYMM_LL, TRSM_LLN, TRSM_RLN, TRMM_RUT, SYRK_LN, ROUTINES };
+       TRSV_UT, TRSV_LT, GBMV_N, GBMV_T, SBMV_L, SBMV_U, TPMV_LN, TPSV_UN, TBMV_LN, TBMV_UN, GER, SYR_L, SYR2_L, SPR_L, GEMM_NN, GEMM_TN, GEMM_TT, SYMM_LL, TRSM_LLN, TRSM_RLN, TRMM_RUT, SYRK_LN, ROUTINES };
 static const char *routineName[] = {"dot", "axpy", "nrm2", "asum", "scal", "iamax", "gemv N", "gemv T", "symv U", "symv L",
                                     "spmv U", "spmv L",
-                                    "trmv LN", "trmv UT", "trmv UN", "trsv LN", "trsv UN", "gbmv N", "gbmv T", "sbmv L", "sbmv U", "tpmv LN",
+                                    "trmv LN", "trmv UT", "trmv UN", "trsv LN", "trsv UN", "trsv UT", "trsv LT", "gbmv N", "gbmv T", "sbmv L", "sbmv U", "tpmv LN",
                                     "tpsv UN", "tbmv LN", "tbmv UN",
                                     "ger", "syr L", "syr2 L", "spr L", "gemm NN", "gemm TN", "gemm TT",
                                     "symm LL", "trsm LLN", "trsm RLN", "trmm RUT", "syrk LN"};
@@ -195,9 +195,12 @@ static void call(int l, int r, Ops *o) {
     case TRMV_UT:
     case TRMV_UN:
     case TRSV_LN:
-    case TRSV_UN: {
+    case TRSV_UN:
+    case TRSV_UT:
+    case TRSV_LT: {
       memcpy(o->y, o->y0, vec);
-      const char *uplo = r == TRMV_LN || r == TRSV_LN ? "L" : "U", *trans = r == TRMV_UT ? "T" : "N";
+      const char *uplo = r == TRMV_LN || r == TRSV_LN || r == TRSV_LT ? "L" : "U";
+      const char *trans = r == TRMV_UT || r == TRSV_UT || r == TRSV_LT ? "T" : "N";
       const int product = r == TRMV_LN || r == TRMV_UT || r == TRMV_UN;
       ((void (*)(const char *, const char *, const char *, const int *, const void *, const int *, void *, const int *, size_t, size_t,
                  size_t))FN(NAME(product ? "trmv" : "trsv")))(uplo, trans, "N", &n, o->A, &n, o->y, &one, 1, 1, 1);
@@ -303,7 +306,7 @@ static double bytesOf(int r, int n, size_t e) {
     case ASUM: case IAMAX: return v;
     case SCAL: return 2 * v;
     case GEMV_N: case GEMV_T: return m + 3 * v;
-    case SYMV_U: case SYMV_L: case SPMV_U: case SPMV_L: case TRMV_LN: case TRMV_UT: case TRMV_UN: case TRSV_LN: case TRSV_UN: return m / 2 + 3 * v;
+    case SYMV_U: case SYMV_L: case SPMV_U: case SPMV_L: case TRMV_LN: case TRMV_UT: case TRMV_UN: case TRSV_LN: case TRSV_UN: case TRSV_UT: case TRSV_LT: return m / 2 + 3 * v;
     case GBMV_N: case GBMV_T: return (2.0 * kBand + 1) * v + 3 * v;
     case SBMV_L: case SBMV_U: case TBMV_LN: case TBMV_UN: return (kBand + 1.0) * v + 3 * v;
     case TPMV_LN: case TPSV_UN: return m / 2 + 2 * v;
