@@ -37,10 +37,10 @@ static const int64_t kGemvPartsWork = 1000000;
  * and the sums); where the columns lie a multiple of 4 KB apart, give or take under two lines
  * (lda a multiple of 1024, as n = 1024, 2048, 3072, 4096, or one more), all sixteen fall in one
  * set of the L1 (64 sets of 12 ways on Zen 5) and evict each other's lines. There the sweeps of
- * eight columns (_short, _large_narrow, _parts_narrow). 2-core AMD EPYC Zen 5, 2026-12-03, one
+ * eight columns (_short, _large_narrow, _parts_narrow). 2-core AMD EPYC Zen 5, 2026-12-02, one
  * thread, each export called in turn in one process: sgemv N 1024 0.57-0.65x OpenBLAS's speed
- * with sixteen, 1.03-1.10x with eight; 2048 0.48-0.50x / 0.82-0.99x, 2049 0.58-0.66x / 0.97-1.07x,
- * 3072 0.67-0.71x / 0.97-0.99x, 4096 0.46-0.54x / 0.79-0.83x, 4097 0.67-0.71x / 0.88-0.93x;
+ * with sixteen, 1.03-1.10x with eight; 2048 0.48-0.50x / 0.82-0.99x, 2049 0.56-0.66x / 0.97-1.07x,
+ * 3072 0.67-0.71x / 0.97-0.99x, 4096 0.46-0.54x / 0.69-0.83x, 4097 0.67-0.71x / 0.88-0.93x;
  * columns 64 bytes further apart (1040, 2064) still 0.84-0.90x with sixteen, 128 (2080)
  * 1.02x. The choice depends on lda alone (a shape), so not on the threads. */
 static int sgemv_columns_alias(int64_t lda) {
@@ -133,7 +133,7 @@ static int upper_on_threads(int n) { return n > kTrmvSmallBlockRows && spl_num_t
  * takes one row's dot product at a time, each waiting for the x_i before it: from the memory,
  * dtrsv U T 4000 ran 0.70-0.74x OpenBLAS's speed (one thread), L T 0.63-0.70x, strsv 0.66-0.84x,
  * and on two threads gemv T shares a block's rows. Paired in one process (a C harness calling
- * the exports, 2-core AMD EPYC Zen 5, 2026-12-03), blocked against unblocked: f64 4000 1.6-1.8x
+ * the exports, 2-core AMD EPYC Zen 5, 2026-12-02), blocked against unblocked: f64 4000 1.6-1.8x
  * faster on one thread, 2.2-2.8x on two, 3000 1.3-1.6x / 2.2-2.9x, 1500 0.95-1.1x / 1.2-1.3x,
  * 1000 0.90-0.97x / 1.1-1.3x (still 1.07-1.24x OpenBLAS's speed there on one thread), 400
  * 0.7-0.9x (not taken); f32 the same way. Blocks of 128 and 512 came within 10% of 256.
@@ -142,7 +142,7 @@ static int upper_on_threads(int n) { return n > kTrmvSmallBlockRows && spl_num_t
  * rest R still to solve (after K where lower, before it where upper). Their unblocked export
  * sweeps the later rows eight steps at a time (cin/Schedule.cpp's rightLookingRecurrence), which
  * from the memory ran strsv L N and U N 4000 at 0.75-0.88x OpenBLAS's speed. Paired against it
- * in one process (the library before, 2026-12-03): 4000 1.13-1.29x faster on one and two threads
+ * in one process (the library before, 2026-12-02): 4000 1.13-1.29x faster on one and two threads
  * (0.90-1.00x OpenBLAS's speed), 2600 1.04-1.09x, 2049 0.72x on two threads (not taken); where
  * sgemv's columns alias (sgemv_columns_alias: 3072, 4096) 0.86-1.06x, so the unblocked export
  * there. dtrsv N keeps its unblocked export (1.31x OpenBLAS's speed at 4000, blocked 1.17-1.22x
