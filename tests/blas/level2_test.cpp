@@ -528,8 +528,9 @@ template <typename T> void checkGemvNOnThreads(double tolerance) {
     shapes.push_back(s);
   // Columns a multiple of 4 KB apart, or one element more, where sgemv takes its sweeps of eight
   // columns (level2.c's sgemv_columns_alias): the parts (1024 x 1024, 1500 rows), past one block
-  // of rows (2500), and 64 bytes short of the edge (lda 2064, sixteen columns' exports).
-  for (Shape s : {Shape{1024, 1024, 1024}, Shape{1500, 700, 2049}, Shape{2500, 37, 3072}, Shape{2050, 37, 2064}})
+  // of rows (2500), 64 bytes past a multiple (lda 2064, still eight) and 128 (2080, sixteen).
+  for (Shape s : {Shape{1024, 1024, 1024}, Shape{1500, 700, 2049}, Shape{2500, 37, 3072}, Shape{2050, 37, 2064},
+                  Shape{2050, 37, 2080}})
     shapes.push_back(s);
   for (auto [m, n, ldaGiven] : shapes)
     for (auto [incx, incy] : std::vector<std::pair<int, int>>{{1, 1}, {-2, 3}}) {
@@ -566,10 +567,12 @@ TEST(Level2Threads, GemvNMatchesTheReferenceOnEveryThreadCount) {
 }
 
 // trmv and tpmv L N and U N sweep blocks of 1024 rows; on more than one thread dtrmv and dtpmv
-// L N take blocks of 256 from 257 to 1024 rows, and U N (s and d) from 257 rows at every size;
-// strmv and stpmv L N past 2048 rows sixteen columns at a time (runtime/blas/level2.c): sizes at the edges and past them, unit and stored diagonals,
+// L N take blocks of 256 from 257 to 1024 rows, and U N (s and d) from 257 rows; stpmv L N past
+// 2048 rows sixteen columns at a time, strmv L N and U N past 2048 rows gemv N's eight parts of
+// columns (runtime/blas/level2.c): sizes at the edges and past them, unit and stored diagonals,
 // increments 1 and -2, against a double reference, and the same bits on 1, 2 and 3 threads (a
-// row's sum runs over the columns in order in every export).
+// row's sum runs over the columns in order in every export but the parts, whose grouping does not
+// depend on the threads).
 template <typename T> void checkTrmvOnThreads(double tolerance) {
   std::mt19937 rng(2614);
   for (char uplo : {'L', 'U'})
@@ -617,9 +620,9 @@ TEST(Level2Threads, TrmvMatchesTheReferenceOnEveryThreadCount) {
 // plain ones past 2560 rows (the block's solve, then gemv N's export on the rest) unless lda is a
 // multiple of 1024 (dtrsv N: never): sizes at the edges and past them with a partial last block,
 // unit and stored diagonals, increments 1 and -2 (the blocks' parts of x taken from the end), lda
-// past n (3072 for 2600 rows), the solution's residual against the
-// stored matrix in double (|b - op(A) x| within tolerance of |b| + |op(A)| |x| row by row), the
-// same bits on 1, 2 and 3 threads, and x's elements between the strides kept.
+// past n (3072 for 2600 rows), the solution's residual against the stored matrix in double
+// (|b - op(A) x| within tolerance of |b| + |op(A)| |x| row by row), the same bits on 1, 2 and 3
+// threads, and x's elements between the strides kept.
 template <typename T> void checkTrsvByBlocks(double tolerance) {
   std::mt19937 rng(2616);
   struct Case {
