@@ -615,8 +615,9 @@ TEST(Level2Threads, TrmvMatchesTheReferenceOnEveryThreadCount) {
   checkTrmvOnThreads<float>(2e-5);
 }
 
-// trsv's transposed cases (U, T) and (L, T) from 1024 rows go by blocks of 256 (gemv T's export on
-// the part of x already solved, then the diagonal block's solve; runtime/blas/level2.c), strsv's
+// trsv's transposed cases (U, T) and (L, T) from 1024 rows and tpsv U T past 2560 go by blocks of
+// 256 (gemv T's export, or the packed rows', on the part of x already solved, then the diagonal
+// block's solve; runtime/blas/level2.c), strsv's
 // plain ones past 2560 rows (the block's solve, then gemv N's export on the rest) unless lda is a
 // multiple of 1024 (dtrsv N: never): sizes at the edges and past them with a partial last block,
 // unit and stored diagonals, increments 1 and -2 (the blocks' parts of x taken from the end), lda
@@ -626,17 +627,19 @@ TEST(Level2Threads, TrmvMatchesTheReferenceOnEveryThreadCount) {
 template <typename T> void checkTrsvByBlocks(double tolerance) {
   std::mt19937 rng(2616);
   struct Case {
+    Kind kind;
     char trans;
     int n, lda;
   };
   std::vector<Case> cases;
-  for (int n : {1023, 1024, 1300}) cases.push_back({'T', n, n + 3});
-  for (int n : {2560, 2561}) cases.push_back({'N', n, n + 3});
-  cases.push_back({'N', 2600, 3072});
+  for (int n : {1023, 1024, 1300}) cases.push_back({Kind::Full, 'T', n, n + 3});
+  for (int n : {2560, 2561}) cases.push_back({Kind::Packed, 'T', n, 0});
+  for (int n : {2560, 2561}) cases.push_back({Kind::Full, 'N', n, n + 3});
+  cases.push_back({Kind::Full, 'N', 2600, 3072});
   for (char uplo : {'L', 'U'})
-    for (auto [trans, n, lda] : cases) {
+    for (auto [kind, trans, n, lda] : cases) {
       Storage st;
-      st.kind = Kind::Full, st.m = n, st.n = n, st.lda = lda, st.uplo = uplo;
+      st.kind = kind, st.m = n, st.n = n, st.lda = lda, st.uplo = uplo;
       std::vector<T> a = randomBuffer<T>(st.size(), rng, -1.0 / n, 1.0 / n);
       for (int i = 0; i < n; ++i) a[size_t(st.at(i, i))] = T(i % 2 ? -2.5 : 2.25);
       for (char diag : {'N', 'U'})
@@ -654,9 +657,12 @@ template <typename T> void checkTrsvByBlocks(double tolerance) {
           for (int threads : {1, 2, 3}) {
             spl_set_num_threads(threads);
             std::vector<T> got = x;
-            Blas<T>::trsv(&uplo, &trans, &diag, &n, a.data(), &st.lda, got.data(), &incx, 1, 1, 1);
-            SCOPED_TRACE(testing::Message() << "trsv " << uplo << " " << trans << " n " << n << " lda " << lda << " diag "
-                                            << diag << " incx " << incx << " threads " << threads);
+            if (kind == Kind::Full)
+              Blas<T>::trsv(&uplo, &trans, &diag, &n, a.data(), &st.lda, got.data(), &incx, 1, 1, 1);
+            else
+              Blas<T>::tpsv(&uplo, &trans, &diag, &n, a.data(), got.data(), &incx, 1, 1, 1);
+            SCOPED_TRACE(testing::Message() << (kind == Kind::Full ? "trsv " : "tpsv ") << uplo << " " << trans << " n " << n
+                                            << " lda " << lda << " diag " << diag << " incx " << incx << " threads " << threads);
             // The residual on one thread; the others must give its bits.
             for (int i = 0; i < n && threads == 1; ++i) {
               double residual = double(x[wx.pos(i)]), mag = std::fabs(residual);
