@@ -9,9 +9,9 @@
  * (docs/blas.md), and among exports of one body by the call's size and threads (gemv N, trmv and
  * tpmv L N, the band sweeps: blocks of rows that give each thread some, or parts of columns;
  * where the threads choose, an element's operations run in the same order in each export, so the
- * bits do not depend on them; sgemv N also by lda), and trsv on a large triangle by blocks, each
- * block two exports' calls (gemv's and the case's own). Each routine is written once for both
- * precisions (LEVEL2(P, T)). */
+ * bits do not depend on them; sgemv N also by lda), and trsv and tpsv U T on a large triangle by
+ * blocks, each block two exports' calls (gemv's and the case's own). Each routine is written once
+ * for both precisions (LEVEL2(P, T)). */
 #include <stddef.h>
 #include <stdint.h>
 
