@@ -453,6 +453,25 @@ void expectStridesKeptAndBitsAsFirst(const std::vector<T> &got, const std::vecto
   else ASSERT_EQ(got, first) << "the bits differ from one thread's";
 }
 
+// The routine on 1, 2 and 3 threads: `call(got)` on a copy of `start` (the vector it writes),
+// then `check(got, threads)` (the test's own assertions) and expectStridesKeptAndBitsAsFirst over
+// start's n strides of inc. The thread count goes back to the default after, a failure too; wrap
+// it in ASSERT_NO_FATAL_FAILURE to stop at one.
+template <typename T, typename Call, typename Check>
+void onEveryThreadCount(const std::vector<T> &start, int n, int inc, Call call, Check check) {
+  std::vector<T> first;
+  for (int threads : {1, 2, 3}) {
+    spl_set_num_threads(threads);
+    SCOPED_TRACE(testing::Message() << "threads " << threads);
+    std::vector<T> got = start;
+    call(got);
+    check(got, threads);
+    if (!testing::Test::HasFatalFailure()) expectStridesKeptAndBitsAsFirst(got, start, n, inc, first);
+    if (testing::Test::HasFatalFailure()) break;
+  }
+  spl_set_num_threads(0);
+}
+
 // symv and spmv (full and packed storage) on the thread pool: the fused loop over the stored
 // triangle's columns (L) or rows (U) runs as eight parts, each adding the sums of other rows
 // into a private copy that is combined after it in part order (parallelize(..., privatize),
@@ -486,19 +505,16 @@ template <typename T> void checkSymvOnThreads(Kind kind, double tolerance) {
           want[size_t(i)] = double(alpha) * acc + double(beta) * double(y[wy.pos(i)]);
           scale[size_t(i)] = std::fabs(double(alpha)) * mag + std::fabs(double(beta) * double(y[wy.pos(i)]));
         }
-        std::vector<T> first;
-        for (int threads : {1, 2, 3}) {
-          spl_set_num_threads(threads);
-          std::vector<T> got = y;
+        SCOPED_TRACE(testing::Message() << (kind == Kind::Full ? "symv " : "spmv ") << uplo << " n " << n << " incx " << incx << " incy " << incy);
+        auto call = [&](std::vector<T> &got) {
           if (kind == Kind::Full) Blas<T>::symv(&uplo, &n, &alpha, a.data(), &st.lda, x.data(), &incx, &beta, got.data(), &incy, 1);
           else Blas<T>::spmv(&uplo, &n, &alpha, a.data(), x.data(), &incx, &beta, got.data(), &incy, 1);
-          SCOPED_TRACE(testing::Message() << (kind == Kind::Full ? "symv " : "spmv ") << uplo << " n " << n << " incx " << incx << " incy " << incy
-                                          << " threads " << threads);
+        };
+        auto check = [&](const std::vector<T> &got, int) {
           for (int i = 0; i < n; ++i)
             ASSERT_LE(std::fabs(double(got[wy.pos(i)]) - want[size_t(i)]), tolerance * (scale[size_t(i)] + 1e-300)) << "row " << i;
-          ASSERT_NO_FATAL_FAILURE(expectStridesKeptAndBitsAsFirst(got, y, n, incy, first));
-        }
-        spl_set_num_threads(0);
+        };
+        ASSERT_NO_FATAL_FAILURE(onEveryThreadCount(y, n, incy, call, check));
       }
 }
 
@@ -539,12 +555,11 @@ template <typename T> void checkGemvNOnThreads(double tolerance) {
       Walk wx{n, incx}, wy{m, incy};
       std::vector<T> x = randomBuffer<T>(wx.size(), rng), y = randomBuffer<T>(wy.size(), rng);
       const T alpha = T(-0.75), beta = T(0.5);
-      std::vector<T> first;
-      for (int threads : {1, 2, 3}) {
-        spl_set_num_threads(threads);
-        std::vector<T> got = y;
+      SCOPED_TRACE(testing::Message() << "gemv N " << m << " x " << n << " lda " << lda << " incx " << incx << " incy " << incy);
+      auto call = [&](std::vector<T> &got) {
         Blas<T>::gemv("N", &m, &n, &alpha, a.data(), &lda, x.data(), &incx, &beta, got.data(), &incy, 1);
-        SCOPED_TRACE(testing::Message() << "gemv N " << m << " x " << n << " incx " << incx << " incy " << incy << " threads " << threads);
+      };
+      auto check = [&](const std::vector<T> &got, int) {
         for (int i = 0; i < m; ++i) {
           double acc = 0, mag = 0;
           for (int j = 0; j < n; ++j) {
@@ -555,9 +570,8 @@ template <typename T> void checkGemvNOnThreads(double tolerance) {
           const double scale = std::fabs(double(alpha)) * mag + std::fabs(double(beta) * double(y[wy.pos(i)]));
           ASSERT_LE(std::fabs(double(got[wy.pos(i)]) - want), tolerance * (scale + 1e-300)) << "row " << i;
         }
-        ASSERT_NO_FATAL_FAILURE(expectStridesKeptAndBitsAsFirst(got, y, m, incy, first));
-      }
-      spl_set_num_threads(0);
+      };
+      ASSERT_NO_FATAL_FAILURE(onEveryThreadCount(y, m, incy, call, check));
     }
 }
 
@@ -585,16 +599,15 @@ template <typename T> void checkTrmvOnThreads(double tolerance) {
             std::vector<T> a = randomBuffer<T>(st.size(), rng);
             Walk wx{n, incx};
             std::vector<T> x = randomBuffer<T>(wx.size(), rng);
-            std::vector<T> first;
-            for (int threads : {1, 2, 3}) {
-              spl_set_num_threads(threads);
-              std::vector<T> got = x;
+            SCOPED_TRACE(testing::Message() << (kind == Kind::Full ? "trmv " : "tpmv ") << uplo << " N n " << n << " diag "
+                                            << diag << " incx " << incx);
+            auto call = [&](std::vector<T> &got) {
               if (kind == Kind::Full)
                 Blas<T>::trmv(&uplo, "N", &diag, &n, a.data(), &st.lda, got.data(), &incx, 1, 1, 1);
               else
                 Blas<T>::tpmv(&uplo, "N", &diag, &n, a.data(), got.data(), &incx, 1, 1, 1);
-              SCOPED_TRACE(testing::Message() << (kind == Kind::Full ? "trmv " : "tpmv ") << uplo << " N n " << n << " diag "
-                                              << diag << " incx " << incx << " threads " << threads);
+            };
+            auto check = [&](const std::vector<T> &got, int) {
               for (int i = 0; i < n; ++i) {
                 double acc = diag == 'U' ? double(x[wx.pos(i)]) : double(a[size_t(st.at(i, i))]) * double(x[wx.pos(i)]);
                 double mag = std::fabs(acc);
@@ -604,9 +617,8 @@ template <typename T> void checkTrmvOnThreads(double tolerance) {
                 }
                 ASSERT_LE(std::fabs(double(got[wx.pos(i)]) - acc), tolerance * (mag + 1e-300)) << "row " << i;
               }
-              ASSERT_NO_FATAL_FAILURE(expectStridesKeptAndBitsAsFirst(got, x, n, incx, first));
-            }
-            spl_set_num_threads(0);
+            };
+            ASSERT_NO_FATAL_FAILURE(onEveryThreadCount(x, n, incx, call, check));
           }
 }
 
@@ -617,9 +629,8 @@ TEST(Level2Threads, TrmvMatchesTheReferenceOnEveryThreadCount) {
 
 // trsv's transposed cases (U, T) and (L, T) from 1024 rows and tpsv U T past 2560 go by blocks of
 // 256 (gemv T's export, or the packed rows', on the part of x already solved, then the diagonal
-// block's solve; runtime/blas/level2.c), strsv's
-// plain ones past 2560 rows (the block's solve, then gemv N's export on the rest) unless lda is a
-// multiple of 1024 (dtrsv N: never): sizes at the edges and past them with a partial last block,
+// block's solve; runtime/blas/level2.c), strsv's plain ones past 2560 rows (the block's solve,
+// then gemv N's export on the rest) unless lda is a multiple of 1024 (dtrsv N: never): sizes at the edges and past them with a partial last block,
 // unit and stored diagonals, increments 1 and -2 (the blocks' parts of x taken from the end), lda
 // past n (3072 for 2600 rows), the solution's residual against the stored matrix in double
 // (|b - op(A) x| within tolerance of |b| + |op(A)| |x| row by row), the same bits on 1, 2 and 3
@@ -653,17 +664,16 @@ template <typename T> void checkTrsvByBlocks(double tolerance) {
           };
           Walk wx{n, incx};
           std::vector<T> x = randomBuffer<T>(wx.size(), rng);
-          std::vector<T> first;
-          for (int threads : {1, 2, 3}) {
-            spl_set_num_threads(threads);
-            std::vector<T> got = x;
+          SCOPED_TRACE(testing::Message() << (kind == Kind::Full ? "trsv " : "tpsv ") << uplo << " " << trans << " n " << n
+                                          << " lda " << lda << " diag " << diag << " incx " << incx);
+          auto call = [&](std::vector<T> &got) {
             if (kind == Kind::Full)
               Blas<T>::trsv(&uplo, &trans, &diag, &n, a.data(), &st.lda, got.data(), &incx, 1, 1, 1);
             else
               Blas<T>::tpsv(&uplo, &trans, &diag, &n, a.data(), got.data(), &incx, 1, 1, 1);
-            SCOPED_TRACE(testing::Message() << (kind == Kind::Full ? "trsv " : "tpsv ") << uplo << " " << trans << " n " << n
-                                            << " lda " << lda << " diag " << diag << " incx " << incx << " threads " << threads);
-            // The residual on one thread; the others must give its bits.
+          };
+          // The residual on one thread; the others must give its bits.
+          auto check = [&](const std::vector<T> &got, int threads) {
             for (int i = 0; i < n && threads == 1; ++i) {
               double residual = double(x[wx.pos(i)]), mag = std::fabs(residual);
               for (int j = 0; j < n; ++j) {
@@ -672,9 +682,8 @@ template <typename T> void checkTrsvByBlocks(double tolerance) {
               }
               ASSERT_LE(std::fabs(residual), tolerance * mag) << "row " << i;
             }
-            ASSERT_NO_FATAL_FAILURE(expectStridesKeptAndBitsAsFirst(got, x, n, incx, first));
-          }
-          spl_set_num_threads(0);
+          };
+          ASSERT_NO_FATAL_FAILURE(onEveryThreadCount(x, n, incx, call, check));
         }
     }
 }
