@@ -11,6 +11,7 @@
 /// joins and splits become index arithmetic on the output (a Sigma for ragged rows).
 /// Statements are emitted into the current block while evaluating, so a `reduce` inside a map's
 /// function lands inside the loop that consumes the map.
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -292,6 +293,25 @@ static bool plainReduction(const ExprP &next, int64_t acc) {
   return false;
 }
 
+/// Is `next` accumulator `acc` combined with a value that reads none of the accumulators `accs`
+/// (`acc op e`)? A tuple reduction's leaves that all are may each be assigned as it is computed:
+/// no other leaf reads the accumulator it changes. The dependence analysis then sees each
+/// accumulator updated in one statement, a reduction, where the new values computed into
+/// temporaries first made a loop over squares and outliers (nrm2) run in order.
+static bool updatesItsOwnOnly(const ExprP &next, int64_t acc, const std::vector<int64_t> &accs) {
+  if (!plainReduction(next, acc)) return false;
+  int own = 0;
+  for (const ExprP &a : next->args) {
+    if (a->kind == ExprKind::Local && a->local == acc) {
+      ++own;
+      continue;
+    }
+    if (anyExpr(a, [&](const Expr &x) { return x.kind == ExprKind::Local && std::find(accs.begin(), accs.end(), x.local) != accs.end(); }))
+      return false;
+  }
+  return own == 1;
+}
+
 /// The lanes of a lane-split reduction: four vectors of 512 bits of the widest accumulator
 /// (independent chains of compares and selects, each a few cycles long), and a vector's worth.
 static std::pair<int64_t, int64_t> reductionLanes(const std::vector<ExprP> &accs) {
@@ -329,12 +349,17 @@ ValP Lowerer::accumulate(const ValP &op, const ValP &init, const ValP &arr0, boo
   auto step = [&](const Nat &i, const ValP &x) {
     ValP next = apply(op, {Bound::value(tupleVal({acc, x}))});
     std::vector<ExprP> nl = leaves(next);
-    for (size_t k = 0; k < nl.size(); ++k) plain = plain && plainReduction(nl[k], accIds[k]);
-    // Compute all new values before assigning (tuple accumulators read the old ones).
+    bool ownOnly = true;
+    for (size_t k = 0; k < nl.size(); ++k) {
+      plain = plain && plainReduction(nl[k], accIds[k]);
+      ownOnly = ownOnly && updatesItsOwnOnly(nl[k], accIds[k], accIds);
+    }
+    // Compute all new values before assigning where a leaf reads another's accumulator (an
+    // argmax's position chosen by its value).
     std::vector<ExprP> fresh;
     for (size_t k = 0; k < nl.size(); ++k) {
       ExprP e = reassoc ? markReassoc(nl[k]) : nl[k];
-      if (nl.size() > 1 && !trivial(e)) {
+      if (nl.size() > 1 && !trivial(e) && !ownOnly) {
         int64_t id = newLocal("next", e->type, e);
         e = local(id, e->type);
       }

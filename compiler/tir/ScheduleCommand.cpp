@@ -104,9 +104,11 @@ ScheduleCommand parallelize(const ast::ScheduleCmd &c, const TunableValues &tuna
 ScheduleCommand vectorize(const ast::ScheduleCmd &c, const TunableValues &tunables) {
   auto v = based<Vectorize>(c);
   v.loop = nameArg(c, 0);
-  v.arityOk = c.args.size() >= 1 && c.args.size() <= 2;
-  v.bitsGiven = c.args.size() == 2;
+  v.arityOk = c.args.size() >= 1 && c.args.size() <= 3;
+  v.bitsGiven = c.args.size() >= 2;
+  v.vectorsGiven = c.args.size() == 3;
   if (v.bitsGiven) v.bits = countArg(c, 1, tunables);
+  if (v.vectorsGiven) v.vectors = countArg(c, 2, tunables);
   return v;
 }
 

@@ -81,12 +81,14 @@ struct Parallelize : CommandBase {
   SourceLoc racesLoc;
   bool isGpu() const;
 };
-/// vectorize(i) or vectorize(i, bits): bits, the width of the registers its vectors take
-/// (128, 256 or 512; 0 when not given: the target's preference).
+/// vectorize(i), vectorize(i, bits) or vectorize(i, bits, vectors): bits, the width of the
+/// registers its vectors take (128, 256 or 512; 0 when not given: the target's preference);
+/// vectors, how many vectors one step of the loop takes (LLVM's interleave count, 1 to 8; 0 when
+/// not given: LLVM's choice).
 struct Vectorize : CommandBase {
   NameArg loop;
-  CountArg bits;
-  bool bitsGiven = false, arityOk = true;
+  CountArg bits, vectors;
+  bool bitsGiven = false, vectorsGiven = false, arityOk = true;
 };
 /// unroll(i, f).
 struct Unroll : CommandBase {

@@ -282,6 +282,36 @@ TYPED_TEST(Level1, Nrm2AcrossBlocksTakesBluesPassOnlyWhenNeeded) {
   EXPECT_EQ(Blas<T>::nrm2(&n, withInf.data(), &one), std::numeric_limits<T>::infinity());
 }
 
+// A vector of one block (up to 4096 elements) takes the block's loop without the blocks' loop
+// (stdlib/blas1.spl's sumsShortOrByBlocks), a longer one the blocks: both sides of that edge and
+// of dnrm2's scalar loop (64), against a double-precision sum, with Blue's pass wanted by an
+// element past tbig or a nonzero one below tsml in the last position, and at stride 2 (the
+// elements between, the largest finite, never read).
+TYPED_TEST(Level1, Nrm2OnBothSidesOfTheOneBlockEdge) {
+  using T = TypeParam;
+  const T huge = std::numeric_limits<T>::max() / 4, tiny = std::numeric_limits<T>::min() * 4;
+  const double tol = std::is_same<T, float>::value ? 1e-5 : 1e-13;
+  for (const int n : {1, 31, 32, 63, 64, 100, 4095, 4096, 4097, 8193}) {
+    std::vector<T> x(n), strided(2 * n, std::numeric_limits<T>::max());
+    double sum = 0;
+    for (int i = 0; i < n; ++i) {
+      x[i] = T((i * 7) % 23 - 11) / T(8);
+      sum += double(x[i]) * double(x[i]);
+      strided[2 * i] = x[i];
+    }
+    const int one = 1, two = 2;
+    const double want = std::sqrt(sum);
+    if (want == 0) continue;
+    EXPECT_NEAR(double(Blas<T>::nrm2(&n, x.data(), &one)) / want, 1.0, tol) << n;
+    EXPECT_NEAR(double(Blas<T>::nrm2(&n, strided.data(), &two)) / want, 1.0, tol) << n;
+    std::vector<T> withHuge = x, withTiny(n, T(0));
+    withHuge[n - 1] = huge;
+    withTiny[n - 1] = -tiny;
+    EXPECT_NEAR(double(Blas<T>::nrm2(&n, withHuge.data(), &one)) / double(huge), 1.0, tol) << n;
+    EXPECT_NEAR(double(Blas<T>::nrm2(&n, withTiny.data(), &one)) / double(tiny), 1.0, 1e-6) << n;
+  }
+}
+
 // dnrm2 of fewer than 64 elements has the reference BLAS's bits (LAPACK's Householder
 // reflections, DLARFG, take such norms of its columns): each square rounded, then added to the
 // sum in order, then the root (stdlib/blas1.spl's nrm2ShortInOrder: one scalar loop, and its
