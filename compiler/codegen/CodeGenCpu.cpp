@@ -409,10 +409,12 @@ class CpuGen : public LoopCodeGen {
       // A range the pool would run in one piece (spl_parallel_for's own test: fewer than two
       // grains) is run by a direct call, which LLVM may inline with its closure: the pool's
       // call through a pointer cost about 8 ns of a 40 ns dasum of 32 elements (2-core AMD EPYC
-      // Zen 3), and the same iterations run in the same order either way.
+      // Zen 3), and the same iterations run in the same order either way. So is a range whose
+      // work in all is under kMinParallelWork (where the work is known).
       llvm::Value *total = b_.CreateSub(hi, lo);
-      llvm::Value *inOnePiece =
-          b_.CreateAnd(b_.CreateICmpSGT(total, b_.getInt64(0)), b_.CreateICmpSLT(b_.CreateSDiv(total, b_.getInt64(2)), grain));
+      llvm::Value *fewIterations = b_.CreateICmpSLT(b_.CreateSDiv(total, b_.getInt64(2)), grain);
+      if (work) fewIterations = b_.CreateOr(fewIterations, b_.CreateICmpSLT(total, iterationsFor(work, kMinParallelWork)));
+      llvm::Value *inOnePiece = b_.CreateAnd(b_.CreateICmpSGT(total, b_.getInt64(0)), fewIterations);
       auto *direct = llvm::BasicBlock::Create(ctx_, "par.direct", frame().fn);
       auto *pooled = llvm::BasicBlock::Create(ctx_, "par.pool", frame().fn);
       auto *ran = llvm::BasicBlock::Create(ctx_, "par.ran", frame().fn);
@@ -442,9 +444,25 @@ class CpuGen : public LoopCodeGen {
   llvm::Value *grainOf(llvm::Value *work) {
     constexpr int64_t kMinChunkWork = 8192, kDefaultGrain = 16;
     if (!work) return b_.getInt64(kDefaultGrain);
-    work = b_.CreateSelect(b_.CreateICmpSGT(work, b_.getInt64(1)), work, b_.getInt64(1));
-    return b_.CreateSDiv(b_.CreateAdd(b_.getInt64(kMinChunkWork - 1), work), work);
+    return iterationsFor(work, kMinChunkWork);
   }
+
+  /// The fewest iterations of `work` each (at least 1) that do `amount` in all, rounded up.
+  llvm::Value *iterationsFor(llvm::Value *work, int64_t amount) {
+    work = b_.CreateSelect(b_.CreateICmpSGT(work, b_.getInt64(1)), work, b_.getInt64(1));
+    return b_.CreateSDiv(b_.CreateAdd(b_.getInt64(amount - 1), work), work);
+  }
+
+  /// The work (innermost iterations as cin/Schedule.cpp estimates them: a triangle at its
+  /// bounding box, each statement of a body) under which a parallel loop runs on the calling
+  /// thread. A parallel region costs a few microseconds (waking a helper, waiting for it): on
+  /// the 2-core AMD EPYC Zen 5 VM, 2026-12-02, two threads ran dtrmv U T of 128 rows (64,384 by
+  /// the estimate) in 4.8 us against one thread's 1.3 (OpenBLAS 3.8), dgemv T 128 (33,792) in
+  /// 4.0 against 1.3, dger, dsyr and dspr of 128 and 192 (16,384 and 36,864) 1.1-1.9x slower
+  /// than one; at 256 the rank updates (65,536) gain from two (dger 10.2 -> 8.1 us), though
+  /// dtrmv U T (259,840: eight times its work) and dgemv T (133,120) do not: the estimate is
+  /// too coarse for a higher bar.
+  static constexpr int64_t kMinParallelWork = 65536;
 
   /// Whether `bytes` more of stack temporaries fit the current function's kCpuStackFrameBytes;
   /// if so they are counted against it.
