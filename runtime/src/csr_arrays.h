@@ -11,23 +11,33 @@
 
 namespace spl_rt {
 
-/* n >= 0, offs given and non-decreasing (n + 1 entries). Checked a block at a time, each block's
- * comparisons or-ed together, so that the loop vectorises: a loop that returned at the first
- * decrease ran a compare and a branch an offset, 0.3 ms on 500,000 rows, paid by every plan's
- * inspection and again by each conversion's check. */
+/* The first k of 0 .. count - 1 for which `holds(k)` is true, or count where none is: a block of
+ * 4096 k's at a time, each block's tests or-ed together in one loop without a branch, which
+ * vectorises, and only the block where one holds searched again for it. A loop that returned at
+ * the first k ran a compare and a branch an element: 0.3 ms on 500,000 rows (the offsets'
+ * check every plan's inspection and each conversion pays), 2.7 ms of a DIA count's scan for
+ * rows that repeat the row before them shifted (dia.cpp). */
+template <typename Holds> int64_t first_where(int64_t count, Holds holds) {
+  constexpr int64_t kBlock = 4096;
+  for (int64_t k0 = 0; k0 < count; k0 += kBlock) {
+    const int64_t k1 = count - k0 < kBlock ? count : k0 + kBlock;
+    int any = 0;
+    for (int64_t k = k0; k < k1; ++k)
+      any |= holds(k) ? 1 : 0;
+    if (!any)
+      continue;
+    for (int64_t k = k0; k < k1; ++k)
+      if (holds(k))
+        return k;
+  }
+  return count;
+}
+
+/* n >= 0, offs given and non-decreasing (n + 1 entries). */
 inline bool monotone_offsets(int64_t n, const int32_t *offs) {
   if (n < 0 || offs == nullptr)
     return false;
-  constexpr int64_t kBlock = 4096;
-  for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
-    const int64_t i1 = n - i0 < kBlock ? n : i0 + kBlock;
-    int decreases = 0;
-    for (int64_t i = i0; i < i1; ++i)
-      decreases |= offs[i + 1] < offs[i];
-    if (decreases)
-      return false;
-  }
-  return true;
+  return first_where(n, [offs](int64_t i) { return offs[i + 1] < offs[i]; }) == n;
 }
 
 /* Also m >= 0, and the columns given when there are entries. */

@@ -134,29 +134,18 @@ struct Marking {
   }
 
   /* The first row of first + 1 .. end (each `length` long, as row first is) that does not hold
-   * the row before it shifted by one column, or end where all do. Their columns as a flat array,
-   * the entry `length` before each its match, in blocks of kBlock entries, each one loop without
-   * a branch an entry, which vectorises; only the block where the shift breaks is read again, to
-   * find the row. The rows before that one hold row first's diagonals (their columns past m,
-   * which the kernel ignores, lie on diagonals row first marked, whose columns were all within
-   * [0, m)). */
+   * the row before it shifted by one column, or end where all do: their columns as a flat array,
+   * the entry `length` before each its match (csr_arrays.h's first_where, which vectorises).
+   * The rows before that one hold row first's diagonals (their columns past m, which the kernel
+   * ignores, lie on diagonals row first marked, whose columns were all within [0, m)). */
   int64_t shifted_from(int64_t first, int64_t end, int64_t length) const {
     const int64_t base = offs[0];
     const int32_t *const run = cols + (offs[first] - base);
     const int64_t count = static_cast<int64_t>(offs[end]) - offs[first + 1];
-    constexpr int64_t kBlock = 4096;
-    for (int64_t k0 = 0; k0 < count; k0 += kBlock) {
-      const int64_t k1 = std::min(count, k0 + kBlock);
-      uint32_t differs = 0;
-      for (int64_t k = k0; k < k1; ++k)
-        differs |= static_cast<uint32_t>(run[k + length]) - static_cast<uint32_t>(run[k]) - 1u;
-      if (differs == 0)
-        continue;
-      for (int64_t k = k0; k < k1; ++k)
-        if (static_cast<uint32_t>(run[k + length]) - static_cast<uint32_t>(run[k]) != 1u)
-          return first + 1 + k / length; /* entry k + length lies in that row */
-    }
-    return end;
+    const int64_t k = first_where(count, [run, length](int64_t e) {
+      return static_cast<uint32_t>(run[e + length]) - static_cast<uint32_t>(run[e]) != 1u;
+    });
+    return k == count ? end : first + 1 + k / length; /* entry k + length lies in that row */
   }
 };
 
