@@ -380,9 +380,10 @@ TYPED_TEST(Level1, IamaxTakesTheFirstLargestAndPassesOverNaN) {
   // iamax goes by blocks of 256 (stdlib/blas1.spl): ties across and at the edges of blocks,
   // the largest in a last partial block, NaN filling a block, NaN scattered through the blocks'
   // maxima (loopir/MinMaxReductions guards them), against the reference's loop. From 2^20
-  // elements on, the streamed export (runtime/blas/level1.c), the same at its edge.
+  // elements on, the streamed export (runtime/blas/level1.c), the same at its edge; and every
+  // case strided.
   std::mt19937 rng(2611);
-  for (int n : {1, 2, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 5000, (1 << 20) - 1,
+  for (int n : {1, 2, 31, 32, 33, 100, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 5000, (1 << 20) - 1,
                 1 << 20, (1 << 20) + 257}) {
     for (int round = 0; round < 6; ++round) {
       std::vector<T> v(static_cast<size_t>(n));
@@ -403,6 +404,14 @@ TYPED_TEST(Level1, IamaxTakesTheFirstLargestAndPassesOverNaN) {
         if (std::abs(v[size_t(i)]) > std::abs(v[size_t(want - 1)])) want = i + 1;
       SCOPED_TRACE(testing::Message() << "n " << n << " round " << round);
       EXPECT_EQ(iamax(v, 1), want);
+      // The same vector at increments 2 and 3, between its elements a larger one never to be
+      // read: from 32 elements below 2^20 the export that copies it first (level1.c's _strided),
+      // else the strided loops.
+      for (int inc : {2, 3}) {
+        std::vector<T> strided(size_t(n) * size_t(inc), T(100));
+        for (int i = 0; i < n; ++i) strided[size_t(i) * size_t(inc)] = v[size_t(i)];
+        EXPECT_EQ(iamax(strided, inc), want) << "increment " << inc;
+      }
     }
   }
 }
