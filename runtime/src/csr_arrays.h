@@ -1,6 +1,7 @@
 /* csr_arrays.h: the check every runtime part that reads a caller's CSR arrays makes first
  * (inspect, sell, dia, csc, plan): sizes and pointers, and offsets that never decrease, so that
- * every row's entries offs[i] - offs[0] .. offs[i + 1] - offs[0] exist.
+ * every row's entries offs[i] - offs[0] .. offs[i + 1] - offs[0] exist; and the blocked search
+ * that check is made of (first_where), which dia.cpp's scan of shifted rows shares.
  *
  * Not installed; the public entry points are in spl_runtime.h.
  */
