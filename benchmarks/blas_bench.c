@@ -17,7 +17,8 @@
  * A group (a routine at a size) runs both libraries in rounds, alternating which goes first,
  * one sample each per round (a sample: back-to-back calls for at least 20 ms, or one call when
  * a call takes longer, the clock read between batches of calls that double up to a millisecond);
- * the median sample is the time. Beside each group, a STREAM triad of the
+ * the median sample is the time. dot, nrm2 and iamax also run at increment 2 ("dot inc2": n
+ * elements two apart). Beside each group, a STREAM triad of the
  * same thread count (a[i] = b[i] + s c[i] over 3 x 32 MB, OpenMP) gives the machine's bandwidth,
  * and level 1 and 2 report the bandwidth each library reached (the bytes the routine must move
  * once). Output: CSV rows on stdout (the header first), progress on stderr. */
@@ -83,7 +84,7 @@ enum { kBand = 32 };
 
 /* Level 1 needs x and y, level 2 A too, the updates and level 3 C (and gemm B); the inputs are
  * `inputs`'s where given. */
-static Ops makeOps(int n, size_t elem, int needA, int needB, int needC, int needP, const Ops *inputs) {
+static Ops makeOps(int n, size_t elem, int needA, int needB, int needC, int needP, int stride, const Ops *inputs) {
   Ops o = {n, elem, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, inputs == NULL};
   size_t mat = (size_t)n * (size_t)n;
   if (inputs) {
@@ -95,8 +96,8 @@ static Ops makeOps(int n, size_t elem, int needA, int needB, int needC, int need
     o.A = needA ? malloc(amat * elem) : NULL;
     o.B = needB ? malloc(mat * elem) : NULL;
     o.C0 = needC ? malloc(mat * elem) : NULL;
-    o.x = malloc((size_t)n * elem);
-    o.y0 = malloc((size_t)n * elem);
+    o.x = malloc((size_t)n * (size_t)stride * elem);
+    o.y0 = malloc((size_t)n * (size_t)stride * elem);
     if (needA) fill(o.A, amat, elem, n, 1.0 / n);
     if (needP) {
       size_t packed = (size_t)n * (size_t)(n + 1) / 2;
@@ -110,8 +111,8 @@ static Ops makeOps(int n, size_t elem, int needA, int needB, int needC, int need
     }
     if (needB) fill(o.B, mat, elem, 0, 1.0);
     if (needC) fill(o.C0, mat, elem, 0, 1.0);
-    fill(o.x, (size_t)n, elem, 0, 2.0);
-    fill(o.y0, (size_t)n, elem, 0, 1.0);
+    fill(o.x, (size_t)n * (size_t)stride, elem, 0, 2.0);
+    fill(o.y0, (size_t)n * (size_t)stride, elem, 0, 1.0);
   }
   o.C = needC ? malloc(mat * elem) : NULL;
   o.y = malloc((size_t)n * elem);
@@ -126,9 +127,9 @@ static void freeOps(Ops *o) {
 }
 
 /* The routines: each a call of library l on o, restoring what it writes first. */
-enum { DOT, AXPY, NRM2, ASUM, SCAL, IAMAX, GEMV_N, GEMV_T, SYMV_U, SYMV_L, SPMV_U, SPMV_L, TRMV_LN, TRMV_UT, TRMV_UN, TRSV_LN, TRSV_UN,
+enum { DOT, AXPY, NRM2, ASUM, SCAL, IAMAX, DOT_INC2, NRM2_INC2, IAMAX_INC2, GEMV_N, GEMV_T, SYMV_U, SYMV_L, SPMV_U, SPMV_L, TRMV_LN, TRMV_UT, TRMV_UN, TRSV_LN, TRSV_UN,
        TRSV_UT, TRSV_LT, GBMV_N, GBMV_T, SBMV_L, SBMV_U, TPMV_LN, TPSV_UN, TBMV_LN, TBMV_UN, GER, SYR_L, SYR2_L, SPR_L, GEMM_NN, GEMM_TN, GEMM_TT, SYMM_LL, TRSM_LLN, TRSM_RLN, TRMM_RUT, SYRK_LN, ROUTINES };
-static const char *routineName[] = {"dot", "axpy", "nrm2", "asum", "scal", "iamax", "gemv N", "gemv T", "symv U", "symv L",
+static const char *routineName[] = {"dot", "axpy", "nrm2", "asum", "scal", "iamax", "dot inc2", "nrm2 inc2", "iamax inc2", "gemv N", "gemv T", "symv U", "symv L",
                                     "spmv U", "spmv L",
                                     "trmv LN", "trmv UT", "trmv UN", "trsv LN", "trsv UN", "trsv UT", "trsv LT", "gbmv N", "gbmv T", "sbmv L", "sbmv U", "tpmv LN",
                                     "tpsv UN", "tbmv LN", "tbmv UN",
@@ -142,7 +143,7 @@ static fn_t remember(fn_t *slot, fn_t f) { return *slot = f; }
 static void call(int l, int r, Ops *o) {
   char p = o->elem == 8 ? 'd' : 's';
   char name[32];
-  int n = o->n, one = 1;
+  int n = o->n, one = 1, two = 2;
   double ad = 0.7, bd = 0.3;
   float as = 0.7f, bs = 0.3f;
   const void *alpha = o->elem == 8 ? (void *)&ad : (void *)&as, *beta = o->elem == 8 ? (void *)&bd : (void *)&bs;
@@ -172,6 +173,19 @@ static void call(int l, int r, Ops *o) {
       break;
     case IAMAX:
       result += ((int (*)(const int *, const void *, const int *))FN((snprintf(name, sizeof name, "i%camax_", p), name)))(&n, o->x, &one);
+      break;
+    /* Increment 2 (x and y hold 2n elements here, makeOps): a strided loop's one chain of sums
+     * or maxima, which LLVM's loops for a unit stride do not have (runtime/blas/level1.c). */
+    case DOT_INC2:
+      if (p == 'd') result += ((double (*)(const int *, const void *, const int *, const void *, const int *))FN(NAME("dot")))(&n, o->x, &two, o->y0, &two);
+      else result += ((float (*)(const int *, const void *, const int *, const void *, const int *))FN(NAME("dot")))(&n, o->x, &two, o->y0, &two);
+      break;
+    case NRM2_INC2:
+      if (p == 'd') result += ((double (*)(const int *, const void *, const int *))FN(NAME("nrm2")))(&n, o->x, &two);
+      else result += ((float (*)(const int *, const void *, const int *))FN(NAME("nrm2")))(&n, o->x, &two);
+      break;
+    case IAMAX_INC2:
+      result += ((int (*)(const int *, const void *, const int *))FN((snprintf(name, sizeof name, "i%camax_", p), name)))(&n, o->x, &two);
       break;
     case GEMV_N:
     case GEMV_T:
@@ -305,6 +319,8 @@ static double bytesOf(int r, int n, size_t e) {
     case AXPY: return 3 * v;
     case NRM2: return v;
     case ASUM: case IAMAX: return v;
+    case DOT_INC2: return 4 * v; /* strided: the lines they read, the skipped elements' too */
+    case NRM2_INC2: case IAMAX_INC2: return 2 * v;
     case SCAL: return 2 * v;
     case GEMV_N: case GEMV_T: return m + 3 * v;
     case SYMV_U: case SYMV_L: case SPMV_U: case SPMV_L: case TRMV_LN: case TRMV_UT: case TRMV_UN: case TRSV_LN: case TRSV_UN: case TRSV_UT: case TRSV_LT: return m / 2 + 3 * v;
@@ -324,7 +340,7 @@ static double flopsOf(int r, int n) {
 /* The output a routine writes, to compare the libraries. */
 static void *outputOf(int r, Ops *o, size_t *count) {
   if (r >= GER) { *count = (size_t)o->n * (size_t)o->n; return o->C; }
-  if (r == DOT || r == NRM2 || r == ASUM || r == IAMAX) { *count = 0; return NULL; }
+  if (r == DOT || r == NRM2 || r == ASUM || r == IAMAX || (r >= DOT_INC2 && r <= IAMAX_INC2)) { *count = 0; return NULL; }
   *count = (size_t)o->n;
   return o->y;
 }
@@ -424,7 +440,7 @@ int main(int argc, char **argv) {
   for (int r = DOT; r <= SPR_L; ++r) {
     if (nsizes) {
       for (int s = 0; s < nsizes; ++s) groups[ng++] = (struct Group){r, sizes[s]};
-    } else if (r <= IAMAX) {
+    } else if (r <= IAMAX_INC2) {
       groups[ng++] = (struct Group){r, 4096}, groups[ng++] = (struct Group){r, 4 << 20};
     } else {
       groups[ng++] = (struct Group){r, 400}, groups[ng++] = (struct Group){r, quick ? 1500 : 4000};
@@ -440,11 +456,12 @@ int main(int argc, char **argv) {
     for (int g = 0; g < ng; ++g) {
       int r = groups[g].r, n = groups[g].n;
       if (only && !listed(only, routineName[r])) continue;
-      if (prec == 1 && !(r == DOT || r == AXPY || r == GEMV_N || r == GEMV_T || r == TRSV_LN || r == GEMM_NN || r == GEMM_TT)) continue;
+      if (prec == 1 && !(r == DOT || r == AXPY || (r >= DOT_INC2 && r <= IAMAX_INC2) || r == GEMV_N || r == GEMV_T || r == TRSV_LN || r == GEMM_NN || r == GEMM_TT)) continue;
       int needA = r >= GEMV_N, needB = r == GEMM_NN || r == GEMM_TN || r == GEMM_TT || r == SYMM_LL, needC = r >= GER;
       Ops ops[2];
-      ops[0] = makeOps(n, elem, needA, needB, needC, r == TPSV_UN, NULL);
-      ops[1] = makeOps(n, elem, needA, needB, needC, r == TPSV_UN, &ops[0]);
+      int stride = r >= DOT_INC2 && r <= IAMAX_INC2 ? 2 : 1;
+      ops[0] = makeOps(n, elem, needA, needB, needC, r == TPSV_UN, stride, NULL);
+      ops[1] = makeOps(n, elem, needA, needB, needC, r == TPSV_UN, stride, &ops[0]);
       /* Correctness first: both libraries on the same operands. */
       double scalar[2];
       for (int l = 0; l < 2; ++l) {

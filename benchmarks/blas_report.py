@@ -14,7 +14,7 @@ import csv
 import math
 import sys
 
-LEVEL1 = {"dot", "axpy", "nrm2", "asum", "scal", "iamax"}
+LEVEL1 = {"dot", "axpy", "nrm2", "asum", "scal", "iamax", "dot inc2", "nrm2 inc2", "iamax inc2"}
 LEVEL3 = {"gemm NN", "gemm TN", "gemm TT", "symm LL", "trsm LLN", "trsm RLN", "trmm RUT", "syrk LN"}
 
 

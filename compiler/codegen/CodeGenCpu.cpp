@@ -493,6 +493,7 @@ class CpuGen : public LoopCodeGen {
   void attributes(llvm::Function *f) {
     f->addFnAttr(llvm::Attribute::NoUnwind);
     if (int bits = std::max(fn_->preferVectorBits, preferVectorBits_)) f->addFnAttr("prefer-vector-width", std::to_string(bits));
+    if (fn_->noGathers) f->addFnAttr(kNoGathersAttribute);
   }
 };
 

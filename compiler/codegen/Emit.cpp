@@ -221,6 +221,14 @@ bool prepareModule(llvm::Module &m, const CodeGenOptions &opts, std::string &err
 bool optimizeAndEmit(llvm::Module &m, const CodeGenOptions &opts, OutputKind kind, std::string &out, std::string &error) {
   auto tm = makeTargetMachine(opts, error);
   if (!tm) return false;
+  // A function's target-features replace the target machine's, so the marked ones get all of
+  // them and the tuning flag that keeps the vectorisers from gathering.
+  for (llvm::Function &f : m)
+    if (f.hasFnAttribute(kNoGathersAttribute)) {
+      std::string features = tm->getTargetFeatureString().str();
+      f.addFnAttr("target-features", features.empty() ? "+prefer-no-gather" : features + ",+prefer-no-gather");
+      f.removeFnAttr(kNoGathersAttribute);
+    }
   if (opts.optLevel > 0) {
     llvm::LoopAnalysisManager lam;
     llvm::FunctionAnalysisManager fam;

@@ -32,6 +32,7 @@
 #include "loopir/GuardRange.h"
 #include "loopir/MinMaxReductions.h"
 #include "loopir/ParallelScan.h"
+#include "loopir/PartialSums.h"
 #include "loopir/SegmentVersioning.h"
 #include "loopir/StreamPrefetch.h"
 #include "loopir/Verify.h"
@@ -351,6 +352,7 @@ int runCompiler(const Options &opts, std::ostream &err) {
         pass("StreamPrefetch", [&] { loopir::insertStreamPrefetches(fn); });
         pass("SegmentVersioning (versions)", [&] { loopir::versionSegmentReductions(fn, vectors.maskedBytes); });
         pass("SegmentVersioning (lanes)", [&] { loopir::vectorizeSegmentLanes(fn); });
+        pass("PartialSums", [&] { loopir::splitStridedPartialSums(fn); });
         pass("MinMaxReductions", [&] { loopir::guardMinMaxReductions(fn); });
         pass("AlignStreams", [&] { loopir::alignVectorStreams(fn); });
       }

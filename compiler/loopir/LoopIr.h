@@ -310,6 +310,10 @@ struct Function {
   /// False where it said fp_reassoc(off): codegen gives no sum LLVM's reassociation, nor a
   /// reduction loop a vectorize hint (a forced width lets LLVM reorder a sum without the flag).
   bool fpReassoc = true;
+  /// True where loopir/PartialSums wrote a scalar loop's partial sums as copies of its body:
+  /// LLVM's SLP vectoriser must not gather the copies' strided loads into one vector (codegen
+  /// marks the function kNoGathersAttribute).
+  bool noGathers = false;
   int numParams = 0;
   std::vector<ScalarParam> scalars;
   std::vector<Buffer> buffers;

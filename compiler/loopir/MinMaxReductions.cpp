@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "loopir/Visitor.h"
 
@@ -21,15 +23,27 @@ bool isMinMaxOf(const Expr &e, int v) {
 }
 
 /// The float variables that are never NaN: declared in the body, every declaration gives a
-/// constant that is not NaN, and every later value is min or max of the variable and another
-/// value (visited in program order: a declaration comes before the variable's uses).
+/// constant that is not NaN or another such variable's value (loopir/PartialSums's partial
+/// maxima start at their accumulator's), and every later value is min or max of the variable
+/// and another value (visited in program order: a declaration comes before the variable's
+/// uses; `settle` then drops the copies of variables that turned out NaN-able).
 class NeverNan : public Visitor {
  public:
   std::map<int, bool> vars;  // variable -> still never NaN
 
+  void settle() {
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const auto &[copy, source] : copies_)
+        if (vars[copy] && !vars[source]) changed = !(vars[copy] = false);
+    }
+  }
+
  protected:
   void visitDecl(const Stmt &s) override {
-    bool ok = isFloatTy(s.type) && s.a && s.a->kind == ExprKind::Const && !std::isnan(s.a->fval);
+    bool fromVar = s.a && s.a->kind == ExprKind::Var && s.a->type == s.type;
+    bool ok = isFloatTy(s.type) && s.a && ((s.a->kind == ExprKind::Const && !std::isnan(s.a->fval)) || fromVar);
+    if (ok && fromVar) copies_.emplace_back(s.var, s.a->var);
     note(s.var, ok);
     visitChildren(s);
   }
@@ -49,6 +63,8 @@ class NeverNan : public Visitor {
   }
 
  private:
+  std::vector<std::pair<int, int>> copies_;  // (variable, the variable it was declared from)
+
   void note(int v, bool ok) {
     auto [it, fresh] = vars.emplace(v, ok);
     if (!fresh) it->second = it->second && ok;
@@ -97,6 +113,7 @@ int guardMinMaxReductions(Function &f) {
   if (f.cuda) return 0;
   NeverNan scan;
   scan.visit(f.body);
+  scan.settle();
   Guard guard(scan.vars);
   f.body = guard.mutate(f.body);
   return guard.rewritten;

@@ -1,7 +1,7 @@
 /// \file MinMaxReductions.h: float min/max reductions whose accumulator is never NaN, in the
 /// form the CPU's min/max instructions compute in one step.
 /// Takes:      a loopir::Function for the CPU (after the other CPU passes).
-/// Gives:      for each float variable declared with a value that is not NaN (a constant) and
+/// Gives:      for each float variable declared with a value that is not NaN (a constant, or such a variable's value) and
 ///             only ever assigned min or max of itself and another value,
 ///
 ///               var acc: f64 = 0                      var acc: f64 = 0

@@ -383,7 +383,7 @@ TYPED_TEST(Level1, IamaxTakesTheFirstLargestAndPassesOverNaN) {
   // elements on, the streamed export (runtime/blas/level1.c), the same at its edge; and every
   // case strided.
   std::mt19937 rng(2611);
-  for (int n : {1, 2, 31, 32, 33, 100, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 5000, (1 << 20) - 1,
+  for (int n : {1, 2, 3, 5, 7, 31, 32, 33, 95, 96, 97, 100, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 5000, (1 << 20) - 1,
                 1 << 20, (1 << 20) + 257}) {
     for (int round = 0; round < 6; ++round) {
       std::vector<T> v(static_cast<size_t>(n));
@@ -405,8 +405,10 @@ TYPED_TEST(Level1, IamaxTakesTheFirstLargestAndPassesOverNaN) {
       SCOPED_TRACE(testing::Message() << "n " << n << " round " << round);
       EXPECT_EQ(iamax(v, 1), want);
       // The same vector at increments 2 and 3, between its elements a larger one never to be
-      // read: from 32 elements below 2^20 the export that copies it first (level1.c's _strided),
-      // else the strided loops.
+      // read: from 96 elements below 2^20 the export that copies it first (level1.c's _strided),
+      // below 96 the short search's four partial maxima (_strided_short: lengths 1-7 leave
+      // some or all of their elements to the partial sums' remainder loop), else the strided
+      // loops.
       for (int inc : {2, 3}) {
         std::vector<T> strided(size_t(n) * size_t(inc), T(100));
         for (int i = 0; i < n; ++i) strided[size_t(i) * size_t(inc)] = v[size_t(i)];
@@ -419,17 +421,21 @@ TYPED_TEST(Level1, IamaxTakesTheFirstLargestAndPassesOverNaN) {
 // A dot product of one block (up to 4096 elements) is the plain dot, past one block the sums of
 // blocks on the pool (stdlib/blas1.spl's dotByBlocks chooses by n): ?dot_ gives the export's
 // result, near the reference loop in double precision on either side of the block. Lengths
-// around the block and the aligned stream's 512, increments 1, -1 and 3.
+// around the block and the aligned stream's 512 (and 1 and 7: shorter than, and not a multiple
+// of, the strided export's four partial sums), increments 1, -1, 2 and 3.
 TYPED_TEST(Level1, DotOnEitherSideOfOneBlockFollowsTheReference) {
   using T = TypeParam;
   std::mt19937 rng(2612);
   for (int n : {1, 7, 511, 512, 1000, 4095, 4096, 4097, 9000})
-    for (int inc : {1, -1, 3}) {
+    for (int inc : {1, -1, 2, 3}) {
       SCOPED_TRACE(testing::Message() << "n " << n << " inc " << inc);
       Strided<T> x(n, inc, rng), y(n, inc, rng);
+      // dot_ takes the export of four partial sums for an increment other than 1 (level1.c).
       T exported = T(-1);
-      if constexpr (std::is_same_v<T, float>) ASSERT_EQ(spl_blas_sdot(n, x.data(), inc, y.data(), inc, &exported), 0);
-      else ASSERT_EQ(spl_blas_ddot(n, x.data(), inc, y.data(), inc, &exported), 0);
+      if constexpr (std::is_same_v<T, float>)
+        ASSERT_EQ((inc == 1 ? spl_blas_sdot : spl_blas_sdot_strided)(n, x.data(), inc, y.data(), inc, &exported), 0);
+      else
+        ASSERT_EQ((inc == 1 ? spl_blas_ddot : spl_blas_ddot_strided)(n, x.data(), inc, y.data(), inc, &exported), 0);
       double want = 0, magnitude = 0;
       for (int k = 0; k < n; ++k) {
         want += double(x.buf[x.position(k)]) * double(y.buf[y.position(k)]);
