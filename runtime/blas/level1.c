@@ -14,8 +14,9 @@
  * kStridedCopyFrom to kStreamFrom elements, the export that copies x to a contiguous temporary
  * first (_strided: a strided loop's one dependent chain of maxima or sums, blas1.spl's
  * iamaxOfCopy; iamax from kStridedIamaxCopyFrom, below it its short search with four partial
- * maxima, _strided_short); dot with any increment other than 1 its four partial sums' export
- * (_strided). */
+ * maxima, _strided_short); from kStreamFrom on with an increment other than 1, the blocks'
+ * exports with four partial sums or maxima a block (_strided_stream); dot with any increment
+ * other than 1 its four partial sums' export (_strided). */
 #include <stdint.h>
 
 #include "blas1.h"
@@ -73,7 +74,8 @@ enum { kStridedIamaxCopyFrom = 96 };
   }                                                                                                     \
   T P##nrm2_(const int *n, const T *x, const int *incx) {                                               \
     T r = 0;                                                                                            \
-    if (*incx > 1 && *n >= kStridedCopyFrom && *n < kStreamFrom)                                       \
+    if (*incx > 1 && *n >= kStreamFrom) BLAS_RUN(spl_blas_##P##nrm2_strided_stream(N64(n), x, N64(incx), &r)); \
+    else if (*incx > 1 && *n >= kStridedCopyFrom)                                                       \
       BLAS_RUN(spl_blas_##P##nrm2_strided(N64(n), x, N64(incx), &r));                                   \
     else if (*n > 0 && *incx > 0) BLAS_RUN(spl_blas_##P##nrm2(N64(n), x, N64(incx), &r));               \
     return r;                                                                                           \
@@ -85,7 +87,8 @@ enum { kStridedIamaxCopyFrom = 96 };
   }                                                                                                     \
   int i##P##amax_(const int *n, const T *x, const int *incx) {                                          \
     int32_t r = 0;                                                                                      \
-    if (*n >= kStreamFrom && *incx > 0) BLAS_RUN(spl_blas_i##P##amax_stream(N64(n), x, N64(incx), &r)); \
+    if (*n >= kStreamFrom && *incx > 1) BLAS_RUN(spl_blas_i##P##amax_strided_stream(N64(n), x, N64(incx), &r)); \
+    else if (*n >= kStreamFrom && *incx > 0) BLAS_RUN(spl_blas_i##P##amax_stream(N64(n), x, N64(incx), &r)); \
     else if (*n >= kStridedIamaxCopyFrom && *incx > 1) BLAS_RUN(spl_blas_i##P##amax_strided(N64(n), x, N64(incx), &r)); \
     else if (*n > 0 && *incx > 1) BLAS_RUN(spl_blas_i##P##amax_strided_short(N64(n), x, N64(incx), &r)); \
     else if (*n > 0 && *incx > 0) BLAS_RUN(spl_blas_i##P##amax(N64(n), x, N64(incx), &r));              \

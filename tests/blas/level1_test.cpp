@@ -282,6 +282,44 @@ TYPED_TEST(Level1, Nrm2AcrossBlocksTakesBluesPassOnlyWhenNeeded) {
   EXPECT_EQ(Blas<T>::nrm2(&n, withInf.data(), &one), std::numeric_limits<T>::infinity());
 }
 
+// From 2^20 elements with an increment other than 1, nrm2 runs its blocks' loops in four
+// partial sums over the strided x (dnrm2) or sums the squares in f64 (snrm2: snrm2InF64), and
+// iamax its blocks' maxima and search in four partial ones (level1.c's _strided_stream
+// exports): against a double-precision sum and the reference's search, on either side of 2^20,
+// with a huge and a tiny element, an infinity and a NaN, at increments 2 and 3 (the elements
+// between, the largest finite, never read).
+TYPED_TEST(Level1, LongStridedVectorsFollowTheReference) {
+  using T = TypeParam;
+  const T big = std::numeric_limits<T>::max();
+  const double kTolerance = std::is_same<T, float>::value ? 1e-6 : 1e-13;
+  std::mt19937 rng(2643);
+  for (int n : {(1 << 20) - 1, 1 << 20, (1 << 20) + 4097})
+    for (int inc : {2, 3})
+      for (int round = 0; round < 4; ++round) {
+        SCOPED_TRACE(testing::Message() << "n " << n << " inc " << inc << " round " << round);
+        std::vector<T> v(static_cast<size_t>(n));
+        for (T &e : v) e = T(int(rng() % 2001) - 1000) / T(256);
+        if (round == 1) v[size_t(n - 1)] = big / 8;                          // past tbig, last
+        if (round == 1) v[size_t(n / 2)] = std::numeric_limits<T>::min();    // below tsml
+        if (round == 2) v[size_t(n - 3)] = std::numeric_limits<T>::infinity();
+        if (round == 3) v[size_t(n / 3)] = std::numeric_limits<T>::quiet_NaN();
+        std::vector<T> x(static_cast<size_t>(n) * static_cast<size_t>(inc), big);
+        for (int i = 0; i < n; ++i) x[size_t(i) * size_t(inc)] = v[size_t(i)];
+        double scale = 0, sum = 0;
+        for (T e : v) scale = std::max(scale, std::abs(double(e)));
+        for (T e : v) sum += (double(e) / scale) * (double(e) / scale);
+        const double want = scale * std::sqrt(sum);
+        const T got = Blas<T>::nrm2(&n, x.data(), &inc);
+        if (round == 2) EXPECT_EQ(got, std::numeric_limits<T>::infinity());
+        else if (round == 3) EXPECT_TRUE(std::isnan(got));
+        else EXPECT_NEAR(double(got) / want, 1.0, kTolerance);
+        int first = 1;
+        for (int i = 1; i < n; ++i)
+          if (std::abs(v[size_t(i)]) > std::abs(v[size_t(first - 1)])) first = i + 1;
+        EXPECT_EQ(Blas<T>::iamax(&n, x.data(), &inc), first);
+      }
+}
+
 // A vector of one block (up to 4096 elements) takes the block's loop without the blocks' loop
 // (stdlib/blas1.spl's sumsShortOrByBlocks), a longer one the blocks: both sides of that edge and
 // of dnrm2's scalar loop (64), against a double-precision sum, with Blue's pass wanted by an
