@@ -15,7 +15,8 @@
  * first (_strided: a strided loop's one dependent chain of maxima or sums, blas1.spl's
  * iamaxOfCopy; iamax from kStridedIamaxCopyFrom, below it its short search with four partial
  * maxima, _strided_short); from kStreamFrom on with an increment other than 1, the blocks'
- * exports with four partial sums or maxima a block (_strided_stream); dot with any increment
+ * exports with four partial sums or maxima a block (_strided_stream; snrm2's sums its squares in
+ * f64); dot with any increment
  * other than 1 its four partial sums' export (_strided). */
 #include <stdint.h>
 
