@@ -10,14 +10,14 @@
  * the two real results of a complex vector (scasum/dzasum, scnrm2/dznrm2: PAIRS(P, C, T)).
  * iamax and axpy pick between two exports of one body by the vectors' length: the cached one's
  * 512-bit vectors, or from kStreamFrom elements on the streamed one's 256-bit vectors
- * (stdlib/blas1.spl says why); iamax and nrm2 with an increment other than 1, from
- * kStridedCopyFrom to kStreamFrom elements, the export that copies x to a contiguous temporary
- * first (_strided: a strided loop's one dependent chain of maxima or sums, blas1.spl's
- * iamaxOfCopy; iamax from kStridedIamaxCopyFrom, below it its short search with four partial
- * maxima, _strided_short); from kStreamFrom on with an increment other than 1, the blocks'
- * exports with four partial sums or maxima a block (_strided_stream; snrm2's sums its squares in
- * f64); dot with any increment
- * other than 1 its four partial sums' export (_strided). */
+ * (stdlib/blas1.spl says why); idamax, isamax and dnrm2 with an increment other than 1, from
+ * kStridedIamaxCopyFrom or kStridedDnrm2CopyFrom to kStreamFrom elements, the export that copies
+ * x to a contiguous temporary first (_strided: a strided loop's one dependent chain of maxima or
+ * sums, blas1.spl's iamaxOfCopy), below it loops of four partial maxima or sums
+ * (_strided_short); from kStreamFrom on with an increment other than 1, the blocks'
+ * exports with four partial sums or maxima a block (_strided_stream); snrm2 with an increment
+ * other than 1 its squares summed in f64 at any length, and dot its four partial sums' export
+ * (_strided). */
 #include <stdint.h>
 
 #include "blas1.h"
@@ -27,14 +27,19 @@
  * beyond any L2 and most of an L3 slice). */
 enum { kStreamFrom = 1 << 20 };
 /* Elements from which a vector with an increment other than 1 is copied first (the _strided
- * exports): below 32 the copy's own cost, 10-15 ns, took more than the chain it saves (dnrm2
- * of 16 at increment 2: 29 ns against 15; at 32 the same, at 64 1.3-1.8x faster, at 128
- * 2-3x; 2-core AMD EPYC Zen 5, 2026-12-02). */
-enum { kStridedCopyFrom = 32 };
-/* iamax copies from 96 elements: shorter ones take the short search with four partial maxima
- * over the strided x (_strided_short; idamax of 64 at increment 2: 34 ns against the copy's 39,
- * of 128 64 against 52). */
-enum { kStridedIamaxCopyFrom = 96 };
+ * exports of idamax, isamax and dnrm2): shorter ones take loops of four partial maxima or sums
+ * over the strided x (_strided_short), as the copy's own cost, 10-15 ns, takes more than those
+ * save (idamax of 64 at increment 2: 34 ns against the copy's 39, of 128 64 against 52; 2-core
+ * AMD EPYC Zen 5, 2026-12-02). dnrm2's edge is its body's: under 64 elements its squares are
+ * summed in order (stdlib/blas1.spl), its outliers there in four partial sums. */
+enum { kStridedIamaxCopyFrom = 96, kStridedDnrm2CopyFrom = 64 };
+/* nrm2 with an increment other than 1: snrm2 at any length its sums of squares in f64 (_strided,
+ * stdlib/blas1.spl's snrm2InF64); dnrm2 below 64 elements its squares in order and its outliers
+ * in four partial sums (_strided_short), then the copy first, from kStreamFrom its blocks with
+ * four partial sums (_strided_stream). */
+#define snrm2_strided_for(n) spl_blas_snrm2_strided
+#define dnrm2_strided_for(n)                                                                        \
+  ((n) < kStridedDnrm2CopyFrom ? spl_blas_dnrm2_strided_short : (n) >= kStreamFrom ? spl_blas_dnrm2_strided_stream : spl_blas_dnrm2_strided)
 
 #define LEVEL1(P, T)                                                                                    \
   void P##rotg_(T *a, T *b, T *c, T *s) { BLAS_RUN(spl_blas_##P##rotg(*a, *b, a, b, c, s)); }           \
@@ -75,9 +80,7 @@ enum { kStridedIamaxCopyFrom = 96 };
   }                                                                                                     \
   T P##nrm2_(const int *n, const T *x, const int *incx) {                                               \
     T r = 0;                                                                                            \
-    if (*incx > 1 && *n >= kStreamFrom) BLAS_RUN(spl_blas_##P##nrm2_strided_stream(N64(n), x, N64(incx), &r)); \
-    else if (*incx > 1 && *n >= kStridedCopyFrom)                                                       \
-      BLAS_RUN(spl_blas_##P##nrm2_strided(N64(n), x, N64(incx), &r));                                   \
+    if (*incx > 1 && *n > 0) BLAS_RUN(P##nrm2_strided_for(*n)(N64(n), x, N64(incx), &r));              \
     else if (*n > 0 && *incx > 0) BLAS_RUN(spl_blas_##P##nrm2(N64(n), x, N64(incx), &r));               \
     return r;                                                                                           \
   }                                                                                                     \

@@ -347,6 +347,12 @@ TYPED_TEST(Level1, Nrm2OnBothSidesOfTheOneBlockEdge) {
     withTiny[n - 1] = -tiny;
     EXPECT_NEAR(double(Blas<T>::nrm2(&n, withHuge.data(), &one)) / double(huge), 1.0, tol) << n;
     EXPECT_NEAR(double(Blas<T>::nrm2(&n, withTiny.data(), &one)) / double(tiny), 1.0, 1e-6) << n;
+    // The same at stride 2 (snrm2: its squares in f64 at any length; dnrm2: its copy from 32).
+    std::vector<T> hugeStrided = strided, tinyStrided(2 * n, std::numeric_limits<T>::max());
+    hugeStrided[2 * (n - 1)] = huge;
+    for (int i = 0; i < n; ++i) tinyStrided[2 * i] = i == n - 1 ? -tiny : T(0);
+    EXPECT_NEAR(double(Blas<T>::nrm2(&n, hugeStrided.data(), &two)) / double(huge), 1.0, tol) << n;
+    EXPECT_NEAR(double(Blas<T>::nrm2(&n, tinyStrided.data(), &two)) / double(tiny), 1.0, 1e-6) << n;
   }
 }
 
@@ -357,7 +363,7 @@ TYPED_TEST(Level1, Nrm2OnBothSidesOfTheOneBlockEdge) {
 // multiply-add had rounded x1*x1 + x0^2 once, 0.7 ulp off where the reference is 0.3 off or the
 // other way, and LAPACK's DGEES declined a swap of an ill-conditioned pair of eigenvalues in its
 // ded.in tests on an AVX2 CPU. Volatile: the reference's two roundings, whatever this file's
-// compiler contracts.
+// compiler contracts. The same bits at increment 3.
 TEST(Level1F64, Nrm2OfAShortVectorRoundsAsTheReference) {
   using T = double;
   std::mt19937 rng(2611);
@@ -376,6 +382,12 @@ TEST(Level1F64, Nrm2OfAShortVectorRoundsAsTheReference) {
     T want = std::sqrt(T(sum));
     T got = Blas<T>::nrm2(&n, x.data(), &one);
     if (got != want && ++differ <= 5) ADD_FAILURE() << "n " << n << ": " << got << " against " << want;
+    // At increment 3 (level1.c's _strided_short export, the same squares in order).
+    std::vector<T> strided(3 * size_t(n), T(7));
+    for (int i = 0; i < n; ++i) strided[3 * size_t(i)] = x[size_t(i)];
+    const int three = 3;
+    T gotStrided = Blas<T>::nrm2(&n, strided.data(), &three);
+    if (gotStrided != want && ++differ <= 5) ADD_FAILURE() << "n " << n << " strided: " << gotStrided << " against " << want;
   }
   EXPECT_EQ(differ, 0);
 }
