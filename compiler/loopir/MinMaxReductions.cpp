@@ -35,7 +35,10 @@ class NeverNan : public Visitor {
     for (bool changed = true; changed;) {
       changed = false;
       for (const auto &[copy, source] : copies_)
-        if (vars[copy] && !vars[source]) changed = !(vars[copy] = false);
+        if (vars[copy] && !vars[source]) {
+          vars[copy] = false;
+          changed = true;
+        }
     }
   }
 
