@@ -161,26 +161,25 @@ int splitStridedPartialSums(Function &f) {
     if (!copyable(body) || !loadsByRunTimeStride(body, s->var) || !accumulatorsOf(body, accs)) return s;
     const int sums = s->interleave, k = s->var;
     const std::map<int, Ty> local = declaredIn(body);
-    // A copy of the body for iteration k + offset, on the partial sums `part` (0: the accumulators').
-    auto copyFor = [&](const StmtP &of, int loopVar, int offset, int part, std::vector<StmtP> &decls) {
-      std::map<int, std::pair<int, Ty>> to;
+    // The body for iteration loopVar + offset, its accumulators renamed by `to` (none: the
+    // accumulators themselves) and its own declarations fresh.
+    auto copyFor = [&](int loopVar, int offset, std::map<int, std::pair<int, Ty>> to) {
       for (const auto &[v, t] : local) to[v] = {next++, t};
-      if (part > 0)
-        for (const Accumulator &a : accs) {
-          int fresh = next++;
-          to[a.var] = {fresh, a.type};
-          decls.push_back(decl(fresh, "acc_" + std::to_string(part), a.type, a.start()));
-        }
       ExprP at = var(loopVar, Ty::I64);
       if (offset) at = bin(BinOp::Add, at, cInt(offset));
-      return renamed(substituteVar(of, k, at), to);
+      return renamed(substituteVar(body, k, at), to);
     };
     std::vector<StmtP> out, copies;
-    std::vector<std::vector<int>> partVars(accs.size());
+    std::vector<std::vector<ExprP>> parts(accs.size());  // each accumulator's partial ones
     for (int part = 0; part < sums; ++part) {
-      size_t before = out.size();
-      copies.push_back(copyFor(body, k, part, part, out));
-      for (size_t a = 0; a < accs.size() && part > 0; ++a) partVars[a].push_back(out[before + a]->var);
+      std::map<int, std::pair<int, Ty>> to;
+      for (size_t a = 0; part > 0 && a < accs.size(); ++a) {
+        const int fresh = next++;
+        to[accs[a].var] = {fresh, accs[a].type};
+        out.push_back(decl(fresh, "acc_" + std::to_string(part), accs[a].type, accs[a].start()));
+        parts[a].push_back(var(fresh, accs[a].type));
+      }
+      copies.push_back(copyFor(k, part, std::move(to)));
     }
     const int whole = next++;
     const ExprP lo = s->a, hi = s->b, steps = cInt(sums);
@@ -200,17 +199,12 @@ int splitStridedPartialSums(Function &f) {
     main->step = steps;
     main->body = {block(std::move(copies))};
     out.push_back(main);
-    for (size_t a = 0; a < accs.size(); ++a) {
-      std::vector<ExprP> parts;
-      for (int v : partVars[a]) parts.push_back(var(v, accs[a].type));
-      out.push_back(assignVar(accs[a].var, combined(accs[a], std::move(parts))));
-    }
+    for (size_t a = 0; a < accs.size(); ++a) out.push_back(assignVar(accs[a].var, combined(accs[a], std::move(parts[a]))));
     auto rest = scalarLoop(s);
     rest->var = next++;
     rest->name = s->name + "_rest";
     rest->a = var(whole, Ty::I64);
-    std::vector<StmtP> unused;
-    rest->body = {copyFor(body, rest->var, 0, 0, unused)};
+    rest->body = {copyFor(rest->var, 0, {})};
     out.push_back(rest);
     ++count;
     f.noGathers = true;
