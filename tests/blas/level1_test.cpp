@@ -282,6 +282,44 @@ TYPED_TEST(Level1, Nrm2AcrossBlocksTakesBluesPassOnlyWhenNeeded) {
   EXPECT_EQ(Blas<T>::nrm2(&n, withInf.data(), &one), std::numeric_limits<T>::infinity());
 }
 
+// From 64 elements nrm2 takes the root of its sum of squares where that sum lies in
+// [plainNormFloor, tbig^2) (stdlib/blas1.spl: 2^-866 in f64, 2^-54 in f32) and Blue's pass
+// elsewhere: vectors of random elements scaled by powers of two from T's subnormal range to past
+// tbig (sums on either side of both bounds), ordinary elements beside nonzero ones below tsml
+// (the plain sum, which they cannot change by half an ulp), against a sum scaled by the largest
+// element in long double, on one block and several, at increments 1 and 2.
+TYPED_TEST(Level1, Nrm2TakesThePlainSumOnlyBetweenItsBounds) {
+  using T = TypeParam;
+  const bool f32 = std::is_same<T, float>::value;
+  const double tol = f32 ? 1e-5 : 1e-13;
+  const int exponents64[] = {-1060, -600, -520, -440, -434, -300, 0, 300, 470, 480, 486, 490, 1000};
+  const int exponents32[] = {-140, -80, -64, -40, -33, -20, 0, 20, 45, 50, 52, 55, 120};
+  std::mt19937 rng(3203);
+  std::uniform_real_distribution<double> mant(-1, 1);
+  for (int n : {64, 100, 4096, 4097, 10000})
+    for (int e : f32 ? exponents32 : exponents64)
+      for (int mixed = 0; mixed < 2; ++mixed) {
+        SCOPED_TRACE(testing::Message() << "n " << n << " 2^" << e << (mixed ? " beside tiny ones" : ""));
+        std::vector<T> v(static_cast<size_t>(n));
+        for (int i = 0; i < n; ++i)
+          v[size_t(i)] = mixed && i % 7 == 3 ? T(std::numeric_limits<T>::min() / T(4 + i % 5))
+                                             : T(std::ldexp(mant(rng), e));
+        long double scale = 0, sum = 0;
+        for (T a : v) scale = std::max(scale, std::fabs((long double)a));
+        if (scale == 0) continue;
+        for (T a : v) sum += ((long double)a / scale) * ((long double)a / scale);
+        const double want = double(scale * std::sqrt(sum));
+        if (!std::isfinite(want)) continue;
+        const int one = 1, two = 2;
+        std::vector<T> strided(2 * size_t(n), std::numeric_limits<T>::max());
+        for (int i = 0; i < n; ++i) strided[2 * size_t(i)] = v[size_t(i)];
+        // A subnormal norm holds fewer digits: the reference BLAS's is as far off.
+        const double slack = want * tol + 2 * double(std::numeric_limits<T>::denorm_min());
+        EXPECT_NEAR(double(Blas<T>::nrm2(&n, v.data(), &one)), want, slack);
+        EXPECT_NEAR(double(Blas<T>::nrm2(&n, strided.data(), &two)), want, slack);
+      }
+}
+
 // From 2^20 elements with an increment other than 1, nrm2 runs its blocks' loops in four
 // partial sums over the strided x (dnrm2) or sums the squares in f64 (snrm2: snrm2InF64), and
 // iamax its blocks' maxima and search in four partial ones (level1.c's _strided_stream
