@@ -10,7 +10,8 @@
  * the two real results of a complex vector (scasum/dzasum, scnrm2/dznrm2: PAIRS(P, C, T)).
  * iamax and axpy pick between two exports of one body by the vectors' length: the cached one's
  * 512-bit vectors, or from kStreamFrom elements on the streamed one's 256-bit vectors
- * (stdlib/blas1.spl says why); idamax, isamax and dnrm2 with an increment other than 1, from
+ * (stdlib/blas1.spl says why), and iamax up to kSmallIamaxUpTo elements with an increment of 1 its
+ * short search's export (_small); idamax, isamax and dnrm2 with an increment other than 1, from
  * kStridedIamaxCopyFrom or kStridedDnrm2CopyFrom to kStreamFrom elements, the export that copies
  * x to a contiguous temporary first (_strided: a strided loop's one dependent chain of maxima or
  * sums, blas1.spl's iamaxOfCopy), below it loops of four partial maxima or sums
@@ -33,6 +34,9 @@ enum { kStreamFrom = 1 << 20 };
  * AMD EPYC Zen 5, 2026-12-02). dnrm2's edge is its body's: under 64 elements its squares are
  * summed in order (stdlib/blas1.spl), its outliers there in four partial sums. */
 enum { kStridedIamaxCopyFrom = 96, kStridedDnrm2CopyFrom = 64 };
+/* Elements up to which idamax and isamax with an increment of 1 take their short search alone
+ * (_small, stdlib/blas1.spl's iamaxSmall), past which iamax's blocks. */
+enum { kSmallIamaxUpTo = 256 };
 /* nrm2 with an increment other than 1: snrm2 at any length its sums of squares in f64 (_strided,
  * stdlib/blas1.spl's snrm2InF64); dnrm2 below 64 elements its squares in order and its outliers
  * in four partial sums (_strided_short), then the copy first, from kStreamFrom its blocks with
@@ -95,7 +99,8 @@ enum { kStridedIamaxCopyFrom = 96, kStridedDnrm2CopyFrom = 64 };
     else if (*n >= kStreamFrom && *incx > 0) BLAS_RUN(spl_blas_i##P##amax_stream(N64(n), x, N64(incx), &r)); \
     else if (*n >= kStridedIamaxCopyFrom && *incx > 1) BLAS_RUN(spl_blas_i##P##amax_strided(N64(n), x, N64(incx), &r)); \
     else if (*n > 0 && *incx > 1) BLAS_RUN(spl_blas_i##P##amax_strided_short(N64(n), x, N64(incx), &r)); \
-    else if (*n > 0 && *incx > 0) BLAS_RUN(spl_blas_i##P##amax(N64(n), x, N64(incx), &r));              \
+    else if (*n > kSmallIamaxUpTo && *incx > 0) BLAS_RUN(spl_blas_i##P##amax(N64(n), x, N64(incx), &r)); \
+    else if (*n > 0 && *incx > 0) BLAS_RUN(spl_blas_i##P##amax_small(N64(n), x, N64(incx), &r));        \
     return r;                                                                                           \
   }
 

@@ -468,10 +468,11 @@ TYPED_TEST(Level1, IamaxTakesTheFirstLargestAndPassesOverNaN) {
   // iamax goes by blocks of 256 (stdlib/blas1.spl): ties across and at the edges of blocks,
   // the largest in a last partial block, NaN filling a block, NaN scattered through the blocks'
   // maxima (loopir/MinMaxReductions guards them), against the reference's loop. From 2^20
-  // elements on, the streamed export (runtime/blas/level1.c), the same at its edge; and every
-  // case strided.
+  // elements on, the streamed export (runtime/blas/level1.c), the same at its edge; up to 256
+  // with a unit stride the short search alone (iamaxSmall: its two vector widths' edge at 32, the
+  // remainders of 4, 8 and 16 lanes a step); and every case strided.
   std::mt19937 rng(2611);
-  for (int n : {1, 2, 3, 5, 7, 31, 32, 33, 95, 96, 97, 100, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 5000, (1 << 20) - 1,
+  for (int n : {1, 2, 3, 5, 7, 15, 16, 17, 31, 32, 33, 47, 48, 49, 95, 96, 97, 100, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 5000, (1 << 20) - 1,
                 1 << 20, (1 << 20) + 257}) {
     for (int round = 0; round < 6; ++round) {
       std::vector<T> v(static_cast<size_t>(n));
