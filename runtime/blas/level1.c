@@ -8,17 +8,13 @@
  * in-out scalars, passed by value and written back through the exports' outputs. Each routine is
  * written once for both precisions (LEVEL1(P, T): P the BLAS's prefix, s or d, T its type), with
  * the two real results of a complex vector (scasum/dzasum, scnrm2/dznrm2: PAIRS(P, C, T)).
- * iamax and axpy pick between two exports of one body by the vectors' length: the cached one's
- * 512-bit vectors, or from kStreamFrom elements on the streamed one's 256-bit vectors
- * (stdlib/blas1.spl says why), and iamax up to kSmallIamaxUpTo elements with an increment of 1 its
- * short search's export (_small); idamax, isamax and dnrm2 with an increment other than 1, from
- * kStridedIamaxCopyFrom or kStridedDnrm2CopyFrom to kStreamFrom elements, the export that copies
- * x to a contiguous temporary first (_strided: a strided loop's one dependent chain of maxima or
- * sums, blas1.spl's iamaxOfCopy), below it loops of four partial maxima or sums
- * (_strided_short); from kStreamFrom on with an increment other than 1, the blocks'
- * exports with four partial sums or maxima a block (_strided_stream); snrm2 with an increment
- * other than 1 its squares summed in f64 at any length, and dot its four partial sums' export
- * (_strided). */
+ * iamax and axpy pick between exports of one body by the vectors' length and increment: the
+ * cached one's 512-bit vectors, or from kStreamFrom elements on the streamed one's 256-bit
+ * vectors (stdlib/blas1.spl says why); iamax up to kSmallIamaxUpTo elements with an increment of
+ * 1 its short search's export (_small), and with an increment other than 1 its exports below
+ * (_strided_short, _strided, _strided_blocks); dnrm2 with an increment other than 1 its squares
+ * in order or its blocks' partial sums (below), snrm2 its squares summed in f64 at any length,
+ * and dot its four partial sums' export (_strided). */
 #include <stdint.h>
 
 #include "blas1.h"
@@ -27,23 +23,38 @@
 /* Elements from which a vector is taken to come from memory rather than the caches (8 MB of f64,
  * beyond any L2 and most of an L3 slice). */
 enum { kStreamFrom = 1 << 20 };
-/* Elements from which a vector with an increment other than 1 is copied first (the _strided
- * exports of idamax, isamax and dnrm2): shorter ones take loops of four partial maxima or sums
- * over the strided x (_strided_short), as the copy's own cost, 10-15 ns, takes more than those
- * save (idamax of 64 at increment 2: 34 ns against the copy's 39, of 128 64 against 52; 2-core
- * AMD EPYC Zen 5, 2026-12-02). dnrm2's edge is its body's: under 64 elements its squares are
- * summed in order (stdlib/blas1.spl), its outliers there in four partial sums. */
-enum { kStridedIamaxCopyFrom = 96, kStridedDnrm2CopyFrom = 64 };
+/* idamax and isamax with an increment other than 1: below kStridedIamaxCopyFrom elements two
+ * passes of four partial maxima (the largest, then its first position) over the strided x
+ * (_strided_short), as the copy's own cost, 10-15 ns, takes more than those save (idamax of 64
+ * at increment 2: 34 ns against the copy's 39, of 128 64 against 52; 2-core AMD EPYC Zen 5,
+ * 2026-12-02); then a contiguous copy first and the unit stride's vector loops (_strided); from
+ * kStridedIamaxBlocksFrom_P on no copy, the blocks' export (_strided_blocks): each block's
+ * largest in four partial maxima over the strided x, then the search for the first position in
+ * the one block holding the largest, where the copy's search reads all of the copy again
+ * (2-core AMD EPYC Zen 4, 2026-12-03, increment 2, one process: idamax of 1024 elements 295 ns
+ * against the copy's 383 and OpenBLAS's 298-542, of 4096 851 against 1490 and 1140-1386;
+ * isamax, whose copy moves half the bytes, 401 against 377 at 1024, 1066 against 1447 at 4096). */
+enum { kStridedIamaxCopyFrom = 96, kStridedIamaxBlocksFrom_d = 1024, kStridedIamaxBlocksFrom_s = 2048 };
+/* dnrm2 with an increment other than 1: below kStridedDnrm2BlocksFrom elements its squares in
+ * order (the reference's bits, as a unit stride's) and its outliers in four partial sums
+ * (_strided_short), from there its blocks' sums of squares, four partial sums over the strided x
+ * (_strided_blocks; a contiguous copy first ran 1.3-1.6x slower from 64 to 2^16 elements on the
+ * Zen 4, increment 2: 1024 elements 241 against 324 ns, OpenBLAS 556). snrm2 sums its squares in
+ * f64 at any length (_strided, stdlib/blas1.spl's snrm2InF64). */
+enum { kStridedDnrm2BlocksFrom = 64 };
 /* Elements up to which idamax and isamax with an increment of 1 take their short search alone
  * (_small, stdlib/blas1.spl's iamaxSmall), past which iamax's blocks. */
 enum { kSmallIamaxUpTo = 256 };
-/* nrm2 with an increment other than 1: snrm2 at any length its sums of squares in f64 (_strided,
- * stdlib/blas1.spl's snrm2InF64); dnrm2 below 64 elements its squares in order and its outliers
- * in four partial sums (_strided_short), then the copy first, from kStreamFrom its blocks with
- * four partial sums (_strided_stream). */
+/* The export of iamax (prefix P) for n elements at an increment above 1, and at an increment of 1. */
+#define iamax_strided_for(P, n)                                                                     \
+  ((n) < kStridedIamaxCopyFrom          ? spl_blas_i##P##amax_strided_short                         \
+   : (n) < kStridedIamaxBlocksFrom_##P ? spl_blas_i##P##amax_strided                               \
+                                        : spl_blas_i##P##amax_strided_blocks)
+#define iamax_unit_for(P, n)                                                                        \
+  ((n) <= kSmallIamaxUpTo ? spl_blas_i##P##amax_small : (n) < kStreamFrom ? spl_blas_i##P##amax : spl_blas_i##P##amax_stream)
+/* The export of nrm2 for n elements at an increment above 1. */
 #define snrm2_strided_for(n) spl_blas_snrm2_strided
-#define dnrm2_strided_for(n)                                                                        \
-  ((n) < kStridedDnrm2CopyFrom ? spl_blas_dnrm2_strided_short : (n) >= kStreamFrom ? spl_blas_dnrm2_strided_stream : spl_blas_dnrm2_strided)
+#define dnrm2_strided_for(n) ((n) < kStridedDnrm2BlocksFrom ? spl_blas_dnrm2_strided_short : spl_blas_dnrm2_strided_blocks)
 
 #define LEVEL1(P, T)                                                                                    \
   void P##rotg_(T *a, T *b, T *c, T *s) { BLAS_RUN(spl_blas_##P##rotg(*a, *b, a, b, c, s)); }           \
@@ -95,12 +106,8 @@ enum { kSmallIamaxUpTo = 256 };
   }                                                                                                     \
   int i##P##amax_(const int *n, const T *x, const int *incx) {                                          \
     int32_t r = 0;                                                                                      \
-    if (*n >= kStreamFrom && *incx > 1) BLAS_RUN(spl_blas_i##P##amax_strided_stream(N64(n), x, N64(incx), &r)); \
-    else if (*n >= kStreamFrom && *incx > 0) BLAS_RUN(spl_blas_i##P##amax_stream(N64(n), x, N64(incx), &r)); \
-    else if (*n >= kStridedIamaxCopyFrom && *incx > 1) BLAS_RUN(spl_blas_i##P##amax_strided(N64(n), x, N64(incx), &r)); \
-    else if (*n > 0 && *incx > 1) BLAS_RUN(spl_blas_i##P##amax_strided_short(N64(n), x, N64(incx), &r)); \
-    else if (*n > kSmallIamaxUpTo && *incx > 0) BLAS_RUN(spl_blas_i##P##amax(N64(n), x, N64(incx), &r)); \
-    else if (*n > 0 && *incx > 0) BLAS_RUN(spl_blas_i##P##amax_small(N64(n), x, N64(incx), &r));        \
+    if (*n > 0 && *incx > 1) BLAS_RUN(iamax_strided_for(P, *n)(N64(n), x, N64(incx), &r));               \
+    else if (*n > 0 && *incx > 0) BLAS_RUN(iamax_unit_for(P, *n)(N64(n), x, N64(incx), &r));            \
     return r;                                                                                           \
   }
 

@@ -71,6 +71,7 @@ constexpr double kSellSpmvsPerFill = 4; /* a SELL fill, in CSR calls per slot an
 constexpr double kMaxSellFill = 2.5;     /* SELL padded past this many slots an entry is not filled */
 constexpr double kMaxLongRowsSellFill = 1.25; /* nor, on rows expected at kRegularGain, past this many */
 constexpr double kMaxBasisOverRows = 1.5; /* the caller's CSR call counted at most this many row kernel calls */
+constexpr double kShortRowsRevert = 1.25; /* a kernel of short rows chosen by the structure, kept unless this much slower in rounds */
 constexpr int64_t kRowKernelCalls = 20; /* a CSR row kernel timed from this many expected calls (its rounds
                                           * cost 2-6 calls, which a gain of 3-30% a call repays) */
 constexpr int64_t kUnknownL2Bytes = 1 << 20; /* a core's L2 where the system does not tell (x larger
@@ -276,9 +277,9 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
        * by as much as that kernel gained, and left no time to convert to SELL-C-sigma
        * (varied-scattered on two threads, 2-core EPYC: 0.98x Eigen in CSR of short rows, where
        * the run before it had kept SELL-C-sigma at 1.43x). */
-      double basis = 0;
+      double basis = 0, measured_basis = 0;
       if (p->csr_rows != spl_plan::CallersRows) {
-        basis = timed([&] { return kernels->csr(n, m, offs, cols, vals, x.data(), y.data()); });
+        basis = measured_basis = timed([&] { return kernels->csr(n, m, offs, cols, vals, x.data(), y.data()); });
         if (basis < 0) {
           delete p;
           return SPL_ERR_BAD_INPUT;
@@ -296,6 +297,39 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
                       vectors_time * 1e3);
       }
       p->explanation += line;
+      /* The structure's choice, checked: where the kernel of short rows took more than
+       * kShortRowsRevert times the caller's CSR call, the two are timed in rounds (a plan's
+       * first calls also wake the pool's threads and fault the plan's vectors in, which the
+       * kernel timed first pays), and the rows go back to CSR where those keep it that much
+       * slower. Rows of 8 entries on average beside one of all 250,000 columns (the suite's
+       * dense-row, f64, 2-core AMD EPYC Zen 4, 2026-12-03): the short rows' kernel ran 5.37 ms a
+       * call against CSR's 3.59 on one thread, 4.32 against 2.44 on two, and the plan had kept
+       * it (0.58x Eigen's speed). */
+      bool short_rows_timed = false;
+      if (!forcing && p->csr_rows == spl_plan::ShortRows && measured_basis > 0 && csr_time > kShortRowsRevert * measured_basis) {
+        auto callers_call = [&] { return kernels->csr(n, m, offs, cols, vals, x.data(), y.data()); };
+        double callers_time = measured_basis;
+        const Comparison cmp = compare(csr_call, callers_call, callers_time, clock, FirstInRound::Csr);
+        short_rows_timed = true;
+        std::snprintf(line, sizeof line, "%s: %.3f ms a call against %.3f of CSR in the same rounds (%d)\n",
+                      spl_plan::csr_rows_name(p->csr_rows), cmp.candidate * 1e3, callers_time * 1e3, cmp.rounds);
+        p->explanation += line;
+        if (cmp.candidate < 0) {
+          delete p;
+          return SPL_ERR_BAD_INPUT;
+        }
+        if (cmp.candidate > kShortRowsRevert * callers_time) {
+          std::snprintf(line, sizeof line, "%s not kept: %.2fx CSR's time (over %.2fx)\n", spl_plan::csr_rows_name(p->csr_rows),
+                        cmp.candidate / callers_time, kShortRowsRevert);
+          p->explanation += line;
+          p->csr = reinterpret_cast<void *>(kernels->csr);
+          p->csr_rows = spl_plan::CallersRows;
+          clock.basis = 0;
+          csr_time = callers_time;
+        } else {
+          csr_time = std::min(csr_time, cmp.candidate);
+        }
+      }
 
       std::vector<Candidate> candidates;
       std::vector<int32_t> dia_offsets; /* the diagonals, once counted */
@@ -417,7 +451,7 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           {kernels->csr_short, spl_plan::ShortRows, scalar_rows, false},
           {kernels->csr_two_sums, spl_plan::TwoSumRows, prof.mean_row >= kShortRows && prof.mean_row < kLongSteadyRows, false},
           {kernels->csr_prefetch, spl_plan::PrefetchRows, scalar_rows && x_outgrows_l2, true}};
-      bool row_kernel_timed[3] = {false, false, false};
+      bool row_kernel_timed[3] = {short_rows_timed, false, false};
       auto time_row_kernels = [&](size_t count) { /* the first `count` of row_kernels */
         for (size_t i = 0; i < count; ++i) {
           const RowKernel &r = row_kernels[i];

@@ -287,7 +287,8 @@ TYPED_TEST(Level1, Nrm2AcrossBlocksTakesBluesPassOnlyWhenNeeded) {
 // elsewhere: vectors of random elements scaled by powers of two from T's subnormal range to past
 // tbig (sums on either side of both bounds), ordinary elements beside nonzero ones below tsml
 // (the plain sum, which they cannot change by half an ulp), against a sum scaled by the largest
-// element in long double, on one block and several, at increments 1 and 2.
+// element in long double, on one block and several, at increments 1 and 2 (dnrm2's copy first
+// and its blocks over the strided x, level1.c's kStridedDnrm2BlocksFrom).
 TYPED_TEST(Level1, Nrm2TakesThePlainSumOnlyBetweenItsBounds) {
   using T = TypeParam;
   const bool f32 = std::is_same<T, float>::value;
@@ -296,7 +297,7 @@ TYPED_TEST(Level1, Nrm2TakesThePlainSumOnlyBetweenItsBounds) {
   const int exponents32[] = {-140, -80, -64, -40, -33, -20, 0, 20, 45, 50, 52, 55, 120};
   std::mt19937 rng(3203);
   std::uniform_real_distribution<double> mant(-1, 1);
-  for (int n : {64, 100, 4096, 4097, 10000})
+  for (int n : {64, 100, 4096, 4097, 10000, 16383, 16384, 16385})
     for (int e : f32 ? exponents32 : exponents64)
       for (int mixed = 0; mixed < 2; ++mixed) {
         SCOPED_TRACE(testing::Message() << "n " << n << " 2^" << e << (mixed ? " beside tiny ones" : ""));
@@ -322,7 +323,7 @@ TYPED_TEST(Level1, Nrm2TakesThePlainSumOnlyBetweenItsBounds) {
 
 // From 2^20 elements with an increment other than 1, nrm2 runs its blocks' loops in four
 // partial sums over the strided x (dnrm2) or sums the squares in f64 (snrm2: snrm2InF64), and
-// iamax its blocks' maxima and search in four partial ones (level1.c's _strided_stream
+// iamax its blocks' maxima and search in four partial ones (level1.c's _strided_blocks
 // exports): against a double-precision sum and the reference's search, on either side of 2^20,
 // with a huge and a tiny element, an infinity and a NaN, at increments 2 and 3 (the elements
 // between, the largest finite, never read).
