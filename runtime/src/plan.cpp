@@ -235,7 +235,9 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
        * against 22.0, while rows of 50 entries and more lost 10-80% (pwtk 2.41 against 2.10,
        * dense2 1.14 against 0.63). Decided by the structure, not by timing: a plan's single
        * calls, one kernel after the other, did not show what calls back to back do on a small
-       * matrix (email-Enron: 0.193 ms each), and the candidates below are then timed against it. */
+       * matrix (email-Enron: 0.193 ms each), and the candidates below are then timed against it;
+       * only a kernel of short rows that its first calls show far slower is timed in rounds
+       * against CSR (kShortRowsRevert, below). */
       if (short_available &&
           (forcing ? forced.rows == spl_plan::ShortRows : !kernels->csr_masked_rows && prof.mean_row < kShortRows)) {
         p->csr = reinterpret_cast<void *>(kernels->csr_short);
