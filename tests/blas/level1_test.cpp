@@ -287,8 +287,8 @@ TYPED_TEST(Level1, Nrm2AcrossBlocksTakesBluesPassOnlyWhenNeeded) {
 // elsewhere: vectors of random elements scaled by powers of two from T's subnormal range to past
 // tbig (sums on either side of both bounds), ordinary elements beside nonzero ones below tsml
 // (the plain sum, which they cannot change by half an ulp), against a sum scaled by the largest
-// element in long double, on one block and several, at increments 1 and 2 (dnrm2's copy first
-// and its blocks over the strided x, level1.c's kStridedDnrm2BlocksFrom).
+// element in long double, on one block and several, at increments 1 and 2 (dnrm2's blocks over
+// the strided x from level1.c's kStridedDnrm2BlocksFrom).
 TYPED_TEST(Level1, Nrm2TakesThePlainSumOnlyBetweenItsBounds) {
   using T = TypeParam;
   const bool f32 = std::is_same<T, float>::value;
@@ -321,10 +321,10 @@ TYPED_TEST(Level1, Nrm2TakesThePlainSumOnlyBetweenItsBounds) {
       }
 }
 
-// From 2^20 elements with an increment other than 1, nrm2 runs its blocks' loops in four
-// partial sums over the strided x (dnrm2) or sums the squares in f64 (snrm2: snrm2InF64), and
-// iamax its blocks' maxima and search in four partial ones (level1.c's _strided_blocks
-// exports): against a double-precision sum and the reference's search, on either side of 2^20,
+// With an increment other than 1, long vectors run the blocks' loops in four partial sums over
+// the strided x (dnrm2) or sum the squares in f64 (snrm2: snrm2InF64), and iamax its blocks'
+// maxima and search in four partial ones (level1.c's _strided_blocks exports), the blocks on
+// the pool from 2^20 elements on: against a double-precision sum and the reference's search, on either side of 2^20,
 // with a huge and a tiny element, an infinity and a NaN, at increments 2 and 3 (the elements
 // between, the largest finite, never read).
 TYPED_TEST(Level1, LongStridedVectorsFollowTheReference) {
@@ -470,10 +470,10 @@ TYPED_TEST(Level1, IamaxTakesTheFirstLargestAndPassesOverNaN) {
   // the largest in a last partial block, NaN filling a block, NaN scattered through the blocks'
   // maxima (loopir/MinMaxReductions guards them), against the reference's loop. From 2^20
   // elements on, the streamed export (runtime/blas/level1.c), the same at its edge; up to 256
-  // with a unit stride the short search alone (iamaxSmall: its two vector widths' edge at 32, the
-  // remainders of 4, 8 and 16 lanes a step); and every case strided.
+  // with a unit stride the short search alone (iamaxSmall: its three vector widths' edges at 32
+  // and 128, the remainders of 4, 8 and 16 lanes a step); and every case strided.
   std::mt19937 rng(2611);
-  for (int n : {1, 2, 3, 5, 7, 15, 16, 17, 31, 32, 33, 47, 48, 49, 95, 96, 97, 100, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 5000, (1 << 20) - 1,
+  for (int n : {1, 2, 3, 5, 7, 15, 16, 17, 31, 32, 33, 47, 48, 49, 95, 96, 97, 100, 127, 128, 129, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 5000, (1 << 20) - 1,
                 1 << 20, (1 << 20) + 257}) {
     for (int round = 0; round < 6; ++round) {
       std::vector<T> v(static_cast<size_t>(n));
