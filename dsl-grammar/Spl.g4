@@ -64,7 +64,8 @@ tunableRange
 
 scheduleDecl : 'schedule' ID (',' ID)* 'for' ID '{' scheduleCmd* '}' ;
 
-scheduleCmd : ID '(' (expr (',' expr)*)? ')' ';' ;
+// A command ends with `;`; specialize(cond) takes a block of commands instead.
+scheduleCmd : ID '(' (expr (',' expr)*)? ')' (';' | block='{' scheduleCmd* '}') ;
 
 // ---------------------------------------------------------------------------------------------
 // Types and type-level naturals

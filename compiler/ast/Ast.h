@@ -262,6 +262,10 @@ struct ScheduleCmd {
   std::string name;
   SourceLoc loc;
   std::vector<ExprP> args;
+  /// `NAME(args) { ... }` (specialize's form): the block's commands; `hasBlock` tells an empty
+  /// block from none (`;`).
+  bool hasBlock = false;
+  std::vector<ScheduleCmd> block;
 };
 
 /// `schedule a, b for T { ... }`: the commands for each of the names (exports or defs).

@@ -3,6 +3,8 @@
 
 #include <fmt/ranges.h>
 
+#include <functional>
+
 #include "support/Format.h"
 
 namespace spl::ast {
@@ -322,11 +324,18 @@ std::string printModule(const Module &m) {
         std::vector<std::string> names;
         for (const ScheduleDecl::Name &n : d.names) names.push_back(n.text);
         out("  Schedule {} for {}  @{}\n", fmt::join(names, ", "), d.target, locStr(d.loc));
-        for (const ScheduleCmd &c : d.cmds) {
-          std::vector<std::string> args;
-          for (const auto &a : c.args) args.push_back(printExprInline(*a));
-          out("    {}({})  @{}\n", c.name, fmt::join(args, ", "), locStr(c.loc));
-        }
+        std::function<void(const std::vector<ScheduleCmd> &, int)> commands = [&](const std::vector<ScheduleCmd> &cmds, int depth) {
+          for (const ScheduleCmd &c : cmds) {
+            std::vector<std::string> args;
+            for (const auto &a : c.args) args.push_back(printExprInline(*a));
+            out("{:{}}{}({}){}  @{}\n", "", 4 + 2 * depth, c.name, fmt::join(args, ", "), c.hasBlock ? " {" : "", locStr(c.loc));
+            if (c.hasBlock) {
+              commands(c.block, depth + 1);
+              out("{:{}}}}\n", "", 4 + 2 * depth);
+            }
+          }
+        };
+        commands(d.cmds, 0);
         break;
       }
     }

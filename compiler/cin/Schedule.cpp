@@ -720,8 +720,9 @@ std::set<std::string> precomputeNames(const tir::Program &p, const tir::Export &
   std::set<std::string> names;
   for (const tir::Schedule &s : p.schedules)
     if (scheduleApplies(s, ex, cuda))
-      for (const tir::ScheduleCommand &c : s.commands)
+      tir::forEachCommand(s.commands, [&](const tir::ScheduleCommand &c) {
         if (const auto *p = std::get_if<tir::Precompute>(&c); p && p->array.ok) names.insert(p->array.text);
+      });
   return names;
 }
 

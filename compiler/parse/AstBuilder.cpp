@@ -131,16 +131,21 @@ class Builder {
       sd.loc = sd.names.front().loc;
       sd.target = ids.back()->getText();
       sd.targetLoc = loc(ids.back());
-      for (auto *cmd : c->scheduleCmd()) {
-        ScheduleCmd sc;
-        sc.name = cmd->ID()->getText();
-        sc.loc = loc(cmd);
-        for (auto *e : cmd->expr()) sc.args.push_back(expr(e));
-        sd.cmds.push_back(std::move(sc));
-      }
+      for (auto *cmd : c->scheduleCmd()) sd.cmds.push_back(scheduleCmd(cmd));
       m.order.emplace_back(DeclKind::Schedule, m.schedules.size());
       m.schedules.push_back(std::move(sd));
     }
+  }
+
+  /// A command, with its block of commands where it has one (specialize).
+  ScheduleCmd scheduleCmd(P::ScheduleCmdContext *cmd) {
+    ScheduleCmd sc;
+    sc.name = cmd->ID()->getText();
+    sc.loc = loc(cmd);
+    for (auto *e : cmd->expr()) sc.args.push_back(expr(e));
+    sc.hasBlock = cmd->block != nullptr;
+    for (auto *inner : cmd->scheduleCmd()) sc.block.push_back(scheduleCmd(inner));
+    return sc;
   }
 
   static Kind kind(P::KindContext *k) {

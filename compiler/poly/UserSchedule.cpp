@@ -74,6 +74,12 @@
 ///   precompute(t)             `let t = <array>` is computed into a temporary where the let
 ///                             stands (taco's workspace), instead of being fused into each use;
 ///                             applied by the lowering (LowerOptions::precompute), checked here
+///   specialize(c) { ... }     Halide's specialize: where c (a size of the export compared with
+///                             a count: n < 32) holds, a version of the kernel as the commands
+///                             before it left it, with the block's commands applied; the
+///                             commands after it go on with the other version; the versions
+///                             are tried in the order written (cpu kernels; fp_contract,
+///                             fp_reassoc and plan set the whole kernel, so not in a block)
 ///   gpu_rows(i, m[, W])       the grid loop i puts its rows on threads as m: thread (a thread
 ///                             a row), vector (lanes a row, the width W or from the row lengths),
 ///                             merge (a merge path: equal nonzeros per lane), compact (a warp
@@ -124,11 +130,11 @@ class Scheduler {
   Scheduler(Kernel &k, const tir::Schedule &s, Diagnostics &d, int cpuVectorBits)
       : k_(k), s_(s), d_(d), cpuVectorBits_(cpuVectorBits) {}
 
-  bool run(const std::function<void(const Kernel &, const tir::CommandBase &)> &afterEach) {
-    for (const tir::ScheduleCommand &c : s_.commands) {
-      command(c);
-      if (ok_ && afterEach) afterEach(k_, tir::commandBase(c));
-    }
+  using AfterEach = std::function<void(const Kernel &, const tir::CommandBase &)>;
+
+  bool run(const AfterEach &afterEach) {
+    applyAll(s_.commands, afterEach);
+    if (ok_) joinVersions();
     // privatize's parts get their version for little work once no command can name a loop
     // twice (poly/Privatize.h).
     if (ok_) k_.body = serialWhereFewParts(k_.body, k_.tensors, minPrivateWork(cpuVectorBits_));
@@ -280,6 +286,77 @@ class Scheduler {
 
   void command(const tir::ScheduleCommand &c) {
     std::visit([this](const auto &typed) { apply(typed); }, c);
+  }
+
+  void applyAll(const std::vector<tir::ScheduleCommand> &commands, const AfterEach &afterEach) {
+    afterEach_ = &afterEach;
+    for (const tir::ScheduleCommand &c : commands) {
+      command(c);
+      if (ok_ && afterEach) afterEach(k_, tir::commandBase(c));
+    }
+  }
+
+  /// specialize(cond) { ... } (Halide's specialize): a copy of the kernel as the commands so far
+  /// left it takes the block's commands (its own specializations included) and runs where cond
+  /// holds; this kernel goes on with the commands after the block. Versions stay apart until
+  /// every command has applied (joinVersions), so that a loop name always means one loop.
+  void apply(const tir::Specialize &c) {
+    if (!c.blockGiven)
+      return error(c.loc, "specialize: takes a condition and a block of commands for the version where it holds: "
+                          "specialize(n < 32) { vectorize(k, 256); }");
+    if (!c.condition.ok)
+      return error(c.condition.loc, "specialize: the condition must compare a size of the export with a positive integer "
+                                    "literal or a tunable (n < 32, n >= 4096)");
+    if (k_.cuda) return error(c.loc, "specialize: versions of a kernel are for cpu schedules (a GPU export has none yet)");
+    std::vector<std::string> sizes;
+    const KernelParam *size = nullptr;
+    for (const KernelParam &p : k_.params)
+      if (p.abi.role == tir::AbiParam::Nat && p.natVar != 0) {
+        sizes.push_back(p.abi.name);
+        if (p.abi.name == c.condition.size.text) size = &p;
+      }
+    if (!size) {
+      std::string list;
+      for (size_t i = 0; i < sizes.size(); ++i) list += (i ? ", " : "") + sizes[i];
+      return error(c.condition.size.loc, "specialize: '" + c.condition.size.text + "' is not a size of " + k_.name +
+                                             " (its sizes: " + (list.empty() ? "none" : list) + ")");
+    }
+    Kernel version = k_;
+    Scheduler inner(version, s_, d_, cpuVectorBits_);
+    inner.inSpecialization_ = true;
+    inner.applyAll(c.block->commands, *afterEach_);
+    if (!inner.ok_) {
+      ok_ = false;
+      return;
+    }
+    inner.joinVersions();
+    ExprP holds = binary(c.condition.op, natExpr(Nat::var(NatVarId{size->natVar, size->abi.name})),
+                         constInt(c.condition.bound.value), Scalar::Bool);
+    versions_.push_back({holds, std::move(version)});
+  }
+
+  void apply(const tir::MisplacedBlock &c) {
+    error(c.loc, c.name + ": takes no block of commands (only specialize(cond) { ... } does)");
+  }
+
+  /// A command that sets the whole kernel, refused in a specialization's block.
+  bool wholeKernel(const tir::CommandBase &c) {
+    if (!inSpecialization_) return true;
+    error(c.loc, c.name + ": sets the whole kernel, not one version of it; write it outside specialize");
+    return false;
+  }
+
+  /// The specializations, each in its own branch, before the version the other commands made:
+  ///   if (cond_1) {version 1} else if (cond_2) {version 2} ... else {the kernel}
+  /// with every temporary of every version.
+  void joinVersions() {
+    for (auto v = versions_.rbegin(); v != versions_.rend(); ++v) {
+      k_.body = ifThen(v->first, v->second.body, k_.body);
+      for (const TensorP &t : v->second.tensors)
+        if (std::find(k_.tensors.begin(), k_.tensors.end(), t) == k_.tensors.end()) k_.tensors.push_back(t);
+      k_.precomputed.insert(v->second.precomputed.begin(), v->second.precomputed.end());
+    }
+    versions_.clear();
   }
 
   /// vectorize(i[, bits[, vectors]]). `vectors` fixes how many vectors a step of the loop takes
@@ -554,11 +631,11 @@ class Scheduler {
 
   /// fp_contract(off | fast): the kernel's products feeding sums fused or not (codegen).
   void apply(const tir::FpContract &c) {
-    if (fpFreedomOk(c)) k_.fpContract = c.allowed;
+    if (wholeKernel(c) && fpFreedomOk(c)) k_.fpContract = c.allowed;
   }
   /// fp_reassoc(off | fast): the kernel's sums regrouped by LLVM or kept in loop order (codegen).
   void apply(const tir::FpReassoc &c) {
-    if (fpFreedomOk(c)) k_.fpReassoc = c.allowed;
+    if (wholeKernel(c) && fpFreedomOk(c)) k_.fpReassoc = c.allowed;
   }
   bool fpFreedomOk(const tir::FpFreedom &c) {
     if (!c.ok)
@@ -571,6 +648,7 @@ class Scheduler {
   /// checked to be what they run in its place, a CSR SpMV (y = A x or y = A^T x) or a CSR
   /// matrix times a dense one (C = A B).
   void apply(const tir::Plan &c) {
+    if (!wholeKernel(c)) return;
     if (c.arity != 0) return error(c.loc, "plan() takes no arguments");
     if (k_.cuda) return error(c.loc, "plan(): plans are for cpu schedules (a GPU export has no plan yet)");
     std::string whyNotSpmv, whyNotSpmm;
@@ -1630,6 +1708,12 @@ class Scheduler {
   Diagnostics &d_;
   int cpuVectorBits_;
   bool ok_ = true;
+  /// The hook of applyAll (splc --verify-each), which specializations' blocks call too.
+  const AfterEach *afterEach_ = nullptr;
+  /// In a specialize's block: commands that set the whole kernel are refused.
+  bool inSpecialization_ = false;
+  /// The specializations made so far, each its condition and its kernel, in order.
+  std::vector<std::pair<ExprP, Kernel>> versions_;
 };
 
 }  // namespace

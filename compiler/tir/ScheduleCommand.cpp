@@ -211,6 +211,34 @@ ScheduleCommand fpFreedom(const ast::ScheduleCmd &c, const TunableValues &) {
 
 ScheduleCommand unsupported(const ast::ScheduleCmd &c, const TunableValues &) { return based<Unsupported>(c); }
 
+/// specialize(SIZE OP COUNT) { ... }: the condition read by kind, the block typed as a schedule.
+ScheduleCommand specialize(const ast::ScheduleCmd &c, const TunableValues &tunables) {
+  auto s = based<Specialize>(c);
+  s.blockGiven = c.hasBlock;
+  auto block = std::make_shared<ScheduleBlock>();
+  block->commands = typedCommands(c.block, tunables);
+  s.block = std::move(block);
+  SizeCondition &cond = s.condition;
+  cond.loc = c.args.empty() ? c.loc : c.args[0]->loc;
+  if (c.args.size() != 1) return s;
+  const ast::Expr &e = *c.args[0];
+  static const ast::BinOp comparisons[] = {ast::BinOp::Lt, ast::BinOp::Le, ast::BinOp::Gt,
+                                           ast::BinOp::Ge, ast::BinOp::Eq, ast::BinOp::Ne};
+  if (e.op != ast::ExprOp::Binary || e.kids.size() != 2 ||
+      std::find(std::begin(comparisons), std::end(comparisons), e.binop) == std::end(comparisons))
+    return s;
+  // The comparison's two sides, read as a command's arguments are.
+  ast::ScheduleCmd sides;
+  sides.name = c.name;
+  sides.loc = e.loc;
+  sides.args = e.kids;
+  cond.op = e.binop;
+  cond.size = nameArg(sides, 0);
+  cond.bound = countArg(sides, 1, tunables);
+  cond.ok = cond.size.ok && cond.bound.ok;
+  return s;
+}
+
 /// The primitives, one line each: the name a block writes and how its arguments are read.
 const std::vector<std::pair<const char *, ScheduleCommand (*)(const ast::ScheduleCmd &, const TunableValues &)>> &registry() {
   static const std::vector<std::pair<const char *, ScheduleCommand (*)(const ast::ScheduleCmd &, const TunableValues &)>> commands = {
@@ -231,6 +259,7 @@ const std::vector<std::pair<const char *, ScheduleCommand (*)(const ast::Schedul
       {"plan", plan},
       {"fp_contract", fpFreedom<FpContract>},
       {"fp_reassoc", fpFreedom<FpReassoc>},
+      {"specialize", specialize},
       {"bound", unsupported},
   };
   return commands;
@@ -305,6 +334,7 @@ bool Parallelize::isGpu() const {
 }
 
 ScheduleCommand typedCommand(const ast::ScheduleCmd &c, const TunableValues &tunables) {
+  if (c.hasBlock && c.name != "specialize") return based<MisplacedBlock>(c);
   for (const auto &[name, build] : registry())
     if (c.name == name) return build(c, tunables);
   return based<UnknownCommand>(c);
@@ -319,6 +349,13 @@ std::vector<ScheduleCommand> typedCommands(const std::vector<ast::ScheduleCmd> &
 
 const CommandBase &commandBase(const ScheduleCommand &c) {
   return std::visit([](const auto &x) -> const CommandBase & { return x; }, c);
+}
+
+void forEachCommand(const std::vector<ScheduleCommand> &commands, const std::function<void(const ScheduleCommand &)> &fn) {
+  for (const ScheduleCommand &c : commands) {
+    fn(c);
+    if (const auto *s = std::get_if<Specialize>(&c)) forEachCommand(s->block->commands, fn);
+  }
 }
 
 std::string scheduleCommandNames() {

@@ -2,7 +2,8 @@
 /// Takes:      a block's commands as parsed (ast::ScheduleCmd: a name and expressions).
 /// Gives:      one ScheduleCommand per command, built once after type checking
 ///             (check/Checker.cpp): a struct per primitive (Split, Reorder, Fuse, Distribute, Parallelize,
-///             Vectorize, Unroll, Scalar, Prefetch, Precompute, Pos, Tile, GpuRows, GpuMerge, Plan, FpContract, FpReassoc) whose fields are its
+///             Vectorize, Unroll, Scalar, Prefetch, Precompute, Pos, Tile, GpuRows, GpuMerge, Plan, FpContract, FpReassoc,
+///             Specialize: a condition and the typed commands of its block) whose fields are its
 ///             arguments read by kind: a loop or a new name (NameArg), a positive count
 ///             (CountArg), a parallel kind, a race strategy, a row mapping. Plan takes none. The later stages
 ///             receive these, never names to dispatch on: poly/UserSchedule applies each by its
@@ -19,7 +20,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -168,13 +171,38 @@ struct FpContract : FpFreedom {};
 /// a sum along its reduction loop differed between the two (dsyrk T's 4 x 12 tiles on AVX2), so
 /// an element's bits depended on the call's shape.
 struct FpReassoc : FpFreedom {};
+/// specialize's condition: a size of the export (one of its nat parameters, as the C header
+/// names it) compared with a positive count, `n < 32`. `ok` when it has that form.
+struct SizeCondition {
+  bool ok = false;
+  NameArg size;
+  ast::BinOp op = ast::BinOp::Lt;  // <, <=, >, >=, == or !=
+  CountArg bound;
+  SourceLoc loc;
+};
+struct ScheduleBlock;
+/// specialize(cond) { commands }: Halide's specialize. The kernel as the commands before it left
+/// it is copied; the copy takes the block's commands and runs where `cond` holds; the commands
+/// after it go on with the other version. Versions are tried in the order written.
+struct Specialize : CommandBase {
+  SizeCondition condition;
+  bool blockGiven = false;
+  std::shared_ptr<const ScheduleBlock> block;  // the block's commands, typed (never null)
+};
+/// A block of commands after a command other than specialize.
+struct MisplacedBlock : CommandBase {};
 /// A command the language names but the compiler does not do yet (bound).
 struct Unsupported : CommandBase {};
 /// A name that is no command.
 struct UnknownCommand : CommandBase {};
 
 using ScheduleCommand = std::variant<Split, Reorder, Fuse, Distribute, Parallelize, Vectorize, Unroll, Scalar, Prefetch, Precompute, Pos, Tile, GpuRows, GpuMerge,
-                                     Plan, FpContract, FpReassoc, Unsupported, UnknownCommand>;
+                                     Plan, FpContract, FpReassoc, Specialize, MisplacedBlock, Unsupported, UnknownCommand>;
+
+/// The commands of a specialize's block.
+struct ScheduleBlock {
+  std::vector<ScheduleCommand> commands;
+};
 
 /// The typed command of one parsed command (the registry in ScheduleCommand.cpp).
 /// A count (CountArg) may name a tunable: `tunables` holds the file's, with their values after -D.
@@ -184,6 +212,10 @@ std::vector<ScheduleCommand> typedCommands(const std::vector<ast::ScheduleCmd> &
 
 /// The name and place of any command.
 const CommandBase &commandBase(const ScheduleCommand &c);
+
+/// Calls `fn` on every command of `commands` in order, those of specialize's blocks included
+/// (after the specialize).
+void forEachCommand(const std::vector<ScheduleCommand> &commands, const std::function<void(const ScheduleCommand &)> &fn);
 
 // ---- an inspector's conversion script (poly/Inspector.h) ----------------------------------------
 // The block of an `inspect(A)` export is a script, not a schedule: the same block typed as one.

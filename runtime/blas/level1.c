@@ -43,7 +43,8 @@ enum { kStridedIamaxCopyFrom = 96, kStridedIamaxBlocksFrom_d = 1024, kStridedIam
  * f64 at any length (_strided, stdlib/blas1.spl's snrm2InF64). */
 enum { kStridedDnrm2BlocksFrom = 64 };
 /* Elements up to which idamax and isamax with an increment of 1 take their short search alone
- * (_small, stdlib/blas1.spl's iamaxSmall), past which iamax's blocks. */
+ * (_small, stdlib/blas1.spl's iamaxShort, its vectors' width by the length), past which iamax's
+ * blocks. */
 enum { kSmallIamaxUpTo = 256 };
 /* The export of iamax (prefix P) for n elements at an increment above 1, and at an increment of 1. */
 #define iamax_strided_for(P, n)                                                                     \

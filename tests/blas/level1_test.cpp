@@ -470,8 +470,9 @@ TYPED_TEST(Level1, IamaxTakesTheFirstLargestAndPassesOverNaN) {
   // the largest in a last partial block, NaN filling a block, NaN scattered through the blocks'
   // maxima (loopir/MinMaxReductions guards them), against the reference's loop. From 2^20
   // elements on, the streamed export (runtime/blas/level1.c), the same at its edge; up to 256
-  // with a unit stride the short search alone (iamaxSmall: its three vector widths' edges at 32
-  // and 128, the remainders of 4, 8 and 16 lanes a step); and every case strided.
+  // with a unit stride the short search alone (iamaxShort, specialized by the length: its three
+  // vector widths' edges at 32 and 128, the remainders of 4, 8 and 16 lanes a step); and every
+  // case strided.
   std::mt19937 rng(2611);
   for (int n : {1, 2, 3, 5, 7, 15, 16, 17, 31, 32, 33, 47, 48, 49, 95, 96, 97, 100, 127, 128, 129, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 5000, (1 << 20) - 1,
                 1 << 20, (1 << 20) + 257}) {
