@@ -255,6 +255,9 @@ struct Stmt {
   TensorP tensor;
   // Fail
   int code = 0;
+  // If: its two branches are versions of the whole kernel's statements after it began (a
+  // schedule's specialize, poly/UserSchedule), which cin/InPlace writes in place one by one.
+  bool versions = false;
 };
 
 StmtP block(std::vector<StmtP> stmts);

@@ -496,10 +496,52 @@ std::optional<std::vector<const Stmt *>> seededFromInput(const Kernel &k, const 
   return dropped;
 }
 
+/// A kernel of a schedule's versions (poly/UserSchedule's specialize): statements that read no
+/// tensor (a view's base), then an If marked `versions` whose branches are the versions, each
+/// a whole kernel after those statements. Each version is written in place (or staged) on its
+/// own, as the kernel it stands for: one writes at its loops, another at its own. False (the
+/// kernel as it was) where the kernel is not so made.
+bool versionsInPlace(Kernel &k) {
+  if (k.body->kind != StmtKind::Block || k.body->body.empty()) return false;
+  const StmtP &last = k.body->body.back();
+  if (last->kind != StmtKind::If || !last->versions) return false;
+  std::vector<StmtP> before(k.body->body.begin(), k.body->body.end() - 1);
+  for (const StmtP &s : before)
+    if (s->kind != StmtKind::DeclLocal || anyExpr(s->value, [](const Expr &e) { return e.kind == ExprKind::Access; })) return false;
+  std::vector<TensorP> tensors;
+  std::vector<std::string> staged;
+  TensorP result = k.resultTensor;
+  int count = 0;
+  // Each branch as a kernel of its own (a nested specialize's If is its version's last
+  // statement), without the statements before, which neither read nor write an array.
+  auto inPlace = [&](const StmtP &version) {
+    Kernel one = k;
+    one.body = block({version ? version : block({})});
+    writeResultInPlace(one);
+    ++count;
+    if (!one.inPlaceStaged.empty()) {
+      staged.push_back(fmt::format("version {}: {}", count, one.inPlaceStaged));
+      result = one.resultTensor;
+    }
+    for (const TensorP &t : one.tensors)
+      if (std::find(tensors.begin(), tensors.end(), t) == tensors.end()) tensors.push_back(t);
+    return one.body;
+  };
+  auto joined = std::make_shared<Stmt>(*last);
+  joined->body = {inPlace(last->body[0]), inPlace(last->body.size() > 1 ? last->body[1] : nullptr)};
+  before.push_back(joined);
+  k.body = block(std::move(before));
+  k.tensors = std::move(tensors);
+  k.resultTensor = result;
+  k.inPlaceStaged = fmt::format("{}", fmt::join(staged, "; "));
+  return true;
+}
+
 }  // namespace
 
 void writeResultInPlace(Kernel &k) {
   if (k.resultInto.empty()) return;
+  if (versionsInPlace(k)) return;
   // A result that starts as a copy of its inputs works on them from the start.
   std::vector<Pair> seeded;
   std::vector<const Stmt *> dropped;

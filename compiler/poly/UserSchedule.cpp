@@ -347,15 +347,38 @@ class Scheduler {
   }
 
   /// The specializations, each in its own branch, before the version the other commands made:
-  ///   if (cond_1) {version 1} else if (cond_2) {version 2} ... else {the kernel}
-  /// with every temporary of every version.
+  ///   S_1; ...; S_p; if (cond_1) {version 1} else if (cond_2) {version 2} ... else {the kernel}
+  /// with every temporary of every version. S_1..S_p are the statements every version begins
+  /// with unchanged (the same nodes: no command rebuilt them, a view's base `x_base`), kept
+  /// before the test, where the statements after it (a staged result's copy) see them.
   void joinVersions() {
+    if (versions_.empty()) return;
+    auto statements = [](const StmtP &s) { return s->kind == StmtKind::Block ? s->body : std::vector<StmtP>{s}; };
+    std::vector<StmtP> mine = statements(k_.body);
+    size_t shared = mine.size();
+    for (const auto &v : versions_) {
+      std::vector<StmtP> theirs = statements(v.second.body);
+      size_t c = 0;
+      while (c < shared && c < theirs.size() && theirs[c] == mine[c]) ++c;
+      shared = c;
+    }
+    auto after = [&](const StmtP &body) {
+      std::vector<StmtP> s = statements(body);
+      return block(std::vector<StmtP>(s.begin() + static_cast<std::ptrdiff_t>(shared), s.end()));
+    };
+    StmtP chosen = after(k_.body);
     for (auto v = versions_.rbegin(); v != versions_.rend(); ++v) {
-      k_.body = ifThen(v->first, v->second.body, k_.body);
+      chosen = ifThen(v->first, after(v->second.body), chosen);
+      auto marked = std::make_shared<Stmt>(*chosen);
+      marked->versions = true;
+      chosen = marked;
       for (const TensorP &t : v->second.tensors)
         if (std::find(k_.tensors.begin(), k_.tensors.end(), t) == k_.tensors.end()) k_.tensors.push_back(t);
       k_.precomputed.insert(v->second.precomputed.begin(), v->second.precomputed.end());
     }
+    std::vector<StmtP> body(mine.begin(), mine.begin() + static_cast<std::ptrdiff_t>(shared));
+    body.push_back(chosen);
+    k_.body = block(std::move(body));
     versions_.clear();
   }
 

@@ -69,20 +69,6 @@ static int sgemv_columns_alias(int64_t lda) {
 GEMV_N_RUN(s, float)
 GEMV_N_RUN(d, double)
 
-/* symv L up to kSymvSmallRows rows: the export of blocks of four columns (_small), whose loop
- * keeps its sums and broadcasts in sixteen vector registers; past it, blocks of eight, which load
- * and store each sum half as often once y and x outgrow the L1 (stdlib/blas2.spl). */
-enum { kSymvSmallRows = 1024 };
-/* symv up to SPL_BLAS2_SYMV_SERIAL_ROWS rows (stdlib/blas2.spl's tunable, 448 for the 512-bit
- * vectors of AVX-512, 320 for AVX2's), L and U: the exports without privatize's parts (_serial).
- * Below poly::minPrivateWork (900,000 innermost iterations with 512-bit vectors, scaled by the
- * width) the parts run in order on the calling thread anyway, each through a copy of the sums
- * set to 0 and added after it (stdlib/blas2.spl): on the 2-core Zen 5 (2026-12-01) they ran
- * threads from between 464 and 512 rows, and the _serial exports were 1.04-1.22x faster up to
- * 464 rows on one thread and two; with AVX2 the parts' threads start at about 0.7 of that.
- * The choice depends on n and the CPU the objects were compiled for alone, so every thread count
- * gives the same bits. */
-enum { kSymvSerialRows = SPL_BLAS2_SYMV_SERIAL_ROWS };
 /* ger from kGerStreamFrom elements of A (8 MB of f64, as level 1's kStreamFrom): the export whose
  * columns run in 256-bit vectors, which read x on fewer lines' edges from memory; below it, A
  * in the caches, 512-bit ones (stdlib/blas2.spl). Each element's update is the same either way. */
@@ -288,7 +274,8 @@ static int small_band(int rows) { return rows <= 2 * kBandBlockRows && spl_num_t
       BLAS_RUN(spl_blas_##P##gbmv_t(b, N64(n), N64(m), N64(kl), N64(ku), *alpha, a, N64(lda), x, N64(incx), *beta, y, \
                            N64(incy)));                                                                         \
   }                                                                                                             \
-  /* Symmetric: the lower triangle as stored, or the upper one read transposed. */                              \
+  /* Symmetric: the lower triangle as stored, or the upper one read transposed (each export picks its           \
+   * loops by n itself: stdlib/blas2.spl's specialize). */                                                      \
   void P##symv_(const char *uplo, const int *n, const T *alpha, const T *a, const int *lda, const T *x,         \
                 const int *incx, const T *beta, T *y, const int *incy, size_t uplo_len) {                       \
     (void)uplo_len;                                                                                             \
@@ -298,12 +285,9 @@ static int small_band(int rows) { return rows <= 2 * kBandBlockRows && spl_num_t
     BLAS_REPORT(UP "SYMV ");                                                                                    \
     if (*n == 0 || (*alpha == 0 && *beta == 1)) return;                                                         \
     if (blas_is(uplo, 'L'))                                                                                     \
-      BLAS_RUN((*n <= kSymvSerialRows ? spl_blas_##P##symv_l_serial                                             \
-                : *n <= kSymvSmallRows ? spl_blas_##P##symv_l_small                                             \
-                                       : spl_blas_##P##symv_l)(N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy))); \
+      BLAS_RUN(spl_blas_##P##symv_l(N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));           \
     else                                                                                                        \
-      BLAS_RUN((*n <= kSymvSerialRows ? spl_blas_##P##symv_u_serial : spl_blas_##P##symv_u)(N64(n), *alpha, a, N64(lda), x, \
-                                                                                         N64(incx), *beta, y, N64(incy))); \
+      BLAS_RUN(spl_blas_##P##symv_u(N64(n), *alpha, a, N64(lda), x, N64(incx), *beta, y, N64(incy)));           \
   }                                                                                                             \
   void P##sbmv_(const char *uplo, const int *n, const int *k, const T *alpha, const T *a, const int *lda,       \
                 const T *x, const int *incx, const T *beta, T *y, const int *incy, size_t uplo_len) {           \

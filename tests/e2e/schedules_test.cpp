@@ -314,4 +314,29 @@ TEST(Schedules, SpecializedVersionsMatchTheReferenceOnEverySide) {
   }
 }
 
+// The same on an export writing y in place (schedules.spl): n on both sides of its condition,
+// increments of 1, 2 and -1 (Fortran's: y from its end); every element of y between the strides
+// and past the last untouched.
+TEST(Schedules, SpecializedVersionsUpdateTheirInputInPlace) {
+  for (int64_t n : {0, 1, 7, 8, 63, 64, 65, 1000})
+    for (int64_t incx : {1, 2, -1})
+      for (int64_t incy : {1, 2, -1}) {
+        const int64_t ax = std::abs(incx), ay = std::abs(incy), lenx = n * ax + 1, leny = n * ay + 3;
+        std::vector<double> x(static_cast<size_t>(lenx)), y(static_cast<size_t>(leny));
+        spl_random_vector(static_cast<uint64_t>(n + 11), lenx, x.data());
+        spl_random_vector(static_cast<uint64_t>(n + 12), leny, y.data());
+        std::vector<double> want = y, scale(y.size(), 0.0);
+        const double a = 1.5, b = -0.25;
+        for (int64_t i = 0; i < n; ++i) {
+          const int64_t ix = incx > 0 ? i * ax : (n - 1 - i) * ax, iy = incy > 0 ? i * ay : (n - 1 - i) * ay;
+          want[iy] = a * x[ix] + b * y[iy];
+          scale[iy] = std::fabs(a * x[ix]) + std::fabs(b * y[iy]);
+        }
+        ASSERT_EQ(spl_sched_versions_in_place(n, a, x.data(), incx, b, y.data(), incy), SPL_OK);
+        // An element written within an ulp of its terms (a multiply-add or not), any other as it was.
+        for (int64_t e = 0; e < leny; ++e)
+          ASSERT_LE(std::fabs(y[e] - want[e]), 2.3e-16 * scale[e]) << "n " << n << " incx " << incx << " incy " << incy << " element " << e;
+      }
+}
+
 }  // namespace
