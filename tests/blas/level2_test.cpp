@@ -583,7 +583,8 @@ TEST(Level2Threads, GemvNMatchesTheReferenceOnEveryThreadCount) {
 // trmv and tpmv L N and U N sweep blocks of 1024 rows; on more than one thread dtrmv and dtpmv
 // L N take blocks of 256 from 257 to 1024 rows, and U N (s and d) from 257 rows; stpmv L N past
 // 2048 rows sixteen columns at a time, strmv L N and U N past 2048 rows gemv N's eight parts of
-// columns (runtime/blas/level2.c): sizes at the edges and past them, unit and stored diagonals,
+// columns (runtime/blas/level2.c; L N's from their exports' specialize): sizes at the edges
+// (2048 and 2049 either side of the last) and past them, unit and stored diagonals,
 // increments 1 and -2, against a double reference, and the same bits on 1, 2 and 3 threads (a
 // row's sum runs over the columns in order in every export but the parts, whose grouping does not
 // depend on the threads).
@@ -591,7 +592,7 @@ template <typename T> void checkTrmvOnThreads(double tolerance) {
   std::mt19937 rng(2614);
   for (char uplo : {'L', 'U'})
     for (Kind kind : {Kind::Full, Kind::Packed})
-      for (int n : {256, 257, 400, 1024, 1025, 1500, 2049})
+      for (int n : {256, 257, 400, 1024, 1025, 1500, 2048, 2049})
         for (char diag : {'N', 'U'})
           for (int incx : {1, -2}) {
             Storage st;
