@@ -72,7 +72,6 @@ constexpr double kMaxSellFill = 2.5;     /* SELL padded past this many slots an 
 constexpr double kMaxLongRowsSellFill = 1.25; /* nor, on rows expected at kRegularGain, past this many */
 constexpr double kMaxBasisOverRows = 1.5; /* the caller's CSR call counted at most this many row kernel calls */
 constexpr double kShortRowsRevert = 1.25; /* a kernel of short rows chosen by the structure, kept unless this much slower in rounds */
-constexpr double kShortRowsTimedFrom = 1e-3; /* and from a CSR call this long timed in rounds always, kept only if not slower */
 constexpr int64_t kRowKernelCalls = 20; /* a CSR row kernel timed from this many expected calls (its rounds
                                           * cost 2-6 calls, which a gain of 3-30% a call repays) */
 constexpr int64_t kUnknownL2Bytes = 1 << 20; /* a core's L2 where the system does not tell (x larger
@@ -307,16 +306,9 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
        * slower. Rows of 8 entries on average beside one of all 250,000 columns (the suite's
        * dense-row, f64, 2-core AMD EPYC Zen 4, 2026-12-03): the short rows' kernel ran 5.37 ms a
        * call against CSR's 3.59 on one thread, 4.32 against 2.44 on two, and the plan had kept
-       * it (0.58x Eigen's speed). From a CSR call of kShortRowsTimedFrom the two are timed in
-       * rounds whatever the first calls showed, and the short rows stay only if they are not
-       * slower: a graph's first calls had shown them faster (soc-LiveJournal1, f64, two threads,
-       * Zen 4: 31.1 ms against CSR's single call of 34.7) where the benchmark ran them at 38.6-41.3
-       * against CSR's 31.5-32.2 (0.96x Eigen's speed). Calls that long time steadily; where a
-       * call is shorter (email-Enron: 0.19 ms) the structure decides, as above. */
+       * it (0.58x Eigen's speed). */
       bool short_rows_timed = false;
-      const bool rounds_always = measured_basis >= kShortRowsTimedFrom;
-      if (!forcing && p->csr_rows == spl_plan::ShortRows && measured_basis > 0 &&
-          (rounds_always || csr_time > kShortRowsRevert * measured_basis)) {
+      if (!forcing && p->csr_rows == spl_plan::ShortRows && measured_basis > 0 && csr_time > kShortRowsRevert * measured_basis) {
         auto callers_call = [&] { return kernels->csr(n, m, offs, cols, vals, x.data(), y.data()); };
         double callers_time = measured_basis;
         const Comparison cmp = compare(csr_call, callers_call, callers_time, clock, FirstInRound::Csr);
@@ -328,10 +320,9 @@ int plan(int64_t n, int64_t m, const int32_t *offs, const int32_t *cols, const T
           delete p;
           return SPL_ERR_BAD_INPUT;
         }
-        const double revert = rounds_always ? 1.0 : kShortRowsRevert;
-        if (cmp.candidate > revert * callers_time) {
+        if (cmp.candidate > kShortRowsRevert * callers_time) {
           std::snprintf(line, sizeof line, "%s not kept: %.2fx CSR's time (over %.2fx)\n", spl_plan::csr_rows_name(p->csr_rows),
-                        cmp.candidate / callers_time, revert);
+                        cmp.candidate / callers_time, kShortRowsRevert);
           p->explanation += line;
           p->csr = reinterpret_cast<void *>(kernels->csr);
           p->csr_rows = spl_plan::CallersRows;

@@ -881,36 +881,6 @@ TEST(PlanChoice, AShortRowsKernelFarSlowerThanCsrGivesTheRowsBack) {
   spl_csr_free(&shortRows);
 }
 
-// From a CSR call of a millisecond (runtime/src/plan.cpp kShortRowsTimedFrom) the structure's
-// kernel of short rows is timed against CSR in rounds whatever its first calls showed, and stays
-// only where it is not slower (its first calls had shown a graph's short rows faster where they
-// ran 1.2x slower). 6.3 million entries in rows of 1 to 41 (a CSR call of several milliseconds
-// on any CPU this runs on): the rounds' line is in the explanation, y = A x whichever kernel won,
-// and nothing is written past y.
-TEST(PlanChoice, ShortRowsOfALongCallAreTimedInRoundsAlways) {
-  spl_csr shortRows = randomLengths(300000, 31);
-  Csr32 c = narrow(shortRows);
-  const Operands ops = referenceOperands(shortRows, 37, /*transposed=*/false);
-  spl_spmv_kernels_f64 k = kernelsF64(/*others=*/false);
-  k.csr_short = spl_spmv_csr_short_f64;
-  k.csr_masked_rows = 0;
-  spl_plan *p = nullptr;
-  ASSERT_EQ(spl_spmv_plan_f64(shortRows.rows, shortRows.cols, c.offs.data(), c.cols.data(), c.vals.data(), 1000000, &k, &p),
-            SPL_OK);
-  const std::string why = spl_plan_explain(p), kernel = spl_plan_kernel(p);
-  EXPECT_NE(why.find("CSR of short rows (each row one scalar loop): rows of 21."), std::string::npos) << why;
-  EXPECT_NE(why.find("CSR of short rows: "), std::string::npos) << why;
-  EXPECT_NE(why.find(" of CSR in the same rounds ("), std::string::npos) << why;
-  EXPECT_TRUE(kernel == "csr" || kernel == "csr-short") << kernel << "\n" << why;
-  EXPECT_EQ(kernel == "csr", why.find("CSR of short rows not kept: ") != std::string::npos) << why;
-  std::vector<double> y(static_cast<size_t>(shortRows.rows) + 1, -555.0);
-  EXPECT_EQ(spl_spmv_run_f64(p, ops.x.data(), y.data()), SPL_OK);
-  EXPECT_LT(spl_rel_error_f64(y.data(), ops.want.data(), shortRows.rows), kF64Tolerance) << why;
-  EXPECT_EQ(y[static_cast<size_t>(shortRows.rows)], -555.0);
-  spl_plan_free(p);
-  spl_csr_free(&shortRows);
-}
-
 // A plan of m in f64 (expecting 10^6 calls) with the kernels of one scalar loop a row besides
 // CSR and no masked rows: its explanation and kernel, after checking that it runs y = A x
 // (operands seeded by `seed`), writes nothing past y's last row and holds no copy.
