@@ -134,7 +134,48 @@ schedule tunable_rows for cpu { split(i, io, ii, B); unroll(ii, U); unroll(ii, V
 TEST(TirScheduleCommand, TheRegistryNamesTheCommands) {
   EXPECT_EQ(tir::scheduleCommandNames(),
             "split, tile, pos, reorder, fuse, distribute, parallelize, vectorize, unroll, scalar, prefetch, precompute, gpu_rows, gpu_merge, plan, "
-            "fp_contract and fp_reassoc");
+            "fp_contract, fp_reassoc and specialize");
+}
+
+// specialize(SIZE OP COUNT) { ... }: the condition read by kind (a name and a count, a tunable's
+// value too), the block typed as a schedule of its own (a nested specialize in it); a condition of
+// another form, or a missing block, kept as such; a block after another command is MisplacedBlock.
+TEST(TirScheduleCommand, SpecializeTypesItsConditionAndItsBlock) {
+  const char *source = R"(
+tunable EDGE: nat = 64;
+def rowsums {n: nat} {m: nat} (a: n.m.f32) : n.f32 = a |> map(r => r |> reduce(+, 0.0));
+export rowsums as typed_rows for cpu;
+schedule typed_rows for cpu {
+  specialize(m <= EDGE) { vectorize(k, 256); specialize(n > 3) { unroll(i, 2); } }
+  specialize(m + 1);
+  vectorize(k) { unroll(k, 2); }
+}
+)";
+  std::vector<tir::ScheduleCommand> c = commands(source);
+  ASSERT_EQ(c.size(), 3u);
+  const auto *s = std::get_if<tir::Specialize>(&c[0]);
+  ASSERT_NE(s, nullptr);
+  EXPECT_TRUE(s->blockGiven);
+  EXPECT_TRUE(s->condition.ok);
+  EXPECT_EQ(s->condition.size.text, "m");
+  EXPECT_EQ(s->condition.op, ast::BinOp::Le);
+  EXPECT_EQ(s->condition.bound.value, 64);
+  ASSERT_EQ(s->block->commands.size(), 2u);
+  EXPECT_TRUE(std::holds_alternative<tir::Vectorize>(s->block->commands[0]));
+  const auto *inner = std::get_if<tir::Specialize>(&s->block->commands[1]);
+  ASSERT_NE(inner, nullptr);
+  EXPECT_EQ(inner->condition.op, ast::BinOp::Gt);
+  EXPECT_EQ(inner->condition.bound.value, 3);
+  ASSERT_EQ(inner->block->commands.size(), 1u);
+  EXPECT_TRUE(std::holds_alternative<tir::Unroll>(inner->block->commands[0]));
+  const auto *bad = std::get_if<tir::Specialize>(&c[1]);
+  ASSERT_NE(bad, nullptr);
+  EXPECT_FALSE(bad->blockGiven);
+  EXPECT_FALSE(bad->condition.ok);
+  EXPECT_TRUE(std::holds_alternative<tir::MisplacedBlock>(c[2]));
+  int visited = 0;
+  tir::forEachCommand(c, [&](const tir::ScheduleCommand &) { ++visited; });
+  EXPECT_EQ(visited, 6);  // the three, the block's two, the nested block's one
 }
 
 }  // namespace
